@@ -1,0 +1,35 @@
+# make book: install what is needed into .venv, execute stale chapters, build the HTML book.
+# make test: every test (unit, nbval on every chapter, book build, link check, headless Chromium).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: book test bench lint chromium clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+book: $(STAMP)
+	$(PY) -m analyses build
+
+# Headless Chromium for the browser test (Debian package; needs root and the package registry).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: $(STAMP) chromium
+	$(PY) -m ruff check analyses tests tools
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) tools/bench.py
+
+lint: $(STAMP)
+	$(PY) -m ruff check --fix analyses tests tools
+	$(PY) -m ruff format analyses tests tools
+
+clean:
+	rm -rf _build runs

@@ -1,0 +1,568 @@
+"""The one shared data module: every fact reaches models and notebooks through here.
+
+Each table is a CSV file ``data/<name>.csv`` (or a folder ``data/<name>/*.csv`` whose files are
+concatenated) described by a sidecar schema ``data/<name>.schema.yaml``. Loading validates the
+header, every cell's type, units, allowed values, ranges, uniqueness and that every ``source``
+id resolves in the sources table; a fault raises :class:`DataError` naming file, row and column.
+
+Units are in column names and schemas (``peak_tflops_dense_bf16`` = 1e12 FLOP/s, dense, no 2:4
+sparsity; ``hbm_capacity_gib`` = 2**30 bytes (HBM is marketed in binary units); ``nvlink_gb_per_s_per_direction`` = 1e9 bytes/s in one
+direction). Typed accessors such as :func:`gpu` convert to SI (FLOP/s, bytes, bytes/s).
+Nothing else in the project opens files in ``data/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("AUDIT_DATA_DIR", REPO_ROOT / "data"))
+
+COLUMN_TYPES = ("str", "int", "float", "bool", "date", "source", "sources")
+DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+SOURCE_SPLIT = re.compile(r"\s*;\s*")
+
+
+class DataError(ValueError):
+    """A data file breaks its schema; the message names file, row and column."""
+
+    def __init__(self, file: str | Path, message: str, row: int | None = None, column: str | None = None):
+        self.file, self.row, self.column = str(file), row, column
+        where = str(file)
+        if row is not None:
+            where += f", row {row}"
+        if column is not None:
+            where += f", column '{column}'"
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a table schema."""
+
+    name: str
+    type: str = "str"
+    required: bool = False
+    unique: bool = False
+    unit: str | None = None
+    allowed: tuple[str, ...] | None = None
+    min: float | None = None
+    max: float | None = None
+    pattern: str | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A table's schema, read from ``<name>.schema.yaml``."""
+
+    name: str
+    description: str
+    columns: tuple[Column, ...]
+    sourced: bool = True
+    path: Path = field(default=Path("."), compare=False)
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+
+def _data_dir(data_dir: str | Path | None) -> Path:
+    return Path(data_dir) if data_dir is not None else DATA_DIR
+
+
+def _rel(path: Path, data_dir: Path) -> str:
+    try:
+        return "data/" + path.relative_to(data_dir).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def table_names(data_dir: str | Path | None = None) -> list[str]:
+    """Names of every table with a schema under ``data/`` (``measurements/x`` for subfolders)."""
+    root = _data_dir(data_dir)
+    return sorted(p.relative_to(root).as_posix()[: -len(".schema.yaml")] for p in root.rglob("*.schema.yaml"))
+
+
+def _load_schema(name: str, root: Path) -> Schema:
+    path = root / f"{name}.schema.yaml"
+    if not path.exists():
+        raise DataError(_rel(path, root), f"no schema for table '{name}'; tables: {', '.join(table_names(root))}")
+    raw = yaml.safe_load(path.read_text()) or {}
+    cols = []
+    for spec in raw.get("columns", []):
+        spec = dict(spec)
+        if spec.get("type", "str") not in COLUMN_TYPES:
+            raise DataError(_rel(path, root), f"type '{spec.get('type')}' not one of {COLUMN_TYPES}", column=spec.get("name"))
+        if "allowed" in spec:
+            spec["allowed"] = tuple(str(a) for a in spec["allowed"])
+        for bound in ("min", "max"):  # PyYAML reads 1.0e6 (no exponent sign) as a string
+            if spec.get(bound) is not None:
+                spec[bound] = float(spec[bound])
+        unknown = set(spec) - set(Column.__dataclass_fields__)
+        if unknown:
+            raise DataError(_rel(path, root), f"unknown schema key(s) {sorted(unknown)}", column=spec.get("name"))
+        cols.append(Column(**spec))
+    schema = Schema(name, raw.get("description", ""), tuple(cols), raw.get("sourced", True), path)
+    if schema.sourced and not any(c.type in ("source", "sources") for c in cols):
+        raise DataError(_rel(path, root), "a sourced table needs a column of type 'source' or 'sources'")
+    return schema
+
+
+def _table_files(name: str, root: Path) -> list[Path]:
+    single, folder = root / f"{name}.csv", root / name
+    files = [single] if single.exists() else []
+    if folder.is_dir():
+        files += sorted(folder.glob("*.csv"))
+    if not files:
+        raise DataError(_rel(single, root), f"table '{name}' has a schema but no data file")
+    return files
+
+
+def _parse_cell(value: str, col: Column, file: str, row: int) -> Any:
+    """Parse one CSV cell to the column's type, or raise DataError naming the cell."""
+    text = value.strip()
+    if text == "":
+        if col.required:
+            raise DataError(file, "empty, but the column is required", row, col.name)
+        return None
+    try:
+        if col.type == "int":
+            number = float(text)
+            if not number.is_integer():
+                raise ValueError
+            parsed: Any = int(number)
+        elif col.type == "float":
+            parsed = float(text)
+            if not math.isfinite(parsed):
+                raise ValueError
+        elif col.type == "bool":
+            if text.lower() not in ("true", "false"):
+                raise ValueError
+            parsed = text.lower() == "true"
+        else:
+            parsed = text
+    except ValueError:
+        raise DataError(file, f"'{text}' is not a valid {col.type}", row, col.name) from None
+    if col.type == "date" and not DATE_RE.match(text):
+        raise DataError(file, f"'{text}' is not a date (YYYY, YYYY-MM or YYYY-MM-DD)", row, col.name)
+    if col.allowed is not None:
+        items = SOURCE_SPLIT.split(text) if col.type == "sources" else [text]
+        for item in items:
+            if item not in col.allowed:
+                raise DataError(file, f"'{item}' is not allowed; allowed: {', '.join(col.allowed)}", row, col.name)
+    if col.min is not None and parsed < col.min:
+        raise DataError(file, f"{parsed} is below the minimum {col.min} {col.unit or ''}".rstrip(), row, col.name)
+    if col.max is not None and parsed > col.max:
+        raise DataError(file, f"{parsed} is above the maximum {col.max} {col.unit or ''}".rstrip(), row, col.name)
+    if col.pattern is not None and not re.fullmatch(col.pattern, text):
+        raise DataError(file, f"'{text}' does not match the pattern {col.pattern}", row, col.name)
+    return parsed
+
+
+def _read_validated(name: str, root: Path) -> pd.DataFrame:
+    schema = _load_schema(name, root)
+    records: list[dict[str, Any]] = []
+    seen: dict[str, dict[Any, tuple[str, int]]] = {c.name: {} for c in schema.columns if c.unique}
+    for path in _table_files(name, root):
+        rel = _rel(path, root)
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, skip_blank_lines=True)
+        header = list(raw.columns)
+        missing = [c for c in schema.column_names if c not in header]
+        if missing:
+            raise DataError(rel, f"missing column(s) {missing}; the schema {_rel(schema.path, root)} requires them", row=1, column=missing[0])
+        extra = [c for c in header if c not in schema.column_names]
+        if extra:
+            raise DataError(rel, f"column(s) {extra} not in the schema {_rel(schema.path, root)}", row=1, column=extra[0])
+        for i, cells in enumerate(raw.to_dict("records")):
+            row = i + 2  # 1-based file line: header is line 1
+            rec = {c.name: _parse_cell(cells[c.name], c, rel, row) for c in schema.columns}
+            for cname, values in seen.items():
+                key = rec[cname]
+                if key is not None and key in values:
+                    first = values[key]
+                    raise DataError(rel, f"duplicate value '{key}' (first in {first[0]} row {first[1]})", row, cname)
+                values[key] = (rel, row)
+            rec["_file"], rec["_row"] = rel, row
+            records.append(rec)
+    frame = pd.DataFrame.from_records(records, columns=[*schema.column_names, "_file", "_row"])
+    for c in schema.columns:
+        if c.type == "float":
+            frame[c.name] = frame[c.name].astype(float)
+        elif c.type == "int" and frame[c.name].notna().all():
+            frame[c.name] = frame[c.name].astype("int64")
+    frame.attrs["schema"] = schema
+    return frame
+
+
+@functools.lru_cache(maxsize=None)
+def _load_all(root: Path) -> dict[str, pd.DataFrame]:
+    tables = {name: _read_validated(name, root) for name in table_names(root)}
+    if "sources" not in tables:
+        raise DataError(_rel(root / "sources.schema.yaml", root), "the sources table is missing")
+    known = set(tables["sources"]["id"])
+    for name, frame in tables.items():
+        for col in frame.attrs["schema"].columns:
+            if col.type not in ("source", "sources"):
+                continue
+            for value, file, row in zip(frame[col.name], frame["_file"], frame["_row"]):
+                if value is None:
+                    raise DataError(file, "row has no source", row, col.name)
+                for sid in SOURCE_SPLIT.split(value) if col.type == "sources" else [value]:
+                    if sid not in known:
+                        raise DataError(file, f"source '{sid}' is not in the sources table (data/sources/)", row, col.name)
+    return tables
+
+
+def validate(data_dir: str | Path | None = None) -> dict[str, int]:
+    """Load and validate every table; return the row count per table (raises DataError)."""
+    return {name: len(frame) for name, frame in _load_all(_data_dir(data_dir).resolve()).items()}
+
+
+def table(name: str, data_dir: str | Path | None = None) -> pd.DataFrame:
+    """A validated copy of table ``name`` (see :func:`table_names`), without bookkeeping columns."""
+    tables = _load_all(_data_dir(data_dir).resolve())
+    if name not in tables:
+        raise KeyError(f"unknown table '{name}'; tables: {', '.join(sorted(tables))}")
+    frame = tables[name]
+    out = frame.drop(columns=["_file", "_row"]).copy()
+    out.attrs["schema"] = frame.attrs["schema"]
+    return out
+
+
+def schema(name: str, data_dir: str | Path | None = None) -> Schema:
+    """The schema of table ``name``."""
+    return _load_schema(name, _data_dir(data_dir).resolve())
+
+
+def clear_cache() -> None:
+    """Forget loaded tables (after editing files in ``data/``)."""
+    _load_all.cache_clear()
+    _claims.cache_clear()
+
+
+# --------------------------------------------------------------------------------------------
+# Sources
+# --------------------------------------------------------------------------------------------
+
+
+def sources(data_dir: str | Path | None = None) -> pd.DataFrame:
+    """The sources table: id, title, publisher, date, reference, locator, conventions."""
+    return table("sources", data_dir)
+
+
+def source(source_id: str) -> dict[str, Any]:
+    """One source row as a dict."""
+    frame = sources()
+    hit = frame[frame["id"] == source_id]
+    if hit.empty:
+        raise KeyError(f"unknown source '{source_id}'")
+    return hit.iloc[0].to_dict()
+
+
+# --------------------------------------------------------------------------------------------
+# GPUs
+# --------------------------------------------------------------------------------------------
+
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
+TERA, GIGA, GIB = 1e12, 1e9, 2.0**30
+
+
+@dataclass(frozen=True)
+class GPU:
+    """One GPU's datasheet figures in SI units (FLOP/s dense, bytes, bytes/s per direction, W)."""
+
+    name: str
+    full_name: str
+    launch_year: int
+    peak_flops_dense: dict[str, float]
+    hbm_bytes: float
+    hbm_usable_bytes: float
+    hbm_bytes_per_s: float
+    nvlink_generation: int | None
+    nvlink_bytes_per_s_per_direction: float | None
+    nvlink_domain_gpus: int
+    nic_bytes_per_s_per_gpu: float | None
+    tdp_w: float
+    mig_max_instances: int
+    source: str
+
+    def peak_flops(self, precision: str) -> float:
+        """Dense peak FLOP/s at ``precision``; raises ValueError if the GPU lacks that format."""
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+        value = self.peak_flops_dense.get(precision)
+        if value is None:
+            supported = [p for p in PRECISIONS if p in self.peak_flops_dense]
+            raise ValueError(f"{self.name} has no {precision} tensor throughput; supported: {supported}")
+        return value
+
+
+def gpus() -> pd.DataFrame:
+    """The GPU table in its datasheet units (see ``data/gpus.schema.yaml``)."""
+    return table("gpus")
+
+
+def gpu_names() -> list[str]:
+    """Names of every GPU in the table, in launch order."""
+    frame = gpus().sort_values(["launch_year", "name"], kind="stable")
+    return list(frame["name"])
+
+
+def _opt(value: Any, scale: float = 1.0) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value) * scale
+
+
+def gpu(name: str) -> GPU:
+    """One GPU's figures in SI units; ``KeyError`` lists the known names."""
+    frame = gpus()
+    hit = frame[frame["name"] == name]
+    if hit.empty:
+        raise KeyError(f"unknown GPU '{name}'; known: {', '.join(gpu_names())}")
+    r = hit.iloc[0]
+    flops = {p: _opt(r[f"peak_tflops_dense_{p}"], TERA) for p in PRECISIONS}
+    nic = _opt(r["nic_gbit_per_s_per_gpu"], GIGA / 8)
+    nvlink = _opt(r["nvlink_gb_per_s_per_direction"], GIGA)
+    gen = _opt(r["nvlink_generation"])
+    return GPU(
+        name=r["name"],
+        full_name=r["full_name"],
+        launch_year=int(r["launch_year"]),
+        peak_flops_dense={p: v for p, v in flops.items() if v is not None},
+        hbm_bytes=float(r["hbm_capacity_gib"]) * GIB,
+        hbm_usable_bytes=float(_opt(r["hbm_usable_gib"]) or r["hbm_capacity_gib"]) * GIB,
+        hbm_bytes_per_s=float(r["hbm_bandwidth_tb_per_s"]) * TERA,
+        nvlink_generation=None if gen is None else int(gen),
+        nvlink_bytes_per_s_per_direction=nvlink,
+        nvlink_domain_gpus=int(_opt(r["nvlink_domain_gpus"]) or 1),
+        nic_bytes_per_s_per_gpu=nic,
+        tdp_w=float(r["tdp_w"]),
+        mig_max_instances=int(_opt(r["mig_max_instances"]) or 0),
+        source=r["source"],
+    )
+
+
+def gpu_spec_disagreements() -> pd.DataFrame:
+    """Where sources disagree on a GPU figure, each value with its source and whether the book uses it."""
+    return table("gpu_spec_disagreements")
+
+
+# --------------------------------------------------------------------------------------------
+# Models, trends, measurements
+# --------------------------------------------------------------------------------------------
+
+
+def models() -> pd.DataFrame:
+    """Notable models: parameters, tokens, training FLOP, hardware, GPU-hours, date, source."""
+    return table("models")
+
+
+def model(name: str) -> dict[str, Any]:
+    """One model row as a dict; ``KeyError`` lists the known names."""
+    frame = models()
+    hit = frame[frame["name"] == name]
+    if hit.empty:
+        raise KeyError(f"unknown model '{name}'; known: {', '.join(frame['name'])}")
+    return hit.iloc[0].to_dict()
+
+
+def growth_trends() -> pd.DataFrame:
+    """Published growth-rate estimates (Epoch AI and others) to set beside the book's fits."""
+    return table("growth_trends")
+
+
+def measurements(name: str) -> pd.DataFrame:
+    """A table of recorded measurements, ``data/measurements/<name>.csv``."""
+    return table(f"measurements/{name}")
+
+
+# --------------------------------------------------------------------------------------------
+# Claims
+# --------------------------------------------------------------------------------------------
+
+CLAIM_COLUMNS = ("id", "document", "section", "topic", "claim", "stated", "chapter")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One quantitative claim of an audited document, with its stated figures parsed."""
+
+    id: str
+    document: str
+    section: str
+    topic: str
+    claim: str
+    stated: str
+    chapter: str
+    values: dict[str, float]
+
+    def value(self, name: str) -> float:
+        """A stated figure by name; ``KeyError`` lists the names the claim carries."""
+        if name not in self.values:
+            raise KeyError(f"claim {self.id} states no '{name}'; it states: {', '.join(self.values) or 'nothing'}")
+        return self.values[name]
+
+
+def parse_values(text: str | None, where: str = "values") -> dict[str, float]:
+    """Parse ``'a_x=10; b_days=3.5'`` into ``{'a_x': 10.0, 'b_days': 3.5}``."""
+    out: dict[str, float] = {}
+    for part in SOURCE_SPLIT.split(text if isinstance(text, str) else ""):
+        if not part:
+            continue
+        name, sep, number = part.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            out[name.strip()] = float(number)
+        except ValueError:
+            raise ValueError(f"{where}: '{part}' is not name=number") from None
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _claims(root: Path) -> tuple[Claim, ...]:
+    frame = _load_all(root)["claims"]
+    out = []
+    for rec in frame.to_dict("records"):
+        where = f"{rec['_file']}, row {rec['_row']}, column 'values'"
+        try:
+            values = parse_values(rec["values"], where)
+        except ValueError as err:
+            raise DataError(rec["_file"], str(err).split(": ", 1)[1], rec["_row"], "values") from None
+        out.append(Claim(**{k: rec[k] for k in CLAIM_COLUMNS}, values=values))
+    return tuple(out)
+
+
+def claims() -> list[Claim]:
+    """Every quantitative claim of both documents, in ledger order."""
+    return list(_claims(DATA_DIR.resolve()))
+
+
+def claim(claim_id: str) -> Claim:
+    """One claim by id."""
+    for c in claims():
+        if c.id == claim_id:
+            return c
+    raise KeyError(f"unknown claim '{claim_id}'")
+
+
+def claims_frame() -> pd.DataFrame:
+    """The claims table as a DataFrame (the ledger's columns, values unparsed)."""
+    return table("claims")
+
+
+# --------------------------------------------------------------------------------------------
+# Reliability chapter (book/reliability.ipynb)
+# --------------------------------------------------------------------------------------------
+
+
+def failure_logs() -> pd.DataFrame:
+    """Interruption logs of published training runs: gpus, days, interruptions, kind, bound, source."""
+    return table("failure_logs")
+
+
+def failure_causes(run_id: str | None = None) -> pd.DataFrame:
+    """Root causes of a logged run's interruptions (all runs when ``run_id`` is None)."""
+    frame = table("failure_causes")
+    return frame if run_id is None else frame[frame["run_id"] == run_id].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Utilisation chapter (book/utilisation.ipynb)
+# --------------------------------------------------------------------------------------------
+
+
+def mig_profiles(gpu_name: str | None = None) -> pd.DataFrame:
+    """MIG profiles per GPU (NVIDIA MIG user guide): slices of compute and memory, instances."""
+    frame = table("mig_profiles")
+    return frame if gpu_name is None else frame[frame["gpu"] == gpu_name].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Memory chapter (book/memory.ipynb)
+# --------------------------------------------------------------------------------------------
+
+
+def model_shapes() -> pd.DataFrame:
+    """Transformer shapes (layers, hidden, heads, ...) with published parameter counts."""
+    return table("model_shapes")
+
+
+def model_shape_names() -> list[str]:
+    """Names of the model-shape presets, in table order."""
+    return list(model_shapes()["name"])
+
+
+def model_shape(name: str) -> dict[str, Any]:
+    """One model shape as a dict; ``KeyError`` lists the known names."""
+    frame = model_shapes()
+    hit = frame[frame["name"] == name]
+    if hit.empty:
+        raise KeyError(f"unknown model shape '{name}'; known: {', '.join(frame['name'])}")
+    return hit.iloc[0].to_dict()
+
+
+def memory_published() -> pd.DataFrame:
+    """Memory figures printed in papers (ZeRO, Korthikanti et al.) with their configurations."""
+    return table("memory_published")
+
+
+# --------------------------------------------------------------------------------------------
+# Prices (tco chapter)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PriceRange:
+    """One dated price or cost input as a range (see ``data/prices.schema.yaml``).
+
+    ``low`` and ``high`` are read as the 5th and 95th percentiles; money is in ``currency``.
+    """
+
+    id: str
+    item: str
+    gpu: str | None
+    provider_class: str
+    currency: str | None
+    unit: str
+    low: float
+    central: float
+    high: float
+    date: str
+    source: str
+
+
+def prices() -> pd.DataFrame:
+    """The price table: server, rental, energy, hosting, staff and exchange-rate ranges."""
+    return table("prices")
+
+
+def price(price_id: str) -> PriceRange:
+    """One price row by id; ``KeyError`` lists the known ids."""
+    frame = prices()
+    hit = frame[frame["id"] == price_id]
+    if hit.empty:
+        raise KeyError(f"unknown price '{price_id}'; known: {', '.join(frame['id'])}")
+    r = hit.iloc[0]
+    return PriceRange(
+        id=r["id"],
+        item=r["item"],
+        gpu=r["gpu"] or None,
+        provider_class=r["provider_class"],
+        currency=r["currency"] or None,
+        unit=r["unit"],
+        low=float(r["low"]),
+        central=float(r["central"]),
+        high=float(r["high"]),
+        date=str(r["date"]),
+        source=r["source"],
+    )

@@ -1,0 +1,133 @@
+"""Presentation helpers for chapters: one number formatter, glue, deterministic altair output.
+
+Every number in a chapter's prose is glued through :func:`glue`, which formats it with
+:func:`fmt`, the one place that fixes rounding and units. Charts are rendered by the ``book``
+altair renderer, whose output ids derive from the chart spec so a re-execution of an unchanged
+notebook writes identical outputs (nbval and ``git diff`` stay quiet).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+class Text(str):
+    """A string whose notebook display is itself (no quotes), for glued prose values."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
+    """Format a number for prose: ``sig`` significant figures, thousands separators, a unit.
+
+    ``pct=True`` treats ``value`` as a fraction and prints a percentage (0.352 -> "35.2%").
+    Magnitudes of 1e7 and above (or below 1e-3) use powers of ten: 3.1×10²³.
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return Text("n/a")
+    value = float(value)
+    if pct:
+        value, unit = value * 100.0, "%"
+    if value == 0:
+        text = "0"
+    elif abs(value) >= 1e7 or abs(value) < 1e-3:
+        exponent = int(math.floor(math.log10(abs(value))))
+        mantissa = round(value / 10**exponent, sig - 1)
+        if abs(mantissa) >= 10:
+            mantissa, exponent = mantissa / 10, exponent + 1
+        text = f"{mantissa:.{max(sig - 1, 0)}f}×10{str(exponent).translate(SUPERSCRIPT)}"
+    else:
+        digits = max(sig - 1 - int(math.floor(math.log10(abs(value)))), 0)
+        text = f"{round(value, digits):,.{digits}f}"
+    if unit in ("%", "x", "×"):
+        return Text(f"{text}{'×' if unit in ('x', '×') else '%'}")
+    return Text(f"{text} {unit}".strip())
+
+
+def glue(name: str, value: Any, unit: str = "", sig: int = 3, pct: bool = False) -> Any:
+    """Glue ``value`` under ``name`` for ``{glue:}`name``` in markdown; numbers go through :func:`fmt`.
+
+    Strings are glued as they are; charts and tables keep their rich display. Returns what was glued.
+    """
+    from myst_nb import glue as _glue
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = fmt(value, unit, sig, pct)
+    elif isinstance(value, str):
+        value = Text(value)
+    _glue(name, value, display=False)
+    return value
+
+
+def _book_renderer(spec: dict, **kwargs: Any) -> dict[str, str]:
+    """altair renderer: the default HTML output with an id derived from the spec."""
+    from altair.utils.html import spec_to_html
+
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
+    html = spec_to_html(
+        spec,
+        mode="vega-lite",
+        vega_version=alt.VEGA_VERSION,
+        vegaembed_version=alt.VEGAEMBED_VERSION,
+        vegalite_version=alt.VEGALITE_VERSION,
+        output_div=f"altair-viz-{digest}",
+        embed_options={"actions": False},
+        fullhtml=False,
+        template="universal",
+    )
+    return {"text/html": html}
+
+
+def setup() -> None:
+    """Use the deterministic renderer, a book-wide theme and no row limit (data are small)."""
+    alt.renderers.register("book", _book_renderer)
+    _ = alt.renderers.enable("book")
+    alt.data_transformers.disable_max_rows()
+    pd.set_option("display.max_rows", 200)
+
+
+class Table:
+    """A styled table with deterministic HTML and a plain-text form (both compared by nbval)."""
+
+    def __init__(self, styler: Any, frame: pd.DataFrame):
+        digest = hashlib.sha256(frame.to_csv(index=False).encode()).hexdigest()[:12]
+        self._styler, self._frame = styler.set_uuid(digest), frame
+
+    def _repr_html_(self) -> str:
+        return self._styler.to_html()
+
+    def __repr__(self) -> str:
+        return self._frame.to_string(index=False, max_colwidth=60)
+
+
+def table(frame: pd.DataFrame, **formats: str) -> Table:
+    """A DataFrame shown without index, with per-column formats (``x="{:.1f}"``)."""
+    return Table(frame.style.hide(axis="index").format(formats, na_rep="–"), frame)
+
+
+VERDICT_COLOURS = {
+    "consistent": "#1b9e77",
+    "inconsistent": "#d95f02",
+    "implausible": "#e7298a",
+    "unverifiable": "#7570b3",
+    "pending": "#bbbbbb",
+}
+
+
+def verdict_table(ledger: pd.DataFrame) -> Table:
+    """The ledger's human columns, verdict cells coloured."""
+    cols = ["id", "section", "claim", "stated", "recomputed", "verdict", "reason"]
+    shown = ledger[cols].rename(columns=str.capitalize)
+    styler = shown.style.hide(axis="index").map(
+        lambda v: f"color: {VERDICT_COLOURS.get(v, 'inherit')}; font-weight: bold", subset=["Verdict"]
+    )
+    return Table(styler, shown)

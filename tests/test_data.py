@@ -1,0 +1,120 @@
+"""The data module: every table validates, every row is sourced, and faults name file, row, column."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from analyses import data
+from analyses.data import DataError
+
+
+def test_every_table_validates_and_is_sourced():
+    counts = data.validate()
+    assert counts["gpus"] >= 7 and counts["models"] >= 20 and counts["claims"] >= 60
+    for name in data.table_names():
+        schema = data.schema(name)
+        if not schema.sourced:
+            continue
+        frame = data.table(name)
+        src_cols = [c.name for c in schema.columns if c.type in ("source", "sources")]
+        assert frame[src_cols].notna().all(axis=None), name
+
+
+def test_sources_state_date_and_conventions():
+    frame = data.sources()
+    assert frame["date"].str.match(r"^\d{4}").all()
+    assert (frame["conventions"].str.len() > 0).all()
+
+
+def test_gpu_accessor_converts_to_si_units():
+    a100 = data.gpu("A100")
+    assert a100.peak_flops("bf16") == pytest.approx(312e12)  # A100 datasheet, dense BF16
+    assert a100.nvlink_bytes_per_s_per_direction == pytest.approx(300e9)  # 600 GB/s bidirectional
+    assert a100.hbm_bytes == pytest.approx(80 * 2**30)
+    with pytest.raises(ValueError, match="no fp8"):
+        a100.peak_flops("fp8")
+    with pytest.raises(KeyError, match="known: "):
+        data.gpu("Z999")
+
+
+def test_b300_dense_bf16_and_fp8_equal_b200():
+    # Blackwell Ultra gains dense FP4 only; BF16/FP8 tensor rates match B200 (Blackwell Ultra datasheet).
+    assert data.gpu("B300").peak_flops("bf16") == data.gpu("B200").peak_flops("bf16")
+    assert data.gpu("B300").peak_flops("fp8") == data.gpu("B200").peak_flops("fp8")
+    assert data.gpu("B300").peak_flops("fp4") > data.gpu("B200").peak_flops("fp4")
+
+
+def test_disagreements_mark_exactly_the_used_value():
+    frame = data.gpu_spec_disagreements()
+    gpus = data.gpus().set_index("name")
+    for (gpu, field), group in frame.groupby(["gpu", "field"]):
+        used = group[group["used"]]
+        assert len(used) == 1, (gpu, field)
+        if field in gpus.columns:
+            assert gpus.loc[gpu, field] == pytest.approx(used["value"].iloc[0]), (gpu, field)
+
+
+def test_claim_values_parse():
+    c = data.claim("000-1-param-growth-18mo")
+    assert c.value("period_months") == 18
+    with pytest.raises(KeyError, match="states no"):
+        c.value("nope")
+
+
+def _rewrite(path: Path, edit) -> None:
+    rows = list(csv.reader(path.open()))
+    edit(rows)
+    with path.open("w", newline="") as f:
+        csv.writer(f).writerows(rows)
+
+
+def _fault(data_dir: Path) -> DataError:
+    with pytest.raises(DataError) as info:
+        data.validate(data_dir)
+    return info.value
+
+
+def test_missing_column(data_copy):
+    _rewrite(data_copy / "gpus.csv", lambda rows: [r.pop(3) for r in rows])
+    err = _fault(data_copy)
+    assert (err.file, err.row, err.column) == ("data/gpus.csv", 1, "launch_year")
+
+
+def test_unit_typo_in_allowed_values(data_copy):
+    path = data_copy / "measurements" / "gpu_microbench_h200.csv"
+    _rewrite(path, lambda rows: rows[2].__setitem__(rows[0].index("unit"), "TFLOPs/s"))
+    err = _fault(data_copy)
+    assert err.row == 3 and err.column == "unit" and "allowed" in str(err)
+
+
+def test_row_without_source(data_copy):
+    _rewrite(data_copy / "models.csv", lambda rows: rows[4].__setitem__(rows[0].index("source"), ""))
+    err = _fault(data_copy)
+    assert (err.file, err.row, err.column) == ("data/models.csv", 5, "source")
+
+
+def test_unknown_source_id(data_copy):
+    _rewrite(data_copy / "gpus.csv", lambda rows: rows[2].__setitem__(rows[0].index("source"), "no-such-source"))
+    err = _fault(data_copy)
+    assert err.row == 3 and err.column == "source" and "no-such-source" in str(err)
+
+
+def test_duplicate_id(data_copy):
+    _rewrite(data_copy / "gpus.csv", lambda rows: rows.append(list(rows[1])))
+    err = _fault(data_copy)
+    assert err.column == "name" and "duplicate" in str(err)
+
+
+def test_non_numeric_value(data_copy):
+    _rewrite(data_copy / "gpus.csv", lambda rows: rows[3].__setitem__(rows[0].index("tdp_w"), "700W"))
+    err = _fault(data_copy)
+    assert (err.row, err.column) == (4, "tdp_w") and "not a valid float" in str(err)
+
+
+def test_value_out_of_range(data_copy):
+    _rewrite(data_copy / "gpus.csv", lambda rows: rows[3].__setitem__(rows[0].index("mig_max_instances"), "9"))
+    err = _fault(data_copy)
+    assert err.column == "mig_max_instances" and "maximum" in str(err)
