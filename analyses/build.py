@@ -119,9 +119,7 @@ def _papermill_error(path: Path, err: Exception) -> BuildError:
     return BuildError(f"{path.name}: {where} failed: {ename}: {evalue}")
 
 
-def execute(
-    path: Path, out_path: Path, parameters: Mapping[str, Any] | None = None, digest: str | None = None
-) -> Path:
+def execute(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = None, digest: str | None = None) -> Path:
     """Execute ``path`` with papermill into ``out_path`` atomically; normalise; return ``out_path``.
 
     On failure ``out_path`` is left as it was and :class:`BuildError` carries the cell's error.
@@ -129,7 +127,9 @@ def execute(
     import papermill
 
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(suffix=".ipynb", dir=out_path.parent, prefix=f".{out_path.stem}.")
+    scratch = BUILD_DIR / "exec"  # same file system as the target, outside book/ (never rendered)
+    scratch.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(suffix=".ipynb", dir=scratch, prefix=f"{out_path.stem}.")
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -150,7 +150,9 @@ def execute(
             # keep the injected values visible in a reader's run
             for cell in nb.cells:
                 if "injected-parameters" in cell.metadata.get("tags", []):
-                    cell.metadata["tags"] = [t for t in cell.metadata["tags"] if t != "injected-parameters"] + ["run-parameters"]
+                    cell.metadata["tags"] = [t for t in cell.metadata["tags"] if t != "injected-parameters"] + [
+                        "run-parameters"
+                    ]
         nb = normalise(nb, digest)
         nbformat.write(nb, tmp)
         os.replace(tmp, out_path)

@@ -82,7 +82,14 @@ def params_table(chapter: str) -> list[dict[str, str]]:
     """The chapter's parameters: name, type, default, unit, allowed values, meaning."""
     spec = chapters.spec(chapter)
     return [
-        {"name": p.name, "type": p.kind, "default": str(p.default), "unit": p.unit, "allowed": p.allowed(), "meaning": p.help}
+        {
+            "name": p.name,
+            "type": p.kind,
+            "default": str(p.default),
+            "unit": p.unit,
+            "allowed": p.allowed(),
+            "meaning": p.help,
+        }
         for p in spec.params
     ]
 

@@ -102,7 +102,9 @@ def _load_schema(name: str, root: Path) -> Schema:
     for spec in raw.get("columns", []):
         spec = dict(spec)
         if spec.get("type", "str") not in COLUMN_TYPES:
-            raise DataError(_rel(path, root), f"type '{spec.get('type')}' not one of {COLUMN_TYPES}", column=spec.get("name"))
+            raise DataError(
+                _rel(path, root), f"type '{spec.get('type')}' not one of {COLUMN_TYPES}", column=spec.get("name")
+            )
         if "allowed" in spec:
             spec["allowed"] = tuple(str(a) for a in spec["allowed"])
         for bound in ("min", "max"):  # PyYAML reads 1.0e6 (no exponent sign) as a string
@@ -179,10 +181,17 @@ def _read_validated(name: str, root: Path) -> pd.DataFrame:
         header = list(raw.columns)
         missing = [c for c in schema.column_names if c not in header]
         if missing:
-            raise DataError(rel, f"missing column(s) {missing}; the schema {_rel(schema.path, root)} requires them", row=1, column=missing[0])
+            raise DataError(
+                rel,
+                f"missing column(s) {missing}; the schema {_rel(schema.path, root)} requires them",
+                row=1,
+                column=missing[0],
+            )
         extra = [c for c in header if c not in schema.column_names]
         if extra:
-            raise DataError(rel, f"column(s) {extra} not in the schema {_rel(schema.path, root)}", row=1, column=extra[0])
+            raise DataError(
+                rel, f"column(s) {extra} not in the schema {_rel(schema.path, root)}", row=1, column=extra[0]
+            )
         for i, cells in enumerate(raw.to_dict("records")):
             row = i + 2  # 1-based file line: header is line 1
             rec = {c.name: _parse_cell(cells[c.name], c, rel, row) for c in schema.columns}
@@ -204,22 +213,24 @@ def _read_validated(name: str, root: Path) -> pd.DataFrame:
     return frame
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_all(root: Path) -> dict[str, pd.DataFrame]:
     tables = {name: _read_validated(name, root) for name in table_names(root)}
     if "sources" not in tables:
         raise DataError(_rel(root / "sources.schema.yaml", root), "the sources table is missing")
     known = set(tables["sources"]["id"])
-    for name, frame in tables.items():
+    for _name, frame in tables.items():
         for col in frame.attrs["schema"].columns:
             if col.type not in ("source", "sources"):
                 continue
-            for value, file, row in zip(frame[col.name], frame["_file"], frame["_row"]):
+            for value, file, row in zip(frame[col.name], frame["_file"], frame["_row"], strict=False):
                 if value is None:
                     raise DataError(file, "row has no source", row, col.name)
                 for sid in SOURCE_SPLIT.split(value) if col.type == "sources" else [value]:
                     if sid not in known:
-                        raise DataError(file, f"source '{sid}' is not in the sources table (data/sources/)", row, col.name)
+                        raise DataError(
+                            file, f"source '{sid}' is not in the sources table (data/sources/)", row, col.name
+                        )
     return tables
 
 
@@ -428,7 +439,7 @@ def parse_values(text: str | None, where: str = "values") -> dict[str, float]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _claims(root: Path) -> tuple[Claim, ...]:
     frame = _load_all(root)["claims"]
     out = []

@@ -41,7 +41,7 @@ def resolve_glue(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         bundle = values.get(match.group(1), {})
         body = bundle.get("text/html") or html.escape(bundle.get("text/plain", match.group(1)))
         caption = html.escape(match.group(3).strip())
-        return f'<figure>\n{body}\n<figcaption>{caption}</figcaption>\n</figure>\n'
+        return f"<figure>\n{body}\n<figcaption>{caption}</figcaption>\n</figure>\n"
 
     def role(match: re.Match) -> str:
         return values.get(match.group(1), {}).get("text/plain", match.group(0))

@@ -83,7 +83,7 @@ def _parse(path: Path) -> _Links:
 
 
 def test_links_resolve_offline(built_book):
-    pages = sorted(built_book.rglob("*.html"))
+    pages = sorted(p for p in built_book.rglob("*.html") if "_static" not in p.parts)
     assert len(pages) >= 4
     parsed = {p: _parse(p) for p in pages}
     broken = []
@@ -126,7 +126,7 @@ def test_charts_render_offline_in_headless_chromium(built_book):
     assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
     from playwright.sync_api import sync_playwright
 
-    pages = sorted(built_book.rglob("*.html"))
+    pages = sorted(p for p in built_book.rglob("*.html") if "_static" not in p.parts)
     problems, checked = [], 0
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
@@ -136,7 +136,10 @@ def test_charts_render_offline_in_headless_chromium(built_book):
             errors, external = [], []
             page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
             page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
-            page.on("request", lambda r, x=external: x.append(r.url) if not r.url.startswith(("file:", "data:", "about:")) else None)
+            page.on(
+                "request",
+                lambda r, x=external: x.append(r.url) if not r.url.startswith(("file:", "data:", "about:")) else None,
+            )
             page.goto(path.as_uri())
             if expected:
                 page.wait_for_function(f"document.querySelectorAll('.marks').length >= {expected}", timeout=20_000)

@@ -23,7 +23,18 @@ def test_verdicts_csv_lists_every_claim():
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     assert [r["id"] for r in rows] == [c.id for c in data.claims()]
-    assert list(rows[0]) == ["id", "document", "section", "topic", "claim", "stated", "recomputed", "verdict", "reason", "chapter"]
+    assert list(rows[0]) == [
+        "id",
+        "document",
+        "section",
+        "topic",
+        "claim",
+        "stated",
+        "recomputed",
+        "verdict",
+        "reason",
+        "chapter",
+    ]
 
 
 def test_params_lists_units_and_ranges():

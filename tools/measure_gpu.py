@@ -43,8 +43,7 @@ def _time_ms(fn, repeats: int, warmup: int = 5) -> float:
 
 def matmul_tflops(precision: str, size: int, repeats: int) -> float:
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
-    dtype = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16,
-             "fp16": torch.float16}.get(precision)
+    dtype = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
     if precision == "fp8":
         a = torch.randn(size, size, device="cuda").to(torch.float8_e4m3fn)
         b = torch.randn(size, size, device="cuda").to(torch.float8_e4m3fn).t()  # column-major
@@ -76,26 +75,25 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=20)
     args = ap.parse_args()
     name = torch.cuda.get_device_name(0)
-    driver = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                            capture_output=True, text=True).stdout.strip()
-    env = (f"torch {torch.__version__}; cuda {torch.version.cuda}; driver {driver}; "
-           f"device {name}")
+    driver = subprocess.run(
+        ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True, text=True
+    ).stdout.strip()
+    env = f"torch {torch.__version__}; cuda {torch.version.cuda}; driver {driver}; device {name}"
     today = dt.date.today().isoformat()
     rows = []
     for precision in ["fp32", "tf32", "bf16", "fp16", "fp8"]:
         for size in [4096, 8192, 16384]:
             value = matmul_tflops(precision, size, args.repeats)
-            rows.append(dict(quantity="matmul", precision=precision, size=size,
-                             value=round(value, 1), unit="TFLOP/s"))
+            rows.append(dict(quantity="matmul", precision=precision, size=size, value=round(value, 1), unit="TFLOP/s"))
             print(rows[-1], flush=True)
     for kind in ["copy", "read"]:
         value = hbm_tb_per_s(kind, 4 * 2**30, args.repeats)
-        rows.append(dict(quantity=f"hbm_{kind}", precision="", size=4 * 2**30,
-                         value=round(value, 3), unit="TB/s"))
+        rows.append(dict(quantity=f"hbm_{kind}", precision="", size=4 * 2**30, value=round(value, 3), unit="TB/s"))
         print(rows[-1], flush=True)
     with open(args.out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["gpu", "quantity", "precision", "size", "value", "unit",
-                                          "repeats", "date", "environment"])
+        w = csv.DictWriter(
+            f, fieldnames=["gpu", "quantity", "precision", "size", "value", "unit", "repeats", "date", "environment"]
+        )
         w.writeheader()
         for r in rows:
             w.writerow(dict(gpu=name, repeats=args.repeats, date=today, environment=env, **r))

@@ -9,7 +9,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from analyses import chapters, data, verdicts
+from analyses import chapters, verdicts
 from analyses.chapters import ChapterSpec, Param
 from analyses.notebook import VERDICT_COLOURS
 
@@ -20,7 +20,14 @@ SPEC = ChapterSpec(
     title="The claims ledger",
     params=(
         Param("document", "str", "all", "-", "show claims of one document, or all", choices=DOCUMENTS),
-        Param("verdict", "str", "all", "-", "show only claims with this verdict", choices=("all", *verdicts.VERDICTS, verdicts.PENDING)),
+        Param(
+            "verdict",
+            "str",
+            "all",
+            "-",
+            "show only claims with this verdict",
+            choices=("all", *verdicts.VERDICTS, verdicts.PENDING),
+        ),
     ),
 )
 
@@ -84,7 +91,10 @@ class LedgerTable:
                 link,
             ]
             rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        head = "".join(f"<th>{h}</th>" for h in ["id", "section", "topic", "claim", "stated", "recomputed", "verdict", "reason", "chapter"])
+        head = "".join(
+            f"<th>{h}</th>"
+            for h in ["id", "section", "topic", "claim", "stated", "recomputed", "verdict", "reason", "chapter"]
+        )
         return (
             '<div class="ledger">'
             '<input type="search" placeholder="Filter claims (any text: a topic, a verdict, a figure)" '

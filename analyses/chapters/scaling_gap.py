@@ -162,7 +162,9 @@ def window_sensitivity(cfg: Mapping[str, Any], starts: tuple[int, ...] = (2015, 
 
 def published_trends() -> pd.DataFrame:
     """Epoch AI and other published rates, with their windows and sources."""
-    return data.growth_trends()[["quantity", "rate_x_per_year", "rate_low_x_per_year", "rate_high_x_per_year", "window", "source"]]
+    return data.growth_trends()[
+        ["quantity", "rate_x_per_year", "rate_low_x_per_year", "rate_high_x_per_year", "window", "source"]
+    ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -184,17 +186,30 @@ def scissors_chart(cfg: Mapping[str, Any]) -> alt.LayerChart:
         models = models[models["params_record"]]
     points.append(
         pd.DataFrame(
-            {"year": models["t"], "growth": models["params"] / fitted["parameters"].predict(start), "series": "fitted: parameters", "label": models["name"]}
+            {
+                "year": models["t"],
+                "growth": models["params"] / fitted["parameters"].predict(start),
+                "series": "fitted: parameters",
+                "label": models["name"],
+            }
         )
     )
     points.append(
         pd.DataFrame(
-            {"year": gpus["t"], "growth": gpus["flop_per_s"] / fitted["per-GPU FLOP/s"].predict(start), "series": "fitted: per-GPU FLOP/s", "label": gpus["name"]}
+            {
+                "year": gpus["t"],
+                "growth": gpus["flop_per_s"] / fitted["per-GPU FLOP/s"].predict(start),
+                "series": "fitted: per-GPU FLOP/s",
+                "label": gpus["name"],
+            }
         )
     )
     claim_18 = data.claim("000-1-param-growth-18mo")
     months = claim_18.value("period_months")
-    for key, label in (("model_growth_x", "stated: model 10x / 18 months"), ("gpu_growth_x", "stated: GPU 2x / 18 months")):
+    for key, label in (
+        ("model_growth_x", "stated: model 10x / 18 months"),
+        ("gpu_growth_x", "stated: GPU 2x / 18 months"),
+    ):
         rate = claim_18.value(key)
         lines.append(pd.DataFrame({"year": years, "growth": rate ** ((years - start) * 12 / months), "series": label}))
     frame = pd.concat(lines, ignore_index=True)
@@ -206,8 +221,12 @@ def scissors_chart(cfg: Mapping[str, Any]) -> alt.LayerChart:
         color=colour,
         strokeDash=alt.condition("indexof(datum.series, 'stated') >= 0", alt.value([6, 4]), alt.value([1, 0])),
     )
-    scatter = alt.Chart(dots).mark_point(filled=True, size=40, opacity=0.6).encode(
-        x="year:Q", y=alt.Y("growth:Q", scale=alt.Scale(type="log")), color=colour, tooltip=["label:N", "year:Q"]
+    scatter = (
+        alt.Chart(dots)
+        .mark_point(filled=True, size=40, opacity=0.6)
+        .encode(
+            x="year:Q", y=alt.Y("growth:Q", scale=alt.Scale(type="log")), color=colour, tooltip=["label:N", "year:Q"]
+        )
     )
     return (base.mark_line() + scatter).properties(width=560, height=340)
 
@@ -308,13 +327,19 @@ def generation_chart(cfg: Mapping[str, Any]) -> alt.LayerChart:
     frame = generation_table(cfg)
     frame["label"] = frame["model"] + " (" + frame["year stated"].astype(str) + ")"
     y = alt.Y("label:N", title=None, sort=None)
-    stated = alt.Chart(frame).mark_bar(height=14, opacity=0.35, color="#d95f02").encode(
-        x=alt.X("stated FLOP low:Q", scale=alt.Scale(type="log"), title="training compute (FLOP)"),
-        x2="stated FLOP high:Q",
-        y=y,
+    stated = (
+        alt.Chart(frame)
+        .mark_bar(height=14, opacity=0.35, color="#d95f02")
+        .encode(
+            x=alt.X("stated FLOP low:Q", scale=alt.Scale(type="log"), title="training compute (FLOP)"),
+            x2="stated FLOP high:Q",
+            y=y,
+        )
     )
-    actual = alt.Chart(frame).mark_rule(strokeWidth=3, color="#1b9e77").encode(
-        x="recomputed FLOP low:Q", x2="recomputed FLOP high:Q", y=y
+    actual = (
+        alt.Chart(frame)
+        .mark_rule(strokeWidth=3, color="#1b9e77")
+        .encode(x="recomputed FLOP low:Q", x2="recomputed FLOP high:Q", y=y)
     )
     dots = alt.Chart(frame).mark_point(filled=True, size=80, color="#1b9e77").encode(x="recomputed FLOP high:Q", y=y)
     return (stated + actual + dots).properties(width=520, height=180)
@@ -341,7 +366,9 @@ def server_years_grid(cfg: Mapping[str, Any], tokens_per_param: np.ndarray | Non
     ratios = np.geomspace(1, 100, 25) if tokens_per_param is None else np.asarray(tokens_per_param, dtype=float)
     rows = []
     for name in data.table("reference_servers")["name"]:
-        years = growth.years_of_compute(growth.training_flop(n, ratios * n), server_flop_per_s(name), cfg["server_utilisation"])
+        years = growth.years_of_compute(
+            growth.training_flop(n, ratios * n), server_flop_per_s(name), cfg["server_utilisation"]
+        )
         rows.append(pd.DataFrame({"server": name, "tokens per parameter": ratios, "years": years}))
     return pd.concat(rows, ignore_index=True)
 
@@ -351,10 +378,14 @@ def centuries_chart(cfg: Mapping[str, Any]) -> alt.LayerChart:
     claim = data.claim("000-0-centuries")
     grid = server_years_grid(cfg)
     band = pd.DataFrame({"low": [claim.value("server_years_low")], "high": [claim.value("server_years_high")]})
-    lines = alt.Chart(grid).mark_line().encode(
-        x=alt.X("tokens per parameter:Q", scale=alt.Scale(type="log")),
-        y=alt.Y("years:Q", scale=alt.Scale(type="log"), title="years on one server"),
-        color=alt.Color("server:N", legend=alt.Legend(orient="bottom")),
+    lines = (
+        alt.Chart(grid)
+        .mark_line()
+        .encode(
+            x=alt.X("tokens per parameter:Q", scale=alt.Scale(type="log")),
+            y=alt.Y("years:Q", scale=alt.Scale(type="log"), title="years on one server"),
+            color=alt.Color("server:N", legend=alt.Legend(orient="bottom")),
+        )
     )
     stated = alt.Chart(band).mark_rect(opacity=0.2, color="#d95f02").encode(y="low:Q", y2="high:Q")
     rule = alt.Chart(pd.DataFrame({"x": [cfg["tokens_per_param"]]})).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
@@ -390,7 +421,9 @@ def _growth_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         f"the stated {fmt(hw_x, sig=2)}x for GPUs is {'inside' if hw_ok else 'outside'} it",
     ]
     if not model_ok and _within(model_x, c_lo, c_hi):
-        parts.append(f"the {fmt(model_x, sig=2)}x matches training compute instead ({fmt(c)}x, CI {fmt(c_lo)}-{fmt(c_hi)})")
+        parts.append(
+            f"the {fmt(model_x, sig=2)}x matches training compute instead ({fmt(c)}x, CI {fmt(c_lo)}-{fmt(c_hi)})"
+        )
     verdict = "consistent" if model_ok and hw_ok else "inconsistent"
     reason = "; ".join(parts)
     other = "000-1-param-growth-18mo" if months == 12 else "000-0-growth-10x-per-year"
@@ -417,11 +450,17 @@ def _generation_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     a_lo, a_hi = row["recomputed FLOP low"], row["recomputed FLOP high"]
     centre = float(np.sqrt(a_lo * a_hi))
     compute_ok = _within(centre, low, high)
-    recomputed = f"stated {fmt(low)}-{fmt(high)} FLOP; recomputed {fmt(a_lo)}" + (f"-{fmt(a_hi)}" if a_hi != a_lo else "") + " FLOP"
+    recomputed = (
+        f"stated {fmt(low)}-{fmt(high)} FLOP; recomputed {fmt(a_lo)}"
+        + (f"-{fmt(a_hi)}" if a_hi != a_lo else "")
+        + " FLOP"
+    )
     problems = []
     if not compute_ok:
         ratio = centre / (high if centre > high else low)
-        problems.append(f"the real training compute is {fmt(ratio if ratio > 1 else 1 / ratio)}x {'above' if ratio > 1 else 'below'} the stated range")
+        problems.append(
+            f"the real training compute is {fmt(ratio if ratio > 1 else 1 / ratio)}x {'above' if ratio > 1 else 'below'} the stated range"
+        )
     model_name = GENERATION_ROWS[claim.id]
     hw_note = ""
     if model_name is not None:
@@ -430,7 +469,9 @@ def _generation_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         actual_gpu = actual_gpu if isinstance(actual_gpu, str) else ""
         recomputed += f"; trained on {row['hardware actual']}"
         if actual_gpu not in stated_hw:
-            problems.append(f"{model_name} was trained on {actual_gpu or row['hardware actual']}, not {'/'.join(stated_hw)}")
+            problems.append(
+                f"{model_name} was trained on {actual_gpu or row['hardware actual']}, not {'/'.join(stated_hw)}"
+            )
         if int(row["year actual"]) != int(row["year stated"]):
             problems.append(f"it was published in {row['year actual']}, not {row['year stated']}")
     else:
@@ -438,7 +479,9 @@ def _generation_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     if problems:
         text = "; ".join(problems) + hw_note + "."
         return Verdict(recomputed, "inconsistent", text[0].upper() + text[1:])
-    return Verdict(recomputed, "consistent", f"The stated range contains the recomputed compute and the hardware matches{hw_note}.")
+    return Verdict(
+        recomputed, "consistent", f"The stated range contains the recomputed compute and the hardware matches{hw_note}."
+    )
 
 
 for _claim_id in GENERATION_ROWS:
@@ -463,7 +506,9 @@ def _check_centuries(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     ratio = practice["training_tokens"] / practice["params"]
     p_lo, p_hi = float(ratio.min()), float(ratio.max())
     if _within(years, low, high):
-        return Verdict(recomputed, "consistent", "With these assumptions the recomputed time falls inside the stated span.")
+        return Verdict(
+            recomputed, "consistent", "With these assumptions the recomputed time falls inside the stated span."
+        )
     if need_hi >= p_lo and need_lo <= p_hi:
         return Verdict(
             recomputed,

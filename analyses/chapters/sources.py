@@ -13,7 +13,16 @@ from analyses.chapters import ChapterSpec, Param
 SPEC = ChapterSpec(
     slug="sources",
     title="Data sources",
-    params=(Param("table", "str", "all", "-", "list only the sources cited by this data table", choices=lambda: ["all", *data.table_names()]),),
+    params=(
+        Param(
+            "table",
+            "str",
+            "all",
+            "-",
+            "list only the sources cited by this data table",
+            choices=lambda: ["all", *data.table_names()],
+        ),
+    ),
 )
 
 
@@ -29,7 +38,11 @@ def citations() -> pd.DataFrame:
                 for sid in data.SOURCE_SPLIT.split(value):
                     rows.append({"id": sid, "table": name})
     frame = pd.DataFrame(rows, columns=["id", "table"])
-    return frame.groupby("id")["table"].agg(lambda t: ", ".join(f"{k} ({v})" for k, v in t.value_counts().sort_index().items())).reset_index(name="cited by (rows)")
+    return (
+        frame.groupby("id")["table"]
+        .agg(lambda t: ", ".join(f"{k} ({v})" for k, v in t.value_counts().sort_index().items()))
+        .reset_index(name="cited by (rows)")
+    )
 
 
 def sources_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
@@ -37,4 +50,8 @@ def sources_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
     frame = data.sources().merge(citations(), on="id", how="left").fillna({"cited by (rows)": "-"})
     if cfg["table"] != "all":
         frame = frame[frame["cited by (rows)"].str.contains(cfg["table"] + " (", regex=False)]
-    return frame[["id", "title", "publisher", "date", "reference", "locator", "conventions", "cited by (rows)"]].sort_values("id").reset_index(drop=True)
+    return (
+        frame[["id", "title", "publisher", "date", "reference", "locator", "conventions", "cited by (rows)"]]
+        .sort_values("id")
+        .reset_index(drop=True)
+    )

@@ -1,0 +1,459 @@
+"""Chapter ``throughput``: per-GPU training speed of B300 against A100, and the time-to-train anecdotes.
+
+Checks every speed claim of document 000 (sections 2.1, 3, 4, 6) and document 001 (sections 2.1, 4):
+"2-3x" and "2.5-3x effective throughput", "64 GPUs × 30 days -> 32 × 20", the 13B and 7B
+anecdotes, "-60-70% training time", the case studies and "months to weeks".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from analyses import data, throughput
+from analyses.chapters import ChapterSpec, Param
+from analyses.notebook import fmt
+from analyses.verdicts import Verdict, check
+
+PRECISION_CHOICES = ("bf16", "fp8", "fp4")
+
+SPEC = ChapterSpec(
+    slug="throughput",
+    title="Throughput and time-to-train",
+    params=(
+        Param("gpu_old", "str", "A100", "-", "the baseline GPU", choices=data.gpu_names),
+        Param("precision_old", "str", "bf16", "-", "training precision on the baseline GPU", choices=PRECISION_CHOICES),
+        Param("mfu_old", "float", 0.52, "fraction", "MFU on the baseline (Megatron 1T on A100: 52%)", 0.05, 0.9),
+        Param("gpu_new", "str", "B300", "-", "the new GPU", choices=data.gpu_names),
+        Param("precision_new", "str", "fp8", "-", "training precision on the new GPU", choices=PRECISION_CHOICES),
+        Param(
+            "mfu_new",
+            "float",
+            0.37,
+            "fraction",
+            "MFU on the new GPU (Megatron-Bridge 405B FP8 on B200: 37%)",
+            0.05,
+            0.9,
+        ),
+        Param("tokens_per_param", "float", 20.0, "tokens/parameter", "pretraining tokens per parameter", 1, 1000),
+        Param("n_gpus", "int", 64, "GPUs", "cluster size for the time-to-train examples", 1, 100000),
+        Param("finetune_gpus", "int", 8, "GPUs", "GPUs of the case-study fine-tune (one server)", 1, 1024),
+        Param("tokens_per_sample", "float", 2048.0, "tokens", "tokens per fine-tuning corpus entry", 16, 1e6),
+        Param("finetune_epochs", "float", 3.0, "epochs", "passes over the fine-tuning corpus", 1, 100),
+    ),
+)
+
+
+def _peak(gpu: str, precision: str) -> float:
+    return data.gpu(gpu).peak_flops(precision)
+
+
+def expected_speedup(cfg: Mapping[str, Any]) -> float:
+    """Per-GPU achieved-throughput ratio new/old: (peak·MFU)_new / (peak·MFU)_old."""
+    return float(
+        throughput.achieved_ratio(
+            _peak(cfg["gpu_new"], cfg["precision_new"]),
+            cfg["mfu_new"],
+            _peak(cfg["gpu_old"], cfg["precision_old"]),
+            cfg["mfu_old"],
+        )
+    )
+
+
+def datasheet_ratio(cfg: Mapping[str, Any], precision_new: str | None = None) -> float:
+    """Ratio of dense peaks new/old (new at ``precision_new`` or the configured precision)."""
+    return _peak(cfg["gpu_new"], precision_new or cfg["precision_new"]) / _peak(cfg["gpu_old"], cfg["precision_old"])
+
+
+def published_ratio_range(cfg: Mapping[str, Any]) -> tuple[float, float]:
+    """Low/high per-GPU ratio from published model TFLOP/s: BF16 datasheet × equal MFU, and the
+    best published FP8 model TFLOP/s of a Blackwell GPU (B200 ≈ B300 on FP8) over the best A100 row."""
+    bench = data.table("scaling_benchmarks")
+    tf = bench[bench["metric"] == "model_tflops_per_gpu"]
+    a100 = tf[tf["gpu"] == "A100"]["value"].max()
+    blackwell = tf[tf["gpu"].isin(["B200", "B300"]) & (tf["precision"] == "fp8")]["value"].max()
+    low = datasheet_ratio(cfg, "bf16")  # same MFU, BF16 on both
+    return min(low, blackwell / a100), max(low, blackwell / a100)
+
+
+# --------------------------------------------------------------------------------------------
+# Tables and charts
+# --------------------------------------------------------------------------------------------
+
+LADDER_GPUS = ("V100", "A100", "H100", "H200", "B200", "B300", "GB300")
+
+
+def ladder(cfg: Mapping[str, Any]) -> pd.DataFrame:
+    """Peak dense TFLOP/s per generation and precision, with measured/published achieved rates."""
+    bench = data.table("scaling_benchmarks")
+    tf = bench[bench["metric"] == "model_tflops_per_gpu"]
+    micro = data.measurements("gpu_microbench_h200")
+    rows = []
+    for name in LADDER_GPUS:
+        g = data.gpu(name)
+        for prec in ("bf16", "fp8", "fp4"):
+            peak = g.peak_flops_dense.get(prec if prec != "bf16" else "bf16") or (
+                g.peak_flops_dense.get("fp16") if prec == "bf16" else None
+            )
+            if peak is None:
+                continue
+            pub = tf[(tf["gpu"] == name) & (tf["precision"] == prec)]["value"]
+            meas = micro[(micro["gpu"] == name) & (micro["quantity"] == "matmul") & (micro["precision"] == prec)][
+                "value"
+            ]
+            rows.append(
+                {
+                    "gpu": name,
+                    "precision": prec,
+                    "peak TFLOP/s": peak / 1e12,
+                    "measured matmul TFLOP/s": meas.max() if len(meas) else np.nan,
+                    "best published model TFLOP/s": pub.max() if len(pub) else np.nan,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def ladder_chart(cfg: Mapping[str, Any]) -> alt.Chart:
+    """Peak vs achieved per generation (log scale)."""
+    frame = ladder(cfg).melt(["gpu", "precision"], var_name="kind", value_name="TFLOP/s").dropna()
+    return (
+        alt.Chart(frame)
+        .mark_point(filled=True, size=70)
+        .encode(
+            x=alt.X("gpu:N", sort=list(LADDER_GPUS), title=None),
+            y=alt.Y("TFLOP/s:Q", scale=alt.Scale(type="log"), title="TFLOP/s per GPU (dense)"),
+            color=alt.Color("precision:N"),
+            shape=alt.Shape("kind:N", title=None),
+            tooltip=["gpu", "precision", "kind", alt.Tooltip("TFLOP/s:Q", format=",.0f")],
+        )
+        .properties(width=520, height=300)
+    )
+
+
+ANECDOTES = (
+    # claim id, label, GPUs before / after value names (None = not stated), days names
+    (
+        "000-2.1-64x30-to-32x20",
+        "000 §2.1: 64×30 d -> 32×20 d",
+        "gpus_before",
+        "gpus_after",
+        "days_before",
+        "days_after",
+    ),
+    (
+        "001-2.1-64x30-to-32x20",
+        "001 §2.1: 64×30 d -> 32×20 d",
+        "gpus_before",
+        "gpus_after",
+        "days_before",
+        "days_after",
+    ),
+    ("000-4-training-days-28-to-11", "000 §4: 128 A100 28 d -> 96 B300 11 d", None, None, "days_before", "days_after"),
+    ("000-2.1-13b-anecdote-days", "000 §2.1: 13B, 22 d -> 8 d", None, None, "days_a100", "days_b300"),
+    ("001-2.1-7b-anecdote-days", "001 §2.1: 7B, 28 d -> 16 d", None, None, "days_a100", "days_b300"),
+    ("001-4-finetune-5-to-2p8-days", "001 §4: fine-tune 5 d -> 2.8 d", None, None, "days_before", "days_after"),
+)
+
+
+def implied_speedups(cfg: Mapping[str, Any]) -> pd.DataFrame:
+    """Per-GPU speed-up each anecdote implies (equal GPU counts where the document gives none)."""
+    rows = []
+    for cid, label, gb, ga, db, da in ANECDOTES:
+        c = data.claim(cid)
+        if cid == "000-4-training-days-28-to-11":
+            cards = data.claim("000-4-128-a100-to-96-b300")
+            g0, g1 = cards.value("gpus_before"), cards.value("gpus_after")
+        elif gb is None:
+            g0 = g1 = 1.0
+        else:
+            g0, g1 = c.value(gb), c.value(ga)
+        s = float(throughput.implied_per_gpu_speedup(g0, c.value(db), g1, c.value(da)))
+        rows.append(
+            {
+                "claim": cid,
+                "anecdote": label,
+                "GPU counts stated": gb is not None or g0 != g1,
+                "implied per-GPU speed-up": s,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def speedup_chart(cfg: Mapping[str, Any]) -> alt.LayerChart:
+    """Implied per-GPU speed-ups against the documents' range, the model and the datasheets."""
+    frame = implied_speedups(cfg)
+    low, high = published_ratio_range(cfg)
+    refs = pd.DataFrame(
+        {
+            "reference": [
+                "stated 2-3x (low)",
+                "stated 2-3x (high)",
+                "expected (peak × MFU)",
+                "datasheet BF16 ratio",
+                "datasheet FP8/BF16 ratio",
+            ],
+            "x": [2.0, 3.0, expected_speedup(cfg), datasheet_ratio(cfg, "bf16"), datasheet_ratio(cfg, "fp8")],
+        }
+    )
+    bars = (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            y=alt.Y("anecdote:N", sort=None, title=None),
+            x=alt.X(
+                "implied per-GPU speed-up:Q",
+                scale=alt.Scale(type="log", domain=[1, 20]),
+                title="per-GPU speed-up over A100 (×)",
+            ),
+            tooltip=["claim", alt.Tooltip("implied per-GPU speed-up:Q", format=".2f")],
+        )
+    )
+    rules = alt.Chart(refs).mark_rule(strokeDash=[4, 3]).encode(x="x:Q", color=alt.Color("reference:N", title=None))
+    return (bars + rules).properties(width=480, height=220)
+
+
+def precision_speedups() -> pd.DataFrame:
+    """Published low-precision training speed-ups and the matmul share of step time they imply."""
+    frame = data.table("precision_speedups")[
+        [
+            "workload",
+            "gpu",
+            "n_gpus",
+            "baseline_precision",
+            "new_precision",
+            "datasheet_peak_ratio",
+            "speedup_low",
+            "speedup_high",
+            "source",
+        ]
+    ].copy()
+    mid = (frame["speedup_low"] + frame["speedup_high"]) / 2
+    frame["implied matmul share"] = throughput.matmul_share_from_speedup(mid, frame["datasheet_peak_ratio"])
+    return frame
+
+
+# --------------------------------------------------------------------------------------------
+# Checks
+# --------------------------------------------------------------------------------------------
+
+
+def _ratio_claim(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    lo, hi = claim.value("speedup_low_x"), claim.value("speedup_high_x")
+    exp = expected_speedup(cfg)
+    p_lo, p_hi = published_ratio_range(cfg)
+    bf16 = datasheet_ratio(cfg, "bf16")
+    verdict = "consistent" if lo <= exp <= hi * 1.2 else "inconsistent"
+    return Verdict(
+        recomputed=f"expected {fmt(exp, 'x')} ({cfg['gpu_new']} {cfg['precision_new']} at {fmt(cfg['mfu_new'], pct=True)} MFU vs "
+        f"{cfg['gpu_old']} {cfg['precision_old']} at {fmt(cfg['mfu_old'], pct=True)}); published {fmt(p_lo, 'x')}-{fmt(p_hi, 'x')}; "
+        f"BF16 datasheet {fmt(bf16, 'x')}",
+        verdict=verdict,
+        reason=(
+            "The range understates B300: even at BF16 with equal MFU it is "
+            f"{fmt(bf16, 'x')} an A100, and published FP8 runs reach about {fmt(p_hi, 'x')}; structured sparsity "
+            "plays no part in training."
+            if verdict == "inconsistent"
+            else "The stated range contains the per-GPU ratio expected from datasheet peaks and published MFU."
+        ),
+    )
+
+
+@check("000-2.1-per-gpu-2-3x")
+def _per_gpu(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    return _ratio_claim(claim, cfg)
+
+
+@check("001-2.1-throughput-2p5-3x")
+def _per_gpu_001(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    v = _ratio_claim(claim, cfg)
+    return Verdict(
+        v.recomputed,
+        v.verdict,
+        v.reason + " B300 also drops dense INT8 tensor throughput, so INT8 cannot be the cause.",
+    )
+
+
+@check("000-3-table-throughput")
+def _table(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    v = _ratio_claim(claim, cfg)
+    s_lo = float(throughput.speedup_for_time_reduction(claim.value("time_reduction_low_pct") / 100))
+    s_hi = float(throughput.speedup_for_time_reduction(claim.value("time_reduction_high_pct") / 100))
+    return Verdict(
+        f"{v.recomputed}; -60..70% time needs {fmt(s_lo, 'x')}-{fmt(s_hi, 'x')} at equal GPU count",
+        v.verdict,
+        v.reason + f" Internally, 2.5-3x cuts time by 60-67%, so '-70%' needs {fmt(s_hi, 'x')}.",
+    )
+
+
+def _anecdote(claim: data.Claim, s: float, counts: str, cfg: Mapping[str, Any], extra: str = "") -> Verdict:
+    exp = expected_speedup(cfg)
+    ok = s <= exp * 1.1
+    return Verdict(
+        recomputed=f"implied per-GPU speed-up {fmt(s, 'x')} ({counts}); expected {fmt(exp, 'x')}",
+        verdict="consistent" if ok else "implausible",
+        reason=(
+            f"The arithmetic holds and {fmt(s, 'x')} is within what B300 can deliver over A100; the anecdote itself cannot be checked.{extra}"
+            if ok
+            else f"It needs {fmt(s, 'x')} per GPU, above the {fmt(exp, 'x')} that peaks and published MFU allow."
+        ),
+    )
+
+
+@check("000-2.1-64x30-to-32x20")
+def _c64_000(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    s = float(
+        throughput.implied_per_gpu_speedup(
+            claim.value("gpus_before"), claim.value("days_before"), claim.value("gpus_after"), claim.value("days_after")
+        )
+    )
+    cut = float(throughput.time_reduction(claim.value("days_before"), claim.value("days_after")))
+    return _anecdote(claim, s, f"64×30 / 32×20 GPU-days; time cut {fmt(cut, pct=True)}", cfg)
+
+
+@check("001-2.1-64x30-to-32x20")
+def _c64_001(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    s = float(
+        throughput.implied_per_gpu_speedup(
+            claim.value("gpus_before"), claim.value("days_before"), claim.value("gpus_after"), claim.value("days_after")
+        )
+    )
+    return _anecdote(claim, s, "64×30 / 32×20 GPU-days", cfg)
+
+
+@check("000-2.1-13b-anecdote-days")
+def _c13b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    s = claim.value("days_a100") / claim.value("days_b300")
+    cut = float(throughput.time_reduction(claim.value("days_a100"), claim.value("days_b300")))
+    ok = abs(cut * 100 - claim.value("reduction_pct")) < 1.0
+    v = _anecdote(claim, s, f"equal GPU counts assumed; cut {fmt(cut, pct=True)}", cfg)
+    return (
+        v
+        if ok
+        else Verdict(
+            v.recomputed, "inconsistent", f"22 -> 8 days is a {fmt(cut, pct=True)} cut, not the stated figure."
+        )
+    )
+
+
+@check("001-2.1-7b-anecdote-days")
+def _c7b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    s = claim.value("days_a100") / claim.value("days_b300")
+    return _anecdote(
+        claim,
+        s,
+        "equal GPU counts assumed",
+        cfg,
+        f" At equal GPU counts {fmt(s, 'x')} sits below the document's own 2.5-3x.",
+    )
+
+
+@check("000-4-128-a100-to-96-b300")
+def _cards(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    cut = 1 - claim.value("gpus_after") / claim.value("gpus_before")
+    ok = abs(cut * 100 - claim.value("card_reduction_pct")) < 0.5
+    return Verdict(
+        f"1 - 96/128 = {fmt(cut, pct=True)}",
+        "consistent" if ok else "inconsistent",
+        "The arithmetic holds; the case itself cannot be checked." if ok else "96 of 128 is not the stated reduction.",
+    )
+
+
+@check("000-4-training-days-28-to-11")
+def _c28(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    cards = data.claim("000-4-128-a100-to-96-b300")
+    s = float(
+        throughput.implied_per_gpu_speedup(
+            cards.value("gpus_before"), claim.value("days_before"), cards.value("gpus_after"), claim.value("days_after")
+        )
+    )
+    cut = float(throughput.time_reduction(claim.value("days_before"), claim.value("days_after")))
+    return _anecdote(claim, s, f"128×28 / 96×11 GPU-days; cut {fmt(cut, pct=True)}", cfg)
+
+
+def months_on(params: float, cfg: Mapping[str, Any], n_gpus: float, gpu: str, precision: str, mfu: float) -> float:
+    """Months (30-day) to pretrain ``params`` at ``tokens_per_param`` on ``n_gpus``."""
+    flops = throughput.training_flops(params, params * cfg["tokens_per_param"])
+    return (
+        float(throughput.time_to_train_s(flops, n_gpus, _peak(gpu, precision), mfu)) / throughput.SECONDS_PER_DAY / 30
+    )
+
+
+@check("000-2.1-100b-months-on-hundreds-of-gpus")
+def _c100b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    n = claim.value("params")
+    lo = months_on(n, cfg, claim.value("gpus_high"), cfg["gpu_old"], cfg["precision_old"], cfg["mfu_old"])
+    hi = months_on(n, cfg, claim.value("gpus_low"), cfg["gpu_old"], cfg["precision_old"], cfg["mfu_old"])
+    ok = hi >= 1 and lo <= claim.value("duration_months_high")
+    return Verdict(
+        f"{fmt(lo, 'months', 2)} on 900 to {fmt(hi, 'months', 2)} on 200 {cfg['gpu_old']} ({fmt(cfg['tokens_per_param'])} tokens/param)",
+        "consistent" if ok else "inconsistent",
+        "On A100-class GPUs a compute-optimal 100B run does take months on hundreds of GPUs."
+        if ok
+        else "The recomputed duration is outside 'months'.",
+    )
+
+
+@check("000-6-months-to-weeks")
+def _months_weeks(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    need = claim.value("training_time_before_order_days") / claim.value("training_time_after_order_days")
+    exp = expected_speedup(cfg)
+    return Verdict(
+        f"months -> weeks needs about {fmt(need, 'x')} at equal GPU count; expected {fmt(exp, 'x')}",
+        "consistent" if need <= exp else "implausible",
+        "B300's per-GPU gain over A100 is large enough to turn a month into a week or less, although it exceeds the documents' own 2-3x."
+        if need <= exp
+        else "The needed speed-up exceeds what B300 delivers.",
+    )
+
+
+def finetune_days(cfg: Mapping[str, Any], params: float, samples: float, gpu: str, precision: str, mfu: float) -> float:
+    """Days for a full fine-tune of ``samples`` corpus entries (``tokens_per_sample`` × ``finetune_epochs``)."""
+    tokens = samples * cfg["tokens_per_sample"] * cfg["finetune_epochs"]
+    flops = throughput.training_flops(params, tokens)
+    return (
+        float(throughput.time_to_train_s(flops, cfg["finetune_gpus"], _peak(gpu, precision), mfu))
+        / throughput.SECONDS_PER_DAY
+    )
+
+
+@check("001-4-case-workload-7b-13b")
+def _workload(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    hours = 24 * finetune_days(
+        cfg,
+        claim.value("params_high"),
+        claim.value("new_samples_per_month_high"),
+        cfg["gpu_old"],
+        cfg["precision_old"],
+        cfg["mfu_old"],
+    )
+    return Verdict(
+        f"a month's new data on the 13B model: {fmt(hours, 'hours', 2)} on {cfg['finetune_gpus']} {cfg['gpu_old']}",
+        "unverifiable",
+        "The customer's workload is a private description; the book only notes that a few thousand entries a month is a small compute load.",
+    )
+
+
+@check("001-4-finetune-5-to-2p8-days")
+def _finetune(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
+    work = data.claim("001-4-case-workload-7b-13b")
+    days = finetune_days(
+        cfg,
+        work.value("params_high"),
+        work.value("new_samples_per_month_high"),
+        cfg["gpu_old"],
+        cfg["precision_old"],
+        cfg["mfu_old"],
+    )
+    factor = claim.value("days_before") / days
+    return Verdict(
+        f"{fmt(days * 24, 'hours', 2)} on {cfg['finetune_gpus']} {cfg['gpu_old']} for 13B × 9,000 entries; 5 days is {fmt(factor, 'x')} that",
+        "implausible" if factor > 10 else "consistent",
+        f"A 5-day fine-tune needs a corpus about {fmt(factor, 'x', 2)} larger than the several thousand entries the case describes "
+        "(input: corpus tokens per fine-tune)."
+        if factor > 10
+        else "The durations fit the described corpus.",
+    )

@@ -1,0 +1,470 @@
+"""Training memory per GPU: parameter counts, model states, activations, and whether a layout fits.
+
+Conventions (stated once): bytes are bytes; GB = 1e9 bytes; ``n_params`` counts every trainable
+scalar (embeddings included). All public functions take plain numbers or numpy arrays and
+broadcast; string options (precision, optimizer, recompute) are scalars.
+
+Sources
+-------
+- Model states: Rajbhandari et al. 2020, "ZeRO: Memory Optimizations Toward Training Trillion
+  Parameter Models" (SC20), Sec. 3.1 and 5 / Fig. 1: mixed-precision Adam keeps 2Ψ fp16 weights,
+  2Ψ fp16 gradients and KΨ optimizer states with K = 12 (fp32 master weights, momentum,
+  variance): 16Ψ bytes. Stage 1 (P_os) shards the K term over the data-parallel group N_d, stage 2
+  (P_os+g) also the gradients, stage 3 (P_os+g+p) also the weights.
+- FP8 recipe: DeepSeek-AI 2024, "DeepSeek-V3 Technical Report", Sec. 3.3 (FP8 training): GEMM
+  inputs in FP8, master weights and gradients kept in FP32, AdamW moments in BF16; the FP8 weight
+  copy is the only per-parameter FP8 tensor. See :data:`RECIPES`.
+- Activations: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large Transformer
+  Models" (MLSys 2023), Sec. 4, Eq. 1-6 and Table 2.
+- Parameter count of a GPT block 12h² + 13h per layer: Narayanan et al. 2021, "Efficient
+  Large-Scale Language Model Training on GPU Clusters Using Megatron-LM" (SC21), Eq. 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+GB = 1e9
+
+# --------------------------------------------------------------------------------------------
+# Parameter counts
+# --------------------------------------------------------------------------------------------
+
+
+def parameter_count(
+    layers,
+    hidden,
+    heads,
+    vocab,
+    seq_len,
+    ffn_hidden=None,
+    *,
+    kv_heads=None,
+    gated_mlp=False,
+    tied_embeddings=True,
+    rotary=False,
+    bias=True,
+    norm="layernorm",
+    token_types=0,
+    pooler=False,
+):
+    """Trainable parameters of a dense transformer from its shape (count, float).
+
+    Per layer: attention Q and output projections h·h each, K and V projections h·(kv·h/a) each;
+    MLP 2·h·f (3·h·f when gated, SwiGLU); biases on every projection when ``bias``; two norms with
+    scale (and shift for LayerNorm). Plus token embeddings v·h (a second v·h output matrix when
+    untied), learned positions s·h unless ``rotary``, BERT's token-type table and pooler, and a
+    final norm (decoders; BERT has an embedding norm instead: both are one norm).
+    With a = kv, f = 4h, bias and LayerNorm this is Narayanan et al. 2021, Eq. 2:
+    12·l·h² + 13·l·h + (v + s)·h (+ final norm).
+
+    Parameters
+    ----------
+    layers, hidden, heads, vocab, seq_len
+        l, h, a, v, s (``seq_len`` matters only for learned positions).
+    ffn_hidden
+        MLP width f (default 4h).
+    kv_heads
+        Key/value heads for grouped-query attention (default ``heads``).
+    gated_mlp, tied_embeddings, rotary, bias, norm, token_types, pooler
+        Architecture switches; ``norm`` is ``"layernorm"`` (scale + shift) or ``"rmsnorm"``.
+    """
+    n_layers, h, a = np.asarray(layers, float), np.asarray(hidden, float), np.asarray(heads, float)
+    v, s = np.asarray(vocab, float), np.asarray(seq_len, float)
+    f = 4.0 * h if ffn_hidden is None else np.asarray(ffn_hidden, float)
+    kv = a if kv_heads is None else np.asarray(kv_heads, float)
+    kv_width = kv * h / a
+    b = 1.0 if bias else 0.0
+    norm_p = {"layernorm": 2.0, "rmsnorm": 1.0}[norm] * h
+    attn = 2 * h * h + 2 * h * kv_width + b * (2 * h + 2 * kv_width)
+    mlp_mats = 3.0 if gated_mlp else 2.0
+    mlp = mlp_mats * h * f + b * ((mlp_mats - 1) * f + h)
+    per_layer = attn + mlp + 2 * norm_p
+    embed = v * h * (1.0 if tied_embeddings else 2.0)
+    pos = 0.0 if rotary else s * h
+    extra = token_types * h + (h * h + h if pooler else 0.0)
+    return n_layers * per_layer + embed + pos + extra + norm_p
+
+
+def shape_parameter_count(shape: pd.Series | dict) -> float:
+    """:func:`parameter_count` of one row of the model-shapes table (``data.table("model_shapes")``)."""
+    r = dict(shape)
+    return float(
+        parameter_count(
+            r["layers"],
+            r["hidden"],
+            r["heads"],
+            r["vocab"],
+            r["seq_len"],
+            r["ffn_hidden"],
+            kv_heads=r["kv_heads"],
+            gated_mlp=bool(r["gated_mlp"]),
+            tied_embeddings=bool(r["tied_embeddings"]),
+            rotary=r["positions"] == "rotary",
+            bias=bool(r["bias"]),
+            norm=r["norm"],
+            token_types=r.get("token_types") or 0,
+            pooler=bool(r.get("pooler") or False),
+        )
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Model states
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Bytes per parameter of one precision recipe: weights, gradients, optimizer (per optimizer).
+
+    ``optimizer_bytes`` maps an optimizer to bytes per parameter of its states *including* any
+    fp32 master copy of the weights (ZeRO's K).
+    """
+
+    name: str
+    weight_bytes: float
+    grad_bytes: float
+    optimizer_bytes: dict[str, float]
+    fp32_grad_bytes: float
+    description: str
+
+
+RECIPES: dict[str, Recipe] = {
+    "fp32": Recipe(
+        "fp32",
+        4.0,
+        4.0,
+        {"adam": 8.0, "sgd": 4.0},
+        4.0,
+        "fp32 weights and gradients; Adam momentum + variance (8 B), SGD momentum (4 B); no master copy",
+    ),
+    "bf16-mixed": Recipe(
+        "bf16-mixed",
+        2.0,
+        2.0,
+        {"adam": 12.0, "sgd": 8.0},
+        4.0,
+        "ZeRO Sec. 3.1: bf16/fp16 weights and gradients, fp32 master + momentum + variance (K = 12)",
+    ),
+    "fp16-mixed": Recipe(
+        "fp16-mixed",
+        2.0,
+        2.0,
+        {"adam": 12.0, "sgd": 8.0},
+        4.0,
+        "as bf16-mixed (the loss scale is a scalar)",
+    ),
+    "fp8": Recipe(
+        "fp8",
+        1.0,
+        4.0,
+        {"adam": 8.0, "sgd": 6.0},
+        4.0,
+        "DeepSeek-V3 Sec. 3.3: FP8 weight copy for GEMMs (1 B), fp32 gradients (4 B), fp32 master "
+        "(4 B) + bf16 AdamW momentum and variance (2 + 2 B); SGD: fp32 master + bf16 momentum",
+    ),
+}
+PRECISIONS = tuple(RECIPES)
+OPTIMIZERS = ("adam", "sgd")
+STATE_PARTS = ("weights", "gradients", "optimizer")
+
+
+def model_state_bytes_by_part(
+    n_params,
+    *,
+    precision: str = "bf16-mixed",
+    optimizer: str = "adam",
+    zero_stage=0,
+    dp=1,
+    tp=1,
+    pp=1,
+    fp32_grads: bool = False,
+) -> dict[str, np.ndarray]:
+    """Weights, gradients and optimizer-state bytes per GPU (dict of arrays, bytes).
+
+    Tensor and pipeline parallelism split every state evenly over tp·pp GPUs (Megatron; uneven
+    embedding stages ignored). ZeRO stage ≥ 1 divides the optimizer term by ``dp``, ≥ 2 also the
+    gradients, 3 also the weights (ZeRO Sec. 5.1-5.3; FSDP full-shard = stage 3).
+    """
+    if precision not in RECIPES:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {optimizer!r}")
+    r = RECIPES[precision]
+    z = np.asarray(zero_stage)
+    if np.any((z < 0) | (z > 3)):
+        raise ValueError("zero_stage must be 0, 1, 2 or 3")
+    per_mp = np.asarray(n_params, float) / (np.asarray(tp, float) * np.asarray(pp, float))
+    d = np.asarray(dp, float)
+    grad = r.fp32_grad_bytes if fp32_grads else r.grad_bytes
+    return {
+        "weights": per_mp * r.weight_bytes / np.where(z >= 3, d, 1.0),
+        "gradients": per_mp * grad / np.where(z >= 2, d, 1.0),
+        "optimizer": per_mp * r.optimizer_bytes[optimizer] / np.where(z >= 1, d, 1.0),
+    }
+
+
+def model_state_bytes(
+    n_params,
+    *,
+    precision: str = "bf16-mixed",
+    optimizer: str = "adam",
+    zero_stage=0,
+    dp=1,
+    tp=1,
+    pp=1,
+    fp32_grads: bool = False,
+):
+    """Model-state bytes per GPU: weights + gradients + optimizer states (bytes).
+
+    Default accounting is ZeRO's (Rajbhandari et al. 2020, Sec. 3.1): 2 + 2 + 12 = 16 bytes per
+    parameter for bf16/fp16 mixed precision with Adam; ``fp32_grads=True`` counts fp32 gradients
+    (2 + 4 + 12 = 18 bytes, the accounting of stas00/ml-engineering and others).
+    See :func:`model_state_bytes_by_part` for the sharding rules.
+    """
+    parts = model_state_bytes_by_part(
+        n_params,
+        precision=precision,
+        optimizer=optimizer,
+        zero_stage=zero_stage,
+        dp=dp,
+        tp=tp,
+        pp=pp,
+        fp32_grads=fp32_grads,
+    )
+    return parts["weights"] + parts["gradients"] + parts["optimizer"]
+
+
+def bytes_per_param(precision: str = "bf16-mixed", optimizer: str = "adam", fp32_grads: bool = False) -> float:
+    """Unsharded model-state bytes per parameter of a recipe (16 for ZeRO's mixed-precision Adam)."""
+    return float(model_state_bytes(1.0, precision=precision, optimizer=optimizer, fp32_grads=fp32_grads))
+
+
+# --------------------------------------------------------------------------------------------
+# Activations
+# --------------------------------------------------------------------------------------------
+
+RECOMPUTE = ("none", "selective", "full")
+
+
+def activation_bytes_per_layer(
+    seq_len,
+    micro_batch,
+    hidden,
+    heads,
+    *,
+    tp=1,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+    flash: bool = False,
+):
+    """Activation bytes one transformer layer stores for backward (bytes, 16-bit activations).
+
+    Korthikanti et al. 2022, Table 2 (s = ``seq_len``, b = ``micro_batch``, h, a, t = ``tp``):
+
+    - no parallelism: sbh(34 + 5as/h) (Eq. 1)
+    - tensor parallel: sbh(10 + 24/t + 5as/(ht)) (Eq. 2)
+    - tensor + sequence parallel: sbh/t·(34 + 5as/h) (Eq. 4)
+    - selective recompute: sbh(10 + 24/t) without, 34·sbh/t with sequence parallelism (Eq. 6)
+    - full recompute: only the layer input, 2sbh (2sbh/t with sequence parallelism).
+
+    ``flash=True`` models a fused attention kernel (FlashAttention) that never stores the a·s²·b
+    attention matrices: the 5as/h term is dropped (its per-row softmax statistics are ignored).
+    GPT-style block with f = 4h and dropout, as in the paper.
+    """
+    if recompute not in RECOMPUTE:
+        raise ValueError(f"recompute must be one of {RECOMPUTE}, got {recompute!r}")
+    s, b = np.asarray(seq_len, float), np.asarray(micro_batch, float)
+    h, a, t = np.asarray(hidden, float), np.asarray(heads, float), np.asarray(tp, float)
+    sbh = s * b * h
+    if recompute == "full":
+        return 2.0 * sbh / (t if sequence_parallel else 1.0)
+    attn = 0.0 if (flash or recompute == "selective") else 5.0 * a * s / h
+    if sequence_parallel:
+        return sbh / t * (34.0 + attn)
+    return sbh * (10.0 + 24.0 / t + attn / t)
+
+
+def torch_eager_activation_bytes_per_layer(seq_len, micro_batch, hidden, heads, *, attention="eager", dtype="fp32"):
+    """Bytes a plain PyTorch pre-LN GPT block saves for backward (the measured alternative accounting).
+
+    Counted from the tensors autograd saves in the block of ``tools/measure_memory.py`` (LayerNorm,
+    fused QKV ``nn.Linear``, explicit softmax(QKᵀ/√d + causal mask)·V or
+    ``F.scaled_dot_product_attention``, output ``nn.Linear``, LayerNorm, fc1, exact GELU, fc2; no
+    dropout), each distinct storage once:
+
+    - ``fp32``: LN inputs 2·sbh and their mean/rstd 4·sb elements; QKV input sbh; the QKV output
+      3sbh (Q, K, V are views of it); softmax output as²b; attention output (contiguous) sbh; fc1
+      input sbh; GELU input 4sbh; fc2 input 4sbh; ×4 bytes. With ``attention="sdpa"`` (CPU flash
+      kernel) the as²b term becomes the fp32 logsumexp a·s·b (the kernel's output doubles as the
+      output projection's input).
+    - ``bf16`` (autocast): LayerNorm stays fp32 (its input 4 B, stats 4 B); each linear saves a bf16
+      copy of its input (2 B); QKV output, attention output, GELU input/output are bf16; the eager
+      softmax runs in fp32 (4as²b) and matmul saves a bf16 copy of the probabilities (2as²b).
+      Autocast's bf16 weight copies are counted separately (``weight_cast_bytes``), not here.
+
+    Returns bytes per layer.
+    """
+    s, b = np.asarray(seq_len, float), np.asarray(micro_batch, float)
+    h, a = np.asarray(hidden, float), np.asarray(heads, float)
+    sbh, sb, as2b = s * b * h, s * b, a * s * s * b
+    if dtype == "fp32":
+        e = 4.0
+        base = e * (2 * sbh + sbh + 3 * sbh + sbh + sbh + 4 * sbh + 4 * sbh) + 4.0 * 4 * sb
+        if attention == "eager":
+            return base + e * as2b
+        # SDPA flash kernel on CPU: saves its output, whose (b, s, a, d) layout makes the output
+        # projection's input a view of it (already counted), plus the fp32 logsumexp (a·s·b)
+        return base + 4.0 * a * s * b
+    if dtype == "bf16":
+        ln = 2 * (4.0 * sbh + 2 * 4.0 * sb)
+        lin_inputs = 2.0 * (sbh + sbh + sbh + 4 * sbh)  # qkv, out-proj, fc1, fc2 inputs (bf16 copies)
+        qkv_out = 2.0 * 3 * sbh
+        gelu_in = 2.0 * 4 * sbh
+        base = ln + lin_inputs + qkv_out + gelu_in
+        if attention == "eager":
+            return base + 4.0 * as2b + 2.0 * as2b
+        return base + 4.0 * a * s * b
+    raise ValueError("dtype must be fp32 or bf16")
+
+
+# --------------------------------------------------------------------------------------------
+# Total per GPU and fit search
+# --------------------------------------------------------------------------------------------
+
+
+def total_bytes_per_gpu(
+    n_params,
+    layers,
+    seq_len,
+    micro_batch,
+    hidden,
+    heads,
+    *,
+    precision: str = "bf16-mixed",
+    optimizer: str = "adam",
+    zero_stage=0,
+    dp=1,
+    tp=1,
+    pp=1,
+    sequence_parallel: bool = True,
+    recompute: str = "selective",
+    flash: bool = True,
+    fp32_grads: bool = False,
+    overhead_bytes=0.0,
+) -> dict[str, np.ndarray]:
+    """Bytes per GPU of the busiest (first) pipeline stage: states + activations + overhead.
+
+    Activations: the first stage of a 1F1B pipeline holds p micro-batches in flight, each through
+    L/p layers, so it stores L layers' worth whatever p is (Korthikanti et al. 2022, Sec. 4.2.3);
+    capped at L/p·⌈...⌉ when p = 1 (one micro-batch). ``overhead_bytes`` is the stated allowance for
+    framework buffers (CUDA context, communication buckets, allocator fragmentation).
+    Returns a dict with ``weights``, ``gradients``, ``optimizer``, ``activations``, ``overhead``
+    and ``total`` (bytes).
+    """
+    parts = model_state_bytes_by_part(
+        n_params,
+        precision=precision,
+        optimizer=optimizer,
+        zero_stage=zero_stage,
+        dp=dp,
+        tp=tp,
+        pp=pp,
+        fp32_grads=fp32_grads,
+    )
+    p = np.asarray(pp, float)
+    layers_per_stage = np.ceil(np.asarray(layers, float) / p)
+    in_flight = p
+    act = (
+        activation_bytes_per_layer(
+            seq_len,
+            micro_batch,
+            hidden,
+            heads,
+            tp=tp,
+            sequence_parallel=sequence_parallel,
+            recompute=recompute,
+            flash=flash,
+        )
+        * layers_per_stage
+        * in_flight
+    )
+    overhead = np.broadcast_to(np.asarray(overhead_bytes, float), np.shape(act)).astype(float)
+    total = parts["weights"] + parts["gradients"] + parts["optimizer"] + act + overhead
+    return parts | {"activations": act, "overhead": overhead, "total": total}
+
+
+TP_CHOICES = (1, 2, 4, 8)
+PP_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128)
+DP_CHOICES = tuple(2**k for k in range(0, 13))
+
+
+def layouts(max_tp: int = 8, layers: int | None = None) -> pd.DataFrame:
+    """Every (tp, pp, dp, zero_stage) candidate layout: tp ≤ ``max_tp`` (one NVLink domain), pp ≤ layers."""
+    tp, pp, dp, z = np.meshgrid(TP_CHOICES, PP_CHOICES, DP_CHOICES, (0, 1, 2, 3), indexing="ij")
+    frame = pd.DataFrame({"tp": tp.ravel(), "pp": pp.ravel(), "dp": dp.ravel(), "zero_stage": z.ravel()})
+    frame = frame[(frame["tp"] <= max_tp) & ((frame["dp"] > 1) | (frame["zero_stage"] == 0))]
+    if layers is not None:
+        frame = frame[frame["pp"] <= layers]
+    frame["n_gpus"] = frame["tp"] * frame["pp"] * frame["dp"]
+    return frame.reset_index(drop=True)
+
+
+def fit_table(
+    shape: dict,
+    usable_bytes: float,
+    *,
+    seq_len: int,
+    micro_batch: int,
+    precision: str = "bf16-mixed",
+    optimizer: str = "adam",
+    sequence_parallel: bool = True,
+    recompute: str = "selective",
+    flash: bool = True,
+    fp32_grads: bool = False,
+    overhead_bytes: float = 0.0,
+    max_tp: int = 8,
+) -> pd.DataFrame:
+    """Memory per GPU of every candidate layout of one model on one GPU (vectorised over layouts).
+
+    ``shape`` needs ``n_params``, ``layers``, ``hidden``, ``heads``. Adds columns for each memory
+    part (bytes), ``total`` and ``fits`` (total ≤ ``usable_bytes``).
+    """
+    lay = layouts(max_tp, int(shape["layers"]))
+    lay = lay[(lay["tp"] <= shape["heads"])]
+    parts = total_bytes_per_gpu(
+        shape["n_params"],
+        shape["layers"],
+        seq_len,
+        micro_batch,
+        shape["hidden"],
+        shape["heads"],
+        precision=precision,
+        optimizer=optimizer,
+        zero_stage=lay["zero_stage"].to_numpy(),
+        dp=lay["dp"].to_numpy(),
+        tp=lay["tp"].to_numpy(),
+        pp=lay["pp"].to_numpy(),
+        sequence_parallel=sequence_parallel,
+        recompute=recompute,
+        flash=flash,
+        fp32_grads=fp32_grads,
+        overhead_bytes=overhead_bytes,
+    )
+    out = lay.copy()
+    for k, v in parts.items():
+        out[k] = np.broadcast_to(v, len(out))
+    out["fits"] = out["total"] <= usable_bytes
+    return out
+
+
+def smallest_fit(table: pd.DataFrame) -> pd.Series | None:
+    """The fitting layout with the fewest GPUs (ties: lower ZeRO stage, less pipeline, less memory)."""
+    ok = table[table["fits"]]
+    if ok.empty:
+        return None
+    return ok.sort_values(["n_gpus", "zero_stage", "pp", "tp", "total"], kind="stable").iloc[0]

@@ -1,0 +1,287 @@
+"""Total cost of ownership: owned vs rented GPU-hours, cost per useful PFLOP-day, payback, Monte Carlo.
+
+Every function takes plain numbers or numpy arrays (broadcast together) and returns the same, so a
+model evaluated at the central inputs, on 100,000 Monte Carlo draws or at one input's low and high
+is the same code. Money is in one currency per call (the chapter works in USD and converts at the
+end); time is in hours unless a name says otherwise.
+
+Conventions (stated once):
+
+* A GPU-hour of an **owned** GPU is a calendar hour of ownership, busy or not: the capital charge,
+  staff and hosting accrue regardless, and energy is charged at the node's full power (TDP x node
+  overhead x PUE), an upper bound on draw.
+* A GPU-hour of a **rented** GPU is a billed hour; storage, network and egress are a fraction on
+  top of the GPU rate.
+* Useful compute is ``peak dense FLOP/s x MFU x utilisation x goodput``: MFU is the fraction of
+  peak a busy, healthy job achieves; utilisation the fraction of (owned or billed) hours a job runs;
+  goodput the fraction of run time not lost to failures and reruns. A PFLOP-day is
+  1e15 FLOP/s for one day = 8.64e19 FLOP.
+* The capital charge uses the annuity (capital recovery) factor ``r / (1 - (1 + r)^-n)``, which
+  reduces to straight-line depreciation ``1/n`` at ``r = 0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+HOURS_PER_YEAR = 8760.0
+HOURS_PER_MONTH = HOURS_PER_YEAR / 12.0
+DAYS_PER_MONTH = 365.0 / 12.0
+SECONDS_PER_HOUR = 3600.0
+FLOP_PER_PFLOP_DAY = 1e15 * 86400.0
+Z90 = 1.6448536269514722  # standard normal quantile at 0.95: low/high are the 5th/95th percentiles
+
+ArrayLike = float | np.ndarray
+
+
+class Range(NamedTuple):
+    """An uncertain input: ``low`` and ``high`` are its 5th and 95th percentiles, ``central`` its median."""
+
+    low: float
+    central: float
+    high: float
+
+    def scaled(self, central: float) -> Range:
+        """The same relative spread around a new central value (a reader's own price)."""
+        if self.central == 0:
+            return Range(central, central, central)
+        k = central / self.central
+        return Range(self.low * k, central, self.high * k)
+
+
+# --------------------------------------------------------------------------------------------
+# Cost per GPU-hour
+# --------------------------------------------------------------------------------------------
+
+
+def capital_recovery_factor(rate: ArrayLike, years: ArrayLike) -> np.ndarray:
+    """Annual payment per unit of capital repaid over ``years`` at annual ``rate`` (1/year).
+
+    ``r / (1 - (1 + r)^-n)``; ``1/n`` when ``r = 0`` (straight-line depreciation, no interest).
+    Standard annuity formula (e.g. Brealey, Myers & Allen, *Principles of Corporate Finance*, ch. 2).
+    """
+    rate, years = np.asarray(rate, dtype=float), np.asarray(years, dtype=float)
+    safe = np.where(rate == 0, 1.0, rate)
+    return np.where(rate == 0, 1.0 / years, safe / (1.0 - (1.0 + safe) ** -years))
+
+
+class OwnedCost(NamedTuple):
+    """Cost of one owned GPU per calendar hour, by component (currency per GPU-hour)."""
+
+    server: np.ndarray
+    network_storage: np.ndarray
+    energy: np.ndarray
+    hosting: np.ndarray
+    staff: np.ndarray
+
+    @property
+    def total(self) -> np.ndarray:
+        return self.server + self.network_storage + self.energy + self.hosting + self.staff
+
+    @property
+    def opex(self) -> np.ndarray:
+        """Running cost without the capital charge (energy, hosting, staff)."""
+        return self.energy + self.hosting + self.staff
+
+
+def owned_cost_per_gpu_hour(
+    server_price_per_gpu: ArrayLike,
+    network_storage_fraction: ArrayLike,
+    depreciation_years: ArrayLike,
+    cost_of_capital: ArrayLike,
+    tdp_w: ArrayLike,
+    server_power_overhead: ArrayLike,
+    pue: ArrayLike,
+    electricity_per_kwh: ArrayLike,
+    hosting_per_kw_month: ArrayLike,
+    staff_per_gpu_year: ArrayLike,
+) -> OwnedCost:
+    """Cost of owning one GPU for one calendar hour, split into its components.
+
+    * server: ``price x CRF(rate, years) / 8760``
+    * network and storage: the same with ``price x network_storage_fraction``
+    * energy: ``TDP/1000 x overhead x PUE x electricity`` (kW x $/kWh)
+    * hosting: ``TDP/1000 x overhead x hosting_per_kw_month x 12 / 8760`` (rent per provisioned kW)
+    * staff: ``staff_per_gpu_year / 8760``
+    """
+    crf = capital_recovery_factor(cost_of_capital, depreciation_years)
+    price = np.asarray(server_price_per_gpu, dtype=float)
+    node_kw = np.asarray(tdp_w, dtype=float) / 1000.0 * np.asarray(server_power_overhead, dtype=float)
+    return OwnedCost(
+        server=price * crf / HOURS_PER_YEAR,
+        network_storage=price * np.asarray(network_storage_fraction, dtype=float) * crf / HOURS_PER_YEAR,
+        energy=node_kw * np.asarray(pue, dtype=float) * np.asarray(electricity_per_kwh, dtype=float),
+        hosting=node_kw * np.asarray(hosting_per_kw_month, dtype=float) * 12.0 / HOURS_PER_YEAR,
+        staff=np.asarray(staff_per_gpu_year, dtype=float) / HOURS_PER_YEAR,
+    )
+
+
+def rented_cost_per_gpu_hour(rent_per_gpu_hour: ArrayLike, rental_overhead_fraction: ArrayLike) -> np.ndarray:
+    """Cost of one billed rented GPU-hour: the GPU rate plus storage, network and egress on top."""
+    return np.asarray(rent_per_gpu_hour, dtype=float) * (1.0 + np.asarray(rental_overhead_fraction, dtype=float))
+
+
+# --------------------------------------------------------------------------------------------
+# Cost per useful unit
+# --------------------------------------------------------------------------------------------
+
+
+def effective_flop_per_s(
+    peak_flops: ArrayLike, mfu: ArrayLike, utilisation: ArrayLike = 1.0, goodput: ArrayLike = 1.0
+) -> np.ndarray:
+    """Useful FLOP/s per GPU averaged over paid hours: peak x MFU x utilisation x goodput."""
+    return np.asarray(peak_flops, dtype=float) * np.asarray(mfu) * np.asarray(utilisation) * np.asarray(goodput)
+
+
+def cost_per_effective_pflop_day(
+    cost_per_gpu_hour: ArrayLike,
+    peak_flops: ArrayLike,
+    mfu: ArrayLike,
+    utilisation: ArrayLike,
+    goodput: ArrayLike,
+) -> np.ndarray:
+    """Cost of one useful PFLOP-day (8.64e19 FLOP): the documents' 'investment / effective TFLOPS-days'.
+
+    ``cost_per_gpu_hour x 24 x 1e15 / (peak x MFU x utilisation x goodput)``: the cost of the
+    GPU-days needed to deliver 1e15 useful FLOP/s for a day. Document 001, section 6, states the
+    metric without a time base; here cost and delivered compute cover the same hours.
+    """
+    flops = effective_flop_per_s(peak_flops, mfu, utilisation, goodput)
+    return np.asarray(cost_per_gpu_hour, dtype=float) * 24.0 * 1e15 / flops
+
+
+def gpus_for_workload(
+    pflop_days_per_month: ArrayLike, peak_flops: ArrayLike, mfu: ArrayLike, utilisation: ArrayLike, goodput: ArrayLike
+) -> np.ndarray:
+    """GPUs (fractional) needed to deliver ``pflop_days_per_month`` useful PFLOP-days each month."""
+    per_gpu = effective_flop_per_s(peak_flops, mfu, utilisation, goodput) / 1e15 * DAYS_PER_MONTH
+    return np.asarray(pflop_days_per_month, dtype=float) / per_gpu
+
+
+def training_gpu_hours(
+    training_flop: ArrayLike, peak_flops: ArrayLike, mfu: ArrayLike, goodput: ArrayLike = 1.0
+) -> np.ndarray:
+    """GPU-hours for a training run of ``training_flop`` FLOP (6ND for a dense transformer).
+
+    ``FLOP / (peak x MFU x goodput x 3600)``; a dedicated run, so utilisation does not enter.
+    """
+    return np.asarray(training_flop, dtype=float) / (effective_flop_per_s(peak_flops, mfu, 1.0, goodput) * 3600.0)
+
+
+def payback_months(capex: ArrayLike, monthly_cost_before: ArrayLike, monthly_opex_after: ArrayLike) -> np.ndarray:
+    """Months until an up-front ``capex`` is repaid by the monthly saving (inf when nothing is saved).
+
+    Simple (undiscounted) payback: ``capex / (cost_before - opex_after)``.
+    """
+    saving = np.asarray(monthly_cost_before, dtype=float) - np.asarray(monthly_opex_after, dtype=float)
+    capex = np.asarray(capex, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(saving > 0, capex / np.where(saving > 0, saving, 1.0), np.inf)
+
+
+# --------------------------------------------------------------------------------------------
+# Implied inputs (solving the documents' stated results for the price that would make them true)
+# --------------------------------------------------------------------------------------------
+
+
+def implied_price_ratio(cost_ratio: ArrayLike, gpu_hours_before: ArrayLike, gpu_hours_after: ArrayLike) -> np.ndarray:
+    """Price per GPU-hour after / before that makes ``cost_after / cost_before = cost_ratio``.
+
+    Cost = GPU-hours x price per GPU-hour, so ``ratio = cost_ratio x hours_before / hours_after``.
+    """
+    return np.asarray(cost_ratio, dtype=float) * np.asarray(gpu_hours_before, dtype=float) / gpu_hours_after
+
+
+def implied_server_price_per_gpu(
+    monthly_cost_per_gpu: ArrayLike,
+    monthly_opex_per_gpu: ArrayLike,
+    network_storage_fraction: ArrayLike,
+    depreciation_years: ArrayLike,
+    cost_of_capital: ArrayLike,
+) -> np.ndarray:
+    """Server price per GPU at which an owned GPU costs ``monthly_cost_per_gpu`` a month in all.
+
+    Inverts :func:`owned_cost_per_gpu_hour`: the capital charge left after opex is
+    ``price x (1 + f) x CRF / 12`` per month, so ``price = (cost - opex) x 12 / ((1 + f) x CRF)``.
+    Negative when opex alone exceeds the target.
+    """
+    crf = capital_recovery_factor(cost_of_capital, depreciation_years)
+    left = np.asarray(monthly_cost_per_gpu, dtype=float) - np.asarray(monthly_opex_per_gpu, dtype=float)
+    return left * 12.0 / ((1.0 + np.asarray(network_storage_fraction, dtype=float)) * crf)
+
+
+def share_for_ratio(target_ratio: ArrayLike, time_ratio: ArrayLike, price_ratio: ArrayLike) -> np.ndarray:
+    """Labour share of R&D cost needed for a total cost ratio, given time and compute-price ratios.
+
+    Total after / before = ``time_ratio x (w + (1 - w) x price_ratio)`` when labour (share ``w``)
+    scales with calendar time and compute with GPU-time x price; solved for ``w``.
+    """
+    target, time_ratio, price_ratio = (np.asarray(x, dtype=float) for x in (target_ratio, time_ratio, price_ratio))
+    return (target / time_ratio - price_ratio) / (1.0 - price_ratio)
+
+
+# --------------------------------------------------------------------------------------------
+# Uncertainty
+# --------------------------------------------------------------------------------------------
+
+
+def sample_range(r: Range, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws from a split lognormal with median ``central`` and 5th/95th percentiles ``low``/``high``.
+
+    ``x = central x exp(sigma z)``, ``z ~ N(0, 1)``, with ``sigma = ln(central/low)/1.645`` for
+    ``z < 0`` and ``ln(high/central)/1.645`` for ``z > 0``: lognormal, as Epoch AI propagates
+    uncertain inputs, but allowing a skewed range. A degenerate range returns a constant.
+    """
+    low, central, high = (float(v) for v in r)
+    if not 0 < low <= central <= high:
+        if low == central == high:
+            return np.full(size, central)
+        raise ValueError(f"a range needs 0 < low <= central <= high, got {r}")
+    z = rng.standard_normal(size)
+    sigma = np.where(z < 0, np.log(central / low), np.log(high / central)) / Z90
+    return central * np.exp(sigma * z)
+
+
+def monte_carlo(
+    fn: Callable[..., np.ndarray], ranges: Mapping[str, Range], n: int = 20_000, seed: int = 0
+) -> np.ndarray:
+    """Evaluate ``fn(**inputs)`` on ``n`` joint draws of independent inputs (one vectorised call).
+
+    Inputs are drawn in the mapping's order from one ``numpy.random.Generator(PCG64(seed))``.
+    """
+    rng = np.random.default_rng(seed)
+    draws = {name: sample_range(r, n, rng) for name, r in ranges.items()}
+    return np.broadcast_to(np.asarray(fn(**draws), dtype=float), (n,)).copy()
+
+
+def central_value(fn: Callable[..., np.ndarray], ranges: Mapping[str, Range]) -> float:
+    """``fn`` at every input's central value."""
+    return float(np.asarray(fn(**{k: r.central for k, r in ranges.items()})))
+
+
+def interval(samples: np.ndarray, level: float = 0.9) -> tuple[float, float, float]:
+    """(lower, median, upper) of the central ``level`` interval of ``samples`` (inf allowed)."""
+    tail = (1.0 - level) / 2.0
+    big = np.finfo(float).max
+    finite = np.minimum(np.asarray(samples, dtype=float), big)  # inf (never) sorts last without inf - inf
+    out = np.quantile(finite, [tail, 0.5, 1.0 - tail], method="inverted_cdf")
+    return tuple(float(np.inf) if v >= big else float(v) for v in out)  # type: ignore[return-value]
+
+
+def tornado(fn: Callable[..., np.ndarray], ranges: Mapping[str, Range]) -> pd.DataFrame:
+    """One-at-a-time sensitivity: ``fn`` with each input at its low and high, the rest central.
+
+    Columns ``input, at_low, at_high, swing`` (``|at_high - at_low|``), largest swing first.
+    """
+    base = {k: r.central for k, r in ranges.items()}
+    rows = []
+    for name, r in ranges.items():
+        at_low = float(np.asarray(fn(**(base | {name: r.low}))))
+        at_high = float(np.asarray(fn(**(base | {name: r.high}))))
+        rows.append({"input": name, "at_low": at_low, "at_high": at_high, "swing": abs(at_high - at_low)})
+    frame = pd.DataFrame(rows, columns=["input", "at_low", "at_high", "swing"])
+    return frame.sort_values("swing", ascending=False, kind="stable").reset_index(drop=True)
