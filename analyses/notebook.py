@@ -88,7 +88,7 @@ def _book_renderer(spec: dict, **kwargs: Any) -> dict[str, str]:
 
 
 def setup() -> None:
-    """Use the deterministic renderer, a book-wide theme and no row limit (data are small)."""
+    """Use the deterministic renderer and no row limit (the book's data are small)."""
     alt.renderers.register("book", _book_renderer)
     _ = alt.renderers.enable("book")
     alt.data_transformers.disable_max_rows()

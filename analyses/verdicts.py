@@ -51,13 +51,18 @@ CheckFn = Callable[[data.Claim, Mapping[str, Any]], Verdict]
 _CHECKS: dict[str, CheckFn] = {}
 
 
-def check(claim_id: str) -> Callable[[CheckFn], CheckFn]:
-    """Register ``fn(claim, cfg) -> Verdict`` as the one check of ``claim_id``."""
+def check(*claim_ids: str) -> Callable[[CheckFn], CheckFn]:
+    """Register ``fn(claim, cfg) -> Verdict`` as the one check of each of ``claim_ids``.
+
+    One function may check several claims that need the same reasoning (the same figure stated
+    in both documents, say); it reads each claim's own stated values.
+    """
 
     def register(fn: CheckFn) -> CheckFn:
-        if claim_id in _CHECKS:
-            raise ValueError(f"claim {claim_id} already has a check: {_CHECKS[claim_id].__module__}")
-        _CHECKS[claim_id] = fn
+        for claim_id in claim_ids:
+            if claim_id in _CHECKS:
+                raise ValueError(f"claim {claim_id} already has a check: {_CHECKS[claim_id].__module__}")
+            _CHECKS[claim_id] = fn
         return fn
 
     return register

@@ -160,14 +160,7 @@ def _rate_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     )
 
 
-@check("000-2.1-13b-experiments-1-to-4")
-def _check_13b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _rate_verdict(claim, cfg)
-
-
-@check("000-4-experiments-1-to-3")
-def _check_1_3(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _rate_verdict(claim, cfg)
+check("000-2.1-13b-experiments-1-to-4", "000-4-experiments-1-to-3")(_rate_verdict)
 
 
 @check("000-4-monthly-to-weekly-updates")

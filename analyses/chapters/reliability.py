@@ -382,14 +382,7 @@ def _hours_to_minutes(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     )
 
 
-@check("000-2.4-recovery-hours-to-minutes")
-def _check_recovery_minutes(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _hours_to_minutes(claim, cfg)
-
-
-@check("001-2.4-loss-hours-to-minutes")
-def _check_loss_minutes(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _hours_to_minutes(claim, cfg)
+check("000-2.4-recovery-hours-to-minutes", "001-2.4-loss-hours-to-minutes")(_hours_to_minutes)
 
 
 def _fintech_numbers(claim: data.Claim, cfg: Mapping[str, Any], recovery_h: float) -> dict[str, float]:

@@ -359,6 +359,19 @@ def server_flop_per_s(name: str) -> float:
     return float(row["units"] * data.gpu(row["gpu"]).peak_flops(row["precision"]))
 
 
+def centuries(cfg: Mapping[str, Any]) -> dict[str, float]:
+    """The claim's model on one server: parameters, 6ND FLOP, server FLOP/s and years needed."""
+    n = data.claim("000-0-centuries").value("params")
+    flop = float(growth.training_flop(n, cfg["tokens_per_param"] * n))
+    server = server_flop_per_s(cfg["server"])
+    return {
+        "params": n,
+        "flop": flop,
+        "server_flop_per_s": server,
+        "years": float(growth.years_of_compute(flop, server, cfg["server_utilisation"])),
+    }
+
+
 def server_years_grid(cfg: Mapping[str, Any], tokens_per_param: np.ndarray | None = None) -> pd.DataFrame:
     """Years one server needs for a 100B model, per server and tokens-per-parameter value."""
     claim = data.claim("000-0-centuries")
@@ -434,14 +447,7 @@ def _growth_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(recomputed, verdict, reason[0].upper() + reason[1:] + ".")
 
 
-@check("000-0-growth-10x-per-year")
-def _check_growth_per_year(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _growth_verdict(claim, cfg)
-
-
-@check("000-1-param-growth-18mo")
-def _check_growth_18mo(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _growth_verdict(claim, cfg)
+check("000-0-growth-10x-per-year", "000-1-param-growth-18mo")(_growth_verdict)
 
 
 def _generation_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
@@ -484,15 +490,12 @@ def _generation_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     )
 
 
-for _claim_id in GENERATION_ROWS:
-    check(_claim_id)(_generation_verdict)
+check(*GENERATION_ROWS)(_generation_verdict)
 
 
 @check("000-0-centuries")
 def _check_centuries(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    n = claim.value("params")
-    flop = float(growth.training_flop(n, cfg["tokens_per_param"] * n))
-    years = float(growth.years_of_compute(flop, server_flop_per_s(cfg["server"]), cfg["server_utilisation"]))
+    n, flop, years = (centuries(cfg)[k] for k in ("params", "flop", "years"))
     low, high = claim.value("server_years_low"), claim.value("server_years_high")
     recomputed = (
         f"{fmt(years)} years ({fmt(flop)} FLOP at {fmt(cfg['tokens_per_param'])} tokens/parameter on "

@@ -262,9 +262,7 @@ def _ratio_claim(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     )
 
 
-@check("000-2.1-per-gpu-2-3x")
-def _per_gpu(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _ratio_claim(claim, cfg)
+check("000-2.1-per-gpu-2-3x")(_ratio_claim)
 
 
 @check("001-2.1-throughput-2p5-3x")

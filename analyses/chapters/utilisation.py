@@ -364,14 +364,7 @@ def _case_study(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     )
 
 
-@check("000-4-utilisation-58-to-87")
-def _check_58_87(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _case_study(claim, cfg)
-
-
-@check("001-4-utilisation-55-to-89")
-def _check_55_89(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _case_study(claim, cfg)
+check("000-4-utilisation-58-to-87", "001-4-utilisation-55-to-89")(_case_study)
 
 
 @check("000-6-half-idle-to-near-full")
