@@ -98,11 +98,18 @@ SPEC = ChapterSpec(
 # --------------------------------------------------------------------------------------------
 
 
-def logs_table() -> pd.DataFrame:
-    """Published interruption logs with the per-GPU MTBF and job MTBF each implies."""
+AGREEMENT_FACTOR = 2.0  # a log "agrees" with the calibration when its per-GPU rate is within this factor
+
+
+def logs_table(cfg: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """Published interruption logs with the per-GPU MTBF and job MTBF each implies.
+
+    With ``cfg``, adds each log's per-GPU failure rate relative to the calibration log
+    (``cfg.mtbf_source``) and whether it lies within a factor :data:`AGREEMENT_FACTOR` of it.
+    """
     frame = data.failure_logs()
     per_gpu_h = rel.per_gpu_mtbf_s(frame["interruptions"], frame["days"], frame["gpus"]) / HOUR
-    return pd.DataFrame(
+    out = pd.DataFrame(
         {
             "id": frame["id"],
             "run": frame["run"],
@@ -116,6 +123,11 @@ def logs_table() -> pd.DataFrame:
             "per-GPU MTBF (years)": per_gpu_h / (24 * 365.25),
         }
     )
+    if cfg is not None:
+        ratio = (per_gpu_mtbf(cfg) / HOUR) / out["per-GPU MTBF (h)"]
+        out["rate vs calibration"] = ratio
+        out["within 2x"] = np.where((ratio <= AGREEMENT_FACTOR) & (ratio >= 1 / AGREEMENT_FACTOR), "yes", "no")
+    return out
 
 
 def per_gpu_mtbf(cfg: Mapping[str, Any]) -> float:
