@@ -24,8 +24,11 @@ test: $(STAMP) chromium
 	$(PY) -m ruff check analyses tests tools
 	$(PY) -m pytest
 
+# make bench BENCH_ARGS='--quick --with-tests --record notes/bench.md'
+BENCH_ARGS ?=
 bench: $(STAMP)
-	$(PY) tools/bench.py
+	-$(PY) -m pip install --quiet -e '.[bench]'  # the peers (optional: the bench says when they are missing)
+	$(PY) tools/bench.py $(BENCH_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check --fix analyses tests tools

@@ -31,6 +31,20 @@ COLUMN_TYPES = ("str", "int", "float", "bool", "date", "source", "sources")
 DATE_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 SOURCE_SPLIT = re.compile(r"\s*;\s*")
 
+# What this process read from data/: file paths and glob patterns (a listing), relative to the
+# repository root (absolute outside it). The build stores a chapter's set in its notebook's
+# metadata, so a change to a file the chapter never read does not re-execute it.
+READS: set[str] = set()
+
+
+def _record(path: Path) -> None:
+    """Note that ``path`` (a file, read or probed, or a glob pattern that was listed) was read."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        READS.add(absolute.relative_to(REPO_ROOT).as_posix())
+    except ValueError:
+        READS.add(absolute.as_posix())
+
 
 class DataError(ValueError):
     """A data file breaks its schema; the message names file, row and column."""
@@ -90,11 +104,13 @@ def _rel(path: Path, data_dir: Path) -> str:
 def table_names(data_dir: str | Path | None = None) -> list[str]:
     """Names of every table with a schema under ``data/`` (``measurements/x`` for subfolders)."""
     root = _data_dir(data_dir)
+    _record(root / "**" / "*.schema.yaml")
     return sorted(p.relative_to(root).as_posix()[: -len(".schema.yaml")] for p in root.rglob("*.schema.yaml"))
 
 
 def _load_schema(name: str, root: Path) -> Schema:
     path = root / f"{name}.schema.yaml"
+    _record(path)
     if not path.exists():
         raise DataError(_rel(path, root), f"no schema for table '{name}'; tables: {', '.join(table_names(root))}")
     raw = yaml.safe_load(path.read_text()) or {}
@@ -122,6 +138,8 @@ def _load_schema(name: str, root: Path) -> Schema:
 
 def _table_files(name: str, root: Path) -> list[Path]:
     single, folder = root / f"{name}.csv", root / name
+    _record(single)
+    _record(folder / "*.csv")
     files = [single] if single.exists() else []
     if folder.is_dir():
         files += sorted(folder.glob("*.csv"))
@@ -214,24 +232,38 @@ def _read_validated(name: str, root: Path) -> pd.DataFrame:
 
 
 @functools.cache
-def _load_all(root: Path) -> dict[str, pd.DataFrame]:
-    tables = {name: _read_validated(name, root) for name in table_names(root)}
-    if "sources" not in tables:
-        raise DataError(_rel(root / "sources.schema.yaml", root), "the sources table is missing")
-    known = set(tables["sources"]["id"])
-    for _name, frame in tables.items():
-        for col in frame.attrs["schema"].columns:
-            if col.type not in ("source", "sources"):
-                continue
+def _load_table(name: str, root: Path) -> pd.DataFrame:
+    """One validated table whose source ids resolve in the sources table (read only as needed)."""
+    frame = _read_validated(name, root)
+    source_cols = [c for c in frame.attrs["schema"].columns if c.type in ("source", "sources")]
+    if source_cols:
+        if name == "sources":
+            known = set(frame["id"])
+        else:
+            sources_schema = root / "sources.schema.yaml"
+            _record(sources_schema)
+            if not sources_schema.exists():
+                raise DataError(_rel(sources_schema, root), "the sources table is missing")
+            known = set(_load_table("sources", root)["id"])
+        for col in source_cols:
             for value, file, row in zip(frame[col.name], frame["_file"], frame["_row"], strict=False):
-                if value is None:
+                if value is None or (isinstance(value, float) and math.isnan(value)):
+                    if not col.required:
+                        continue  # an optional source column (tables marked `sourced: false`)
                     raise DataError(file, "row has no source", row, col.name)
                 for sid in SOURCE_SPLIT.split(value) if col.type == "sources" else [value]:
                     if sid not in known:
                         raise DataError(
                             file, f"source '{sid}' is not in the sources table (data/sources/)", row, col.name
                         )
-    return tables
+    return frame
+
+
+def _load_all(root: Path) -> dict[str, pd.DataFrame]:
+    names = table_names(root)
+    if "sources" not in names:
+        raise DataError(_rel(root / "sources.schema.yaml", root), "the sources table is missing")
+    return {name: _load_table(name, root) for name in names}
 
 
 def validate(data_dir: str | Path | None = None) -> dict[str, int]:
@@ -241,10 +273,12 @@ def validate(data_dir: str | Path | None = None) -> dict[str, int]:
 
 def table(name: str, data_dir: str | Path | None = None) -> pd.DataFrame:
     """A validated copy of table ``name`` (see :func:`table_names`), without bookkeeping columns."""
-    tables = _load_all(_data_dir(data_dir).resolve())
-    if name not in tables:
-        raise KeyError(f"unknown table '{name}'; tables: {', '.join(sorted(tables))}")
-    frame = tables[name]
+    root = _data_dir(data_dir).resolve()
+    schema_path = root / f"{name}.schema.yaml"
+    _record(schema_path)
+    if not schema_path.exists():
+        raise KeyError(f"unknown table '{name}'; tables: {', '.join(table_names(root))}")
+    frame = _load_table(name, root)
     out = frame.drop(columns=["_file", "_row"]).copy()
     out.attrs["schema"] = frame.attrs["schema"]
     return out
@@ -257,7 +291,7 @@ def schema(name: str, data_dir: str | Path | None = None) -> Schema:
 
 def clear_cache() -> None:
     """Forget loaded tables (after editing files in ``data/``)."""
-    _load_all.cache_clear()
+    _load_table.cache_clear()
     _claims.cache_clear()
 
 
@@ -441,7 +475,7 @@ def parse_values(text: str | None, where: str = "values") -> dict[str, float]:
 
 @functools.cache
 def _claims(root: Path) -> tuple[Claim, ...]:
-    frame = _load_all(root)["claims"]
+    frame = _load_table("claims", root)
     out = []
     for rec in frame.to_dict("records"):
         where = f"{rec['_file']}, row {rec['_row']}, column 'values'"

@@ -18,12 +18,32 @@ BUNDLE_NAME = "vega-offline.js"
 _LOAD_RE = re.compile(r'maybeLoadScript\("(vega|vega-lite|vega-embed)", "([^"]+)"\)')
 
 
+CACHE_DIR = Path(__file__).resolve().parent.parent / "_build" / "cache"
+
+
 @functools.lru_cache(maxsize=1)
 def bundle_js() -> str:
-    """vega + vega-lite + vega-embed as one script that defines ``window.vegaEmbed`` (~0.9 MB)."""
+    """vega + vega-lite + vega-embed as one script that defines ``window.vegaEmbed`` (~0.9 MB).
+
+    Building it takes vl-convert seconds, so it is kept in ``_build/cache/`` under vl-convert's
+    version (the bundle is a function of that version only) and reused by later processes.
+    """
+    import importlib.metadata
+    import os
+    import tempfile
+
+    cache = CACHE_DIR / f"vega-offline-{importlib.metadata.version('vl-convert-python')}.js"
+    if cache.exists():
+        return cache.read_text()
     import vl_convert
 
-    return "(function(){\n" + vl_convert.javascript_bundle() + "\n})();\n"
+    js = "(function(){\n" + vl_convert.javascript_bundle() + "\n})();\n"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(js)
+    os.replace(tmp, cache)  # atomic: a concurrent reader sees the whole file or none
+    return js
 
 
 def debug_preset(html: str) -> str | None:

@@ -19,7 +19,7 @@ parameters changes the check's inputs. Verdicts:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,8 +83,11 @@ def evaluate(claim_id: str, cfg: Mapping[str, Any] | None = None) -> Verdict | N
     """
     from analyses import chapters
 
-    checks = registered_checks()
     claim = data.claim(claim_id)
+    chapters.load(claim.chapter)  # its chapter's module registers its checks; all modules if unknown
+    if claim_id not in _CHECKS:
+        chapters.load_all()  # a check may live in another chapter's module
+    checks = _CHECKS
     if claim_id not in checks:
         if claim.chapter in chapters.chapter_slugs():
             raise LookupError(f"claim {claim_id} belongs to chapter {claim.chapter}, which has no check for it")
@@ -94,7 +97,9 @@ def evaluate(claim_id: str, cfg: Mapping[str, Any] | None = None) -> Verdict | N
     return checks[claim_id](claim, cfg)
 
 
-def ledger(chapter: str | None = None, cfg: Mapping[str, Any] | None = None) -> pd.DataFrame:
+def ledger(
+    chapter: str | None = None, cfg: Mapping[str, Any] | None = None, ids: Sequence[str] | None = None
+) -> pd.DataFrame:
     """The claims ledger with recomputed values, verdicts and reasons.
 
     Parameters
@@ -103,10 +108,14 @@ def ledger(chapter: str | None = None, cfg: Mapping[str, Any] | None = None) -> 
         Only this chapter's claims (all claims when None).
     cfg
         The chapter's validated configuration (defaults when None); only with ``chapter``.
+    ids
+        Only these claims (each at its own chapter's defaults unless ``chapter`` and ``cfg`` say).
     """
     rows = []
     for claim in data.claims():
         if chapter is not None and claim.chapter != chapter:
+            continue
+        if ids is not None and claim.id not in ids:
             continue
         result = evaluate(claim.id, cfg if chapter is not None else None)
         row = {k: getattr(claim, k) for k in data.CLAIM_COLUMNS}

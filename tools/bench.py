@@ -1,0 +1,376 @@
+"""Benchmarks of the book's build and models, with targets and ratios against other tools.
+
+Usage: ``make bench`` or ``.venv/bin/python tools/bench.py [--repeat 3 | --quick] [--with-tests]
+[--record notes/bench.md]``. Every figure is the median of ``--repeat`` runs.
+
+What it measures, all on this machine in one run:
+
+- build: a clean full build (``python -m analyses build --force``: every chapter, then Sphinx) in a
+  temporary copy of the working tree (uncommitted work included; ``_build``, ``.venv``, ``runs``
+  and caches left out) with this project's interpreter; a no-op rebuild; one chapter rerun with a
+  new parameter (``python -m analyses run``); optionally the test suite (``make test``'s commands);
+  and the same notebooks executed by Jupyter Book itself (``execute_notebooks: force``) for a ratio;
+- models: memory per GPU, step time and a cost Monte Carlo, each on 100,000 configurations (draws),
+  in seconds and µs per configuration, and llm-analysis / MLSys·im per configuration for ratios
+  (skipped with a message when they are not installed: ``pip install -e '.[bench]'``);
+- pages: bytes of every built chapter page and of the shared chart script.
+
+Targets (printed with pass/fail): no-op rebuild < 5 s; one chapter rerun < 3 s; each model on
+100,000 configurations < 0.3 s; each chapter page < 150 KB (the shared chart script not counted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+VENV_PY = REPO / ".venv" / "bin" / "python"
+PY = str(VENV_PY if VENV_PY.exists() else Path(sys.executable))
+IGNORE = shutil.ignore_patterns(
+    "_build", ".venv", "runs", "__pycache__", ".git", ".hypothesis", ".pytest_cache", ".ruff_cache", "*.egg-info",
+    ".ipynb_checkpoints", ".gl", ".whl",
+)  # fmt: skip
+N_CONFIGS = 100_000
+RERUN = ("memory", "zero_stage", "3")  # chapter, parameter, new value
+TARGETS = {"noop_s": 5.0, "rerun_s": 3.0, "model_s": 0.3, "plan_s": 1.0, "page_bytes": 150_000}
+
+sys.path.insert(0, str(REPO))
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------------------------
+
+
+def median_of(fn: Callable[[], float], repeat: int) -> float:
+    return statistics.median(fn() for _ in range(repeat))
+
+
+def copy_tree(dst: Path) -> Path:
+    shutil.copytree(REPO, dst, ignore=IGNORE, symlinks=True)
+    return dst
+
+
+def env_for(root: Path) -> dict[str, str]:
+    """The copy's own package first, for this process's children and their kernels."""
+    env = os.environ.copy()
+    env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
+    env.pop("AUDIT_DATA_DIR", None)
+    return env
+
+
+def run(cmd: list[str], root: Path, expect: str | None = None) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=root, env=env_for(root), capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
+        raise RuntimeError(f"{' '.join(cmd)} failed in {root}:\n{tail}")
+    if expect is not None and expect not in proc.stdout:
+        raise RuntimeError(f"{' '.join(cmd)}: expected {expect!r} in its output:\n{proc.stdout[-2000:]}")
+    return elapsed
+
+
+def verdict(value: float, target: float) -> str:
+    return "PASS" if value < target else "FAIL"
+
+
+# --------------------------------------------------------------------------------------------
+# Build
+# --------------------------------------------------------------------------------------------
+
+
+def bench_build(work: Path, repeat: int, with_tests: bool) -> dict[str, float]:
+    root = copy_tree(work / "ours")
+    out: dict[str, float] = {}
+
+    def clean() -> float:
+        shutil.rmtree(root / "_build", ignore_errors=True)
+        return run([PY, "-m", "analyses", "build", "--force"], root)
+
+    out["clean_s"] = median_of(clean, repeat)
+    out["noop_s"] = median_of(lambda: run([PY, "-m", "analyses", "build"], root, expect="up to date"), repeat)
+    chapter, name, value = RERUN
+    out["rerun_s"] = median_of(lambda: run([PY, "-m", "analyses", "run", chapter, "-p", name, value], root), repeat)
+    # where a rerun's time goes: interpreter + CLI import, a kernel start, the chapter's imports
+    out["cli_start_s"] = median_of(lambda: run([PY, "-m", "analyses", "params", chapter], root), repeat)
+    out["chapter_imports_s"] = median_of(
+        lambda: run([PY, "-c", f"from analyses.chapters import config; config({chapter!r})"], root), repeat
+    )
+    out["kernel_start_s"] = median_of(lambda: _empty_notebook(root), repeat)
+    if with_tests:
+        out["tests_s"] = median_of(lambda: _tests(root), repeat)
+    pages = sorted((root / "_build" / "html" / "book").glob("*.html"))
+    out |= {f"page:{p.name}": float(p.stat().st_size) for p in pages}
+    script = root / "_build" / "html" / "_static" / "vega-offline.js"
+    out["chart_script_bytes"] = float(script.stat().st_size) if script.exists() else float("nan")
+    return out
+
+
+def _empty_notebook(root: Path) -> float:
+    """papermill on a one-cell notebook: the fixed cost of starting a kernel."""
+    import nbformat
+
+    nb_path = root / "_build" / "bench-empty.ipynb"
+    nb_path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]), nb_path)
+    code = "import papermill, sys; papermill.execute_notebook(sys.argv[1], sys.argv[1], progress_bar=False, kernel_name='python3')"
+    return run([PY, "-c", code, str(nb_path)], root)
+
+
+def _tests(root: Path) -> float:
+    """``make test`` (chromium check, ruff, pytest) in the copy, with this project's environment."""
+    stamp = REPO / ".venv" / ".installed"
+    cmd = ["make", "test", f"VENV={REPO / '.venv'}", "-o", str(stamp)]
+    return run(cmd, root)
+
+
+def bench_jupyter_book(work: Path, repeat: int) -> float:
+    """Jupyter Book executing the same notebooks itself (execute_notebooks: force), clean each time."""
+    root = copy_tree(work / "jb")
+    config = root / "_config.yml"
+    config.write_text(config.read_text().replace('execute_notebooks: "off"', 'execute_notebooks: "force"'))
+    assert 'execute_notebooks: "force"' in config.read_text()
+    jb = str(Path(PY).parent / "jupyter-book")
+
+    def once() -> float:
+        shutil.rmtree(root / "_build", ignore_errors=True)
+        return run([jb, "build", str(root), "-q"], root)
+
+    return median_of(once, repeat)
+
+
+# --------------------------------------------------------------------------------------------
+# Models on 100,000 configurations
+# --------------------------------------------------------------------------------------------
+
+
+def bench_models(repeat: int) -> dict[str, float]:
+    import numpy as np
+
+    from analyses import memory, scaling, tco
+
+    rng = np.random.default_rng(0)
+    n = N_CONFIGS
+    layers = rng.integers(12, 129, n)
+    hidden = 128 * rng.integers(16, 200, n)
+    heads = hidden // 128
+    params = 12.0 * layers * hidden.astype(float) ** 2
+    tp = rng.choice([1, 2, 4, 8], n)
+    pp = rng.choice([1, 2, 4, 8, 16], n)
+    dp = rng.choice([1, 8, 64, 512], n)
+    zero = rng.integers(0, 4, n)
+    seq = rng.choice([2048, 4096, 8192], n)
+
+    def mem() -> float:
+        t = time.perf_counter()
+        memory.total_bytes_per_gpu(params, layers, seq, 1, hidden, heads, zero_stage=zero, dp=dp, tp=tp, pp=pp)
+        return time.perf_counter() - t
+
+    def step() -> float:
+        t = time.perf_counter()
+        scaling.step_time(
+            params=params,
+            tokens_per_step=seq * 1024,
+            n_gpus=tp * pp * dp,
+            peak_flops=989e12,
+            compute_efficiency=0.5,
+            nvlink_bytes_per_s=450e9,
+            nic_bytes_per_s=50e9,
+            tp=tp,
+            pp=pp,
+            microbatch_tokens=seq,
+            n_layers=layers,
+            d_model=hidden,
+        )
+        return time.perf_counter() - t
+
+    ranges = {
+        "server_price_per_gpu": tco.Range(30e3, 45e3, 60e3),
+        "network_storage_fraction": tco.Range(0.1, 0.15, 0.25),
+        "depreciation_years": tco.Range(3.0, 4.0, 5.0),
+        "cost_of_capital": tco.Range(0.05, 0.08, 0.12),
+        "tdp_w": tco.Range(1000.0, 1100.0, 1400.0),
+        "server_power_overhead": tco.Range(1.3, 1.5, 1.7),
+        "pue": tco.Range(1.1, 1.3, 1.6),
+        "electricity_per_kwh": tco.Range(0.05, 0.1, 0.2),
+        "hosting_per_kw_month": tco.Range(100.0, 150.0, 250.0),
+        "staff_per_gpu_year": tco.Range(500.0, 1000.0, 2000.0),
+    }
+
+    def cost() -> float:
+        t = time.perf_counter()
+        tco.monte_carlo(lambda **kw: tco.owned_cost_per_gpu_hour(**kw).total, ranges, n=n, seed=0)
+        return time.perf_counter() - t
+
+    from analyses import plan
+
+    req = plan.Request(shape=plan.Shape.from_table("illustrative-100b"), tokens=2e12, deadline_days=30)
+
+    def planner() -> float:
+        t = time.perf_counter()
+        plan.evaluate(req, "B300")
+        return time.perf_counter() - t
+
+    for fn in (mem, step, cost, planner):  # warm up (first-call imports, allocations, calibration cache)
+        fn()
+    return {
+        "memory_s": median_of(mem, repeat),
+        "step_s": median_of(step, repeat),
+        "cost_s": median_of(cost, repeat),
+        "plan_s": median_of(planner, repeat),
+        "plan_layouts": len(plan.candidates(req, "B300")),
+    }
+
+
+def bench_peers(repeat: int, n: int = 60) -> dict[str, float] | str:
+    """Seconds per configuration of each peer, on the shared grid's kinds of configurations."""
+    missing = [m for m in ("llm_analysis", "mlsysim") if importlib.util.find_spec(m) is None]
+    if missing:
+        return f"skipped: {', '.join(missing)} not installed (pip install -e '.[bench]')"
+    import warnings
+
+    warnings.simplefilter("ignore")
+    from analyses import data, peers
+
+    shape = data.model_shape("gpt3-175b")
+    layouts = [(8, 8, 8, 1), (8, 16, 8, 3), (4, 16, 16, 1), (8, 8, 16, 1)]
+    out: dict[str, float] = {}
+    for name, fn in (
+        ("llm_analysis_memory_s", lambda lay: peers.llm_analysis_memory(shape, *lay)),
+        ("mlsysim_memory_s", lambda lay: peers.mlsysim_memory(shape, *lay)),
+        ("llm_analysis_step_s", lambda lay: peers.llm_analysis_step(shape, "H100", *lay[:3])),
+        ("mlsysim_step_s", lambda lay: peers.mlsysim_step(shape, "H100", lay[0], lay[1], 1024 // (lay[0] * lay[1]))),
+    ):
+        fn(layouts[0])  # warm up
+
+        def once(fn=fn) -> float:
+            t = time.perf_counter()
+            for i in range(n):
+                fn(layouts[i % len(layouts)])
+            return (time.perf_counter() - t) / n
+
+        out[name] = median_of(once, repeat)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------------------------
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return f"{cpu}; {os.cpu_count()} cores; Python {platform.python_version()}; load average {load:.1f} at start"
+
+
+def report(build: dict, jb_s: float | None, models: dict, peer: dict | str, repeat: int) -> list[str]:
+    us = {k: v / N_CONFIGS * 1e6 for k, v in models.items()}
+    lines = [
+        f"Benchmark of {REPO.name} ({datetime.date.today().isoformat()}), median of {repeat} run(s)",
+        f"Machine: {machine()}",
+        "",
+        "Build (temporary copy of the working tree)",
+        f"  clean full build (every chapter + Sphinx)   {build['clean_s']:8.1f} s",
+    ]
+    if jb_s is not None:
+        lines.append(
+            f"  Jupyter Book executing the same notebooks   {jb_s:8.1f} s   ours / Jupyter Book = {build['clean_s'] / jb_s:.2f}"
+        )
+    lines += [
+        f"  no-op rebuild                               {build['noop_s']:8.2f} s   target < {TARGETS['noop_s']:.0f} s: {verdict(build['noop_s'], TARGETS['noop_s'])}",
+        f"  one chapter rerun ({RERUN[0]}, -p {RERUN[1]} {RERUN[2]})      {build['rerun_s']:8.2f} s   target < {TARGETS['rerun_s']:.0f} s: {verdict(build['rerun_s'], TARGETS['rerun_s'])}",
+        f"    of which: CLI start {build['cli_start_s']:.2f} s, kernel start (papermill, 1-cell notebook) {build['kernel_start_s']:.2f} s,",
+        f"    chapter imports in a fresh interpreter {build['chapter_imports_s']:.2f} s",
+    ]
+    if "tests_s" in build:
+        lines.append(f"  make test                                   {build['tests_s']:8.1f} s")
+    lines += ["", f"Models on {N_CONFIGS:,} configurations (one vectorised call each)"]
+    for key, label in (("memory_s", "memory per GPU"), ("step_s", "step time"), ("cost_s", "cost Monte Carlo (draws)")):
+        v = models[key]
+        lines.append(
+            f"  {label:<28} {v:8.4f} s  {us[key]:7.3f} µs/config   target < {TARGETS['model_s']} s: {verdict(v, TARGETS['model_s'])}"
+        )
+    lines.append(
+        f"  planner, every layout of one generation ({models['plan_layouts']:,} B300 layouts of a 100B model)"
+        f" {models['plan_s']:.3f} s   target < {TARGETS['plan_s']} s: {verdict(models['plan_s'], TARGETS['plan_s'])}"
+    )
+    lines += ["", "Peers, per configuration evaluated"]
+    if isinstance(peer, str):
+        lines.append(f"  {peer}")
+    else:
+        for key, ours_key, label in (
+            ("llm_analysis_memory_s", "memory_s", "llm-analysis memory (training())"),
+            ("mlsysim_memory_s", "memory_s", "MLSys·im memory (TrainingMemoryModel)"),
+            ("llm_analysis_step_s", "step_s", "llm-analysis step (training())"),
+            ("mlsysim_step_s", "step_s", "MLSys·im step (DistributedModel)"),
+        ):
+            ratio = peer[key] * 1e6 / us[ours_key]
+            lines.append(f"  {label:<40} {peer[key] * 1e6:10.1f} µs/config   {ratio:10,.0f}× ours")
+    lines += ["", "Pages (bytes; target < 150 KB each, shared chart script not counted)"]
+    pages = {k.split(":", 1)[1]: v for k, v in build.items() if k.startswith("page:")}
+    for name, size in pages.items():
+        lines.append(f"  {name:<28} {size / 1000:8.1f} KB   {verdict(size, TARGETS['page_bytes'])}")
+    lines.append(
+        f"  shared chart script (vega-offline.js) {build['chart_script_bytes'] / 1000:8.1f} KB, loaded once per chart page"
+    )
+    fails = [n for n, s in pages.items() if s >= TARGETS["page_bytes"]]
+    fails += [k for k in ("noop_s", "rerun_s") if build[k] >= TARGETS[k]]
+    fails += [k for k in ("memory_s", "step_s", "cost_s") if models[k] >= TARGETS["model_s"]]
+    fails += ["plan_s"] if models["plan_s"] >= TARGETS["plan_s"] else []
+    lines += ["", "All targets pass." if not fails else f"Targets failed: {', '.join(fails)}"]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3, help="runs per figure; the median is reported (default 3)")
+    ap.add_argument("--quick", action="store_true", help="one run per figure")
+    ap.add_argument("--with-tests", action="store_true", help="also time `make test` (minutes)")
+    ap.add_argument("--no-jupyter-book", action="store_true", help="skip the Jupyter Book execution comparison")
+    ap.add_argument("--record", type=Path, help="also write the report to this markdown file")
+    args = ap.parse_args(argv)
+    repeat = 1 if args.quick else max(args.repeat, 1)
+    with tempfile.TemporaryDirectory(prefix="audit-bench-") as tmp:
+        work = Path(tmp)
+        print("building in a temporary copy...", flush=True)
+        build = bench_build(work, repeat, args.with_tests)
+        jb_s = None
+        if not args.no_jupyter_book:
+            print("Jupyter Book executing the notebooks...", flush=True)
+            jb_s = bench_jupyter_book(work, repeat)
+    print("models...", flush=True)
+    models = bench_models(max(repeat, 3))
+    peer = bench_peers(repeat)
+    lines = report(build, jb_s, models, peer, repeat)
+    print("\n".join(lines))
+    if args.record:
+        args.record.write_text(
+            "# Benchmark record\n\nOutput of `tools/bench.py` (`make bench`); see the script for what each "
+            "figure measures.\n\n```text\n" + "\n".join(lines) + "\n```\n"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
