@@ -1,4 +1,4 @@
-"""Command line: ``python -m analyses {build,run,params,verdicts}``.
+"""Command line: ``python -m analyses {build,run,plan,params,verdicts}``.
 
 Every parameter is validated before anything runs; a bad value gets one line naming the
 parameter and what is allowed, and exit status 2.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,10 +26,22 @@ class UsageError(ValueError):
     """A command-line argument is wrong."""
 
 
+_FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+
+
+def _numbers(value: Any) -> Any:
+    """Read YAML 1.1 strings such as ``3.0e10`` (a float only with a signed exponent) as numbers."""
+    if isinstance(value, str) and _FLOAT.fullmatch(value.strip()):
+        return float(value)
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    return value
+
+
 def _parse_value(text: str) -> Any:
     """A -p value as YAML (so 2019 is an int, true a bool, [A100, B300] a list), else the string."""
     try:
-        return yaml.safe_load(text) if text.strip() else text
+        return _numbers(yaml.safe_load(text)) if text.strip() else text
     except yaml.YAMLError:
         return text
 
@@ -75,6 +88,42 @@ def cmd_run(args: argparse.Namespace) -> int:
     notebook, page = run_chapter(args.chapter, cfg)
     print(f"notebook: {notebook}")
     print(f"html:     {page}")
+    return 0
+
+
+def load_params_file(path: str) -> dict[str, Any]:
+    """A YAML mapping of plan parameters; errors name the file and the field."""
+    file = Path(path)
+    if not file.is_file():
+        raise UsageError(f"--params-file: no such file {path}")
+    try:
+        values = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise UsageError(f"--params-file {path}: not valid YAML ({err})") from None
+    if not isinstance(values, dict):
+        raise UsageError(f"--params-file {path}: expected a mapping of parameter names to values")
+    values = {k: _numbers(v) for k, v in values.items()}
+    names = [p.name for p in chapters.spec("plan").params]
+    for name in values:
+        if name not in names:
+            raise UsageError(f"--params-file {path}: unknown field {name!r}; fields: {', '.join(names)}")
+    return values
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from analyses.chapters import plan as plan_chapter
+
+    values = load_params_file(args.params_file) if args.params_file else {}
+    for name, text in args.param or []:
+        chapters.spec("plan").param(name)
+        values[name] = _parse_value(text)
+    cfg = chapters.spec("plan").validate(values)
+    req, result = plan_chapter.run(cfg)
+    print(plan_chapter.summary_text(req, result))
+    if not args.no_html:
+        notebook, page = run_chapter("plan", cfg)
+        print(f"notebook: {notebook}")
+        print(f"html:     {page}")
     return 0
 
 
@@ -136,6 +185,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("chapter", help="chapter slug, e.g. scaling-gap")
     r.add_argument("-p", "--param", nargs=2, action="append", metavar=("NAME", "VALUE"), help="set a parameter")
     r.set_defaults(fn=cmd_run)
+    pl = sub.add_parser("plan", help="plan a training run: GPUs, layout, time and cost per generation")
+    pl.add_argument("--params-file", metavar="YAML", help="plan parameters as a YAML mapping (see: params plan)")
+    pl.add_argument("-p", "--param", nargs=2, action="append", metavar=("NAME", "VALUE"), help="set a parameter")
+    pl.add_argument("--no-html", action="store_true", help="print the recommendation only; skip the chapter's HTML")
+    pl.set_defaults(fn=cmd_plan)
     p = sub.add_parser("params", help="list a chapter's parameters with defaults, units and allowed ranges")
     p.add_argument("chapter")
     p.set_defaults(fn=cmd_params)
@@ -152,6 +206,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.fn(args)
     except (UsageError, chapters.ParamError, DataError, BuildError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except ValueError as err:
+        # a planner input error (analyses.plan.PlanError), imported only by the plan command
+        plan = sys.modules.get("analyses.plan")
+        if plan is None or not isinstance(err, plan.PlanError):
+            raise
         print(f"error: {err}", file=sys.stderr)
         return 2
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import html
 import re
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -60,6 +61,10 @@ def to_html(notebook: Path, target: Path) -> Path:
     exporter = HTMLExporter(template_name="lab")
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
-    body, _ = exporter.from_notebook_node(nb)
+    with warnings.catch_warnings():
+        # glue records (application/papermill.record/...) have no HTML form; their values are
+        # already substituted into the prose by resolve_glue
+        warnings.filterwarnings("ignore", message="Your element with mimetype", category=UserWarning)
+        body, _ = exporter.from_notebook_node(nb)
     target.write_text(vega_offline.inline_into(body))
     return target

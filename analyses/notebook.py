@@ -30,10 +30,13 @@ def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
     """Format a number for prose: ``sig`` significant figures, thousands separators, a unit.
 
     ``pct=True`` treats ``value`` as a fraction and prints a percentage (0.352 -> "35.2%").
-    Magnitudes of 1e7 and above (or below 1e-3) use powers of ten: 3.1×10²³.
+    Magnitudes of 1e7 and above (or below 1e-3) use powers of ten: 3.1×10²³. A Python ``int``
+    below 1e7 is a count and keeps every digit (45,076).
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return Text("n/a")
+    if isinstance(value, int) and not isinstance(value, bool) and not pct and abs(value) < 1e7:
+        return Text(f"{value:,} {unit}".strip())  # a count: every digit, no decimals
     value = float(value)
     if pct:
         value, unit = value * 100.0, "%"

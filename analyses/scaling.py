@@ -102,6 +102,7 @@ def step_time(
     activation_bytes: ArrayLike = 2.0,
     latency_s: ArrayLike = 5e-6,
     hierarchical: bool = True,
+    dp_volume: ArrayLike = 1.0,
 ) -> StepTime:
     """Time of one training step of a dense transformer, seconds (see the module docstring).
 
@@ -137,6 +138,11 @@ def step_time(
         a flat ring ``2(n−1)``.
     hierarchical
         Two-level all-reduce (True) or one flat ring over all data-parallel ranks (False).
+    dp_volume
+        Data-parallel traffic relative to one gradient all-reduce: 1 for plain data parallelism
+        and ZeRO stages 1-2, 1.5 for ZeRO stage 3, which all-gathers the parameters in the
+        forward and backward passes and reduce-scatters the gradients (Rajbhandari et al. 2020,
+        Sec. 7.2.2).
     """
     N = np.asarray(params, float)
     n = np.asarray(n_gpus, float)
@@ -177,7 +183,7 @@ def step_time(
     pipeline_p2p = np.where(pp_ > 1, p2p_bytes / pp_fabric, 0.0)
 
     # Data parallel: gradients of this GPU's N/(tp·pp) parameters across dp ranks.
-    grad_bytes = np.asarray(grad_bytes_per_param, float) * N / (tp_ * pp_)
+    grad_bytes = np.asarray(grad_bytes_per_param, float) * np.asarray(dp_volume, float) * N / (tp_ * pp_)
     local = np.clip(np.floor(node / (tp_ * pp_)), 1.0, None)
     local = np.minimum(local, dp)
     nodes = np.maximum(dp / local, 1.0)

@@ -200,18 +200,8 @@ def _owned(v: Mapping[str, Any], gpu: str, cfg: Mapping[str, Any], years: float 
     price = {"A100": v.get("server_a100"), "B300": v.get("server_b300")}.get(gpu)
     if price is None:
         price = _central(f"{gpu.lower()}-server")
-    return tco.owned_cost_per_gpu_hour(
-        price,
-        v["network_storage"],
-        cfg["depreciation_years"] if years is None else years,
-        cfg["cost_of_capital"],
-        data.gpu(gpu).tdp_w,
-        v["power_overhead"],
-        v["pue"],
-        v["electricity"],
-        v["hosting"],
-        v["staff"],
-    )
+    years = cfg["depreciation_years"] if years is None else years
+    return tco.owned_cost_from_inputs(v, price, data.gpu(gpu).tdp_w, years, cfg["cost_of_capital"])
 
 
 def _rented(v: Mapping[str, Any], gpu: str) -> np.ndarray:
