@@ -374,7 +374,7 @@ def sensitivity_chart(p: pl.Plan) -> alt.LayerChart:
 # Validation and presets
 # --------------------------------------------------------------------------------------------
 
-PUBLISHED = "llama3-405b"
+PUBLISHED_WITH_THROUGHPUT = "llama3-405b"  # the published run whose throughput rows are in the data
 
 
 def preset_plan(preset_id: str, cfg: Mapping[str, Any]) -> tuple[pl.Request, pl.Plan, dict[str, Any]]:
@@ -384,40 +384,61 @@ def preset_plan(preset_id: str, cfg: Mapping[str, Any]) -> tuple[pl.Request, pl.
     return req, p, pl.preset(preset_id)
 
 
+def published_runs() -> list[str]:
+    """Ids of the published-run presets, in table order."""
+    return [pid for pid in pl.preset_ids() if pl.preset(pid)["kind"] == "published-run"]
+
+
 def published_comparison(cfg: Mapping[str, Any]) -> pd.DataFrame:
-    """The published-run preset planned with and without its own throughput in the calibration."""
+    """Every published-run preset planned and compared with its published GPU-hours.
+
+    Each run is planned as its preset says (its own throughput rows, if any, held out of the
+    calibration); a run with held-out rows is planned a second time with them back in, to show how
+    much the calibration on the run itself would flatter the planner.
+    """
     rows = []
-    for label, holdout in (("held out of the calibration", True), ("in the calibration", False)):
-        req, p, meta = preset_plan(PUBLISHED, cfg)
-        if not holdout:
-            req = req.with_(holdout_sources=())
-            p = pl.plan(req)
-        r = p.recommended.iloc[0]
-        rows.append(
-            {
-                "Llama 3 throughput": label,
-                "kernel efficiency": r["kernel_efficiency"],
-                "basis": p.efficiency_basis[r["gpu"]],
-                "layout": layout_label(r),
-                "MFU": r["mfu"],
-                "goodput": r["goodput"],
-                "planned GPU-hours": r["gpu_hours"],
-                "published GPU-hours": meta["compare_gpu_hours"],
-                "error": r["gpu_hours"] / meta["compare_gpu_hours"] - 1.0,
-            }
-        )
+    for pid in published_runs():
+        req, p, meta = preset_plan(pid, cfg)
+        variants = [("held out" if req.holdout_sources else "not in the data", req, p)]
+        if req.holdout_sources:
+            inside = req.with_(holdout_sources=())
+            variants.append(("in the calibration", inside, pl.plan(inside)))
+        for label, _, plan_ in variants:
+            r = plan_.recommended.iloc[0]
+            rows.append(
+                {
+                    "preset": pid,
+                    "run": meta["label"],
+                    "run's own throughput": label,
+                    "kernel efficiency": r["kernel_efficiency"],
+                    "basis": plan_.efficiency_basis[r["gpu"]],
+                    "layout": layout_label(r),
+                    "MFU": r["mfu"],
+                    "goodput": r["goodput"],
+                    "days": r["days"],
+                    "planned GPU-hours": r["gpu_hours"],
+                    "published GPU-hours": meta["compare_gpu_hours"],
+                    "error": r["gpu_hours"] / meta["compare_gpu_hours"] - 1.0,
+                }
+            )
     return pd.DataFrame(rows)
+
+
+def out_of_sample(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`published_comparison` that exclude the run's own throughput."""
+    return frame[frame["run's own throughput"] != "in the calibration"].reset_index(drop=True)
 
 
 def comparison_view(frame: pd.DataFrame) -> Table:
     """:func:`published_comparison` formatted for the page (the layout and basis are in the prose)."""
-    shown = frame.drop(columns=["basis", "layout"])
+    shown = frame.drop(columns=["preset", "basis", "layout"])
     return table(
         shown,
         **{
             "kernel efficiency": "{:.3f}",
             "MFU": "{:.1%}",
             "goodput": "{:.1%}",
+            "days": "{:.1f}",
             "planned GPU-hours": "{:,.0f}",
             "published GPU-hours": "{:,.0f}",
             "error": "{:+.1%}",
@@ -428,7 +449,11 @@ def comparison_view(frame: pd.DataFrame) -> Table:
 def published_layout() -> str:
     """Tensor and pipeline sizes of the published run's largest throughput row (Llama 3 Table 4)."""
     bench = data.table("scaling_benchmarks")
-    row = bench[bench["source"].isin(pl.preset(PUBLISHED)["holdout_sources"])].sort_values("n_gpus").iloc[-1]
+    row = (
+        bench[bench["source"].isin(pl.preset(PUBLISHED_WITH_THROUGHPUT)["holdout_sources"])]
+        .sort_values("n_gpus")
+        .iloc[-1]
+    )
     return f"TP{row['tp']} PP{row['pp']}"
 
 
