@@ -387,9 +387,10 @@ def _c100b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     hi = months_on(n, cfg, claim.value("gpus_low"), cfg["gpu_old"], cfg["precision_old"], cfg["mfu_old"])
     ok = hi >= 1 and lo <= claim.value("duration_months_high")
     return Verdict(
-        f"{fmt(lo, 'months', 2)} on 900 to {fmt(hi, 'months', 2)} on 200 {cfg['gpu_old']} ({fmt(cfg['tokens_per_param'])} tokens/param)",
+        f"{fmt(lo, 'months', 2)} on {_num(claim.value('gpus_high'))} to {fmt(hi, 'months', 2)} on "
+        f"{_num(claim.value('gpus_low'))} {cfg['gpu_old']} ({fmt(cfg['tokens_per_param'])} tokens/param)",
         "consistent" if ok else "inconsistent",
-        "On A100-class GPUs a compute-optimal 100B run does take months on hundreds of GPUs."
+        f"On {cfg['gpu_old']} a compute-optimal run of this size does take months on hundreds of GPUs."
         if ok
         else "The recomputed duration is outside 'months'.",
     )
@@ -402,9 +403,10 @@ def _months_weeks(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         f"months -> weeks needs about {fmt(need, 'x')} at equal GPU count; expected {fmt(exp, 'x')}",
         "consistent" if need <= exp else "implausible",
-        "B300's per-GPU gain over A100 is large enough to turn a month into a week or less, although it exceeds the documents' own 2-3x."
+        f"{cfg['gpu_new']}'s per-GPU gain over {cfg['gpu_old']} is large enough to turn a month into a week or "
+        f"less{_beyond_stated(exp)}."
         if need <= exp
-        else "The needed speed-up exceeds what B300 delivers.",
+        else f"The needed speed-up exceeds what {cfg['gpu_new']} delivers at these MFU values.",
     )
 
 
@@ -455,3 +457,104 @@ def _finetune(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         if factor > 10
         else "The durations fit the described corpus.",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Sentences of the chapter that depend on the numbers (computed, so they follow the parameters)
+# --------------------------------------------------------------------------------------------
+
+STATED_RANGE = "000-3-table-throughput"
+WORKED_EXAMPLE = "000-2.1-64x30-to-32x20"
+HUNDRED_B = "000-2.1-100b-months-on-hundreds-of-gpus"
+
+
+def stated_range() -> tuple[float, float]:
+    """The documents' stated per-GPU speed-up range of B300 over A100 (low, high)."""
+    c = data.claim(STATED_RANGE)
+    return c.value("speedup_low_x"), c.value("speedup_high_x")
+
+
+def _beyond_stated(ratio: float) -> str:
+    lo, hi = stated_range()
+    if ratio > hi:
+        return f", although that exceeds the documents' own {_num(lo)}-{_num(hi)}×"
+    return ""
+
+
+def peak_sentence(cfg: Mapping[str, Any]) -> str:
+    """How the new GPU's dense peaks step up with precision, and where it differs from B200."""
+    g = data.gpu(cfg["gpu_new"])
+    parts = [f"On {g.name}, FP8 gives {fmt(g.peak_flops('fp8') / g.peak_flops('bf16'), 'x')} the dense BF16 peak"]
+    try:
+        parts.append(f"and FP4 {fmt(g.peak_flops('fp4') / g.peak_flops('fp8'), 'x')} the FP8 peak")
+    except ValueError:
+        pass
+    return " ".join(parts) + "."
+
+
+def sibling_sentence() -> str:
+    """B300 against B200, precision by precision, from the datasheet table."""
+    new, old = data.gpu("B300"), data.gpu("B200")
+    same, gains = [], []
+    for p in ("bf16", "fp8", "fp4"):
+        ratio = new.peak_flops(p) / old.peak_flops(p)
+        (same if abs(ratio - 1) < 1e-9 else gains).append((p.upper(), ratio))
+    text = "B300's dense " + " and ".join(p for p, _ in same) + " peaks equal B200's" if same else "B300"
+    if gains:
+        text += "; it gains over B200 in " + ", ".join(f"{p} ({fmt(r, 'x')})" for p, r in gains) + " only"
+    return text + "."
+
+
+def _num(value: float) -> str:
+    """A stated figure as printed: whole numbers without decimals."""
+    return str(fmt(int(value))) if float(value).is_integer() else str(fmt(value))
+
+
+def worked_example() -> str:
+    """The implied per-GPU speed-up of the documents' GPU-count anecdote, as arithmetic."""
+    c = data.claim(WORKED_EXAMPLE)
+    g0, d0, g1, d1 = (c.value(k) for k in ("gpus_before", "days_before", "gpus_after", "days_after"))
+    s = float(throughput.implied_per_gpu_speedup(g0, d0, g1, d1))
+    return f"{_num(g0)} × {_num(d0)} / ({_num(g1)} × {_num(d1)}) = {fmt(s)}"
+
+
+def hundred_b_months(cfg: Mapping[str, Any]) -> tuple[float, float, float]:
+    """Parameters of the documents' 100B model and its months on ``n_gpus`` old and new GPUs."""
+    n = data.claim(HUNDRED_B).value("params")
+    old = months_on(n, cfg, cfg["n_gpus"], cfg["gpu_old"], cfg["precision_old"], cfg["mfu_old"])
+    new = months_on(n, cfg, cfg["n_gpus"], cfg["gpu_new"], cfg["precision_new"], cfg["mfu_new"])
+    return n, old, new
+
+
+def takeaways(cfg: Mapping[str, Any]) -> dict[str, str]:
+    """The chapter's one-line conclusions, computed from the same numbers as the sections."""
+    ps = precision_speedups()
+    g = data.gpu(cfg["gpu_new"])
+    lo, hi = stated_range()
+    exp = expected_speedup(cfg)
+    if exp > hi:
+        stated = (
+            f"at these MFU values the stated {_num(lo)}-{_num(hi)}× understates {cfg['gpu_new']}; "
+            "it is the anecdotes that look modest"
+        )
+    elif exp < lo:
+        stated = f"at these MFU values the stated {_num(lo)}-{_num(hi)}× overstates {cfg['gpu_new']}"
+    else:
+        stated = f"at these MFU values the expected ratio lies inside the stated {_num(lo)}-{_num(hi)}×"
+    _, old, new = hundred_b_months(cfg)
+    at_stated = old / hi
+    weeks = "turns months into weeks" if old >= 1 > new else "does not turn months into weeks"
+    months = (
+        f"at these inputs the switch from {cfg['gpu_old']} to {cfg['gpu_new']} {weeks} "
+        f"({fmt(old, 'months', 2)} to {fmt(new, 'months', 2)}); the documents' own {_num(hi)}× would give "
+        f"{fmt(at_stated, 'months', 2)}"
+    )
+    return {
+        "precision": (
+            f"count a precision switch as about {fmt(ps.speedup_low.min(), 'x')} to "
+            f"{fmt(ps.speedup_high.max(), 'x')} end to end, not the "
+            f"{fmt(g.peak_flops('fp8') / g.peak_flops('bf16'), 'x')} of the dense peaks"
+        ),
+        "stated": stated,
+        "months": months,
+    }
