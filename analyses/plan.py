@@ -598,8 +598,8 @@ def plan(req: Request) -> Plan:
 # --------------------------------------------------------------------------------------------
 
 
-def intervals(req: Request, rows: pd.DataFrame, level: float = 0.9) -> pd.DataFrame:
-    """90% intervals of days and of both costs for ``rows`` (layouts of any generations).
+def intervals(req: Request, rows: pd.DataFrame, level: float = tco.INTERVAL_LEVEL) -> pd.DataFrame:
+    """Intervals (90% by default) of days and of both costs for ``rows`` (layouts of any generations).
 
     Time: the step-time model's published validation errors, resampled (true time = planned /
     (1 + error)). Cost: GPU-hours at that time × cost per GPU-hour drawn from the price ranges

@@ -290,7 +290,10 @@ def central_value(fn: Callable[..., np.ndarray], ranges: Mapping[str, Range]) ->
     return float(np.asarray(fn(**{k: r.central for k, r in ranges.items()})))
 
 
-def interval(samples: np.ndarray, level: float = 0.9) -> tuple[float, float, float]:
+INTERVAL_LEVEL = 0.9  # two-sided level of every Monte Carlo interval (5th to 95th percentile)
+
+
+def interval(samples: np.ndarray, level: float = INTERVAL_LEVEL) -> tuple[float, float, float]:
     """(lower, median, upper) of the central ``level`` interval of ``samples`` (inf allowed)."""
     tail = (1.0 - level) / 2.0
     big = np.finfo(float).max

@@ -406,9 +406,7 @@ def runs_table() -> pd.DataFrame:
 
 def _rate_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     row = runs_table().set_index("claim").loc[claim.id]
-    recomputed = (
-        f"30.4 days / run length: {fmt(row['runs/month before'])} -> {fmt(row['runs/month after'])} runs per month"
-    )
+    recomputed = f"{fmt(ex.DAYS_PER_MONTH, sig=3)} days / run length: {fmt(row['runs/month before'])} -> {fmt(row['runs/month after'])} runs per month"
     ok = (
         abs(row["runs/month after"] - row["stated after"]) <= cfg["rate_tolerance"]
         and abs(row["runs/month before"] - row["stated before"]) <= cfg["rate_tolerance"]
@@ -522,3 +520,54 @@ def _check_4_plus_6(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         "consistent" if busy <= ex.DAYS_PER_MONTH else "inconsistent",
         "Ten runs of 2.8 days fit in a month on the two servers; the case itself cannot be checked.",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Prose: sentences whose conclusion depends on the data and parameters
+# --------------------------------------------------------------------------------------------
+
+
+def timeline_sentence(cfg: Mapping[str, Any]) -> str:
+    """Caption sentence: when each schedule of :func:`timeline` ends."""
+    s = sweep(cfg)
+    serial, concurrent = s["per_run_days"] * s["runs"], s["concurrent_days"]
+    text = f"The concurrent schedule ends after {fmt(concurrent, 'days', sig=3)}, the serial one after {fmt(serial, 'days', sig=3)}"
+    if cfg["speedup"] == 1:
+        return text + ": concurrency reorders the work without shrinking it."
+    return text + f" (the concurrent lane runs on a cluster {fmt(cfg['speedup'], 'x', sig=2)} as fast)."
+
+
+def sweep_takeaway(cfg: Mapping[str, Any]) -> str:
+    """Takeaway of the serial-or-concurrent section."""
+    s = sweep(cfg)
+    if s["concurrent_days"] <= s["target_days"]:
+        return f"at these parameters the concurrent sweep meets the stated {fmt(s['target_days'], 'days', sig=2)}."
+    return (
+        f"concurrency helps people see results together, and saves only what smaller runs gain in efficiency "
+        f"(e_slice/e_full = {fmt(s['e_slice'] / s['e_full'], sig=3)}); the stated saving needs a "
+        f"{fmt(s['required_speedup'], 'x', sig=2)} faster cluster, a smaller search, or stopping most runs early."
+    )
+
+
+def model_takeaway(cfg: Mapping[str, Any]) -> str:
+    """Takeaway of the efficiency section: can the scaling model's efficiency pair give the stated saving?"""
+    s, e = sweep(cfg), efficiencies(cfg)
+    ratio = e["model_slice"] / e["model_full"]
+    if ratio >= s["required_ratio"]:
+        return (
+            f"the scaling model's pair ({fmt(e['model_full'], pct=True, sig=3)} on the whole cluster, "
+            f"{fmt(e['model_slice'], pct=True, sig=3)} on a slice) would give the speed-up the document states."
+        )
+    return (
+        f"a cluster of this size already runs one job at {fmt(e['model_full'], pct=True, sig=3)} efficiency, so splitting "
+        f"it into slices cannot give the speed-up the document states."
+    )
+
+
+def rounds_sentence() -> str:
+    """Does a single early cut reach the 7B anecdote's reduced number of tuning rounds?"""
+    c = data.claim(ROUNDS)
+    cut = single_cut_full_runs(int(c.value("experiment_rounds_before")))
+    if min(cut.values()) <= c.value("experiment_rounds_after"):
+        return "A single early cut already lands there"
+    return "A single early cut does not reach it"

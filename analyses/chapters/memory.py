@@ -631,3 +631,30 @@ def _check_hbm_bandwidth(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         "inconsistent",
         f"No NVIDIA figure exceeds {fmt(stated)} TB/s: the HGX B300 datasheet gives {fmt(used)} TB/s and the chip blog {fmt(best)} TB/s, so 'more than {fmt(stated)}' overstates it.",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Prose: sentences whose conclusion depends on the data and parameters
+# --------------------------------------------------------------------------------------------
+
+
+def hundred_b_takeaway(cfg: Mapping[str, Any], claim_id: str = "000-2.2-weights-400gb-total-1p5tb") -> str:
+    """The GPU-count takeaway: does one GPU, or one B300 node, hold the claim's model states?"""
+    n = data.claim(claim_id).value("params")
+    states = float(memory.model_state_bytes(n, **_recipe_kwargs(cfg)))
+    single = any(0 < usable_bytes(gpu, cfg) >= states for gpu in cfg["gpus"])
+    b300 = hundred_b_states_gpus("B300", cfg, claim_id)
+    node = data.gpu("B300").nvlink_domain_gpus
+    first = "a single GPU can hold" if single else "no single GPU holds"
+    second = "but a B300 node does" if b300 <= node else f"and not even a B300 node of {node} GPUs does"
+    text = (
+        f"{first} the states of a {fmt(n / 1e9, sig=2)}B-parameter model for training, {second} "
+        f"(states alone need {b300} B300s)"
+    )
+    prev, b = min_gpus(cfg["preset"], cfg["previous_gpu"], cfg), min_gpus(cfg["preset"], "B300", cfg)
+    label = shape(cfg["preset"])["label"]
+    if prev is None or b is None:
+        return (
+            text + f"; {label} fits no searched layout on {'the ' + cfg['previous_gpu'] if prev is None else 'B300'}."
+        )
+    return text + f"; for {label} the {cfg['previous_gpu']} needs {fmt(prev / b, 'x', sig=2)} as many GPUs as the B300."

@@ -98,6 +98,9 @@ SPEC = ChapterSpec(
 # --------------------------------------------------------------------------------------------
 
 
+LLAMA3_EFFECTIVE_TIME = 0.9  # Llama 3 (Sec 3.3.4): "higher than 90% effective training time" (a lower bound)
+MC_RUNS = 2000  # Monte Carlo jobs per checkpoint interval
+MC_WORK_DAYS = 30.0  # days of work per Monte Carlo job
 AGREEMENT_FACTOR = 2.0  # a log "agrees" with the calibration when its per-GPU rate is within this factor
 
 
@@ -144,11 +147,11 @@ def job_mtbf(cfg: Mapping[str, Any], gpus: int | None = None) -> float:
 def llama3_downtime_bound_s() -> float:
     """Upper bound on mean downtime per interruption (s) implied by Llama 3's >90% effective time.
 
-    All 466 interruptions in 54 days; if at least 90% of time was productive, each interruption
-    cost at most ``0.1 · 54 d / 466`` (restart plus lost work).
+    All 466 interruptions in 54 days; if at least 90% (``LLAMA3_EFFECTIVE_TIME``) of time was
+    productive, each interruption cost at most ``0.1 · 54 d / 466`` (restart plus lost work).
     """
     row = data.failure_logs().set_index("id").loc["llama3-405b-all"]
-    return 0.1 * row["days"] * DAY / row["interruptions"]
+    return (1 - LLAMA3_EFFECTIVE_TIME) * row["days"] * DAY / row["interruptions"]
 
 
 def cause_shares() -> pd.DataFrame:
@@ -204,13 +207,13 @@ def policy(cfg: Mapping[str, Any], claim_id: str = "001-2.4-checkpoint-15min-the
     }
 
 
-def monte_carlo_table(cfg: Mapping[str, Any], runs: int = 2000, seed: int = 0) -> pd.DataFrame:
+def monte_carlo_table(cfg: Mapping[str, Any], runs: int = MC_RUNS, seed: int = 0) -> pd.DataFrame:
     """Monte Carlo goodput (mean and 90% range of 30-day runs) beside the closed form, per interval."""
     m, d, r = job_mtbf(cfg), cfg["checkpoint_s"], cfg["restart_s"]
     opt = optimum(cfg)
     rows = []
     for label, tau in [("15 min", 900.0), ("Young", opt["young_s"]), ("60 min", 3600.0), ("4 h", 4 * HOUR)]:
-        sims = rel.simulate_goodput(tau, d, m, r, runs=runs, seed=seed)
+        sims = rel.simulate_goodput(tau, d, m, r, work_s=MC_WORK_DAYS * DAY, runs=runs, seed=seed)
         rows.append(
             {
                 "interval": label,
@@ -306,7 +309,11 @@ def causes_chart(cfg: Mapping[str, Any]) -> alt.Chart:
         alt.Chart(shares)
         .mark_bar()
         .encode(
-            x=alt.X("share:Q", title="share of 419 unexpected interruptions", axis=alt.Axis(format="%")),
+            x=alt.X(
+                "share:Q",
+                title=f"share of {int(shares['count'].sum())} unexpected interruptions",
+                axis=alt.Axis(format="%"),
+            ),
             y=alt.Y("category:N", sort="-x", title=None),
             color=alt.Color("addressable:N", title=None),
             tooltip=["category", "count", alt.Tooltip("share:Q", format=".1%")],
@@ -457,13 +464,14 @@ def _check_rd_efficiency(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     share = saved_h / window_h
     needed_h = claim.value("rd_efficiency_gain_pct") / 100 * other.value("crash_interval_days") * 24
     recomputed = (
-        f"{fmt(saved_h, 'h')} saved of {fmt(window_h, 'h')} = {fmt(share, pct=True, sig=2)} of the time; +18% would need "
+        f"{fmt(saved_h, 'h')} saved of {fmt(window_h, 'h')} = {fmt(share, pct=True, sig=2)} of the time; +{fmt(claim.value('rd_efficiency_gain_pct') / 100, pct=True, sig=2)} would need "
         f"{fmt(needed_h, 'h')} lost per crash"
     )
     return Verdict(
         recomputed,
         "inconsistent",
-        "The anecdote's own figures give a time saving of about 2.5%, not 18%.",
+        f"The anecdote's own figures give a time saving of about {fmt(share, pct=True, sig=2)}, "
+        f"not {fmt(claim.value('rd_efficiency_gain_pct') / 100, pct=True, sig=2)}.",
     )
 
 
@@ -473,14 +481,18 @@ def _check_interruption_minus_90(claim: data.Claim, cfg: Mapping[str, Any]) -> V
     target = claim.value("interruption_reduction_pct") / 100
     recomputed = (
         f"categories {', '.join(cfg['addressable_categories'])} caused {fmt(share, pct=True, sig=3)} of Llama 3's "
-        f"419 unexpected interruptions; removing all of them cuts interruptions by at most that"
+        f"{int(cause_shares()['count'].sum())} unexpected interruptions; removing all of them cuts interruptions by at most that"
     )
     if share >= target:
-        return Verdict(recomputed, "consistent", "The assumed-addressable causes are large enough to allow a 90% cut.")
+        return Verdict(
+            recomputed,
+            "consistent",
+            f"The assumed-addressable causes are large enough to allow a {fmt(target, pct=True, sig=2)} cut.",
+        )
     return Verdict(
         recomputed,
         "implausible",
-        "A 90% cut needs the named hardware features to remove causes (software bugs, network, maintenance) they do not touch; "
+        f"A {fmt(target, pct=True, sig=2)} cut needs the named hardware features to remove causes (software bugs, network, maintenance) they do not touch; "
         "hot migration shortens recovery but prevents no interruption.",
     )
 
@@ -507,3 +519,84 @@ def _check_policy(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         "The policy falls short of the optimum by more than the tolerance; the right interval follows from checkpoint "
         "cost and failure rate, not from the phase of training.",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Prose: sentences whose conclusion depends on the data and parameters
+# --------------------------------------------------------------------------------------------
+
+
+def _duration(seconds: float) -> str:
+    return fmt(seconds / DAY, "days", sig=2) if seconds >= 2 * DAY else fmt(seconds / HOUR, "h", sig=2)
+
+
+def failures_takeaway(cfg: Mapping[str, Any]) -> str:
+    """Takeaway of the failure-rate section: job MTBF at the chapter's size and at Llama 3's."""
+    big = int(data.failure_logs().set_index("id").loc["llama3-405b-unexpected", "gpus"])
+    return (
+        f"failures scale with GPU count: at the calibration's rate a job of {cfg['gpus']:,} GPUs is interrupted every "
+        f"{_duration(job_mtbf(cfg))}, one of {big:,} GPUs every {_duration(job_mtbf(cfg, big))}."
+    )
+
+
+def policy_takeaway(cfg: Mapping[str, Any]) -> str:
+    """Takeaway of the checkpoint section: how the stated intervals compare with the optimum for this job."""
+    p = policy(cfg)
+    late = fmt(p["late_s"] / 60, "min", sig=2)
+    early = fmt(p["early_s"] / 60, "min", sig=2)
+    gap = p["goodput_optimum"] - p["goodput_late"]
+    first = (
+        f"{late} checkpoints are close to optimal for this job"
+        if gap <= cfg["policy_tolerance"]
+        else f"{late} checkpoints fall {fmt(gap, pct=True, sig=2)} of goodput short of the optimum for this job"
+    )
+    second = (
+        f"{early} checkpoints cost more than they save"
+        if p["goodput_early"] < p["goodput_late"]
+        else f"{early} checkpoints do better still"
+    )
+    return f"the right interval follows from checkpoint cost and failure rate; {first}, and {second}."
+
+
+def mc_takeaway(mc: pd.DataFrame) -> str:
+    """Takeaway of the Monte Carlo check: agreement with the closed form and how the spread moves."""
+    diff = float((mc["Monte Carlo mean"] - mc["closed form"]).abs().max())
+    ordered = mc.sort_values("minutes")
+    spread = (ordered["MC 95%"] - ordered["MC 5%"]).to_numpy()
+    wider = spread[-1] > spread[0]
+    return (
+        f"the simulated means differ from the closed form by at most {fmt(100 * diff, sig=2)} percentage points of "
+        f"goodput; the spread between runs is {'wider' if wider else 'narrower'} for long intervals than for short ones"
+        + (", where a single unlucky failure costs more." if wider else ".")
+    )
+
+
+def causes_sentence(cfg: Mapping[str, Any], claim_id: str = "000-3-table-stability") -> str:
+    """Caption sentence: the share of interruptions outside the addressable categories against the stated cut."""
+    shares = cause_shares()
+    others = shares[~shares["category"].isin(cfg["addressable_categories"])]
+    outside = float(others["share"].sum())
+    target = data.claim(claim_id).value("interruption_reduction_pct") / 100
+    reach = (
+        "within reach only if every addressable interruption goes"
+        if addressable_share(cfg) >= target
+        else "out of reach"
+    )
+    names = ", ".join(others["category"].str.lower())
+    return (
+        f"Interruptions outside the addressable categories ({names}) make up {fmt(outside, pct=True, sig=2)}, "
+        f"so a {fmt(target, pct=True, sig=2)} cut is {reach}"
+    )
+
+
+def clean_run_sentence(cfg: Mapping[str, Any], claim_id: str = "001-2.4-fintech-crash-every-5-days") -> str:
+    """How likely the anecdote's clean run is at the B300 platform's assumed failure ratio."""
+    claim = data.claim(claim_id)
+    p = _fintech_numbers(claim, cfg, claim.value("recovery_hours_per_crash"))["p_clean"]
+    days = fmt(claim.value("run_days_no_fault"), "days", sig=2)
+    ratio = cfg["b300_failure_ratio"]
+    rate = "at the old platform's rate" if ratio == 1 else f"at {fmt(ratio, 'x', sig=2)} the old platform's rate"
+    text = f"And {rate}, {days} without a crash would happen with probability {fmt(p, pct=True, sig=2)}"
+    if p < 0.05:
+        return text + ": the anecdote also implies a platform that fails several times less often."
+    return text + ": at this failure ratio the clean run is plausible."

@@ -99,6 +99,8 @@ def user_kwargs(cfg: Mapping[str, Any]) -> dict:
 
 # The reference B300 cluster of data/cluster_configs.csv that the documents' B300 claims run on.
 B300_CLUSTER = "B300 + 800G IB"
+ETHERNET_CLUSTER = "A100 + 100GbE"  # the reference cluster of the 64 -> 256 GPU Ethernet anecdote
+THOUSAND_GPUS = 1024  # "about a thousand GPUs" of the NCCL claim, as a power of two
 
 
 def config_kwargs(cfg: Mapping[str, Any], name: str, precision: str | None = None) -> dict:
@@ -171,7 +173,7 @@ def ethernet_case(cfg: Mapping[str, Any]) -> dict[str, float]:
     """64 -> 256 A100 over ordinary Ethernet (strong scaling) and the inverse answers."""
     claim = data.claim("000-2.3-64-to-256-gpus-2p1x")
     n0, n1, target = claim.value("gpus_before"), claim.value("gpus_after"), claim.value("speedup_actual_x")
-    kw = config_kwargs(cfg, "A100 + 100GbE", "bf16")
+    kw = config_kwargs(cfg, ETHERNET_CLUSTER, "bf16")
     model = float(scaling.scaling_curve([n1], n0, weak=False, tokens_per_step=cfg["batch_tokens"], **kw)["speedup"][0])
     share = kw["nic_bytes_per_s"] / (100e9 / 8)
     try:
@@ -188,7 +190,7 @@ def ethernet_case(cfg: Mapping[str, Any]) -> dict[str, float]:
     }
 
 
-def ninety_percent_bandwidth(cfg: Mapping[str, Any], n_gpus: float = 1024) -> float:
+def ninety_percent_bandwidth(cfg: Mapping[str, Any], n_gpus: float = THOUSAND_GPUS) -> float:
     """NIC Gbit/s per GPU (wire) needed to keep 90% strong-scaling efficiency from gpus_min to ``n_gpus`` on your cluster."""
     kw = user_kwargs(cfg)
     ratio = n_gpus / cfg["gpus_min"]
@@ -237,7 +239,7 @@ def _nvlink(name: str) -> float:
 @check("000-2.2-nvlink-c2c-900")
 def _c2c(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
-        f"HGX B300 GPU-GPU NVLink5 {fmt(_nvlink('B300'), 'GB/s')} per direction; NVLink-C2C is 450 GB/s per direction (900 both ways), Grace-GPU only",
+        f"HGX B300 GPU-GPU NVLink5 {fmt(_nvlink('B300'), 'GB/s')} per direction; NVLink-C2C is a Grace CPU-GPU link only",
         "inconsistent",
         "NVLink-C2C joins a Grace CPU to its GPU and does not exist on an HGX B300 server; parameter synchronisation between B300 GPUs runs over NVLink5 and NVSwitch.",
     )
@@ -250,7 +252,8 @@ def _nvswitch(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         f"B300 NVLink5 through NVSwitch: {fmt(per_dir, 'GB/s')} per direction ({fmt(2 * per_dir, 'GB/s')} both ways)",
         "consistent" if ok else "inconsistent",
-        "Read per direction, 900 GB/s between any two GPUs of an 8-GPU NVSwitch node is right."
+        f"Read per direction, {fmt(claim.value('bandwidth_any_pair_gb_s'), 'GB/s')} between any two GPUs of an "
+        f"{data.gpu('B300').nvlink_domain_gpus}-GPU NVSwitch node is right."
         if ok
         else "The figure differs from NVLink5.",
     )
@@ -260,9 +263,11 @@ def _nvswitch(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
 def _plus50(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     a100, b300 = _nvlink("A100"), _nvlink("B300")
     return Verdict(
-        f"per direction {fmt(a100, 'GB/s')} -> {fmt(b300, 'GB/s')} (+{fmt(b300 / a100 - 1, pct=True)}); both ways 600 -> 1,800 GB/s",
+        f"per direction {fmt(a100, 'GB/s')} -> {fmt(b300, 'GB/s')} (+{fmt(b300 / a100 - 1, pct=True)}); both ways {fmt(2 * a100, 'GB/s')} -> {fmt(2 * b300, 'GB/s')}",
         "inconsistent",
-        "The table sets A100's bidirectional 600 GB/s against a per-direction (and mislabelled C2C) 900; like with like, B300 NVLink is three times A100's, +200% not +50%.",
+        f"The table sets A100's bidirectional {fmt(claim.value('a100_nvlink_gb_s'), 'GB/s')} against a per-direction "
+        f"(and mislabelled C2C) {fmt(claim.value('b300_c2c_gb_s'), 'GB/s')}; like with like, B300 NVLink is "
+        f"{fmt(b300 / a100, 'x', sig=2)} A100's, +{fmt(b300 / a100 - 1, pct=True)} not +{fmt(claim.value('increase_pct') / 100, pct=True, sig=2)}.",
     )
 
 
@@ -286,22 +291,24 @@ def _efficiency_at(cfg: Mapping[str, Any], kw: dict, n: float, weak: bool, n0: f
 @check("000-2.3-64-to-256-gpus-2p1x")
 def _ethernet(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     e = ethernet_case(cfg)
+    stated, node = fmt(claim.value("speedup_actual_x"), "x", sig=2), data.gpu("A100").nvlink_domain_gpus
     ok = np.isfinite(e["nic_gbit_for_target"]) and 1 <= e["nic_gbit_for_target"] <= 200
     return Verdict(
-        f"model (A100, 100 GbE TCP, strong scaling): {fmt(e['model_speedup'], 'x')}; 2.1x needs {fmt(e['nic_gbit_for_target'], 'Gbit/s')} per GPU ({fmt(8 * e['nic_gbit_for_target'], 'Gbit/s')} per 8-GPU server); "
-        f"communication share at 256 = {fmt(e['comm_share'], pct=True)}",
+        f"model ({ETHERNET_CLUSTER}, strong scaling): {fmt(e['model_speedup'], 'x')}; {stated} needs {fmt(e['nic_gbit_for_target'], 'Gbit/s')} per GPU ({fmt(node * e['nic_gbit_for_target'], 'Gbit/s')} per {node}-GPU server); "
+        f"communication share at {int(claim.value('gpus_after'))} = {fmt(e['comm_share'], pct=True)}",
         "consistent" if ok else "implausible",
-        "With 100 GbE per GPU the model keeps most of the gain, but one commodity 25-40 GbE port per server reproduces 2.1x, so the anecdote is plausible; the case itself cannot be checked."
+        f"On the {ETHERNET_CLUSTER} cluster the model keeps most of the gain, but {fmt(node * e['nic_gbit_for_target'], 'Gbit/s')} "
+        f"of network per server reproduces {stated}, so the anecdote is plausible; the case itself cannot be checked."
         if ok
-        else "Reproducing 2.1x needs a network bandwidth outside the plausible Ethernet range.",
+        else f"Reproducing {stated} needs a network bandwidth outside the plausible Ethernet range.",
     )
 
 
 @check("000-2.3-nccl-90pct-linear-1000-gpus")
 def _ninety(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     kw = config_kwargs(cfg, B300_CLUSTER)
-    weak = _efficiency_at(cfg, kw, 1024, True, 64)
-    strong = _efficiency_at(cfg, kw, 1024, False, 64)
+    weak = _efficiency_at(cfg, kw, THOUSAND_GPUS, True, 64)
+    strong = _efficiency_at(cfg, kw, THOUSAND_GPUS, False, 64)
     return Verdict(
         f"model 64 -> 1,024 B300 with 800G IB: {fmt(weak, pct=True)} when the batch grows, {fmt(strong, pct=True)} at a fixed batch; published runs at 1.5k-16k GPUs keep 92-94%",
         "consistent" if weak >= 0.9 else "inconsistent",
@@ -314,7 +321,7 @@ def _ninety(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
 @check("000-6-near-linear-scaling")
 def _near_linear(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     kw = config_kwargs(cfg, B300_CLUSTER)
-    e = _efficiency_at(cfg, kw, 1024, True, 64)
+    e = _efficiency_at(cfg, kw, THOUSAND_GPUS, True, 64)
     return Verdict(
         f"model 64 -> 1,024 B300 with 800G IB, batch growing: {fmt(e, pct=True)}",
         "consistent" if e >= 0.85 else "inconsistent",
@@ -365,3 +372,32 @@ def _poc(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         "consistent",
         "A 4-8-GPU proof of concept measures per-GPU throughput fairly, but it cannot reveal multi-node scaling, which needs at least two nodes.",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Prose: sentences whose conclusion depends on the data and parameters
+# --------------------------------------------------------------------------------------------
+
+
+def ethernet_takeaway(cfg: Mapping[str, Any]) -> str:
+    """Takeaway of the Ethernet anecdote: the network per server that reproduces the stated speed-up."""
+    claim = data.claim("000-2.3-64-to-256-gpus-2p1x")
+    stated = fmt(claim.value("speedup_actual_x"), "x", sig=2)
+    gbit = ethernet_case(cfg)["nic_gbit_for_target"]
+    per_server = data.gpu("A100").nvlink_domain_gpus * gbit
+    if not np.isfinite(gbit):
+        return f"no network bandwidth reproduces the {stated} story in the model."
+    return f"the {stated} story is what {fmt(per_server, 'Gbit/s')} of network per server produces: a network problem, not a GPU one."
+
+
+def worst_validation() -> str:
+    """The validation row with the largest error and the calibration row it was predicted from."""
+    val = validation()
+    rows = val[val["role"] == "validate"]
+    worst = rows.loc[rows["error"].abs().idxmax()]
+    cal = val[(val["role"] == "calibrate") & (val["gpu"] == worst["gpu"]) & (val["precision"] == worst["precision"])]
+    text = f"{worst['benchmark']} on {int(worst['n_gpus']):,} {worst['gpu']}s"
+    if len(cal):
+        c = cal.iloc[0]
+        text += f", calibrated on {c['benchmark']} on {int(c['n_gpus']):,} GPUs"
+    return text

@@ -525,3 +525,109 @@ def _check_centuries(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         "inconsistent",
         f"The stated span needs {fmt(need_lo)}-{fmt(need_hi)} tokens per parameter, outside the {fmt(p_lo)}-{fmt(p_hi)} of published dense models of 10B+ parameters.",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Prose: sentences whose conclusion depends on the data and parameters
+# --------------------------------------------------------------------------------------------
+
+_SHORT = {"parameters": "parameter counts", "training compute": "training compute", "per-GPU FLOP/s": "per-GPU FLOP/s"}
+
+
+def _covering(cfg: Mapping[str, Any], months: float, factor: float) -> list[str]:
+    """Fitted quantities whose confidence interval per ``months`` contains ``factor``."""
+    return [_SHORT[name] for name, fit in fits(cfg).items() if _within(factor, *fit.factor(months)[1:])]
+
+
+def _join(names: list[str]) -> str:
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def growth_takeaway(cfg: Mapping[str, Any]) -> str:
+    """The growth section's takeaway, from the fitted rates and document 000's two stated rates."""
+    fitted = fits(cfg)
+    per_year = data.claim("000-0-growth-10x-per-year")
+    per_18 = data.claim("000-1-param-growth-18mo")
+    x = fmt(per_18.value("model_growth_x"), "x", sig=2)
+    gap = fitted["training compute"].factor(12)[0] > fitted["per-GPU FLOP/s"].factor(12)[0]
+    first = "the gap is real" if gap else "these fits show no gap"
+    at_18 = _covering(cfg, per_18.value("period_months"), per_18.value("model_growth_x"))
+    at_12 = _covering(cfg, per_year.value("period_months"), per_year.value("model_growth_x"))
+    second = (
+        f"the {x} per {fmt(per_18.value('period_months'), sig=2)} months fits {_join(at_18)}"
+        if at_18
+        else f"nothing measured grows {x} per {fmt(per_18.value('period_months'), sig=2)} months"
+    )
+    third = f"{_join(at_12)} does grow {x} a year" if at_12 else f"nothing grows {x} a year"
+    return f"{first}, but {second}, and {third}."
+
+
+def stated_line_sentence(cfg: Mapping[str, Any]) -> str:
+    """Caption sentence: where the stated model rate sits against the fitted trends."""
+    claim = data.claim("000-1-param-growth-18mo")
+    covering = _covering(cfg, claim.value("period_months"), claim.value("model_growth_x"))
+    if covering:
+        return f"The stated model line lies within the confidence interval of {_join(covering)} only."
+    above = all(
+        fit.factor(claim.value("period_months"))[2] < claim.value("model_growth_x") for fit in fits(cfg).values()
+    )
+    return f"The stated model line climbs {'above every' if above else 'outside each'} measured trend."
+
+
+def epoch_summary() -> dict[str, float]:
+    """Epoch AI's summary rates (x per year): training compute (low, high) and 16-bit hardware FLOP/s."""
+    trends = data.growth_trends()
+    compute = trends[(trends["quantity"] == "training_compute") & (trends["source"] == "epoch-frontier-compute-2024")]
+    compute = compute[compute["rate_low_x_per_year"].notna()].iloc[0]
+    hardware = trends[trends["quantity"] == "gpu_flops_tensor16"].iloc[0]
+    return {
+        "compute_low": float(compute["rate_low_x_per_year"]),
+        "compute_high": float(compute["rate_high_x_per_year"]),
+        "hardware": float(hardware["rate_x_per_year"]),
+    }
+
+
+def _hardware_short(row: pd.Series) -> str:
+    model = data.model(row["model"])
+    if isinstance(model["gpu"], str) and model["gpu"]:
+        return str(model["gpu"])
+    return "TPUs" if "TPU" in str(model["hardware"]) else str(model["hardware"])
+
+
+def generation_takeaway(cfg: Mapping[str, Any]) -> str:
+    """The generation table's takeaway: which named rows' compute and hardware match the facts."""
+    gen = generation_table(cfg)
+    named = gen[~gen["model"].str.startswith("hypothetical")]
+    inside = [
+        str(r["model"])
+        for _, r in named.iterrows()
+        if _within(r["recomputed FLOP low"], r["stated FLOP low"], r["stated FLOP high"])
+    ]
+    wrong = [
+        f"{r['model']} on {_hardware_short(r)}"
+        for _, r in named.iterrows()
+        if not any(h in str(r["hardware actual"]) for h in str(r["hardware stated"]).split("/"))
+    ]
+    compute = (
+        f"the stated range contains the real training compute only for {_join(inside)}"
+        if inside
+        else "no stated range contains the real training compute"
+    )
+    words = {0: "none", 1: "one", 2: "two", 3: "three"}
+    hardware = f"{words.get(len(wrong), len(wrong))} of the {words.get(len(named), len(named))} named models ran on different hardware than the table says"
+    return f"{compute}, and {hardware}" + (f" ({'; '.join(wrong)})." if wrong else ".")
+
+
+def centuries_caption(cfg: Mapping[str, Any]) -> str:
+    """Caption sentence: a GPT-3-style token budget and the chapter's budget on the chapter's server."""
+    claim = data.claim("000-0-centuries")
+    gpt3 = data.model(GENERATION_ROWS["000-1-gen-2020-gpt3"])
+    tpp = gpt3["training_tokens"] / gpt3["params"]
+    years = server_years_grid(cfg, np.array([tpp, cfg["tokens_per_param"]]))
+    years = years[years["server"] == cfg["server"]]["years"].to_numpy()
+    band = (claim.value("server_years_low"), claim.value("server_years_high"))
+    where = "inside" if _within(years[0], *band) else ("below" if years[0] < band[0] else "above")
+    return (
+        f"A GPT-3-style budget ({fmt(tpp, sig=2)} tokens per parameter) takes {fmt(years[0], 'years', sig=2)} on "
+        f"{cfg['server']}, {where} the band; the chapter's budget takes {fmt(years[1], 'years', sig=2)}."
+    )

@@ -544,7 +544,10 @@ def payback_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def payback_chart(cfg: Mapping[str, Any], cap_months: float = 120.0) -> alt.LayerChart:
+PAYBACK_CAP_MONTHS = 120.0  # months at which the payback chart caps its histogram ("never" counts as the cap)
+
+
+def payback_chart(cfg: Mapping[str, Any], cap_months: float = PAYBACK_CAP_MONTHS) -> alt.LayerChart:
     """Distribution of payback months per case (capped; 'never' shown at the cap)."""
     frames = []
     for name, fn in payback_fns(cfg).items():
@@ -961,3 +964,161 @@ def case_comparison(cfg: Mapping[str, Any]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Prose: sentences whose conclusion depends on the prices and parameters
+# --------------------------------------------------------------------------------------------
+
+
+def _cheaper(ratio: float) -> str:
+    return "cheaper" if ratio < 1 else "dearer"
+
+
+def stack_caption(cfg: Mapping[str, Any]) -> str:
+    """Caption sentence of the cost stack: capital's share of owned cost and the B300's rent against ownership."""
+    row = cost_stack(cfg).set_index("gpu")
+    capital = (row["server"] + row["network_storage"]) / row["owned total"]
+    rent = row.loc[NEW, "rented (incl. storage/network)"] / row.loc[NEW, "owned total"]
+    return (
+        f"Capital is {fmt(capital.min(), pct=True, sig=2)} to {fmt(capital.max(), pct=True, sig=2)} of the owned cost; "
+        f"the {NEW}'s rent is {fmt(rent, 'x', sig=2)} its owned cost."
+    )
+
+
+def gpu_hour_takeaway(cfg: Mapping[str, Any]) -> str:
+    """Takeaway of the GPU-hour section: B300 against A100 per hour, owned and rented."""
+    row = cost_stack(cfg).set_index("gpu")
+    own = row.loc[NEW, "owned total"] / row.loc[BASELINE, "owned total"]
+    rent = row.loc[NEW, "rented (incl. storage/network)"] / row.loc[BASELINE, "rented (incl. storage/network)"]
+    text = (
+        f"a {NEW} GPU-hour costs {fmt(own, 'x', sig=2)} an {BASELINE} GPU-hour owned and {fmt(rent, 'x', sig=2)} rented"
+    )
+    if own > 1 and rent > 1:
+        return text + "; any saving must come from doing more work per hour."
+    return text + "; at these prices the B300 is not dearer by the hour in every mode."
+
+
+def _pfd(cfg: Mapping[str, Any]) -> pd.DataFrame:
+    return pflop_day_table(cfg).set_index(["gpu", "mode"])["central"]
+
+
+def pflop_day_caption(cfg: Mapping[str, Any]) -> str:
+    """Caption sentence: the cheapest useful compute at the chapter's parameters."""
+    gpu, mode = _pfd(cfg).idxmin()
+    return (
+        f"At these parameters {'an' if mode == 'owned' else 'a'} {mode} {gpu} is the cheapest useful compute, provided "
+        f"it really reaches the same MFU as the others."
+    )
+
+
+def pflop_day_takeaway(cfg: Mapping[str, Any]) -> str:
+    """Takeaway of the PFLOP-day section: B300 against A100 per useful FLOP, owned and rented."""
+    pfd = _pfd(cfg)
+    own = pfd[(NEW, "owned")] / pfd[(BASELINE, "owned")]
+    rent = pfd[(NEW, "rented")] / pfd[(BASELINE, "rented")]
+    return (
+        f"per useful FLOP the {NEW} is {_cheaper(own)} than the {BASELINE} owned ({fmt(own, 'x', sig=2)}) and "
+        f"{_cheaper(rent)} rented ({fmt(rent, 'x', sig=2)}) at the same MFU; every case below stands or falls on the "
+        f"speed-up it assumes."
+    )
+
+
+def _log_gap(value: float, low: float, high: float) -> float:
+    return 0.0 if low <= value <= high else float(min(abs(np.log(value / low)), abs(np.log(value / high))))
+
+
+def implied_caption(frame: pd.DataFrame) -> str:
+    """Caption sentence: which reading of 'monthly cost' puts the implied ratio in (or nearest) the public range."""
+    gaps = frame.assign(
+        gap=[_log_gap(r["implied B300/A100 price ratio"], r["public 5%"], r["public 95%"]) for _, r in frame.iterrows()]
+    )
+    gaps = gaps.groupby("reading", sort=False)["gap"].min()
+    inside = list(gaps[gaps == 0].index)
+    if inside:
+        return f"Only the {' and '.join(inside)} reading{'s' if len(inside) > 1 else ''} land{'' if len(inside) > 1 else 's'} in the public range."
+    return f"None lands in the public range; the {gaps.idxmin()} reading comes nearest."
+
+
+def case000_fit_sentence() -> str:
+    """Do the case's runs per month fit its own B300 cluster? (``{avail}``: the cluster's GPU-days a month)"""
+    g = case000_gpu_days()
+    if g["per month after"] > g["fleet month after"]:
+        return "more than the {avail} the cluster has in a month, so the case's own experiment count does not fit its cluster either"
+    return "within the {avail} the cluster has in a month"
+
+
+def case000_takeaway(frame: pd.DataFrame) -> str:
+    """Takeaway of document 000's case: the price ratio a monthly saving needs, and the nearest reading."""
+    cut = fmt(1 - case000_facts()["cost_ratio"], pct=True, sig=2)
+    used = float(frame[frame["reading"] == "GPU-days used, per month"]["implied B300/A100 price ratio"].iloc[0])
+    text = f"a monthly bill {cut} lower needs a {NEW} GPU-hour at {fmt(used, 'x', sig=2)} the price of an {BASELINE} GPU-hour"
+    gaps = {
+        r["reading"]: _log_gap(r["implied B300/A100 price ratio"], r["public 5%"], r["public 95%"])
+        for _, r in frame.iterrows()
+    }
+    nearest = min(gaps, key=gaps.get)
+    if nearest == "per training run":
+        return text + "; the figure reads as a per-run saving relabelled as a monthly one."
+    return text + f"; of the readings, {nearest} fits public prices best."
+
+
+def tornado_caption(cfg: Mapping[str, Any]) -> str:
+    """Caption sentence: the input that moves document 001's cost most, and whether any reaches the stated cost."""
+    tor = tornado_table(cfg)
+    stated = case001_facts()["own_rmb_month"]
+    top = tor.sort_values("swing", ascending=False).iloc[0]["input"]
+    low = tor[["at_low", "at_high"]].min(axis=1)
+    reach = "no single input brings it near" if (low > stated).all() else "some inputs alone bring it to"
+    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {fmt(stated, 'RMB', sig=2)} (orange)."
+
+
+def case001_takeaway(cfg: Mapping[str, Any]) -> str:
+    """Takeaway of document 001's case: rebuilt monthly cost against the stated cost and the rental."""
+    f = case001_facts()
+    central = summarise(case001_own_rmb_fn(cfg), cfg)[0]
+    first = (
+        f"the eight {NEW}s cost {fmt(central, 'RMB', sig=2)} a month all in, "
+        f"{'above' if central > f['own_rmb_month'] else 'at or below'} the stated {fmt(f['own_rmb_month'], 'RMB', sig=2)}"
+    )
+    if central >= f["rent_rmb_month"]:
+        return first + f"; against the {fmt(f['rent_rmb_month'], 'RMB', sig=2)} rental the case's saving reverses."
+    saving = 1 - central / f["rent_rmb_month"]
+    return (
+        first
+        + f"; against the {fmt(f['rent_rmb_month'], 'RMB', sig=2)} rental they save {fmt(saving, pct=True, sig=2)}."
+    )
+
+
+def payback_sentence(cfg: Mapping[str, Any]) -> str:
+    """Which payback cases land in the documents' band (central estimate at most its upper end)."""
+    high = data.claim("000-6-payback-6-12-months").value("payback_high_months")
+    pb = payback_table(cfg)
+    inside = list(pb[pb["central"] <= high]["case"])
+    outside = list(pb[pb["central"] > high]["case"])
+    if not inside:
+        return f"No case pays back within {fmt(high, 'months', sig=2)} at these parameters."
+    if not outside:
+        return f"Every case pays back within {fmt(high, 'months', sig=2)} at these parameters."
+    names = "; ".join(f"“{c}”" for c in inside)
+    return f"At these parameters only {names} pay{'s' if len(inside) == 1 else ''} back within {fmt(high, 'months', sig=2)}; the others take longer."
+
+
+def payback_takeaway(cfg: Mapping[str, Any]) -> str:
+    """Takeaway of the payback section: the documents' own cases against the stated band."""
+    claim = data.claim("000-6-payback-6-12-months")
+    low, high = claim.value("payback_low_months"), claim.value("payback_high_months")
+    pb = payback_table(cfg).set_index("case")
+    docs = pb[~pb.index.str.startswith("your plan")]["central"]
+    plan = pb[pb.index.str.startswith("your plan")]["central"].iloc[0]
+    band = f"{low:g}-{high:g} months"
+    first = (
+        "with the speed-ups the documents themselves report, buying B300s repays itself in years, not months"
+        if (docs > 2 * high).all()
+        else f"with the speed-ups the documents themselves report, the fastest case pays back in {fmt(docs.min(), 'months', sig=2)}"
+    )
+    second = (
+        f"the plan, which credits the B300 with its full datasheet speed-up at the same MFU, pays back in {fmt(plan, 'months', sig=2)}"
+        f" ({'inside' if low <= plan <= high else ('below' if plan < low else 'above')} the stated {band})"
+    )
+    return f"{first}; {second}."

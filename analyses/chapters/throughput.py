@@ -507,7 +507,7 @@ def sibling_sentence() -> str:
 
 def _num(value: float) -> str:
     """A stated figure as printed: whole numbers without decimals."""
-    return str(fmt(int(value))) if float(value).is_integer() else str(fmt(value))
+    return str(fmt(int(value))) if float(value).is_integer() else f"{value:g}"
 
 
 def worked_example() -> str:

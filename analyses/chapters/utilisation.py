@@ -162,12 +162,15 @@ def utilisation_chart(cfg: Mapping[str, Any]) -> alt.Chart:
     )
 
 
+PREFETCH_DEPTHS = (0, 1, 2, 4, 8)  # batches the loader may queue ahead, in the prefetch table
+
+
 def prefetch_table(cfg: Mapping[str, Any], load_ratios: tuple[float, ...] = (0.35 / 0.65, 0.8, 1.2)) -> pd.DataFrame:
     """Simulated utilisation by prefetch depth and loader time per batch (relative to compute time)."""
     rows = []
     for ratio in load_ratios:
         row: dict[str, Any] = {"load time / compute time": ratio}
-        for depth in (0, 1, 2, 4, 8):
+        for depth in PREFETCH_DEPTHS:
             row[f"depth {depth}"] = pl.simulate_prefetch(1.0, ratio, depth, cv=cfg["prefetch_cv"], seed=cfg["seed"])
         rows.append(row)
     return pd.DataFrame(rows)
@@ -443,7 +446,7 @@ def _check_procurement(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     expected = implied * cfg["mig_eligible_share"]
     stated = claim.value("procurement_reduction_pct") / 100
     recomputed = (
-        f"4 for 7 implies −{fmt(implied, pct=True, sig=2)}; with {fmt(cfg['mig_eligible_share'], pct=True, sig=2)} of purchases MIG-packable: "
+        f"{int(c.value('gpus_after'))} for {int(c.value('gpus_before'))} implies −{fmt(implied, pct=True, sig=2)}; with {fmt(cfg['mig_eligible_share'], pct=True, sig=2)} of purchases MIG-packable: "
         f"−{fmt(expected, pct=True, sig=2)}"
     )
     if abs(expected - stated) <= cfg["util_tolerance"]:
@@ -453,7 +456,9 @@ def _check_procurement(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         recomputed,
         "inconsistent",
-        "The article's own 4-for-7 implies a 43% cut; 30% holds only if about 70% of purchases serve MIG-packable work.",
+        f"The article's own {int(c.value('gpus_after'))}-for-{int(c.value('gpus_before'))} implies a "
+        f"{fmt(implied, pct=True, sig=2)} cut; {fmt(stated, pct=True, sig=2)} holds only if about "
+        f"{fmt(stated / implied, pct=True, sig=2)} of purchases serve MIG-packable work.",
     )
 
 
@@ -473,3 +478,69 @@ def _check_table_mig(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         "inconsistent" if same else "consistent",
         "NVIDIA's MIG guide gives A100 the same seven-way split as B300, so 'finer-grained MIG' cannot explain a 50% -> 85% gain.",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Prose: sentences whose conclusion depends on the data and parameters
+# --------------------------------------------------------------------------------------------
+
+
+def _days_ok(cfg: Mapping[str, Any], claim_id: str = "001-2.2-days-saved-2p5-of-10") -> tuple[bool, bool]:
+    """Whether the stated days follow from the loading shares, and from the utilisation pair (within 10%)."""
+    d, stated = days_saved(cfg, claim_id), data.claim(claim_id).value("days_saved")
+    return abs(d["saved_shares"] - stated) <= 0.1 * stated, abs(d["saved_util"] - stated) <= 0.1 * stated
+
+
+def days_sentence(cfg: Mapping[str, Any], claim_id: str = "001-2.2-days-saved-2p5-of-10") -> str:
+    """Which reading reproduces the stated days saved."""
+    stated = fmt(data.claim(claim_id).value("days_saved"), "days", sig=2)
+    shares, util = _days_ok(cfg, claim_id)
+    if shares and util:
+        return f"the stated {stated} matches both"
+    if shares or util:
+        return f"the stated {stated} matches the {'shares' if shares else 'utilisations'}"
+    return f"the stated {stated} matches neither"
+
+
+def electricity_takeaway(cfg: Mapping[str, Any], claim_id: str = "001-2.2-days-saved-2p5-of-10") -> str:
+    """Takeaway of the loading section: which of the stated figures hang together at these parameters."""
+    c, p = data.claim(claim_id), loading_pairs()
+    tol = cfg["util_tolerance"]
+    pair_ok = abs(p["util_from_share_before"] - p["util_before"]) <= tol
+    pair_ok = pair_ok and abs(p["util_from_share_after"] - p["util_after"]) <= tol
+    days_ok = _days_ok(cfg, claim_id)[0]
+    energy_ok = abs(days_saved(cfg, claim_id)["electricity_saving"] - c.value("cost_reduction_pct") / 100) <= tol
+    figures = {
+        "the two pairs": pair_ok,
+        f"the {fmt(c.value('days_saved'), 'days', sig=2)}": days_ok,
+        f"the {fmt(c.value('cost_reduction_pct') / 100, pct=True, sig=2)} electricity saving": energy_ok,
+    }
+    good = [k for k, ok in figures.items() if ok]
+    bad = [k for k, ok in figures.items() if not ok]
+    if not bad:
+        return "the loading shares, the utilisation pair, the days saved and the electricity saving all hang together."
+    if not good:
+        return "none of the stated figures hang together at these parameters."
+    good_text = ", ".join(good[:-1]) + " and " + good[-1] if len(good) > 1 else good[0]
+    return f"{good_text} hang together; {' and '.join(bad)} {'does' if len(bad) == 1 else 'do'} not."
+
+
+def mig_gap_sentence(cfg: Mapping[str, Any], claim_id: str = "001-2.3-cloud-utilisation-45-to-80") -> str:
+    """Caption sentence: does the simulated job mix span the stated before -> after utilisation?"""
+    c, sim = data.claim(claim_id), mig_simulation(cfg)
+    tol = cfg["util_tolerance"]
+    spans = sim["util_whole"].mean() <= c.value("utilisation_before_pct") / 100 + tol
+    spans = spans and sim["util_mig"].mean() >= c.value("utilisation_after_min_pct") / 100 - tol
+    return f"the chapter's job mix {'spans' if spans else 'does not span'} that gap"
+
+
+def generations_sentence() -> str:
+    """Why every MIG-capable generation gives the same answer (or that they differ)."""
+    shapes = {
+        gpu: (tuple(data.mig_profiles(gpu)["compute_slices"]), tuple(data.mig_profiles(gpu)["memory_eighths"]))
+        for gpu in _mig_gpus()
+    }
+    if len(set(shapes.values())) == 1:
+        ways = int(max(data.mig_profiles(_mig_gpus()[0])["max_instances"]))
+        return f"The same mix on every MIG-capable generation gives the same answer, because every one of them splits {ways} ways:"
+    return "The same mix on each MIG-capable generation (their profiles differ):"
