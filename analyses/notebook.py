@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from typing import Any
 
 import altair as alt
@@ -98,6 +99,9 @@ def setup() -> None:
     pd.set_option("display.max_rows", 200)
 
 
+_CELL_CLASS = re.compile(r' class="(?:data|row_heading level0) row\d+ col\d+"| class="data row\d+ col\d+"')
+
+
 class Table:
     """A styled table with deterministic HTML and a plain-text form (both compared by nbval)."""
 
@@ -106,7 +110,10 @@ class Table:
         self._styler, self._frame = styler.set_uuid(digest), frame
 
     def _repr_html_(self) -> str:
-        return self._styler.to_html()
+        # ids only where a cell has a style (pandas' cell_ids=False), and no per-cell position classes
+        # (no stylesheet uses them): a wide table is half attributes otherwise
+        self._styler.cell_ids = False
+        return _CELL_CLASS.sub("", self._styler.to_html())
 
     def __repr__(self) -> str:
         return self._frame.to_string(index=False, max_colwidth=60)
