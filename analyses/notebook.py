@@ -120,8 +120,13 @@ class Table:
 
 
 def table(frame: pd.DataFrame, **formats: str) -> Table:
-    """A DataFrame shown without index, with per-column formats (``x="{:.1f}"``)."""
-    return Table(frame.style.hide(axis="index").format(formats, na_rep="–"), frame)
+    """A DataFrame shown without index, with per-column formats (``x="{:.1f}"``).
+
+    Float columns without a format show six significant figures without trailing zeros (300, 0.78,
+    1.75e+11) rather than pandas' fixed six decimals.
+    """
+    floats = {c: "{:.6g}" for c in frame.columns if pd.api.types.is_float_dtype(frame[c]) and c not in formats}
+    return Table(frame.style.hide(axis="index").format(floats | formats, na_rep="–"), frame)
 
 
 VERDICT_COLOURS = {
