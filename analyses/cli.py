@@ -46,12 +46,13 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def _validated(chapter: str, pairs: list[list[str]] | None) -> chapters.Config:
+def _validated(chapter: str, pairs: list[list[str]] | None, base: dict[str, Any] | None = None) -> chapters.Config:
+    """``base`` values (e.g. from a params file) with ``-p NAME VALUE`` pairs on top, validated."""
     try:
         spec = chapters.spec(chapter)
     except KeyError as err:
         raise UsageError(err.args[0]) from None
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = dict(base or {})
     for name, text in pairs or []:
         spec.param(name)
         values[name] = _parse_value(text)
@@ -113,11 +114,7 @@ def load_params_file(path: str) -> dict[str, Any]:
 def cmd_plan(args: argparse.Namespace) -> int:
     from analyses.chapters import plan as plan_chapter
 
-    values = load_params_file(args.params_file) if args.params_file else {}
-    for name, text in args.param or []:
-        chapters.spec("plan").param(name)
-        values[name] = _parse_value(text)
-    cfg = chapters.spec("plan").validate(values)
+    cfg = _validated("plan", args.param, load_params_file(args.params_file) if args.params_file else None)
     req, result = plan_chapter.run(cfg)
     print(plan_chapter.summary_text(req, result))
     if not args.no_html:

@@ -500,11 +500,6 @@ def claim(claim_id: str) -> Claim:
     raise KeyError(f"unknown claim '{claim_id}'")
 
 
-def claims_frame() -> pd.DataFrame:
-    """The claims table as a DataFrame (the ledger's columns, values unparsed)."""
-    return table("claims")
-
-
 # --------------------------------------------------------------------------------------------
 # Reliability chapter (book/reliability.ipynb)
 # --------------------------------------------------------------------------------------------

@@ -57,6 +57,22 @@ def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
     return Text(f"{text} {unit}".strip())
 
 
+def stated(value: float) -> Text:
+    """A document's stated figure as printed: whole numbers without decimals (64, not 64.0), others
+    in their shortest form (2.5, 0.35)."""
+    return fmt(int(value)) if float(value).is_integer() else Text(f"{value:g}")
+
+
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def in_words(value: float) -> Text:
+    """A stated count spelled out as prose does (six, ten); other values as :func:`stated` prints them."""
+    if float(value).is_integer() and 0 <= value < len(NUMBER_WORDS):
+        return Text(NUMBER_WORDS[int(value)])
+    return stated(value)
+
+
 def glue(name: str, value: Any, unit: str = "", sig: int = 3, pct: bool = False) -> Any:
     """Glue ``value`` under ``name`` for ``{glue:}`name``` in markdown; numbers go through :func:`fmt`.
 

@@ -63,10 +63,6 @@ STEP_QUANTITIES = ("compute_s", "bubble_s", "step_s")
 UNITS = {"params": "parameters", "compute_s": "s", "bubble_s": "s", "step_s": "s"}
 
 
-def _is_gpt(shape: dict) -> bool:
-    return not bool(shape["gated_mlp"]) and shape["kv_heads"] == shape["heads"]
-
-
 # --------------------------------------------------------------------------------------------
 # Our side
 # --------------------------------------------------------------------------------------------

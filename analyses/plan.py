@@ -108,16 +108,14 @@ class Shape:
 
     @classmethod
     def from_params(cls, n_params: float, seq_len: int = 4096) -> Shape:
-        """A GPT-style shape for ``n_params``: ``d_model = 128·L`` and ``N = 12·L·d²``.
-
-        The same aspect rule :func:`analyses.scaling.step_time` uses when no shape is given;
-        heads of width 128. Layers are rounded, so the shape's own count differs by a few percent;
-        ``n_params`` is kept as given.
+        """A GPT-style shape for ``n_params``: :func:`analyses.scaling.default_shape`, the rule the
+        step-time model uses when no shape is given, with layers rounded and heads of width 128.
+        The shape's own count then differs by a few percent; ``n_params`` is kept as given.
         """
         if not n_params > 0:
             raise PlanError("n_params", f"expected a positive number, got {n_params!r}")
-        layers = max(2, int(round(np.cbrt(n_params / (12.0 * 128.0**2)))))
-        hidden = 128 * layers
+        layers = max(2, int(round(float(scaling.default_shape(n_params)[0]))))
+        hidden = int(scaling.ASPECT) * layers
         return cls(f"{n_params / 1e9:g}B (generic)", float(n_params), layers, hidden, hidden // 128, int(seq_len))
 
 
@@ -341,7 +339,7 @@ def candidates(req: Request, gpu: str) -> pd.DataFrame:
     ZeRO only with data parallelism; at least one micro-batch per data-parallel rank.
     """
     cfg = cluster_config(gpu)
-    domain = 72 if cfg["gpus_per_node"] >= 72 else int(cfg["gpus_per_node"])
+    domain = int(cfg["gpus_per_node"])  # one NVLink domain per node (72 GPUs for an NVL72 rack)
     dps = data_parallel_sizes(req.max_gpus)
     grid = np.meshgrid(
         TP_CHOICES, PP_CHOICES, dps, ZERO_STAGES, MICRO_BATCHES, VIRTUAL_STAGES, range(len(RECOMPUTE)), indexing="ij"
@@ -438,7 +436,6 @@ def evaluate(req: Request, gpu: str, layouts: pd.DataFrame | None = None) -> pd.
     s = req.shape
     g = data.gpu(gpu)
     cfg = cluster_config(gpu)
-    domain = 72.0 if cfg["gpus_per_node"] >= 72 else None
     peak = g.peak_flops(req.precision)
     eff = req.compute_efficiency or kernel_efficiency(gpu, req.precision, req.holdout_sources)[0]
     tp, pp, dp = (frame[c].to_numpy(float) for c in ("tp", "pp", "dp"))
@@ -482,7 +479,7 @@ def evaluate(req: Request, gpu: str, layouts: pd.DataFrame | None = None) -> pd.
         d_model=s.hidden,
         overlap=req.overlap,
         dp_volume=np.where(z == 3, 1.5, 1.0),
-        **scaling.cluster_kwargs(cfg, peak, domain),
+        **scaling.cluster_kwargs(cfg, peak),
     )
     nodes = np.ceil(n / cfg["gpus_per_node"])
     load_s = pipeline.load_time_s(

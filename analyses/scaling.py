@@ -57,6 +57,19 @@ def hierarchical_allreduce_time_s(
     return allreduce_time_s(size, nvlink_bytes_per_s, k) + allreduce_time_s(size / k, nic_bytes_per_s, nodes)
 
 
+ASPECT = 128.0  # d_model / layers of the default shape (GPT-3's 175B is 12288 / 96 = 128)
+
+
+def default_shape(params: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Layers and width of a dense transformer of ``params`` when no shape is given.
+
+    ``N = 12·L·d²`` (attention and 4h MLP per layer, embeddings left out) with ``d = 128·L``, so
+    ``L = cbrt(N / (12·128²))`` (not rounded).
+    """
+    layers = np.cbrt(np.asarray(params, float) / (12.0 * ASPECT**2))
+    return layers, ASPECT * layers
+
+
 @dataclass(frozen=True)
 class StepTime:
     """Components of one training step, seconds per step (arrays broadcast over the inputs)."""
@@ -148,8 +161,7 @@ def step_time(
     n = np.asarray(n_gpus, float)
     tp_, pp_ = np.asarray(tp, float), np.asarray(pp, float)
     if n_layers is None or d_model is None:
-        layers = np.cbrt(N / (12.0 * 128.0**2))
-        width = 128.0 * layers
+        layers, width = default_shape(N)
     else:
         layers, width = np.asarray(n_layers, float), np.asarray(d_model, float)
     node = np.asarray(gpus_per_node, float)
@@ -325,10 +337,7 @@ def model_vs_measurement(
 
     def kwargs(r: dict) -> dict:
         c = by_name[r["cluster"]]
-        domain = 72.0 if c["gpus_per_node"] >= 72 else None
-        return (
-            benchmark_kwargs(r) | cluster_kwargs(c, peak_flops(r["gpu"], r["precision"]), domain) | {"overlap": overlap}
-        )
+        return benchmark_kwargs(r) | cluster_kwargs(c, peak_flops(r["gpu"], r["precision"])) | {"overlap": overlap}
 
     eff: dict[str, float] = {}
     for r in rows:

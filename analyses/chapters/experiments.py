@@ -19,7 +19,7 @@ from analyses import data, scaling
 from analyses import experiments as ex
 from analyses.chapters import ChapterSpec, Param
 from analyses.chapters import scaling_efficiency as se
-from analyses.notebook import fmt
+from analyses.notebook import fmt, in_words, stated
 from analyses.verdicts import Verdict, check
 
 SWEEP = "001-2.5-hyperparam-sweep-36-to-9-days"
@@ -421,7 +421,10 @@ def _rate_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
             )
             < 1
         )
-        extra = " and 3 is +200% of 1"
+        extra = (
+            f" and {stated(claim.value('experiments_per_month_after'))} is +{stated(claim.value('increase_pct'))}% "
+            f"of {stated(claim.value('experiments_per_month_before'))}"
+        )
     return Verdict(
         recomputed,
         "consistent" if ok else "inconsistent",
@@ -439,7 +442,8 @@ def _check_weekly(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         f"a full training run takes {fmt(run, 'days')}, longer than the {fmt(after, 'day')} update interval",
         "inconsistent" if run > after else "consistent",
-        "Weekly updates cannot come from the case study's own 11-day full training runs; they would need incremental training.",
+        f"Weekly updates cannot come from the case study's own {stated(run)}-day full training runs; they would need "
+        "incremental training.",
     )
 
 
@@ -457,8 +461,8 @@ def _check_rounds(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         recomputed,
         "unverifiable",
-        "Early stopping alone can bring a 12-configuration search down to the compute of 8 full runs or fewer, so the figure "
-        "is possible, but the document credits faster convergence on B300, which shortens runs without reducing how many a "
+        f"Early stopping alone can bring a {before}-configuration search down to the compute of {after:g} full runs or fewer, "
+        "so the figure is possible, but the document credits faster convergence on B300, which shortens runs without reducing how many a "
         "search needs, and nothing public records this team's search.",
     )
 
@@ -487,12 +491,14 @@ def _check_sweep(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     )
     if s["concurrent_days"] <= s["target_days"] * 1.1:
         return Verdict(
-            recomputed, "consistent", "With this cluster speedup the concurrent sweep finishes in about 9 days."
+            recomputed,
+            "consistent",
+            f"With this cluster speedup the concurrent sweep finishes in about {stated(s['target_days'])} days.",
         )
     return Verdict(
         recomputed,
         "inconsistent",
-        f"Running six at a time on the same cluster only trades whole-cluster efficiency for slice efficiency, so 36 -> 9 days "
+        f"Running {in_words(s['concurrent'])} at a time on the same cluster only trades whole-cluster efficiency for slice efficiency, so {stated(s['serial_days'])} -> {stated(s['target_days'])} days "
         f"needs a cluster about {fmt(s['required_speedup'], sig=2)} times faster; early stopping, which the document offers "
         f"only as a further tip, could reach {fmt(es['wall_days'], 'days')} but keeps the best configuration with probability "
         f"{fmt(es['p_best_kept'], pct=True, sig=2)} at the assumed rank correlation.",
@@ -506,7 +512,8 @@ def _check_labour(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         f"{fmt(c.value('days_earlier'), 'days')} / {fmt(c.value('serial_days'), 'days')} = {fmt(share, pct=True, sig=2)}",
         "consistent" if abs(share * 100 - claim.value("labour_saving_pct")) < 1 else "inconsistent",
-        "The arithmetic holds if labour scales with calendar days, but it inherits the 9-day figure, which the sweep check disputes.",
+        f"The arithmetic holds if labour scales with calendar days, but it inherits the {stated(c.value('parallel_days'))}-day "
+        "figure, which the sweep check disputes.",
     )
 
 
@@ -518,7 +525,7 @@ def _check_4_plus_6(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         f"{fmt(n)} runs × {fmt(run, 'days')} = {fmt(busy, 'days')} of {fmt(ex.DAYS_PER_MONTH, 'days')} a month, even if comparisons are full-length",
         "consistent" if busy <= ex.DAYS_PER_MONTH else "inconsistent",
-        "Ten runs of 2.8 days fit in a month on the two servers; the case itself cannot be checked.",
+        f"{in_words(n).capitalize()} runs of {stated(run)} days fit in a month on the two servers; the case itself cannot be checked.",
     )
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from analyses import data, memory
 from analyses.chapters import ChapterSpec, Param
-from analyses.notebook import fmt
+from analyses.notebook import fmt, stated
 from analyses.verdicts import Verdict, check
 
 GB = memory.GB
@@ -521,15 +521,16 @@ def measured_chart() -> alt.Chart:
 @check("000-2.2-weights-400gb-total-1p5tb")
 def _check_weights_total(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     n = claim.value("params")
-    weights_fp16 = n * 2 / GB
-    fp32_weights = n * 4 / GB
+    w16, w32 = memory.RECIPES["fp16-mixed"].weight_bytes, memory.RECIPES["fp32"].weight_bytes
+    b16, b18 = memory.bytes_per_param("fp16-mixed"), memory.bytes_per_param("fp16-mixed", fp32_grads=True)
+    weights_fp16 = n * w16 / GB
+    fp32_weights = n * w32 / GB
     total = float(memory.model_state_bytes(n, **_recipe_kwargs(cfg))) / GB
-    total16 = float(memory.model_state_bytes(n)) / GB
-    total18 = float(memory.model_state_bytes(n, fp32_grads=True)) / GB
+    total16, total18 = n * b16 / GB, n * b18 / GB
     stated_w, stated_total = claim.value("weights_fp16_gb"), claim.value("total_min_tb") * 1000
     recomputed = (
-        f"FP16 weights {fmt(weights_fp16)} GB (2 bytes × {fmt(n)}); model states {fmt(total16 / 1000)}-{fmt(total18 / 1000)} TB "
-        f"(16-18 bytes/parameter), {fmt(total / 1000)} TB with this chapter's recipe"
+        f"FP16 weights {fmt(weights_fp16)} GB ({stated(w16)} bytes × {fmt(n)}); model states {fmt(total16 / 1000)}-{fmt(total18 / 1000)} TB "
+        f"({stated(b16)}-{stated(b18)} bytes/parameter), {fmt(total / 1000)} TB with this chapter's recipe"
     )
     weights_ok = abs(stated_w / weights_fp16 - 1) < 0.25
     total_ok = total16 >= stated_total
@@ -537,7 +538,7 @@ def _check_weights_total(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         return Verdict(
             recomputed,
             "consistent",
-            "Both the weight figure and the total follow from 2 and 16-18 bytes per parameter.",
+            f"Both the weight figure and the total follow from {stated(w16)} and {stated(b16)}-{stated(b18)} bytes per parameter.",
         )
     return Verdict(
         recomputed,

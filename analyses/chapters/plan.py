@@ -465,7 +465,13 @@ def presets_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
         if meta["kind"] != "document-scenario":
             continue
         req, p, _ = preset_plan(pid, cfg)
-        row = {"preset": pid, "scenario": meta["label"], "model": req.shape.name, "tokens": req.tokens}
+        row = {
+            "preset": pid,
+            "scenario": meta["label"],
+            "model": req.shape.name,
+            "parameters": req.shape.n_params,
+            "tokens": req.tokens,
+        }
         row["stated days"] = req.deadline_days
         if p.recommended.empty:
             rows.append(row | {"TP·PP·DP ZeRO": "does not fit in memory"})
@@ -488,7 +494,14 @@ def presets_view(cfg: Mapping[str, Any]) -> Table:
     """:func:`presets_table` formatted for the page."""
     frame = presets_table(cfg).drop(columns=["model"])
     return table(
-        frame, **{"tokens": "{:.2g}", "stated days": "{:g}", "planned days": "{:.2f}", "cost (USD)": "{:,.0f}"}
+        frame,
+        **{
+            "parameters": "{:.3g}",
+            "tokens": "{:.2g}",
+            "stated days": "{:g}",
+            "planned days": "{:.2f}",
+            "cost (USD)": "{:,.0f}",
+        },
     )
 
 

@@ -18,9 +18,10 @@ import pandas as pd
 from analyses import data
 from analyses import reliability as rel
 from analyses.chapters import ChapterSpec, Param
-from analyses.notebook import fmt
+from analyses.notebook import fmt, stated
 from analyses.verdicts import Verdict, check
 
+POLICY = "001-2.4-checkpoint-15min-then-hourly"
 CATEGORIES = ("GPU", "Host", "Network", "Dependency", "Unplanned Maintenance", "Unknown")
 HOUR, DAY = rel.SECONDS_PER_HOUR, rel.SECONDS_PER_DAY
 
@@ -194,7 +195,13 @@ def optimum(cfg: Mapping[str, Any]) -> dict[str, float]:
     }
 
 
-def policy(cfg: Mapping[str, Any], claim_id: str = "001-2.4-checkpoint-15min-then-hourly") -> dict[str, float]:
+def policy_intervals_min(claim_id: str = POLICY) -> tuple[float, float]:
+    """The stated policy's early and late checkpoint intervals (minutes)."""
+    claim = data.claim(claim_id)
+    return claim.value("checkpoint_interval_early_min"), claim.value("checkpoint_interval_late_min")
+
+
+def policy(cfg: Mapping[str, Any], claim_id: str = POLICY) -> dict[str, float]:
     """Goodput of the stated 15-minute/hourly policy, each interval alone, and the optimum."""
     claim = data.claim(claim_id)
     early = claim.value("checkpoint_interval_early_min") * 60
@@ -215,8 +222,15 @@ def monte_carlo_table(cfg: Mapping[str, Any], runs: int = MC_RUNS, seed: int = 0
     """Monte Carlo goodput (mean and 90% range of 30-day runs) beside the closed form, per interval."""
     m, d, r = job_mtbf(cfg), cfg["checkpoint_s"], cfg["restart_s"]
     opt = optimum(cfg)
+    early, late = policy_intervals_min()
     rows = []
-    for label, tau in [("15 min", 900.0), ("Young", opt["young_s"]), ("60 min", 3600.0), ("4 h", 4 * HOUR)]:
+    intervals = [
+        (f"{stated(early)} min", early * 60),
+        ("Young", opt["young_s"]),
+        (f"{stated(late)} min", late * 60),
+        ("4 h", 4 * HOUR),
+    ]
+    for label, tau in intervals:
         sims = rel.simulate_goodput(tau, d, m, r, work_s=MC_WORK_DAYS * DAY, runs=runs, seed=seed)
         rows.append(
             {
@@ -242,10 +256,11 @@ def goodput_chart(cfg: Mapping[str, Any]) -> alt.LayerChart:
     opt = optimum(cfg)
     top = max(6 * opt["exact_s"], 2 * 3600.0)
     curve = rel.goodput_curve(d, m, r, np.geomspace(max(d, 1.0), top, 300))
+    early, late = policy_intervals_min()
     marks = pd.DataFrame(
         {
-            "label": ["optimum (exact)", "Young", "Daly", "15 min (early)", "60 min (late)"],
-            "interval_min": [opt["exact_s"] / 60, opt["young_s"] / 60, opt["daly_s"] / 60, 15.0, 60.0],
+            "label": ["optimum (exact)", "Young", "Daly", f"{stated(early)} min (early)", f"{stated(late)} min (late)"],
+            "interval_min": [opt["exact_s"] / 60, opt["young_s"] / 60, opt["daly_s"] / 60, early, late],
         }
     )
     marks["goodput"] = rel.goodput(marks["interval_min"].to_numpy() * 60, d, m, r)
@@ -286,8 +301,9 @@ def failures_chart(cfg: Mapping[str, Any], claim_id: str = "001-2.4-fintech-cras
             pd.DataFrame({"GPUs": sizes, "failures per day": rel.failures_per_day(sizes, m), "calibration": row.id})
         )
     curves = pd.concat(frames, ignore_index=True)
-    stated = 1.0 / data.claim(claim_id).value("crash_interval_days")
-    rule = pd.DataFrame({"failures per day": [stated], "label": ["document: one crash every 5 days"]})
+    rate = 1.0 / data.claim(claim_id).value("crash_interval_days")
+    days = stated(data.claim(claim_id).value("crash_interval_days"))
+    rule = pd.DataFrame({"failures per day": [rate], "label": [f"document: one crash every {days} days"]})
     lines = (
         alt.Chart(curves)
         .mark_line()
@@ -335,7 +351,7 @@ def _weeks_runs_recomputed() -> str:
     logs = data.failure_logs().set_index("id")
     return (
         f"published runs: Llama 3 {fmt(logs.loc['llama3-405b-all', 'days'])} days, OPT-175B about "
-        f"{fmt(logs.loc['opt-175b-hardware', 'days'])} days; Llama 3's >90% effective time bounds mean downtime "
+        f"{fmt(logs.loc['opt-175b-hardware', 'days'])} days; Llama 3's >{stated(round(llama3_effective_time() * 100, 6))}% effective time bounds mean downtime "
         f"per interruption at {fmt(llama3_downtime_bound_s() / 60, 'min')}"
     )
 
@@ -392,7 +408,7 @@ def _check_very_low(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
 
 def _hours_to_minutes(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     bound = llama3_downtime_bound_s()
-    lost = cfg["restart_s"] + 0.5 * 3600.0
+    lost = cfg["restart_s"] + 0.5 * policy_intervals_min()[1] * 60
     recomputed = (
         f"Llama 3 (H100) already averaged at most {fmt(bound / 60, 'min')} per interruption; restart {fmt(cfg['restart_s'] / 60, 'min')} "
         f"+ half of an hourly interval = {fmt(lost / 60, 'min')} lost"
@@ -427,17 +443,18 @@ def _fintech_numbers(claim: data.Claim, cfg: Mapping[str, Any], recovery_h: floa
 @check("001-2.4-fintech-crash-every-5-days")
 def _check_fintech_001(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     n = _fintech_numbers(claim, cfg, claim.value("recovery_hours_per_crash"))
+    clean_days = stated(claim.value("run_days_no_fault"))
     recomputed = (
         f"{fmt(n['crashes'])} crashes × {fmt(claim.value('recovery_hours_per_crash'), 'h')} = {fmt(n['saved_h'], 'h')}; "
-        f"a crash every 5 days matches about {fmt(n['gpus_at_stated_rate'])} GPUs at the {cfg['mtbf_source']} rate; "
-        f"chance of 50 clean days at the old rate × {fmt(cfg['b300_failure_ratio'])}: {fmt(n['p_clean'], pct=True, sig=2)}"
+        f"a crash every {stated(claim.value('crash_interval_days'))} days matches about {fmt(n['gpus_at_stated_rate'])} GPUs "
+        f"at the {cfg['mtbf_source']} rate; chance of {clean_days} clean days at the old rate × {fmt(cfg['b300_failure_ratio'])}: {fmt(n['p_clean'], pct=True, sig=2)}"
     )
-    stated = claim.value("hours_saved_approx")
-    verdict = "consistent" if abs(n["saved_h"] - stated) <= 0.1 * stated else "inconsistent"
+    saved = claim.value("hours_saved_approx")
+    verdict = "consistent" if abs(n["saved_h"] - saved) <= 0.1 * saved else "inconsistent"
     return Verdict(
         recomputed,
         verdict,
-        "The arithmetic holds (the anecdote itself cannot be checked), but 50 clean days at the old rate would be very "
+        f"The arithmetic holds (the anecdote itself cannot be checked), but {clean_days} clean days at the old rate would be very "
         "unlikely, so it also implies a platform that fails several times less often.",
     )
 
@@ -455,7 +472,8 @@ def _check_fintech_000(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         recomputed,
         "consistent" if ok else "inconsistent",
-        "With document 001's 3 h per recovery plus the work lost since the last checkpoint the saving exceeds 30 h; "
+        f"With document 001's {stated(recovery_h)} h per recovery plus the work lost since the last checkpoint the saving "
+        f"exceeds {stated(claim.value('hours_saved_min'))} h; "
         "the anecdote itself cannot be checked.",
     )
 

@@ -493,6 +493,9 @@ def _generation_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
 check(*GENERATION_ROWS)(_generation_verdict)
 
 
+PRACTICE_MIN_PARAMS = 1e10  # dense models at least this large set the tokens-per-parameter range seen in practice
+
+
 @check("000-0-centuries")
 def _check_centuries(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     n, flop, years = (centuries(cfg)[k] for k in ("params", "flop", "years"))
@@ -505,7 +508,7 @@ def _check_centuries(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     per_token = 6 * n * n / (server_flop_per_s(cfg["server"]) * cfg["server_utilisation"] * growth.SECONDS_PER_YEAR)
     need_lo, need_hi = low / per_token, high / per_token
     practice = data.models().dropna(subset=["training_tokens"])
-    practice = practice[practice["active_params"].isna() & (practice["params"] >= 1e10)]
+    practice = practice[practice["active_params"].isna() & (practice["params"] >= PRACTICE_MIN_PARAMS)]
     ratio = practice["training_tokens"] / practice["params"]
     p_lo, p_hi = float(ratio.min()), float(ratio.max())
     if _within(years, low, high):
@@ -517,13 +520,13 @@ def _check_centuries(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
             recomputed,
             "consistent",
             f"The stated span holds for {fmt(need_lo)}-{fmt(need_hi)} training tokens per parameter, inside the "
-            f"{fmt(p_lo)}-{fmt(p_hi)} used by published dense models of 10B+ parameters, though at {fmt(cfg['tokens_per_param'])} "
+            f"{fmt(p_lo)}-{fmt(p_hi)} used by published dense models of {PRACTICE_MIN_PARAMS / 1e9:g}B+ parameters, though at {fmt(cfg['tokens_per_param'])} "
             f"tokens per parameter it {'understates' if years > high else 'overstates'} the time.",
         )
     return Verdict(
         recomputed,
         "inconsistent",
-        f"The stated span needs {fmt(need_lo)}-{fmt(need_hi)} tokens per parameter, outside the {fmt(p_lo)}-{fmt(p_hi)} of published dense models of 10B+ parameters.",
+        f"The stated span needs {fmt(need_lo)}-{fmt(need_hi)} tokens per parameter, outside the {fmt(p_lo)}-{fmt(p_hi)} of published dense models of {PRACTICE_MIN_PARAMS / 1e9:g}B+ parameters.",
     )
 
 

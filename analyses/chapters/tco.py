@@ -22,7 +22,7 @@ import pandas as pd
 
 from analyses import data, tco
 from analyses.chapters import ChapterSpec, Param
-from analyses.notebook import fmt
+from analyses.notebook import fmt, in_words, stated
 from analyses.tco import HOURS_PER_MONTH, Range
 from analyses.verdicts import Verdict, check
 
@@ -235,6 +235,11 @@ def to_currency(usd: Any, cfg: Mapping[str, Any]) -> Any:
 
 def currency_unit(cfg: Mapping[str, Any]) -> str:
     return "RMB" if cfg["currency"] == "RMB" else "USD"
+
+
+def _k(value: float) -> str:
+    """A stated amount in thousands as the documents write it: 42000 -> "42k"."""
+    return f"{stated(value / 1000)}k"
 
 
 # --------------------------------------------------------------------------------------------
@@ -487,6 +492,18 @@ def case001_rental_gpus_fn() -> Callable[..., Any]:
 # --------------------------------------------------------------------------------------------
 
 
+def payback_labels() -> dict[str, str]:
+    """Labels of the payback cases (also the keys of :func:`payback_fns`), built from the stated figures."""
+    f0, f1 = case000_facts(), case001_facts()
+    buy0, had0 = f"buy {stated(f0['gpus_after'])} {NEW}", stated(f0["gpus_before"])
+    return {
+        "000 vs rent": f"000: {buy0} vs rent {had0} {BASELINE}",
+        "000 vs keep": f"000: {buy0} vs keep {had0} owned {BASELINE}",
+        "001": f"001: buy {stated(f1['gpus'])} {NEW} vs rent at {_k(f1['rent_rmb_month'])} RMB/month",
+        "plan": f"your plan: buy {NEW} vs rent {BASELINE}",
+    }
+
+
 def payback_fns(cfg: Mapping[str, Any]) -> dict[str, Callable[..., Any]]:
     """Payback (months) of buying B300s: document 000's case, document 001's case, the reader's plan."""
     f0, f1 = case000_facts(), case001_facts()
@@ -518,11 +535,12 @@ def payback_fns(cfg: Mapping[str, Any]) -> dict[str, Callable[..., Any]]:
         after = n_after * _owned(v, NEW, cfg).opex * HOURS_PER_MONTH
         return tco.payback_months(capex, before, after)
 
+    label = payback_labels()
     return {
-        "000: buy 96 B300 vs rent 128 A100": case000_vs_rent,
-        "000: buy 96 B300 vs keep 128 owned A100": case000_vs_keep,
-        "001: buy 8 B300 vs rent at 80k RMB/month": case001,
-        "your plan: buy B300 vs rent A100": plan,
+        label["000 vs rent"]: case000_vs_rent,
+        label["000 vs keep"]: case000_vs_keep,
+        label["001"]: case001,
+        label["plan"]: plan,
     }
 
 
@@ -639,19 +657,24 @@ def tornado_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
 
 def tornado_chart(cfg: Mapping[str, Any]) -> alt.LayerChart:
     frame = tornado_table(cfg)
-    stated = case001_facts()["own_rmb_month"]
+    f = case001_facts()
+    stated_rmb = f["own_rmb_month"]
     central = tco.central_value(case001_own_rmb_fn(cfg), ranges(cfg))
     bars = (
         alt.Chart(frame)
         .mark_bar()
         .encode(
             y=alt.Y("input:N", sort=list(frame["input"]), title=None),
-            x=alt.X("at_low:Q", title="monthly cost of the 8 owned B300s (RMB)", scale=alt.Scale(zero=False)),
+            x=alt.X(
+                "at_low:Q",
+                title=f"monthly cost of the {stated(f['gpus'])} owned {NEW}s (RMB)",
+                scale=alt.Scale(zero=False),
+            ),
             x2="at_high:Q",
             tooltip=["input", alt.Tooltip("at_low:Q", format=",.0f"), alt.Tooltip("at_high:Q", format=",.0f")],
         )
     )
-    rules = pd.DataFrame({"x": [central, stated], "what": ["central estimate", "stated 42k"]})
+    rules = pd.DataFrame({"x": [central, stated_rmb], "what": ["central estimate", f"stated {_k(stated_rmb)}"]})
     lines = (
         alt.Chart(rules)
         .mark_rule(strokeDash=[4, 3])
@@ -735,19 +758,24 @@ def check_case000_cost(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         lambda **v: f["gpus_before"] * _owned(v, BASELINE, cfg).total * HOURS_PER_MONTH * v["usd_cny"], cfg
     )
     g = case000_gpu_days()
+    cut = stated(claim.value("cost_reduction_pct"))
+    before, after = stated(f["gpus_before"]), stated(f["gpus_after"])
     recomputed = (
-        f"-47% per month needs B300/A100 price per GPU-hour of {monthly['implied B300/A100 price ratio'].min():.2f}-"
+        f"-{cut}% per month needs B300/A100 price per GPU-hour of {monthly['implied B300/A100 price ratio'].min():.2f}-"
         f"{monthly['implied B300/A100 price ratio'].max():.2f}x (public {monthly['public 5%'].min():.1f}-"
         f"{monthly['public 95%'].max():.1f}x); per training run it needs "
         f"{per_run['implied B300/A100 price ratio']:.2f}x. "
-        f">3M RMB/year needs a baseline of {need_rmb:,.0f} RMB/month; 128 owned A100s cost "
-        f"{fleet[1]:,.0f}-{fleet[3]:,.0f} RMB/month. 3 runs x 96 GPUs x 11 days = {g['per month after']:.0f} GPU-days "
+        f">{stated(f['annual_saving_rmb'] / 1e6)}M RMB/year needs a baseline of {need_rmb:,.0f} RMB/month; "
+        f"{before} owned {BASELINE}s cost {fleet[1]:,.0f}-{fleet[3]:,.0f} RMB/month. "
+        f"{stated(f['runs_after'])} runs x {after} GPUs x {stated(f['days_after'])} days = "
+        f"{g['per month after']:.0f} GPU-days "
         f"> {g['fleet month after']:.0f} available"
     )
     return Verdict(
         recomputed,
         "consistent" if plausible else "implausible",
-        "A 47% lower monthly bill with 96 B300s instead of 128 A100s needs a B300 GPU-hour cheaper than an A100's "
+        f"A {cut}% lower monthly bill with {after} {NEW}s instead of {before} {BASELINE}s needs a {NEW} GPU-hour "
+        f"cheaper than an {BASELINE}'s "
         "(public ratio is several times higher); it comes near the public range only as a saving per training run, "
         "which is not what the table says."
         if not plausible
@@ -798,30 +826,44 @@ def _payback_verdict(claim: data.Claim, cfg: Mapping[str, Any], case: str) -> Ve
 
 @check("000-6-payback-6-12-months")
 def check_payback_000(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _payback_verdict(claim, cfg, "000: buy 96 B300 vs rent 128 A100")
+    return _payback_verdict(claim, cfg, payback_labels()["000 vs rent"])
 
 
 @check("001-6-payback-6-12-months")
 def check_payback_001(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    return _payback_verdict(claim, cfg, "001: buy 8 B300 vs rent at 80k RMB/month")
+    return _payback_verdict(claim, cfg, payback_labels()["001"])
 
 
 @check("001-0-several-million")
 def check_several_million(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     lo_s, hi_s = claim.value("cost_low_rmb"), claim.value("cost_high_rmb")
     frame = training_cost_table(cfg)
-    overlaps = bool(((frame["RMB 95%"] >= lo_s) & (frame["RMB 5%"] <= hi_s)).any())
+    hits = (frame["RMB 95%"] >= lo_s) & (frame["RMB 5%"] <= hi_s)
+    overlaps = bool(hits.any())
     parts = "; ".join(
         f"{p / 1e9:g}B: {a:,.0f}-{b:,.0f} RMB"
         for p, a, b in zip(frame["parameters"], frame["RMB 5%"], frame["RMB 95%"], strict=True)
     )
+    if not overlaps:
+        return Verdict(
+            f"rented-A100 compute for {cfg['reference_tokens']:.1e} tokens (90%): {parts}",
+            "inconsistent",
+            "No model size in the range lands in the stated band.",
+        )
+    fits = frame["parameters"][hits] / 1e9
+    sizes = f"{fits.min():g}B" + ("" if fits.min() == fits.max() else f"-{fits.max():g}B")
+    biggest = frame.loc[frame["parameters"].idxmax()]
+    ratio = biggest["RMB central"] / frame["RMB central"][hits].min()
+    bigger = (
+        ""
+        if hits[frame["parameters"].idxmax()]
+        else f"a {biggest['parameters'] / 1e9:g}B model costs about {in_words(round(ratio))} times more and "
+    )
     return Verdict(
         f"rented-A100 compute for {cfg['reference_tokens']:.1e} tokens (90%): {parts}",
-        "consistent" if overlaps else "inconsistent",
-        "Several million RMB buys the compute for a 7B-13B model on 2T tokens, so the order of magnitude holds; "
-        "a 70B model costs about ten times more and labour comes on top."
-        if overlaps
-        else "No model size in the range lands in the stated band.",
+        "consistent",
+        f"Several million RMB buys the compute for a {sizes} model on {cfg['reference_tokens'] / 1e12:g}T tokens, "
+        f"so the order of magnitude holds; {bigger}labour comes on top.",
     )
 
 
@@ -878,7 +920,8 @@ def check_rental_80k(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         recomputed,
         "consistent",
-        "A plausible bill for the 8-GPU scale of the case; the anecdote itself cannot be checked.",
+        f"A plausible bill for the {stated(case001_facts()['gpus'])}-GPU scale of the case; the anecdote itself "
+        "cannot be checked.",
     )
 
 
@@ -890,18 +933,20 @@ def check_own_42k(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     price = data.price("b300-server")
     share = float(np.mean(simulate(case001_own_rmb_fn(cfg), cfg) <= f["own_rmb_month"]))
     straight = f["gpus"] * price.low * cfg["usd_cny"] / (12 * f["years"])
+    own_k = _k(f["own_rmb_month"])
     recomputed = (
-        f"8 owned B300s over {f['years']:g} years cost {lo:,.0f}-{hi:,.0f} RMB/month (90%; central {central:,.0f}); "
+        f"{stated(f['gpus'])} owned {NEW}s over {f['years']:g} years cost {lo:,.0f}-{hi:,.0f} RMB/month "
+        f"(90%; central {central:,.0f}); "
         f"straight-line depreciation alone at the lowest public price is {straight:,.0f} RMB/month; "
-        f"42k RMB/month implies a system price of {implied:,.0f} USD per GPU vs public "
-        f"{price.low:,.0f}-{price.high:,.0f}; P(<= 42k) = {share:.0%}"
+        f"{own_k} RMB/month implies a system price of {implied:,.0f} USD per GPU vs public "
+        f"{price.low:,.0f}-{price.high:,.0f}; P(<= {own_k}) = {share:.0%}"
     )
     plausible = implied >= price.low * 0.9
     return Verdict(
         recomputed,
         "consistent" if plausible else "implausible",
-        "Depreciating eight B300s over three years alone exceeds 42k RMB a month; the stated cost needs a server "
-        "price far below any public quote."
+        f"Depreciating {in_words(f['gpus'])} {NEW}s over {in_words(f['years'])} years alone exceeds {own_k} RMB a month; "
+        "the stated cost needs a server price far below any public quote."
         if not plausible
         else "The implied server price is within the public range.",
     )
@@ -953,14 +998,24 @@ def case_comparison(cfg: Mapping[str, Any]) -> pd.DataFrame:
         ("000", "monthly cost change, owned fleets", f"{f0['cost_ratio'] - 1:+.0%}", fleet_change),
         ("000", "monthly cost change, rented GPU-days used", f"{f0['cost_ratio'] - 1:+.0%}", used_change),
         ("000", "annual saving, owned fleets (RMB)", f">{f0['annual_saving_rmb']:,.0f}", fleet_saving_rmb),
-        ("001", "monthly cost of 8 owned B300 (RMB)", f"{f1['own_rmb_month']:,.0f}", case001_own_rmb_fn(cfg)),
-        ("001", "saving vs 80k RMB/month rental", f"{1 - f1['own_rmb_month'] / f1['rent_rmb_month']:.0%}", saving_001),
+        (
+            "001",
+            f"monthly cost of {stated(f1['gpus'])} owned {NEW} (RMB)",
+            f"{f1['own_rmb_month']:,.0f}",
+            case001_own_rmb_fn(cfg),
+        ),
+        (
+            "001",
+            f"saving vs {_k(f1['rent_rmb_month'])} RMB/month rental",
+            f"{1 - f1['own_rmb_month'] / f1['rent_rmb_month']:.0%}",
+            saving_001,
+        ),
         ("001", "A100s the rental buys, always on", f"{f1['rent_rmb_month']:,.0f} RMB/month", case001_rental_gpus_fn()),
     ]
     out = []
-    for case, quantity, stated, fn in rows:
+    for case, quantity, said, fn in rows:
         if fn is None:
-            out.append({"case": case, "quantity": quantity, "stated": stated, "rebuilt": "-", "90% interval": "-"})
+            out.append({"case": case, "quantity": quantity, "stated": said, "rebuilt": "-", "90% interval": "-"})
             continue
         central, lo, _, hi = summarise(fn, cfg)
         pct = "change" in quantity or "saving vs" in quantity
@@ -969,7 +1024,7 @@ def case_comparison(cfg: Mapping[str, Any]) -> pd.DataFrame:
             {
                 "case": case,
                 "quantity": quantity,
-                "stated": stated,
+                "stated": said,
                 "rebuilt": show(central),
                 "90% interval": f"{show(lo)} to {show(hi)}",
             }
@@ -1077,11 +1132,11 @@ def case000_takeaway(frame: pd.DataFrame) -> str:
 def tornado_caption(cfg: Mapping[str, Any]) -> str:
     """Caption sentence: the input that moves document 001's cost most, and whether any reaches the stated cost."""
     tor = tornado_table(cfg)
-    stated = case001_facts()["own_rmb_month"]
+    stated_rmb = case001_facts()["own_rmb_month"]
     top = tor.sort_values("swing", ascending=False).iloc[0]["input"]
     low = tor[["at_low", "at_high"]].min(axis=1)
-    reach = "no single input brings it near" if (low > stated).all() else "some inputs alone bring it to"
-    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {fmt(stated, 'RMB', sig=2)} (orange)."
+    reach = "no single input brings it near" if (low > stated_rmb).all() else "some inputs alone bring it to"
+    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {fmt(stated_rmb, 'RMB', sig=2)} (orange)."
 
 
 def case001_takeaway(cfg: Mapping[str, Any]) -> str:
@@ -1089,7 +1144,7 @@ def case001_takeaway(cfg: Mapping[str, Any]) -> str:
     f = case001_facts()
     central = summarise(case001_own_rmb_fn(cfg), cfg)[0]
     first = (
-        f"the eight {NEW}s cost {fmt(central, 'RMB', sig=2)} a month all in, "
+        f"the {in_words(f['gpus'])} {NEW}s cost {fmt(central, 'RMB', sig=2)} a month all in, "
         f"{'above' if central > f['own_rmb_month'] else 'at or below'} the stated {fmt(f['own_rmb_month'], 'RMB', sig=2)}"
     )
     if central >= f["rent_rmb_month"]:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from analyses import data, throughput
 from analyses.chapters import ChapterSpec, Param
-from analyses.notebook import fmt
+from analyses.notebook import fmt, stated
 from analyses.verdicts import Verdict, check
 
 PRECISION_CHOICES = ("bf16", "fp8", "fp4")
@@ -134,11 +134,14 @@ def ladder_chart(cfg: Mapping[str, Any]) -> alt.Chart:
     )
 
 
+CARDS = "000-4-128-a100-to-96-b300"  # the GPU counts of the 28 -> 11 days case study
+
 ANECDOTES = (
-    # claim id, label, GPUs before / after value names (None = not stated), days names
+    # claim id, label template (filled with the claim's stated values, see anecdote_label),
+    # GPUs before / after value names (None = not stated), days names
     (
         "000-2.1-64x30-to-32x20",
-        "000 §2.1: 64×30 d -> 32×20 d",
+        "000 §2.1: {gpus_before}×{days_before} d -> {gpus_after}×{days_after} d",
         "gpus_before",
         "gpus_after",
         "days_before",
@@ -146,17 +149,65 @@ ANECDOTES = (
     ),
     (
         "001-2.1-64x30-to-32x20",
-        "001 §2.1: 64×30 d -> 32×20 d",
+        "001 §2.1: {gpus_before}×{days_before} d -> {gpus_after}×{days_after} d",
         "gpus_before",
         "gpus_after",
         "days_before",
         "days_after",
     ),
-    ("000-4-training-days-28-to-11", "000 §4: 128 A100 28 d -> 96 B300 11 d", None, None, "days_before", "days_after"),
-    ("000-2.1-13b-anecdote-days", "000 §2.1: 13B, 22 d -> 8 d", None, None, "days_a100", "days_b300"),
-    ("001-2.1-7b-anecdote-days", "001 §2.1: 7B, 28 d -> 16 d", None, None, "days_a100", "days_b300"),
-    ("001-4-finetune-5-to-2p8-days", "001 §4: fine-tune 5 d -> 2.8 d", None, None, "days_before", "days_after"),
+    (
+        "000-4-training-days-28-to-11",
+        "000 §4: {gpus_before} A100 {days_before} d -> {gpus_after} B300 {days_after} d",
+        None,
+        None,
+        "days_before",
+        "days_after",
+    ),
+    (
+        "000-2.1-13b-anecdote-days",
+        "000 §2.1: {params}, {days_a100} d -> {days_b300} d",
+        None,
+        None,
+        "days_a100",
+        "days_b300",
+    ),
+    (
+        "001-2.1-7b-anecdote-days",
+        "001 §2.1: {params}, {days_a100} d -> {days_b300} d",
+        None,
+        None,
+        "days_a100",
+        "days_b300",
+    ),
+    (
+        "001-4-finetune-5-to-2p8-days",
+        "001 §4: fine-tune {days_before} d -> {days_after} d",
+        None,
+        None,
+        "days_before",
+        "days_after",
+    ),
 )
+
+
+def billions(params: float) -> str:
+    """A parameter count as the documents write it: 13e9 -> "13B"."""
+    return f"{stated(params / 1e9)}B"
+
+
+def gpu_days(g0: float, d0: float, g1: float, d1: float) -> str:
+    """GPU-days before / after as the documents state them: "64×30 / 32×20 GPU-days"."""
+    return f"{stated(g0)}×{stated(d0)} / {stated(g1)}×{stated(d1)} GPU-days"
+
+
+def anecdote_label(cid: str, template: str) -> str:
+    """Fill an ANECDOTES label template with the claim's stated values (the case study's GPU counts
+    come from its companion claim; ``params`` prints as "13B")."""
+    values = dict(data.claim(cid).values)
+    if cid == "000-4-training-days-28-to-11":
+        values = data.claim(CARDS).values | values
+    text = {k: (billions(v) if k == "params" else stated(v)) for k, v in values.items()}
+    return template.format_map(text)
 
 
 def implied_speedups(cfg: Mapping[str, Any]) -> pd.DataFrame:
@@ -165,7 +216,7 @@ def implied_speedups(cfg: Mapping[str, Any]) -> pd.DataFrame:
     for cid, label, gb, ga, db, da in ANECDOTES:
         c = data.claim(cid)
         if cid == "000-4-training-days-28-to-11":
-            cards = data.claim("000-4-128-a100-to-96-b300")
+            cards = data.claim(CARDS)
             g0, g1 = cards.value("gpus_before"), cards.value("gpus_after")
         elif gb is None:
             g0 = g1 = 1.0
@@ -175,7 +226,7 @@ def implied_speedups(cfg: Mapping[str, Any]) -> pd.DataFrame:
         rows.append(
             {
                 "claim": cid,
-                "anecdote": label,
+                "anecdote": anecdote_label(cid, label),
                 "GPU counts stated": gb is not None or g0 != g1,
                 "implied per-GPU speed-up": s,
             }
@@ -187,16 +238,19 @@ def speedup_chart(cfg: Mapping[str, Any]) -> alt.LayerChart:
     """Implied per-GPU speed-ups against the documents' range, the model and the datasheets."""
     frame = implied_speedups(cfg)
     low, high = published_ratio_range(cfg)
+    per_gpu = data.claim("000-2.1-per-gpu-2-3x")
+    s_lo, s_hi = per_gpu.value("speedup_low_x"), per_gpu.value("speedup_high_x")
+    span = f"{stated(s_lo)}-{stated(s_hi)}x"
     refs = pd.DataFrame(
         {
             "reference": [
-                "stated 2-3x (low)",
-                "stated 2-3x (high)",
+                f"stated {span} (low)",
+                f"stated {span} (high)",
                 "expected (peak × MFU)",
                 "datasheet BF16 ratio",
                 "datasheet FP8/BF16 ratio",
             ],
-            "x": [2.0, 3.0, expected_speedup(cfg), datasheet_ratio(cfg, "bf16"), datasheet_ratio(cfg, "fp8")],
+            "x": [s_lo, s_hi, expected_speedup(cfg), datasheet_ratio(cfg, "bf16"), datasheet_ratio(cfg, "fp8")],
         }
     )
     bars = (
@@ -278,12 +332,16 @@ def _per_gpu_001(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
 @check("000-3-table-throughput")
 def _table(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     v = _ratio_claim(claim, cfg)
-    s_lo = float(throughput.speedup_for_time_reduction(claim.value("time_reduction_low_pct") / 100))
-    s_hi = float(throughput.speedup_for_time_reduction(claim.value("time_reduction_high_pct") / 100))
+    pct_lo, pct_hi = claim.value("time_reduction_low_pct"), claim.value("time_reduction_high_pct")
+    x_lo, x_hi = claim.value("speedup_low_x"), claim.value("speedup_high_x")
+    s_lo = float(throughput.speedup_for_time_reduction(pct_lo / 100))
+    s_hi = float(throughput.speedup_for_time_reduction(pct_hi / 100))
+    cut_lo, cut_hi = (float(throughput.time_reduction(x, 1.0)) for x in (x_lo, x_hi))
     return Verdict(
-        f"{v.recomputed}; -60..70% time needs {fmt(s_lo, 'x')}-{fmt(s_hi, 'x')} at equal GPU count",
+        f"{v.recomputed}; -{stated(pct_lo)}..{stated(pct_hi)}% time needs {fmt(s_lo, 'x')}-{fmt(s_hi, 'x')} at equal GPU count",
         v.verdict,
-        v.reason + f" Internally, 2.5-3x cuts time by 60-67%, so '-70%' needs {fmt(s_hi, 'x')}.",
+        v.reason + f" Internally, {stated(x_lo)}-{stated(x_hi)}x cuts time by "
+        f"{fmt(cut_lo * 100, sig=2)}-{fmt(cut_hi, pct=True, sig=2)}, so '-{stated(pct_hi)}%' needs {fmt(s_hi, 'x')}.",
     )
 
 
@@ -309,7 +367,8 @@ def _c64_000(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         )
     )
     cut = float(throughput.time_reduction(claim.value("days_before"), claim.value("days_after")))
-    return _anecdote(claim, s, f"64×30 / 32×20 GPU-days; time cut {fmt(cut, pct=True)}", cfg)
+    counts = gpu_days(*(claim.value(k) for k in ("gpus_before", "days_before", "gpus_after", "days_after")))
+    return _anecdote(claim, s, f"{counts}; time cut {fmt(cut, pct=True)}", cfg)
 
 
 @check("001-2.1-64x30-to-32x20")
@@ -319,7 +378,8 @@ def _c64_001(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
             claim.value("gpus_before"), claim.value("days_before"), claim.value("gpus_after"), claim.value("days_after")
         )
     )
-    return _anecdote(claim, s, "64×30 / 32×20 GPU-days", cfg)
+    counts = gpu_days(*(claim.value(k) for k in ("gpus_before", "days_before", "gpus_after", "days_after")))
+    return _anecdote(claim, s, counts, cfg)
 
 
 @check("000-2.1-13b-anecdote-days")
@@ -332,7 +392,10 @@ def _c13b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         v
         if ok
         else Verdict(
-            v.recomputed, "inconsistent", f"22 -> 8 days is a {fmt(cut, pct=True)} cut, not the stated figure."
+            v.recomputed,
+            "inconsistent",
+            f"{stated(claim.value('days_a100'))} -> {stated(claim.value('days_b300'))} days is a "
+            f"{fmt(cut, pct=True)} cut, not the stated figure.",
         )
     )
 
@@ -340,36 +403,44 @@ def _c13b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
 @check("001-2.1-7b-anecdote-days")
 def _c7b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     s = claim.value("days_a100") / claim.value("days_b300")
+    own = data.claim("001-2.1-throughput-2p5-3x")  # document 001's own per-GPU range
     return _anecdote(
         claim,
         s,
         "equal GPU counts assumed",
         cfg,
-        f" At equal GPU counts {fmt(s, 'x')} sits below the document's own 2.5-3x.",
+        f" At equal GPU counts {fmt(s, 'x')} sits below the document's own "
+        f"{stated(own.value('speedup_low_x'))}-{stated(own.value('speedup_high_x'))}x.",
     )
 
 
 @check("000-4-128-a100-to-96-b300")
 def _cards(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    cut = 1 - claim.value("gpus_after") / claim.value("gpus_before")
+    g0, g1 = claim.value("gpus_before"), claim.value("gpus_after")
+    cut = 1 - g1 / g0
     ok = abs(cut * 100 - claim.value("card_reduction_pct")) < 0.5
     return Verdict(
-        f"1 - 96/128 = {fmt(cut, pct=True)}",
+        f"1 - {stated(g1)}/{stated(g0)} = {fmt(cut, pct=True)}",
         "consistent" if ok else "inconsistent",
-        "The arithmetic holds; the case itself cannot be checked." if ok else "96 of 128 is not the stated reduction.",
+        "The arithmetic holds; the case itself cannot be checked."
+        if ok
+        else f"{stated(g1)} of {stated(g0)} is not the stated reduction.",
     )
 
 
 @check("000-4-training-days-28-to-11")
 def _c28(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    cards = data.claim("000-4-128-a100-to-96-b300")
+    cards = data.claim(CARDS)
     s = float(
         throughput.implied_per_gpu_speedup(
             cards.value("gpus_before"), claim.value("days_before"), cards.value("gpus_after"), claim.value("days_after")
         )
     )
     cut = float(throughput.time_reduction(claim.value("days_before"), claim.value("days_after")))
-    return _anecdote(claim, s, f"128×28 / 96×11 GPU-days; cut {fmt(cut, pct=True)}", cfg)
+    counts = gpu_days(
+        cards.value("gpus_before"), claim.value("days_before"), cards.value("gpus_after"), claim.value("days_after")
+    )
+    return _anecdote(claim, s, f"{counts}; cut {fmt(cut, pct=True)}", cfg)
 
 
 def months_on(params: float, cfg: Mapping[str, Any], n_gpus: float, gpu: str, precision: str, mfu: float) -> float:
@@ -387,8 +458,8 @@ def _c100b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     hi = months_on(n, cfg, claim.value("gpus_low"), cfg["gpu_old"], cfg["precision_old"], cfg["mfu_old"])
     ok = hi >= 1 and lo <= claim.value("duration_months_high")
     return Verdict(
-        f"{fmt(lo, 'months', 2)} on {_num(claim.value('gpus_high'))} to {fmt(hi, 'months', 2)} on "
-        f"{_num(claim.value('gpus_low'))} {cfg['gpu_old']} ({fmt(cfg['tokens_per_param'])} tokens/param)",
+        f"{fmt(lo, 'months', 2)} on {stated(claim.value('gpus_high'))} to {fmt(hi, 'months', 2)} on "
+        f"{stated(claim.value('gpus_low'))} {cfg['gpu_old']} ({fmt(cfg['tokens_per_param'])} tokens/param)",
         "consistent" if ok else "inconsistent",
         f"On {cfg['gpu_old']} a compute-optimal run of this size does take months on hundreds of GPUs."
         if ok
@@ -431,7 +502,7 @@ def _workload(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         cfg["mfu_old"],
     )
     return Verdict(
-        f"a month's new data on the 13B model: {fmt(hours, 'hours', 2)} on {cfg['finetune_gpus']} {cfg['gpu_old']}",
+        f"a month's new data on the {billions(claim.value('params_high'))} model: {fmt(hours, 'hours', 2)} on {cfg['finetune_gpus']} {cfg['gpu_old']}",
         "unverifiable",
         "The customer's workload is a private description; the book only notes that a few thousand entries a month is a small compute load.",
     )
@@ -450,9 +521,11 @@ def _finetune(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     )
     factor = claim.value("days_before") / days
     return Verdict(
-        f"{fmt(days * 24, 'hours', 2)} on {cfg['finetune_gpus']} {cfg['gpu_old']} for 13B × 9,000 entries; 5 days is {fmt(factor, 'x')} that",
+        f"{fmt(days * 24, 'hours', 2)} on {cfg['finetune_gpus']} {cfg['gpu_old']} for "
+        f"{billions(work.value('params_high'))} × {stated(work.value('new_samples_per_month_high'))} entries; "
+        f"{stated(claim.value('days_before'))} days is {fmt(factor, 'x')} that",
         "implausible" if factor > 10 else "consistent",
-        f"A 5-day fine-tune needs a corpus about {fmt(factor, 'x', 2)} larger than the several thousand entries the case describes "
+        f"A {stated(claim.value('days_before'))}-day fine-tune needs a corpus about {fmt(factor, 'x', 2)} larger than the several thousand entries the case describes "
         "(input: corpus tokens per fine-tune)."
         if factor > 10
         else "The durations fit the described corpus.",
@@ -477,7 +550,7 @@ def stated_range() -> tuple[float, float]:
 def _beyond_stated(ratio: float) -> str:
     lo, hi = stated_range()
     if ratio > hi:
-        return f", although that exceeds the documents' own {_num(lo)}-{_num(hi)}×"
+        return f", although that exceeds the documents' own {stated(lo)}-{stated(hi)}×"
     return ""
 
 
@@ -505,17 +578,12 @@ def sibling_sentence() -> str:
     return text + "."
 
 
-def _num(value: float) -> str:
-    """A stated figure as printed: whole numbers without decimals."""
-    return str(fmt(int(value))) if float(value).is_integer() else f"{value:g}"
-
-
 def worked_example() -> str:
     """The implied per-GPU speed-up of the documents' GPU-count anecdote, as arithmetic."""
     c = data.claim(WORKED_EXAMPLE)
     g0, d0, g1, d1 = (c.value(k) for k in ("gpus_before", "days_before", "gpus_after", "days_after"))
     s = float(throughput.implied_per_gpu_speedup(g0, d0, g1, d1))
-    return f"{_num(g0)} × {_num(d0)} / ({_num(g1)} × {_num(d1)}) = {fmt(s)}"
+    return f"{stated(g0)} × {stated(d0)} / ({stated(g1)} × {stated(d1)}) = {fmt(s)}"
 
 
 def hundred_b_months(cfg: Mapping[str, Any]) -> tuple[float, float, float]:
@@ -533,20 +601,20 @@ def takeaways(cfg: Mapping[str, Any]) -> dict[str, str]:
     lo, hi = stated_range()
     exp = expected_speedup(cfg)
     if exp > hi:
-        stated = (
-            f"at these MFU values the stated {_num(lo)}-{_num(hi)}× understates {cfg['gpu_new']}; "
+        stated_text = (
+            f"at these MFU values the stated {stated(lo)}-{stated(hi)}× understates {cfg['gpu_new']}; "
             "it is the anecdotes that look modest"
         )
     elif exp < lo:
-        stated = f"at these MFU values the stated {_num(lo)}-{_num(hi)}× overstates {cfg['gpu_new']}"
+        stated_text = f"at these MFU values the stated {stated(lo)}-{stated(hi)}× overstates {cfg['gpu_new']}"
     else:
-        stated = f"at these MFU values the expected ratio lies inside the stated {_num(lo)}-{_num(hi)}×"
+        stated_text = f"at these MFU values the expected ratio lies inside the stated {stated(lo)}-{stated(hi)}×"
     _, old, new = hundred_b_months(cfg)
     at_stated = old / hi
     weeks = "turns months into weeks" if old >= 1 > new else "does not turn months into weeks"
     months = (
         f"at these inputs the switch from {cfg['gpu_old']} to {cfg['gpu_new']} {weeks} "
-        f"({fmt(old, 'months', 2)} to {fmt(new, 'months', 2)}); the documents' own {_num(hi)}× would give "
+        f"({fmt(old, 'months', 2)} to {fmt(new, 'months', 2)}); the documents' own {stated(hi)}× would give "
         f"{fmt(at_stated, 'months', 2)}"
     )
     return {
@@ -555,6 +623,6 @@ def takeaways(cfg: Mapping[str, Any]) -> dict[str, str]:
             f"{fmt(ps.speedup_high.max(), 'x')} end to end, not the "
             f"{fmt(g.peak_flops('fp8') / g.peak_flops('bf16'), 'x')} of the dense peaks"
         ),
-        "stated": stated,
+        "stated": stated_text,
         "months": months,
     }

@@ -17,7 +17,7 @@ import pandas as pd
 from analyses import data, mig
 from analyses import pipeline as pl
 from analyses.chapters import ChapterSpec, Param
-from analyses.notebook import fmt
+from analyses.notebook import fmt, stated
 from analyses.verdicts import Verdict, check
 
 
@@ -165,8 +165,14 @@ def utilisation_chart(cfg: Mapping[str, Any]) -> alt.Chart:
 PREFETCH_DEPTHS = (0, 1, 2, 4, 8)  # batches the loader may queue ahead, in the prefetch table
 
 
-def prefetch_table(cfg: Mapping[str, Any], load_ratios: tuple[float, ...] = (0.35 / 0.65, 0.8, 1.2)) -> pd.DataFrame:
-    """Simulated utilisation by prefetch depth and loader time per batch (relative to compute time)."""
+def prefetch_table(cfg: Mapping[str, Any], load_ratios: tuple[float, ...] | None = None) -> pd.DataFrame:
+    """Simulated utilisation by prefetch depth and loader time per batch (relative to compute time).
+
+    The default ratios are document 001's loading share before GDS (load / compute), then 0.8 and 1.2.
+    """
+    if load_ratios is None:
+        p = loading_pairs()
+        load_ratios = (p["share_before"] / p["util_from_share_before"], 0.8, 1.2)
     rows = []
     for ratio in load_ratios:
         row: dict[str, Any] = {"load time / compute time": ratio}
@@ -281,8 +287,9 @@ GDS_UNVERIFIABLE = (
 @check("001-2.2-gds-latency-60-80pct")
 def _check_gds_001(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     lo, hi = claim.value("latency_reduction_low_pct"), claim.value("latency_reduction_high_pct")
+    faster_lo, faster_hi = (stated(round(100 / (100 - pct), 6)) for pct in (lo, hi))
     return Verdict(
-        f"{fmt(lo)}-{fmt(hi)}% latency cut is a 2.5-5× faster transfer; no public measurement to compare",
+        f"{fmt(lo)}-{fmt(hi)}% latency cut is a {faster_lo}-{faster_hi}× faster transfer; no public measurement to compare",
         "unverifiable",
         GDS_UNVERIFIABLE,
     )
@@ -299,15 +306,17 @@ def _check_gds_000(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
 @check("001-2.2-utilisation-below-50pct")
 def _check_below_50(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     need = llm_input_need(cfg)
+    params_b = stated(data.claim("001-2.2-loading-share-35-to-12").value("params") / 1e9)
+    limit = stated(claim.value("utilisation_max_pct"))
     recomputed = (
-        f"a 100B dense model on {cfg['gpu']} at {fmt(cfg['mfu'], pct=True, sig=2)} MFU consumes {fmt(need['tokens_per_s'])} tokens/s "
-        f"= {fmt(need['bytes_per_s'] / 1e3, 'kB/s')} per GPU; utilisation < 50% needs a loader slower than that"
+        f"a {params_b}B dense model on {cfg['gpu']} at {fmt(cfg['mfu'], pct=True, sig=2)} MFU consumes {fmt(need['tokens_per_s'])} tokens/s "
+        f"= {fmt(need['bytes_per_s'] / 1e3, 'kB/s')} per GPU; utilisation < {limit}% needs a loader slower than that"
     )
     return Verdict(
         recomputed,
         "implausible",
         "For text LLM training the input stream is kilobytes per second per GPU, far below any storage system's throughput; "
-        "long stalls below 50% arise only in image/video pipelines with heavy CPU decoding.",
+        f"long stalls below {limit}% arise only in image/video pipelines with heavy CPU decoding.",
     )
 
 
@@ -345,7 +354,7 @@ def _check_days_saved(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         recomputed,
         "inconsistent",
-        "The 2.5 days follow from the loading shares, but electricity falls less than time because waiting servers still draw power.",
+        f"The {stated(stated_days)} days follow from the loading shares, but electricity falls less than time because waiting servers still draw power.",
     )
 
 
@@ -372,14 +381,15 @@ check("000-4-utilisation-58-to-87", "001-4-utilisation-55-to-89")(_case_study)
 
 @check("000-6-half-idle-to-near-full")
 def _check_half_idle(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    stated = [
-        data.claim(c).value("utilisation_after_pct")
-        for c in ("000-4-utilisation-58-to-87", "001-4-utilisation-55-to-89")
-    ]
+    cases = [data.claim(c) for c in ("000-4-utilisation-58-to-87", "001-4-utilisation-55-to-89")]
+    after = [c.value("utilisation_after_pct") for c in cases]
+    before = [c.value("utilisation_before_pct") for c in cases]
     return Verdict(
-        f"the documents' own case studies end at {fmt(min(stated))}-{fmt(max(stated))}% from 55-58%",
+        f"the documents' own case studies end at {fmt(min(after))}-{fmt(max(after))}% "
+        f"from {stated(min(before))}-{stated(max(before))}%",
         "consistent",
-        "The summary restates the case studies (about half idle to high-80s utilisation), which themselves cannot be checked.",
+        f"The summary restates the case studies (about half idle to high-{int(min(after) // 10 * 10)}s utilisation), "
+        "which themselves cannot be checked.",
     )
 
 
@@ -421,21 +431,21 @@ def _check_debug(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
 
 @check("001-2.3-cloud-utilisation-45-to-80")
 def _check_45_80(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    ratio = float(
-        mig.gpus_ratio_from_utilisation(claim.value("utilisation_before_pct"), claim.value("utilisation_after_min_pct"))
-    )
-    stated = claim.value("gpus_after") / claim.value("gpus_before")
+    before, after = claim.value("utilisation_before_pct"), claim.value("utilisation_after_min_pct")
+    ratio = float(mig.gpus_ratio_from_utilisation(before, after))
+    gpus_after, gpus_before = stated(claim.value("gpus_after")), stated(claim.value("gpus_before"))
+    gpus_ratio = claim.value("gpus_after") / claim.value("gpus_before")
     sim = mig_simulation(cfg)
     recomputed = (
-        f"45/80 = {fmt(ratio, sig=3)} of the GPUs vs 4/7 = {fmt(stated, sig=3)}; simulated mix: "
+        f"{stated(before)}/{stated(after)} = {fmt(ratio, sig=3)} of the GPUs vs {gpus_after}/{gpus_before} = {fmt(gpus_ratio, sig=3)}; simulated mix: "
         f"{fmt(sim['util_whole'].mean(), pct=True, sig=2)} -> {fmt(sim['util_mig'].mean(), pct=True, sig=2)}"
     )
-    ok = abs(ratio - stated) <= 0.05 * stated
+    ok = abs(ratio - gpus_ratio) <= 0.05 * gpus_ratio
     return Verdict(
         recomputed,
         "consistent" if ok else "inconsistent",
-        "The 4-for-7 figure follows from 45% -> 80%, and a mix dominated by small jobs reaches that gain with MIG; "
-        "the provider's data cannot be checked.",
+        f"The {gpus_after}-for-{gpus_before} figure follows from {stated(before)}% -> {stated(after)}%, and a mix dominated "
+        "by small jobs reaches that gain with MIG; the provider's data cannot be checked.",
     )
 
 
@@ -444,21 +454,24 @@ def _check_procurement(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     c = data.claim("001-2.3-cloud-utilisation-45-to-80")
     implied = 1 - c.value("gpus_after") / c.value("gpus_before")
     expected = implied * cfg["mig_eligible_share"]
-    stated = claim.value("procurement_reduction_pct") / 100
+    target = claim.value("procurement_reduction_pct") / 100
     recomputed = (
         f"{int(c.value('gpus_after'))} for {int(c.value('gpus_before'))} implies −{fmt(implied, pct=True, sig=2)}; with {fmt(cfg['mig_eligible_share'], pct=True, sig=2)} of purchases MIG-packable: "
         f"−{fmt(expected, pct=True, sig=2)}"
     )
-    if abs(expected - stated) <= cfg["util_tolerance"]:
+    if abs(expected - target) <= cfg["util_tolerance"]:
         return Verdict(
-            recomputed, "consistent", "The cut matches the 4-for-7 gain applied to the MIG-packable share of purchases."
+            recomputed,
+            "consistent",
+            f"The cut matches the {int(c.value('gpus_after'))}-for-{int(c.value('gpus_before'))} gain applied to the "
+            "MIG-packable share of purchases.",
         )
     return Verdict(
         recomputed,
         "inconsistent",
         f"The article's own {int(c.value('gpus_after'))}-for-{int(c.value('gpus_before'))} implies a "
-        f"{fmt(implied, pct=True, sig=2)} cut; {fmt(stated, pct=True, sig=2)} holds only if about "
-        f"{fmt(stated / implied, pct=True, sig=2)} of purchases serve MIG-packable work.",
+        f"{fmt(implied, pct=True, sig=2)} cut; {fmt(target, pct=True, sig=2)} holds only if about "
+        f"{fmt(target / implied, pct=True, sig=2)} of purchases serve MIG-packable work.",
     )
 
 
@@ -476,7 +489,8 @@ def _check_table_mig(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     return Verdict(
         recomputed,
         "inconsistent" if same else "consistent",
-        "NVIDIA's MIG guide gives A100 the same seven-way split as B300, so 'finer-grained MIG' cannot explain a 50% -> 85% gain.",
+        "NVIDIA's MIG guide gives A100 the same seven-way split as B300, so 'finer-grained MIG' cannot explain a "
+        f"{stated(claim.value('utilisation_before_pct'))}% -> {stated(claim.value('utilisation_after_pct'))}% gain.",
     )
 
 
