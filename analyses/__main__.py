@@ -1,7 +1,7 @@
-"""``python -m analyses``: see :mod:`analyses.cli`."""
+"""``python -m analyses``: see :mod:`analyses.site.cli`."""
 
 import sys
 
-from analyses.cli import main
+from analyses.site.cli import main
 
 sys.exit(main())

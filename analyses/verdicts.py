@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from analyses import data
+from analyses import chapters, data
 
 VERDICTS = ("consistent", "inconsistent", "implausible", "unverifiable")
 PENDING = "pending"
@@ -69,10 +69,9 @@ def check(*claim_ids: str) -> Callable[[CheckFn], CheckFn]:
 
 
 def registered_checks() -> dict[str, CheckFn]:
-    """Every registered check by claim id (importing all chapter modules first)."""
-    from analyses import chapters
-
-    chapters.load_all()
+    """Every registered check by claim id (importing every chapter first)."""
+    for slug in chapters.CHAPTERS:
+        chapters.module(slug)
     return dict(_CHECKS)
 
 
@@ -81,15 +80,12 @@ def evaluate(claim_id: str, cfg: Mapping[str, Any] | None = None) -> Verdict | N
 
     Returns None when the claim's chapter is not written yet (verdict pending).
     """
-    from analyses import chapters
-
     claim = data.claim(claim_id)
-    chapters.load(claim.chapter)  # its chapter's module registers its checks; all modules if unknown
-    if claim_id not in _CHECKS:
-        chapters.load_all()  # a check may live in another chapter's module
+    if claim.chapter in chapters.CHAPTERS:
+        chapters.module(claim.chapter)  # its chapter's package defines its checks
     checks = _CHECKS
     if claim_id not in checks:
-        if claim.chapter in chapters.chapter_slugs():
+        if claim.chapter in chapters.CHAPTERS:
             raise LookupError(f"claim {claim_id} belongs to chapter {claim.chapter}, which has no check for it")
         return None
     if cfg is None:

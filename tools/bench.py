@@ -160,7 +160,7 @@ def bench_jupyter_book(work: Path, repeat: int) -> float:
 def bench_models(repeat: int) -> dict[str, float]:
     import numpy as np
 
-    from analyses import memory, scaling, tco
+    from analyses.models import memory, scaling, tco
 
     rng = np.random.default_rng(0)
     n = N_CONFIGS
@@ -215,7 +215,7 @@ def bench_models(repeat: int) -> dict[str, float]:
         tco.monte_carlo(lambda **kw: tco.owned_cost_per_gpu_hour(**kw).total, ranges, n=n, seed=0)
         return time.perf_counter() - t
 
-    from analyses import plan
+    from analyses.models import plan
 
     req = plan.Request(shape=plan.Shape.from_table("illustrative-100b"), tokens=2e12, deadline_days=30)
 
@@ -243,7 +243,8 @@ def bench_peers(repeat: int, n: int = 60) -> dict[str, float] | str:
     import warnings
 
     warnings.simplefilter("ignore")
-    from analyses import data, peers
+    from analyses import data
+    from analyses.models import peers
 
     shape = data.model_shape("gpt3-175b")
     layouts = [(8, 8, 8, 1), (8, 16, 8, 3), (4, 16, 16, 1), (8, 8, 16, 1)]

@@ -7,7 +7,7 @@ Usage (the peers are the pyproject ``bench`` extra)::
     .venv/bin/python tools/peer_compare.py --check    # only verify the committed table reproduces
 
 Each row holds one quantity of one configuration: our value and the peer's (see
-``analyses/peers.py`` for the grid, the wrappers and the conventions). The peer's version is
+``analyses/models/peers.py`` for the grid, the wrappers and the conventions). The peer's version is
 checked before anything runs, so a table is never written from another version than its source
 row names.
 """

@@ -1,0 +1,1 @@
+"""The site: building the book, the command line, HTML export, offline charts and notebook helpers."""

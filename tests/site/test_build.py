@@ -1,0 +1,302 @@
+"""The built book: fresh notebooks, a warning-free build, offline links, no machine paths, charts that render.
+
+One module-scoped fixture builds the book once (``python -m analyses build``: it re-executes
+nothing when the committed notebooks are fresh, then runs ``jupyter-book build -W``).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from analyses.data import REPO_ROOT
+from analyses.site import build
+
+HTML = REPO_ROOT / "_build" / "html"
+# Console errors that every Jupyter Book 1 page logs and that do not affect the content.
+BENIGN_CONSOLE = ("THEBE_JS_URL", "Got invalid theme mode")
+
+
+def test_committed_notebooks_are_fresh():
+    stale = [p.name for p in build.stale()]
+    assert stale == [], f"re-run `python -m analyses build` and commit: {stale}"
+
+
+def _copy_repo(tmp_path: Path) -> Path:
+    """The repository's inputs (no build outputs, environments or caches) under ``tmp_path``."""
+    root = tmp_path / "repo"
+    skip = shutil.ignore_patterns("__pycache__", ".*", "*.egg-info", "_build", "runs")
+    shutil.copytree(REPO_ROOT, root, ignore=lambda d, names: skip(d, names) | ({".venv"} & set(names)))
+    return root
+
+
+def _deps(nb_path: Path) -> dict:
+    import nbformat
+
+    return nbformat.read(nb_path, as_version=4).metadata["audit"]["deps"]
+
+
+def _readers(root: Path, rel: str) -> set[str]:
+    return {p.name for p in build.notebooks(root / "book") if rel in _deps(p)["files"]}
+
+
+@pytest.fixture()
+def repo_copy(tmp_path) -> Path:
+    root = _copy_repo(tmp_path)
+    assert build.stale(root=root) == [], "the committed notebooks are stale: run `python -m analyses build`"
+    return root
+
+
+def test_a_data_row_stales_exactly_the_chapters_that_read_it(repo_copy):
+    for rel in ("data/gpus.csv", "data/failure_logs.csv", "data/claims.csv"):
+        readers = _readers(repo_copy, rel)
+        assert readers, f"no chapter recorded reading {rel}"
+        path = repo_copy / rel
+        before = path.read_bytes()
+        text = before.decode()
+        last = text.rstrip("\n").rsplit("\n", 1)[1]
+        path.write_text(text.replace(last, last.replace(",", ", ", 1)))  # one cell of the last row
+        assert {p.name for p in build.stale(root=repo_copy)} == readers, rel
+        path.write_bytes(before)
+    # a table only some chapters read: not every chapter re-runs
+    assert _readers(repo_copy, "data/failure_logs.csv") < {p.name for p in build.notebooks(repo_copy / "book")}
+
+
+def test_a_new_file_in_a_folder_a_chapter_listed_stales_it(repo_copy):
+    (repo_copy / "data" / "sources" / "zz-new.csv").write_text("id,title\n")
+    listed = {p.name for p in build.notebooks(repo_copy / "book") if "data/sources/*.csv" in _deps(p)["listings"]}
+    assert listed and {p.name for p in build.stale(root=repo_copy)} >= listed
+
+
+def test_a_module_stales_only_the_chapters_that_imported_it(repo_copy):
+    tco = repo_copy / "analyses" / "models" / "tco.py"
+    tco.write_text(tco.read_text() + "\n# touched\n")
+    stale = {p.name for p in build.stale(root=repo_copy)}
+    assert stale == _readers(repo_copy, "analyses/models/tco.py")
+    assert "tco.ipynb" in stale and "memory.ipynb" not in stale
+    tco.write_text(tco.read_text().replace("\n# touched\n", ""))
+    export = repo_copy / "analyses" / "site" / "export.py"  # the HTML exporter: no chapter imports it
+    export.write_text(export.read_text() + "\n# touched\n")
+    assert build.stale(root=repo_copy) == []
+    (repo_copy / "pyproject.toml").write_text((repo_copy / "pyproject.toml").read_text() + "\n")
+    assert len(build.stale(root=repo_copy)) == len(build.notebooks(repo_copy / "book"))
+
+
+def test_old_metadata_depends_on_everything(tmp_path):
+    import nbformat
+
+    root = tmp_path
+    (root / "book").mkdir()
+    (root / "data").mkdir()
+    (root / "analyses").mkdir()
+    (root / "pyproject.toml").write_text("[project]\n")
+    (root / "data" / "t.csv").write_text("a\n1\n")
+    (root / "analyses" / "m.py").write_text("X = 1\n")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
+    nb.metadata["audit"] = {"inputs_sha256": build.inputs_digest(nb, build.shared_inputs_digest(root))}
+    nbformat.write(nb, root / "book" / "c.ipynb")
+    assert build.stale(root=root) == []
+    (root / "analyses" / "m.py").write_text("X = 2\n")  # never recorded as read, yet stale
+    assert [p.name for p in build.stale(root=root)] == ["c.ipynb"]
+
+
+def test_recorded_deps_and_digest(tmp_path):
+    """deps_digest: files by content (missing counts), listings by names, pyproject always."""
+    import nbformat
+
+    root = tmp_path
+    (root / "data" / "sub").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[project]\n")
+    (root / "data" / "a.csv").write_text("x\n1\n")
+    (root / "data" / "b.csv").write_text("x\n2\n")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
+    deps = {"files": ["data/a.csv", "data/absent.csv"], "listings": ["data/sub/*.csv", "data"]}
+    d0 = build.deps_digest(nb, deps, build.snapshot(root), root=root)
+    (root / "data" / "b.csv").write_text("x\n3\n")  # not read: same digest
+    assert build.deps_digest(nb, deps, build.snapshot(root), root=root) == d0
+    for change in (
+        lambda: (root / "data" / "a.csv").write_text("x\n9\n"),
+        lambda: (root / "data" / "absent.csv").write_text("x\n"),
+        lambda: (root / "data" / "sub" / "new.csv").write_text("x\n"),
+        lambda: (root / "data" / "c.txt").write_text(""),
+        lambda: (root / "pyproject.toml").write_text("[project]\nname = 'x'\n"),
+    ):
+        before = build.deps_digest(nb, deps, build.snapshot(root), root=root)
+        change()
+        assert build.deps_digest(nb, deps, build.snapshot(root), root=root) != before
+    report = {
+        "opened": [str(root / "analyses" / "__pycache__" / "m.cpython-311.pyc"), "/usr/lib/python3/x.py"],
+        "listed": [str(root / "data" / "sub")],
+        "modules": [str(root / "analyses" / "m.py")],
+        "reads": ["data/a.csv", "data/q/*.csv"],
+    }
+    assert build.recorded_deps(report, root) == {
+        "files": ["analyses/m.py", "data/a.csv"],
+        "listings": ["data/q/*.csv", "data/sub"],
+    }
+
+
+def test_execute_records_what_the_kernel_read(tmp_path):
+    import nbformat
+
+    code = (
+        "from analyses import data\n"
+        "n = len(data.gpus())\n"
+        f"open({str(REPO_ROOT / 'README.md')!r}).read()\n"
+        f"import os; os.listdir({str(REPO_ROOT / 'tools')!r})\n"
+        "print(n)"
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    nbformat.write(nb, tmp_path / "probe.ipynb")
+    out = build.execute(tmp_path / "probe.ipynb", tmp_path / "out.ipynb")
+    written = nbformat.read(out, as_version=4)
+    deps = written.metadata["audit"]["deps"]
+    assert len(written.cells) == 1 and written.cells[0].execution_count == 1  # probe cells removed
+    for rel in ("README.md", "analyses/data.py", "data/gpus.csv", "data/gpus.schema.yaml", "data/sources/hardware.csv"):
+        assert rel in deps["files"], rel
+    assert "analyses/models/memory.py" not in deps["files"] and "data/prices.csv" not in deps["files"]
+    assert {"tools", "data/sources/*.csv", "data/gpus/*.csv"} <= set(deps["listings"])
+    assert written.metadata["audit"]["inputs_sha256"] == build.deps_digest(nb, deps, build.snapshot())
+
+
+def test_normalise_strips_run_specific_metadata():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {"start_time": "2026-01-01T00:00:00"}
+    cell = nbformat.v4.new_code_cell("1")
+    cell.metadata["execution"] = {"iopub.status.busy": "2026"}
+    cell.metadata["papermill"] = {"duration": 0.1}
+    nb.cells = [cell]
+    out = build.normalise(nb, digest="abc")
+    assert "papermill" not in out.metadata and out.metadata["audit"] == {"inputs_sha256": "abc"}
+    assert out.cells[0].metadata == {}
+
+
+@pytest.fixture(scope="module")
+def built_book() -> Path:
+    proc = subprocess.run([sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "up to date" in proc.stdout  # nothing was re-executed: the committed outputs are current
+    return HTML
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[tuple[str, str]] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        for key in ("href", "src"):
+            if attrs.get(key):
+                self.refs.append((tag, attrs[key]))
+
+
+def _parse(path: Path) -> _Links:
+    parser = _Links()
+    parser.feed(path.read_text(errors="replace"))
+    return parser
+
+
+def test_links_resolve_offline(built_book):
+    pages = sorted(p for p in built_book.rglob("*.html") if "_static" not in p.parts)
+    assert len(pages) >= 4
+    parsed = {p: _parse(p) for p in pages}
+    broken = []
+    for page, links in parsed.items():
+        for tag, ref in links.refs:
+            url = urlparse(ref)
+            if url.scheme in ("http", "https"):
+                if tag != "a":
+                    broken.append(f"{page.name}: loads external {ref}")
+                continue
+            if url.scheme in ("mailto", "data", "javascript"):
+                continue
+            target = (page.parent / unquote(url.path)).resolve() if url.path else page
+            if not target.exists():
+                broken.append(f"{page.name}: missing {ref}")
+            elif url.fragment and target.suffix == ".html":
+                ids = parsed[target].ids if target in parsed else _parse(target).ids
+                if url.fragment not in ids:
+                    broken.append(f"{page.name}: no #{url.fragment} in {target.name}")
+    assert broken == []
+
+
+def test_no_machine_paths_in_the_site(built_book):
+    needles = [str(REPO_ROOT), "/root/", "/tmp/", "/home/", sys.prefix]
+    hits = []
+    for path in built_book.rglob("*"):
+        if path.suffix in (".html", ".js", ".css", ".txt", ".json", ".ipynb") and path.is_file():
+            text = path.read_text(errors="replace")
+            hits += [f"{path.relative_to(built_book)}: {n}" for n in needles if n in text]
+    assert hits == []
+
+
+def test_chapter_pages_stay_small(built_book):
+    sizes = {p.name: p.stat().st_size for p in (built_book / "book").glob("*.html")}
+    assert max(sizes.values()) < 400_000, sizes
+
+
+def test_charts_render_offline_in_headless_chromium(built_book):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
+    from playwright.sync_api import sync_playwright
+
+    pages = sorted(p for p in built_book.rglob("*.html") if "_static" not in p.parts)
+    problems, checked = [], 0
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        for path in pages:
+            expected = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
+            page = browser.new_page()
+            errors, external = [], []
+            page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
+            page.on(
+                "request",
+                lambda r, x=external: x.append(r.url) if not r.url.startswith(("file:", "data:", "about:")) else None,
+            )
+            page.goto(path.as_uri())
+            if expected:
+                page.wait_for_function(f"document.querySelectorAll('.marks').length >= {expected}", timeout=20_000)
+                checked += 1
+            rendered = page.locator(".marks").count()
+            name = path.relative_to(built_book)
+            if rendered < expected:
+                problems.append(f"{name}: {rendered} of {expected} charts rendered")
+            errors = [e for e in errors if not any(b in e for b in BENIGN_CONSOLE)]
+            if errors:
+                problems.append(f"{name}: console errors {errors}")
+            if external:
+                problems.append(f"{name}: requested {external}")
+            page.close()
+        browser.close()
+    assert checked >= 2 and problems == []
+
+
+def test_sphinx_is_skipped_only_when_the_site_inputs_are_unchanged(tmp_path):
+    root = tmp_path
+    for rel in ("book/intro.md", "_config.yml", "_toc.yml", "pyproject.toml", "analyses/site/vega_offline.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel)
+    (root / "_build" / "html").mkdir(parents=True)
+    (root / "_build" / "html" / "index.html").write_text("<html></html>")
+    assert not build.site_is_current(root)  # no stamp yet
+    (root / "_build" / build.SITE_STAMP.name).write_text(build.site_inputs_digest(root))
+    assert build.site_is_current(root)
+    (root / "notes").mkdir()
+    (root / "notes" / "x.md").write_text("not part of the site")
+    assert build.site_is_current(root)
+    (root / "book" / "intro.md").write_text("changed")
+    assert not build.site_is_current(root)
