@@ -434,7 +434,7 @@ def measurements(name: str) -> pd.DataFrame:
 # Claims
 # --------------------------------------------------------------------------------------------
 
-CLAIM_COLUMNS = ("id", "document", "section", "topic", "claim", "stated", "chapter")
+CLAIM_COLUMNS = ("id", "document", "section", "topic", "kind", "claim", "stated", "reading", "chapter")
 
 
 @dataclass(frozen=True)
@@ -445,8 +445,10 @@ class Claim:
     document: str
     section: str
     topic: str
+    kind: str
     claim: str
     stated: str
+    reading: str | None
     chapter: str
     values: dict[str, float]
 

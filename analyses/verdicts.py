@@ -1,123 +1,610 @@
-"""Claim checks: one function per claim id, each returning a recomputed value, a verdict and a reason.
+"""Verdicts: one written rule per kind of claim, applied to what a check recomputes, and how robust it is.
 
-A check is registered with :func:`check` and receives the validated configuration of the chapter
-that owns its claim (see :mod:`analyses.chapters`), so a reader who changes a chapter's
-parameters changes the check's inputs. Verdicts:
+A check (one per claim, defined in its chapter's package and marked with :func:`check`) recomputes
+the claim's figure from sourced data and the scenario (:mod:`analyses.scenario`) and returns a
+:class:`Finding`: the stated figure as an interval in some unit (the most charitable reasonable
+reading of the document's words), the recomputed value in the same unit, and the words that
+explain it. It never decides a verdict: the rule of the claim's kind does (:data:`RULES`), with the
+kind's tolerance, in this order:
 
-``consistent``
-    the arithmetic holds and the figures agree with public facts (an anecdote whose arithmetic
-    holds is consistent; the reason says the anecdote itself cannot be checked);
-``inconsistent``
-    contradicted by its own arithmetic, by the other document, or by authoritative facts;
-``implausible``
-    can only hold with inputs far outside public ranges (the reason names the input and range);
-``unverifiable``
-    nothing public can check it;
-``pending``
-    only until the chapter that checks it exists.
+1. nothing public recomputes the figure (``value=None``): ``unverifiable``;
+2. an authoritative fact contradicts the claim (``contradiction``): ``inconsistent``;
+3. an internal figure of the claim fails its own arithmetic (``arithmetic``): ``inconsistent``;
+4. a ``business`` claim that survives 1-3: ``unverifiable`` (nothing public links it to hardware);
+5. otherwise the stated interval is compared with the recomputed interval widened by the kind's
+   relative tolerance: overlapping is ``consistent``; a stated figure above it gets the kind's
+   ``above`` verdict, one below it the kind's ``below`` verdict.
+
+Robustness (:func:`assess`): the verdict at the scenario's central values is the ledger's verdict;
+``holds`` is the share of joint draws of the scenario's ranges (the inputs the check reads) in
+which the same rule gives the same verdict, and ``flips_if`` names the single input, varied alone
+within its 90% range, whose smallest change flips it, and the threshold. Checks are written with
+numpy so that one call evaluates the central scenario, the draws and every one-input grid at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+import functools
+import importlib
+import importlib.util
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
-import pandas as pd
+import numpy as np
 
-from analyses import chapters, data
+from analyses import data, scenario
+from analyses.models.uncertainty import INTERVAL_LEVEL, Z90
+from analyses.site.notebook import fmt, stated
 
 VERDICTS = ("consistent", "inconsistent", "implausible", "unverifiable")
-PENDING = "pending"
-LEDGER_COLUMNS = ["id", "document", "section", "topic", "claim", "stated", "recomputed", "verdict", "reason", "chapter"]
+_CODE = {v: i for i, v in enumerate(VERDICTS)}
+
+# --------------------------------------------------------------------------------------------
+# The rules
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The verdict rule of one kind of claim."""
+
+    kind: str
+    covers: str  # what claims of this kind assert
+    tolerance: float  # relative: the recomputed interval is widened to [lo / (1 + t), hi * (1 + t)]
+    above: str  # verdict when the stated figure lies above the widened interval
+    below: str  # verdict when it lies below
+    basis: str  # why this tolerance
+
+    @property
+    def one_sided(self) -> bool:
+        return self.below == "consistent" or self.above == "consistent"
+
+    def text(self) -> str:
+        """The rule in words, for the ledger page."""
+        if self.kind == "business":
+            return (
+                f"{self.covers}. Unverifiable unless its own arithmetic fails (then inconsistent): nothing public links "
+                "a company's business result to its hardware."
+            )
+        sides = (
+            f"above it, {self.above}; below it, {self.below}"
+            if self.above != self.below
+            else f"outside it on either side, {self.above}"
+        )
+        return (
+            f"{self.covers}. Consistent when the stated figure overlaps the recomputed one widened by "
+            f"{fmt(self.tolerance, pct=True, sig=2)}; {sides}. Tolerance: {self.basis}."
+        )
+
+
+RULES: dict[str, Rule] = {
+    r.kind: r
+    for r in (
+        Rule(
+            "fact",
+            "A statement about the world that public records settle: a datasheet figure, a published model or "
+            "run, a measured trend, what a technology is",
+            0.10,
+            "inconsistent",
+            "inconsistent",
+            "10% covers rounding in prose and the 7.4% between GB and GiB",
+        ),
+        Rule(
+            "capability",
+            "What B300 hardware or its software delivers: speed-up, scaling, reliability and utilisation gains",
+            0.25,
+            "implausible",
+            "inconsistent",
+            "25% is the largest error of the book's step-time model against published runs (-24%), rounded up",
+        ),
+        Rule(
+            "anecdote",
+            "An outcome one unnamed deployment reports; it may fall short of what the hardware could do, but "
+            "not exceed it",
+            0.25,
+            "implausible",
+            "consistent",
+            "the same 25% as for capability, since an anecdote is compared with what the hardware can deliver",
+        ),
+        Rule(
+            "arithmetic",
+            "A figure derived from the documents' own figures (a percentage, a ratio, a count)",
+            0.05,
+            "inconsistent",
+            "inconsistent",
+            "5% on top of the stated figure's own rounding, which the check reads as an interval",
+        ),
+        Rule(
+            "cost",
+            "A money figure: a price, a bill, a saving, a cost ratio or a payback time",
+            0.15,
+            "implausible",
+            "implausible",
+            "15% for cost items the model leaves out (software, spares, insurance, financing fees)",
+        ),
+        Rule(
+            "recommendation",
+            "Advice whose purpose can be measured: the stated figure is what the advice needs or promises, the "
+            "recomputed one what following it achieves",
+            0.05,
+            "inconsistent",
+            "consistent",
+            "5%: advice that comes within 5% of its purpose serves it",
+        ),
+        Rule(
+            "business",
+            "A business result of an unnamed company (revenue, procurement, R&D efficiency)",
+            0.0,
+            "unverifiable",
+            "unverifiable",
+            "none",
+        ),
+    )
+}
+
+# --------------------------------------------------------------------------------------------
+# What a check returns
+# --------------------------------------------------------------------------------------------
+
+Number = float | np.ndarray
+
+
+class Interval(NamedTuple):
+    """A stated figure read as an interval [lo, hi] (``shown``: how the document wrote it)."""
+
+    lo: float
+    hi: float
+    shown: float | None = None  # a rounded figure's own value, printed instead of the interval
+
+
+def exactly(x: float) -> Interval:
+    """A stated figure read exactly."""
+    return Interval(float(x), float(x))
+
+
+def between(low: float, high: float) -> Interval:
+    """A stated range ("2.5-3x")."""
+    return Interval(float(low), float(high))
+
+
+def at_least(x: float) -> Interval:
+    """A stated lower bound ("more than 90%", "over 8 TB/s")."""
+    return Interval(float(x), math.inf)
+
+
+def at_most(x: float) -> Interval:
+    """A stated upper bound ("below 50%")."""
+    return Interval(-math.inf, float(x))
+
+
+def rounded(x: float, step: float = 1.0) -> Interval:
+    """A stated figure as the interval its rounding covers: "4" experiments is 3.5-4.5, "61%" 60.5-61.5%."""
+    return Interval(float(x) - step / 2.0, float(x) + step / 2.0, float(x))
+
+
+@dataclass(frozen=True)
+class Arithmetic:
+    """An internal figure of a claim (stated) against its recomputation from the claim's own figures."""
+
+    label: str
+    stated: Interval
+    value: Number
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a check recomputes for its claim (see the module docstring for how a verdict follows).
+
+    ``value``, ``low``, ``high`` and the arithmetic values may be floats or arrays (one element per
+    scenario draw). ``low``/``high`` are an intrinsic span around ``value`` that does not come from
+    the scenario (a fit's confidence interval, the span of published figures); they default to
+    ``value``. ``recomputed`` and ``context`` are strings or zero/one-argument callables evaluated
+    only at the central scenario (``context`` receives the verdict). ``strict`` is the stated
+    interval under the strictest reasonable reading of a vague word, and ``reading`` says which
+    reading ``stated`` took.
+    """
+
+    stated: Interval
+    value: Number | None
+    unit: str = ""
+    recomputed: str | Callable[[], str] = ""
+    context: str | Callable[[str], str] = ""
+    low: Number | None = None
+    high: Number | None = None
+    arithmetic: tuple[Arithmetic, ...] = ()
+    contradiction: str | None = None
+    reading: str = ""
+    strict: Interval | None = None
+    sig: int = 3  # significant figures of the figures the reason prints
+
+
+CheckFn = Callable[[data.Claim, Mapping[str, Any], Mapping[str, Any]], Finding]
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """What a check returns: the recomputed figure(s) with units, a verdict and a one-sentence reason."""
+    """Legacy result of a check not yet written as a :class:`Finding`: ``fn(claim, cfg) -> Verdict``."""
 
     recomputed: str
     verdict: str
     reason: str
 
-    def __post_init__(self) -> None:
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
-        if not self.reason.strip():
-            raise ValueError("a verdict needs a reason")
 
+def check(*claim_ids: str, vectorised: bool = True) -> Callable[[CheckFn], CheckFn]:
+    """Mark ``fn(claim, s, cfg) -> Finding`` as the check of ``claim_ids``.
 
-CheckFn = Callable[[data.Claim, Mapping[str, Any]], Verdict]
-_CHECKS: dict[str, CheckFn] = {}
-
-
-def check(*claim_ids: str) -> Callable[[CheckFn], CheckFn]:
-    """Register ``fn(claim, cfg) -> Verdict`` as the one check of each of ``claim_ids``.
-
-    One function may check several claims that need the same reasoning (the same figure stated
-    in both documents, say); it reads each claim's own stated values.
+    ``s`` maps every scenario assumption to its value (floats, or arrays of draws), ``cfg`` is the
+    chapter's validated configuration. One function may check several claims that need the same
+    reasoning; it reads each claim's own stated values. Nothing is registered: the ledger finds
+    checks in the chapter packages listed in :data:`analyses.chapters.CHAPTERS`. A check whose
+    models are not vectorised says ``vectorised=False`` and is evaluated draw by draw on fewer draws.
     """
 
-    def register(fn: CheckFn) -> CheckFn:
-        for claim_id in claim_ids:
-            if claim_id in _CHECKS:
-                raise ValueError(f"claim {claim_id} already has a check: {_CHECKS[claim_id].__module__}")
-            _CHECKS[claim_id] = fn
+    def mark(fn: CheckFn) -> CheckFn:
+        fn.claim_ids = tuple(claim_ids)  # type: ignore[attr-defined]
+        fn.vectorised = vectorised  # type: ignore[attr-defined]
         return fn
 
-    return register
+    return mark
 
 
-def registered_checks() -> dict[str, CheckFn]:
-    """Every registered check by claim id (importing every chapter first)."""
-    for slug in chapters.CHAPTERS:
-        chapters.module(slug)
-    return dict(_CHECKS)
+# --------------------------------------------------------------------------------------------
+# Applying a rule
+# --------------------------------------------------------------------------------------------
 
 
-def evaluate(claim_id: str, cfg: Mapping[str, Any] | None = None) -> Verdict | None:
-    """Run the check of ``claim_id`` with ``cfg`` (the owning chapter's defaults when None).
-
-    Returns None when the claim's chapter is not written yet (verdict pending).
-    """
-    claim = data.claim(claim_id)
-    if claim.chapter in chapters.CHAPTERS:
-        chapters.module(claim.chapter)  # its chapter's package defines its checks
-    checks = _CHECKS
-    if claim_id not in checks:
-        if claim.chapter in chapters.CHAPTERS:
-            raise LookupError(f"claim {claim_id} belongs to chapter {claim.chapter}, which has no check for it")
-        return None
-    if cfg is None:
-        cfg = chapters.spec(claim.chapter).defaults()
-    return checks[claim_id](claim, cfg)
+def _arr(x: Number | None, n: int) -> np.ndarray:
+    return np.broadcast_to(np.asarray(x, dtype=float), (n,))
 
 
-def ledger(
-    chapter: str | None = None, cfg: Mapping[str, Any] | None = None, ids: Sequence[str] | None = None
-) -> pd.DataFrame:
-    """The claims ledger with recomputed values, verdicts and reasons.
+def _compare(stated: Interval, lo: np.ndarray, hi: np.ndarray, rule: Rule) -> np.ndarray:
+    """Verdict codes of ``stated`` against [lo, hi] widened by the rule's tolerance."""
+    t = 1.0 + rule.tolerance
+    wlo = np.where(lo >= 0, lo / t, lo * t)
+    whi = np.where(hi >= 0, hi * t, hi / t)
+    above = stated[0] > whi
+    below = stated[1] < wlo
+    out = np.full(lo.shape, _CODE["consistent"])
+    out = np.where(above, _CODE[rule.above], out)
+    return np.where(below, _CODE[rule.below], out)
 
-    Parameters
-    ----------
-    chapter
-        Only this chapter's claims (all claims when None).
-    cfg
-        The chapter's validated configuration (defaults when None); only with ``chapter``.
-    ids
-        Only these claims (each at its own chapter's defaults unless ``chapter`` and ``cfg`` say).
-    """
-    rows = []
-    for claim in data.claims():
-        if chapter is not None and claim.chapter != chapter:
+
+def _arith_ok(a: Arithmetic, n: int) -> np.ndarray:
+    v = _arr(a.value, n)
+    return _compare(a.stated, v, v, RULES["arithmetic"]) == _CODE["consistent"]
+
+
+def verdict_codes(f: Finding, rule: Rule, n: int, stated: Interval | None = None) -> np.ndarray:
+    """The rule applied to ``f`` at each of ``n`` scenario points (codes into :data:`VERDICTS`)."""
+    if f.value is None:
+        return np.full(n, _CODE["unverifiable"])
+    if f.contradiction:
+        return np.full(n, _CODE["inconsistent"])
+    arith = np.ones(n, dtype=bool)
+    for a in f.arithmetic:
+        arith &= _arith_ok(a, n)
+    if rule.kind == "business":
+        main = np.full(n, _CODE["unverifiable"])
+    else:
+        value = _arr(f.value, n)
+        lo = _arr(f.low if f.low is not None else f.value, n)
+        hi = _arr(f.high if f.high is not None else f.value, n)
+        lo, hi = np.minimum(lo, value), np.maximum(hi, value)
+        main = _compare(stated or f.stated, lo, hi, rule)
+    return np.where(arith, main, _CODE["inconsistent"])
+
+
+# --------------------------------------------------------------------------------------------
+# Words
+# --------------------------------------------------------------------------------------------
+
+
+def show(x: float, unit: str, sig: int = 3) -> str:
+    """One figure with its unit as the ledger prints it."""
+    if unit in ("%", "pct"):
+        return str(fmt(x / 100.0, pct=True, sig=sig))
+    if unit == "fraction":
+        return str(fmt(x, pct=True, sig=sig))
+    return str(fmt(x, unit, sig=sig))
+
+
+def show_stated(x: float, unit: str) -> str:
+    """A stated figure as a document writes it (shortest form, with the unit); a figure derived
+    from stated ones (an implied ratio) keeps three significant figures."""
+    if unit == "fraction":
+        x, unit = 100 * x, "%"
+    short = f"{x:g}"
+    if len(short.replace("-", "").replace(".", "").lstrip("0")) > 4:
+        return show(x / 100 if unit in ("%", "pct") else x, "fraction" if unit in ("%", "pct") else unit, 3)
+    if unit in ("%", "pct"):
+        return f"{stated(x)}%"
+    if unit in ("x", "×"):
+        return f"{stated(x)}×"
+    return f"{stated(x)} {unit}".strip()
+
+
+def show_interval(iv: Interval, unit: str, sig: int = 3, as_stated: bool = False) -> str:
+    """An interval in words: "2.5–3×", "≥ 90%", "≤ 50%", "64" (``as_stated``: figures as written)."""
+    one = (lambda x: show_stated(x, unit)) if as_stated else (lambda x: show(x, unit, sig))
+    lo, hi = iv[0], iv[1]
+    shown = iv.shown if isinstance(iv, Interval) else None
+    if shown is not None:
+        return one(shown)
+    if math.isinf(hi) and math.isinf(lo):
+        return "any value"
+    if math.isinf(hi):
+        return f"≥ {one(lo)}"
+    if math.isinf(lo):
+        return f"≤ {one(hi)}"
+    if lo == hi:
+        return one(lo)
+    a, b = one(lo), one(hi)
+    suffix = b[len(b.rstrip("%×abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ /-")) :]
+    if suffix and a.endswith(suffix):
+        a = a[: -len(suffix)]
+    return f"{a}–{b}"
+
+
+def _rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
+    """The rule's part of a reason: which comparison decided the verdict."""
+    if f.value is None:
+        return "nothing public recomputes this figure"
+    if f.contradiction:
+        return f.contradiction
+    for a in f.arithmetic:
+        if not bool(_arith_ok(a, 1)[0]):
+            return (
+                f"by the documents' own figures {a.label} is {show(float(np.asarray(a.value)), '', f.sig)}, "
+                f"not the stated {show_interval(a.stated, '', f.sig, as_stated=True)}"
+            )
+    if rule.kind == "business":
+        return "a business result of an unnamed company, which nothing public links to its hardware"
+    value = float(np.asarray(f.value))
+    lo = float(np.asarray(f.low)) if f.low is not None else value
+    hi = float(np.asarray(f.high)) if f.high is not None else value
+    recomputed = (
+        show(value, f.unit, f.sig) if lo == hi else show_interval((min(lo, value), max(hi, value)), f.unit, f.sig)
+    )
+    said = show_interval(f.stated, f.unit, f.sig, as_stated=True)
+    tol = fmt(rule.tolerance, pct=True, sig=2)
+    if verdict == "consistent":
+        if f.stated[1] < min(lo, value) / (1 + rule.tolerance) and rule.below == "consistent":
+            what = "an anecdote may fall short of" if rule.kind == "anecdote" else "the advice needs no more than"
+            return f"the stated {said} is below the recomputed {recomputed}, and {what} what the hardware delivers"
+        return f"the stated {said} agrees with the recomputed {recomputed} within the {rule.kind} tolerance of {tol}"
+    side = "above" if f.stated[0] > max(hi, value) else "below"
+    return f"the stated {said} lies {side} the recomputed {recomputed} by more than the {rule.kind} tolerance of {tol}"
+
+
+def _sentence(*parts: str) -> str:
+    text = "; ".join(p.strip().rstrip(".") for p in parts if p and p.strip())
+    return (text[:1].upper() + text[1:] + ".") if text else ""
+
+
+# --------------------------------------------------------------------------------------------
+# Assessing one claim: central verdict, robustness, flip point
+# --------------------------------------------------------------------------------------------
+
+DRAWS = 1000  # joint scenario draws per claim for `holds`
+GRID = 41  # points per input across its 90% range for `flips_if`
+DRAWS_SLOW, GRID_SLOW = 48, 9  # the same for checks that are not vectorised
+DRAW_SEED = 2026  # every assumption has its own stream from this seed: every claim sees the same draws
+
+
+class _Recorder(Mapping[str, Any]):
+    """A read-only mapping that records which keys a check reads."""
+
+    def __init__(self, values: Mapping[str, Any]):
+        self._values, self.read = values, []
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._values:
+            raise KeyError(f"'{key}' is not an assumption of the scenario (data/scenario.csv)")
+        if key not in self.read:
+            self.read.append(key)
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """One ledger row's outcome: the check's words, the rule's verdict and its robustness."""
+
+    claim: data.Claim
+    kind: str
+    recomputed: str
+    verdict: str
+    reason: str
+    holds: float
+    flips_if: str
+    inputs: tuple[str, ...] = ()
+    value: float | None = None
+    value_range: tuple[float, float] | None = None
+    stated: Interval | None = None
+    unit: str = ""
+    flip: dict[str, Any] | None = field(default=None, compare=False)
+
+
+def _call(fn: CheckFn, claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    out = fn(claim, s, cfg)
+    if not isinstance(out, Finding):
+        raise TypeError(f"the check of {claim.id} returned {type(out).__name__}, not a Finding")
+    return out
+
+
+def _evaluate(
+    fn: CheckFn, claim: data.Claim, batch: Mapping[str, np.ndarray], cfg: Mapping[str, Any], n: int, rule: Rule
+):
+    """(verdict codes, values) of the check on ``n`` scenario points."""
+    if getattr(fn, "vectorised", True):
+        f = _call(fn, claim, batch, cfg)
+        return verdict_codes(f, rule, n), _bounds(f, n)
+    codes, values = np.empty(n, dtype=int), np.empty((2, n))
+    for i in range(n):
+        point = {k: float(v[i]) for k, v in batch.items()}
+        f = _call(fn, claim, point, cfg)
+        codes[i] = verdict_codes(f, rule, 1)[0]
+        values[:, i] = _bounds(f, 1)[:, 0]
+    return codes, values
+
+
+def _bounds(f: Finding, n: int) -> np.ndarray:
+    """(2, n) array of the recomputed interval's low and high at each point (NaN when there is none)."""
+    if f.value is None:
+        return np.full((2, n), np.nan)
+    value = _arr(f.value, n)
+    lo = np.minimum(_arr(f.low, n), value) if f.low is not None else value
+    hi = np.maximum(_arr(f.high, n), value) if f.high is not None else value
+    return np.stack([lo, hi])
+
+
+def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool = True) -> Assessment:
+    """Run ``fn`` for ``claim``: its verdict at the central scenario (with ``cfg``'s overrides), how
+    much of the scenario's range it holds in, and the nearest single-input flip."""
+    rule = RULES[claim.kind]
+    central = scenario.values(cfg)
+    rec = _Recorder(central)
+    f = _call(fn, claim, rec, cfg)
+    code = int(verdict_codes(f, rule, 1)[0])
+    verdict = VERDICTS[code]
+    recomputed = f.recomputed() if callable(f.recomputed) else f.recomputed
+    context = f.context(verdict) if callable(f.context) else f.context
+    clauses = [_rule_clause(f, rule, verdict), context]
+    if f.strict is not None:
+        strict = VERDICTS[int(verdict_codes(f, rule, 1, stated=f.strict)[0])]
+        if strict != verdict:
+            clauses.append(
+                f"the strict reading ({show_interval(f.strict, f.unit, f.sig, as_stated=True)}) would make it {strict}"
+            )
+    value = None if f.value is None else float(np.asarray(f.value))
+    inputs = tuple(k for k in rec.read if not scenario.ranges(cfg)[k].degenerate)
+    holds, flips, flip, span = 1.0, "", None, None
+    if robust and inputs and f.value is not None:
+        holds, span, flip = _robustness(fn, claim, cfg, rule, code, inputs)
+        if flip is not None:
+            flips = flip["text"]
+            what = f"{flip['verdict']} if {flip['label']} {flip['side']} {flip['threshold_text']}"
+            clauses.append(f"it would turn {what}")
+    if span is not None and value is not None and span[0] < span[1]:
+        recomputed = f"{recomputed} ({fmt(INTERVAL_LEVEL, pct=True, sig=2)} range over the scenario: {show_interval(span, f.unit, f.sig)})"
+    return Assessment(
+        claim=claim,
+        kind=claim.kind,
+        recomputed=recomputed,
+        verdict=verdict,
+        reason=_sentence(*clauses),
+        holds=round(holds, 2),
+        flips_if=flips,
+        inputs=inputs,
+        value=value,
+        value_range=span,
+        stated=f.stated,
+        unit=f.unit,
+        flip=flip,
+    )
+
+
+def _robustness(
+    fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], rule: Rule, code: int, inputs: Sequence[str]
+) -> tuple[float, tuple[float, float] | None, dict[str, Any] | None]:
+    """(holds, 90% range of the value, nearest flip) over the scenario ranges of ``inputs``."""
+    vectorised = getattr(fn, "vectorised", True)
+    n_draws, n_grid = (DRAWS, GRID) if vectorised else (DRAWS_SLOW, GRID_SLOW)
+    ranges = scenario.ranges(cfg)
+    draws = scenario.sample(inputs, n_draws, DRAW_SEED, cfg)
+    z = np.linspace(-Z90, Z90, n_grid)
+    blocks = {
+        name: np.concatenate(
+            [draws[name]]
+            + [ranges[name].quantile(z) if other == name else np.full(n_grid, ranges[name].central) for other in inputs]
+        )
+        for name in draws
+    }
+    n = n_draws + n_grid * len(inputs)
+    codes, values = _evaluate(fn, claim, blocks, cfg, n, rule)
+    holds = float(np.mean(codes[:n_draws] == code))
+    lows, highs = values[0, :n_draws], values[1, :n_draws]
+    span = None
+    if np.isfinite(lows).any() and np.isfinite(highs).any():
+        tail = (1 - INTERVAL_LEVEL) / 2
+        lo = np.quantile(lows[np.isfinite(lows)], tail, method="inverted_cdf")
+        hi = np.quantile(highs[np.isfinite(highs)], 1 - tail, method="inverted_cdf")
+        span = (float(lo), float(hi))
+    best = None
+    for k, name in enumerate(inputs):
+        grid_codes = codes[n_draws + k * n_grid : n_draws + (k + 1) * n_grid]
+        changed = np.flatnonzero(grid_codes != code)
+        if changed.size == 0:
             continue
-        if ids is not None and claim.id not in ids:
-            continue
-        result = evaluate(claim.id, cfg if chapter is not None else None)
-        row = {k: getattr(claim, k) for k in data.CLAIM_COLUMNS}
-        if result is None:
-            row |= {"recomputed": "", "verdict": PENDING, "reason": f"the {claim.chapter} chapter is not written yet"}
-        else:
-            row |= {"recomputed": result.recomputed, "verdict": result.verdict, "reason": result.reason}
-        rows.append(row)
-    return pd.DataFrame(rows, columns=LEDGER_COLUMNS)
+        i = changed[np.argmin(np.abs(z[changed]))]
+        if best is None or abs(z[i]) < best[0]:
+            # the flip lies between grid point i and its neighbour towards the centre
+            j = i + 1 if z[i] < 0 else i - 1
+            threshold = (
+                float(ranges[name].quantile((z[i] + z[j]) / 2.0))
+                if 0 <= j < n_grid
+                else float(ranges[name].quantile(z[i]))
+            )
+            best = (abs(z[i]), name, int(grid_codes[i]), threshold, "below" if z[i] < 0 else "above")
+    flip = None
+    if best is not None:
+        _, name, new_code, threshold, side = best
+        a = scenario.assumption(name)
+        text_threshold = show(threshold, a.unit, 2)
+        flip = {
+            "input": name,
+            "label": a.label,
+            "verdict": VERDICTS[new_code],
+            "threshold": threshold,
+            "threshold_text": text_threshold,
+            "side": side,
+            "text": f"{VERDICTS[new_code]} if {a.label} {'<' if side == 'below' else '>'} {text_threshold}",
+        }
+    return holds, span, flip
+
+
+def sweep(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], name: str, xs: np.ndarray) -> dict[str, np.ndarray]:
+    """The check of ``claim`` with assumption ``name`` at each of ``xs`` and the rest central.
+
+    Returns arrays ``verdict`` (names), ``low`` and ``high`` (the recomputed interval; equal for a
+    point value) over ``xs``: what a slider over ``name`` shows for this claim.
+    """
+    rule = RULES[claim.kind]
+    xs = np.asarray(xs, dtype=float)
+    batch = {k: np.full(xs.size, v) for k, v in scenario.values(cfg).items()}
+    batch[name] = xs
+    codes, bounds = _evaluate(fn, claim, batch, cfg, xs.size, rule)
+    return {"verdict": np.asarray(VERDICTS)[codes], "low": bounds[0], "high": bounds[1]}
+
+
+# --------------------------------------------------------------------------------------------
+# Finding checks in a chapter package
+# --------------------------------------------------------------------------------------------
+
+
+def checks_in(module: Any) -> dict[str, CheckFn]:
+    """Every check defined in a chapter package or its ``checks`` submodule, by claim id."""
+    out: dict[str, CheckFn] = {}
+    spaces = [module]
+    if importlib.util.find_spec(f"{module.__name__}.checks") is not None:
+        spaces.append(importlib.import_module(f"{module.__name__}.checks"))
+    for space in spaces:
+        for obj in vars(space).values():
+            for claim_id in getattr(obj, "claim_ids", ()):
+                if claim_id in out and out[claim_id] is not obj:
+                    raise ValueError(f"claim {claim_id} has two checks in {module.__name__}")
+                out[claim_id] = obj
+    return out
+
+
+@functools.cache
+def rules_table() -> tuple[tuple[str, str], ...]:
+    """(kind, rule in words) for every kind, for the ledger page."""
+    return tuple((kind, rule.text()) for kind, rule in RULES.items())

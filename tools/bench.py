@@ -35,6 +35,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from analyses.models import uncertainty
+
 REPO = Path(__file__).resolve().parent.parent
 VENV_PY = REPO / ".venv" / "bin" / "python"
 PY = str(VENV_PY if VENV_PY.exists() else Path(sys.executable))
@@ -198,21 +200,21 @@ def bench_models(repeat: int) -> dict[str, float]:
         return time.perf_counter() - t
 
     ranges = {
-        "server_price_per_gpu": tco.Range(30e3, 45e3, 60e3),
-        "network_storage_fraction": tco.Range(0.1, 0.15, 0.25),
-        "depreciation_years": tco.Range(3.0, 4.0, 5.0),
-        "cost_of_capital": tco.Range(0.05, 0.08, 0.12),
-        "tdp_w": tco.Range(1000.0, 1100.0, 1400.0),
-        "server_power_overhead": tco.Range(1.3, 1.5, 1.7),
-        "pue": tco.Range(1.1, 1.3, 1.6),
-        "electricity_per_kwh": tco.Range(0.05, 0.1, 0.2),
-        "hosting_per_kw_month": tco.Range(100.0, 150.0, 250.0),
-        "staff_per_gpu_year": tco.Range(500.0, 1000.0, 2000.0),
+        "server_price_per_gpu": uncertainty.Range(30e3, 45e3, 60e3),
+        "network_storage_fraction": uncertainty.Range(0.1, 0.15, 0.25),
+        "depreciation_years": uncertainty.Range(3.0, 4.0, 5.0),
+        "cost_of_capital": uncertainty.Range(0.05, 0.08, 0.12),
+        "tdp_w": uncertainty.Range(1000.0, 1100.0, 1400.0),
+        "server_power_overhead": uncertainty.Range(1.3, 1.5, 1.7),
+        "pue": uncertainty.Range(1.1, 1.3, 1.6),
+        "electricity_per_kwh": uncertainty.Range(0.05, 0.1, 0.2),
+        "hosting_per_kw_month": uncertainty.Range(100.0, 150.0, 250.0),
+        "staff_per_gpu_year": uncertainty.Range(500.0, 1000.0, 2000.0),
     }
 
     def cost() -> float:
         t = time.perf_counter()
-        tco.monte_carlo(lambda **kw: tco.owned_cost_per_gpu_hour(**kw).total, ranges, n=n, seed=0)
+        uncertainty.monte_carlo(lambda **kw: tco.owned_cost_per_gpu_hour(**kw).total, ranges, n=n, seed=0)
         return time.perf_counter() - t
 
     from analyses.models import plan

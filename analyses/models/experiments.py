@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-DAYS_PER_MONTH = 365.25 / 12
+from analyses.models.units import DAYS_PER_MONTH
 
 
 def serial_days(runs: int, run_days_full: float) -> float:

@@ -17,8 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-SECONDS_PER_DAY = 86_400.0
-SECONDS_PER_YEAR = 365.25 * SECONDS_PER_DAY
+from analyses.models.units import SECONDS_PER_YEAR
 
 
 @dataclass(frozen=True)

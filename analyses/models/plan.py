@@ -14,7 +14,7 @@ The planner chains the book's models without changing them:
   (:func:`analyses.models.reliability.goodput`);
 * cost per GPU-hour, rented or owned: :func:`analyses.models.tco.rented_cost_per_gpu_hour`,
   :func:`analyses.models.tco.owned_cost_per_gpu_hour`, with prices drawn from their ranges by
-  :func:`analyses.models.tco.sample_range`.
+  :func:`analyses.models.uncertainty.sample_range`.
 
 Every candidate layout of one GPU generation is evaluated in one vectorised pass (numpy arrays
 over layouts). Units: seconds, bytes, FLOP/s and USD unless a name says otherwise; ``days`` are
@@ -39,9 +39,9 @@ import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.models import memory, pipeline, reliability, scaling, tco
+from analyses.models import memory, pipeline, reliability, scaling, tco, uncertainty
+from analyses.models.units import SECONDS_PER_DAY
 
-SECONDS_PER_DAY = 86_400.0
 PRECISIONS = ("bf16", "fp8")
 MEMORY_RECIPE = {"bf16": "bf16-mixed", "fp8": "fp8"}
 TP_CHOICES = (1, 2, 4, 8)
@@ -380,10 +380,10 @@ def hourly_cost_central(req: Request, gpu: str) -> dict[str, float]:
     return {k: float(v[0]) for k, v in draws.items()}
 
 
-def _price_ranges(req: Request, gpu: str) -> dict[str, tco.Range]:
-    def r(price_id: str) -> tco.Range:
+def _price_ranges(req: Request, gpu: str) -> dict[str, uncertainty.Range]:
+    def r(price_id: str) -> uncertainty.Range:
         p = data.price(price_id)
-        return tco.Range(p.low, p.central, p.high)
+        return uncertainty.Range(p.low, p.central, p.high)
 
     out = {
         "server": r(_price_id(gpu, "server")),
@@ -396,7 +396,7 @@ def _price_ranges(req: Request, gpu: str) -> dict[str, tco.Range]:
         "rental_overhead": r("rental-overhead"),
     }
     rent_id = _price_id(gpu, "rent", req.rent_class)
-    out["rent"] = r(rent_id) if rent_id in set(data.prices()["id"]) else tco.Range(np.nan, np.nan, np.nan)
+    out["rent"] = r(rent_id) if rent_id in set(data.prices()["id"]) else uncertainty.Range(np.nan, np.nan, np.nan)
     return out
 
 
@@ -414,7 +414,7 @@ def hourly_cost_draws(req: Request, gpu: str, *, central: bool = False, n: int |
         size = n or req.mc_samples
         rng = np.random.default_rng(req.seed)
         v = {
-            k: (tco.sample_range(r, size, rng) if np.isfinite(r.central) else np.full(size, np.nan))
+            k: (uncertainty.sample_range(r, size, rng) if np.isfinite(r.central) else np.full(size, np.nan))
             for k, r in ranges.items()
         }
     owned = tco.owned_cost_from_inputs(
@@ -596,7 +596,7 @@ def plan(req: Request) -> Plan:
 # --------------------------------------------------------------------------------------------
 
 
-def intervals(req: Request, rows: pd.DataFrame, level: float = tco.INTERVAL_LEVEL) -> pd.DataFrame:
+def intervals(req: Request, rows: pd.DataFrame, level: float = uncertainty.INTERVAL_LEVEL) -> pd.DataFrame:
     """Intervals (90% by default) of days and of both costs for ``rows`` (layouts of any generations).
 
     Time: the step-time model's published validation errors, resampled (true time = planned /
@@ -616,10 +616,10 @@ def intervals(req: Request, rows: pd.DataFrame, level: float = tco.INTERVAL_LEVE
         factor = 1.0 / (1.0 + rng.choice(errors, size=req.mc_samples))
         for i in idx:
             days = out.at[i, "days"] * factor
-            values = list(tco.interval(days, level)[::2])
+            values = list(uncertainty.interval(days, level)[::2])
             for basis in COST_BASES:
                 cost = out.at[i, "n_gpus"] * days * 24.0 * hourly[basis]
-                values += list(tco.interval(cost, level)) if np.isfinite(cost).all() else [np.nan] * 3
+                values += list(uncertainty.interval(cost, level)) if np.isfinite(cost).all() else [np.nan] * 3
             out.loc[i, cols] = values
     for q in ("lo", "med", "hi"):
         out[f"cost_{q}"] = out[f"cost_{req.cost_basis}_{q}"]
@@ -666,7 +666,7 @@ def sensitivity(req: Request, row: pd.Series) -> pd.DataFrame:
         b = evaluate(req.with_(**hi), row["gpu"], layout).iloc[0]
         rows.append({"input": name, "days_a": a["days"], "days_b": b["days"], "cost_a": a["cost"], "cost_b": b["cost"]})
     draws = hourly_cost_draws(req, row["gpu"])[req.cost_basis]
-    p_lo, _, p_hi = tco.interval(draws)
+    p_lo, _, p_hi = uncertainty.interval(draws)
     central = hourly_cost_central(req, row["gpu"])[req.cost_basis]
     rows.append(
         {

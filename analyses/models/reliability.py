@@ -23,8 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-SECONDS_PER_HOUR = 3600.0
-SECONDS_PER_DAY = 86400.0
+from analyses.models.units import SECONDS_PER_DAY
 
 ArrayLike = npt.ArrayLike
 

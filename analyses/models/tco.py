@@ -16,41 +16,21 @@ Conventions (stated once):
   peak a busy, healthy job achieves; utilisation the fraction of (owned or billed) hours a job runs;
   goodput the fraction of run time not lost to failures and reruns. A PFLOP-day is
   1e15 FLOP/s for one day = 8.64e19 FLOP.
+* Time conventions (hours per year and month) are those of :mod:`analyses.models.units`.
 * The capital charge uses the annuity (capital recovery) factor ``r / (1 - (1 + r)^-n)``, which
   reduces to straight-line depreciation ``1/n`` at ``r = 0``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 
-HOURS_PER_YEAR = 8760.0
-HOURS_PER_MONTH = HOURS_PER_YEAR / 12.0
-DAYS_PER_MONTH = 365.0 / 12.0
-SECONDS_PER_HOUR = 3600.0
-FLOP_PER_PFLOP_DAY = 1e15 * 86400.0
-Z90 = 1.6448536269514722  # standard normal quantile at 0.95: low/high are the 5th/95th percentiles
+from analyses.models.units import DAYS_PER_MONTH, HOURS_PER_DAY, HOURS_PER_YEAR, PETA, SECONDS_PER_HOUR
 
 ArrayLike = float | np.ndarray
-
-
-class Range(NamedTuple):
-    """An uncertain input: ``low`` and ``high`` are its 5th and 95th percentiles, ``central`` its median."""
-
-    low: float
-    central: float
-    high: float
-
-    def scaled(self, central: float) -> Range:
-        """The same relative spread around a new central value (a reader's own price)."""
-        if self.central == 0:
-            return Range(central, central, central)
-        k = central / self.central
-        return Range(self.low * k, central, self.high * k)
 
 
 # --------------------------------------------------------------------------------------------
@@ -102,11 +82,11 @@ def owned_cost_per_gpu_hour(
 ) -> OwnedCost:
     """Cost of owning one GPU for one calendar hour, split into its components.
 
-    * server: ``price x CRF(rate, years) / 8760``
+    * server: ``price x CRF(rate, years) / hours per year``
     * network and storage: the same with ``price x network_storage_fraction``
     * energy: ``TDP/1000 x overhead x PUE x electricity`` (kW x $/kWh)
-    * hosting: ``TDP/1000 x overhead x hosting_per_kw_month x 12 / 8760`` (rent per provisioned kW)
-    * staff: ``staff_per_gpu_year / 8760``
+    * hosting: ``TDP/1000 x overhead x hosting_per_kw_month x 12 / hours per year`` (rent per provisioned kW)
+    * staff: ``staff_per_gpu_year / hours per year``
     """
     crf = capital_recovery_factor(cost_of_capital, depreciation_years)
     price = np.asarray(server_price_per_gpu, dtype=float)
@@ -178,14 +158,14 @@ def cost_per_effective_pflop_day(
     metric without a time base; here cost and delivered compute cover the same hours.
     """
     flops = effective_flop_per_s(peak_flops, mfu, utilisation, goodput)
-    return np.asarray(cost_per_gpu_hour, dtype=float) * 24.0 * 1e15 / flops
+    return np.asarray(cost_per_gpu_hour, dtype=float) * HOURS_PER_DAY * PETA / flops
 
 
 def gpus_for_workload(
     pflop_days_per_month: ArrayLike, peak_flops: ArrayLike, mfu: ArrayLike, utilisation: ArrayLike, goodput: ArrayLike
 ) -> np.ndarray:
     """GPUs (fractional) needed to deliver ``pflop_days_per_month`` useful PFLOP-days each month."""
-    per_gpu = effective_flop_per_s(peak_flops, mfu, utilisation, goodput) / 1e15 * DAYS_PER_MONTH
+    per_gpu = effective_flop_per_s(peak_flops, mfu, utilisation, goodput) / PETA * DAYS_PER_MONTH
     return np.asarray(pflop_days_per_month, dtype=float) / per_gpu
 
 
@@ -196,7 +176,9 @@ def training_gpu_hours(
 
     ``FLOP / (peak x MFU x goodput x 3600)``; a dedicated run, so utilisation does not enter.
     """
-    return np.asarray(training_flop, dtype=float) / (effective_flop_per_s(peak_flops, mfu, 1.0, goodput) * 3600.0)
+    return np.asarray(training_flop, dtype=float) / (
+        effective_flop_per_s(peak_flops, mfu, 1.0, goodput) * SECONDS_PER_HOUR
+    )
 
 
 def payback_months(capex: ArrayLike, monthly_cost_before: ArrayLike, monthly_opex_after: ArrayLike) -> np.ndarray:
@@ -249,69 +231,3 @@ def share_for_ratio(target_ratio: ArrayLike, time_ratio: ArrayLike, price_ratio:
     """
     target, time_ratio, price_ratio = (np.asarray(x, dtype=float) for x in (target_ratio, time_ratio, price_ratio))
     return (target / time_ratio - price_ratio) / (1.0 - price_ratio)
-
-
-# --------------------------------------------------------------------------------------------
-# Uncertainty
-# --------------------------------------------------------------------------------------------
-
-
-def sample_range(r: Range, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Draws from a split lognormal with median ``central`` and 5th/95th percentiles ``low``/``high``.
-
-    ``x = central x exp(sigma z)``, ``z ~ N(0, 1)``, with ``sigma = ln(central/low)/1.645`` for
-    ``z < 0`` and ``ln(high/central)/1.645`` for ``z > 0``: lognormal, as Epoch AI propagates
-    uncertain inputs, but allowing a skewed range. A degenerate range returns a constant.
-    """
-    low, central, high = (float(v) for v in r)
-    if not 0 < low <= central <= high:
-        if low == central == high:
-            return np.full(size, central)
-        raise ValueError(f"a range needs 0 < low <= central <= high, got {r}")
-    z = rng.standard_normal(size)
-    sigma = np.where(z < 0, np.log(central / low), np.log(high / central)) / Z90
-    return central * np.exp(sigma * z)
-
-
-def monte_carlo(
-    fn: Callable[..., np.ndarray], ranges: Mapping[str, Range], n: int = 20_000, seed: int = 0
-) -> np.ndarray:
-    """Evaluate ``fn(**inputs)`` on ``n`` joint draws of independent inputs (one vectorised call).
-
-    Inputs are drawn in the mapping's order from one ``numpy.random.Generator(PCG64(seed))``.
-    """
-    rng = np.random.default_rng(seed)
-    draws = {name: sample_range(r, n, rng) for name, r in ranges.items()}
-    return np.broadcast_to(np.asarray(fn(**draws), dtype=float), (n,)).copy()
-
-
-def central_value(fn: Callable[..., np.ndarray], ranges: Mapping[str, Range]) -> float:
-    """``fn`` at every input's central value."""
-    return float(np.asarray(fn(**{k: r.central for k, r in ranges.items()})))
-
-
-INTERVAL_LEVEL = 0.9  # two-sided level of every Monte Carlo interval (5th to 95th percentile)
-
-
-def interval(samples: np.ndarray, level: float = INTERVAL_LEVEL) -> tuple[float, float, float]:
-    """(lower, median, upper) of the central ``level`` interval of ``samples`` (inf allowed)."""
-    tail = (1.0 - level) / 2.0
-    big = np.finfo(float).max
-    finite = np.minimum(np.asarray(samples, dtype=float), big)  # inf (never) sorts last without inf - inf
-    out = np.quantile(finite, [tail, 0.5, 1.0 - tail], method="inverted_cdf")
-    return tuple(float(np.inf) if v >= big else float(v) for v in out)  # type: ignore[return-value]
-
-
-def tornado(fn: Callable[..., np.ndarray], ranges: Mapping[str, Range]) -> pd.DataFrame:
-    """One-at-a-time sensitivity: ``fn`` with each input at its low and high, the rest central.
-
-    Columns ``input, at_low, at_high, swing`` (``|at_high - at_low|``), largest swing first.
-    """
-    base = {k: r.central for k, r in ranges.items()}
-    rows = []
-    for name, r in ranges.items():
-        at_low = float(np.asarray(fn(**(base | {name: r.low}))))
-        at_high = float(np.asarray(fn(**(base | {name: r.high}))))
-        rows.append({"input": name, "at_low": at_low, "at_high": at_high, "swing": abs(at_high - at_low)})
-    frame = pd.DataFrame(rows, columns=["input", "at_low", "at_high", "swing"])
-    return frame.sort_values("swing", ascending=False, kind="stable").reset_index(drop=True)

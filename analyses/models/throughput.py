@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-SECONDS_PER_DAY = 86_400.0
+from analyses.models.units import SECONDS_PER_DAY
 
 
 def training_flops(

@@ -153,9 +153,9 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 
 def cmd_verdicts(args: argparse.Namespace) -> int:
-    from analyses import verdicts
+    from analyses import ledger
 
-    frame = verdicts.ledger()
+    frame = ledger.ledger()
     if args.format == "csv":
         frame.to_csv(sys.stdout, index=False)
     elif args.format == "json":

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from analyses.models import experiments as ex
+from analyses.models import units
 
 
 def test_concurrency_on_a_fixed_cluster_gains_only_the_efficiency_ratio():
@@ -14,7 +15,7 @@ def test_concurrency_on_a_fixed_cluster_gains_only_the_efficiency_ratio():
 
 
 def test_runs_per_month():
-    assert float(ex.runs_per_month(ex.DAYS_PER_MONTH)) == pytest.approx(1.0)
+    assert float(ex.runs_per_month(units.DAYS_PER_MONTH)) == pytest.approx(1.0)
     assert float(ex.runs_per_month(11.0)) == pytest.approx(2.767, abs=1e-3)
 
 

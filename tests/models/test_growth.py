@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from analyses import data
-from analyses.models import growth
+from analyses.models import growth, units
 
 
 def test_fit_recovers_an_exact_exponential():
@@ -42,4 +42,4 @@ def test_frontier_mask():
 
 
 def test_years_of_compute():
-    assert growth.years_of_compute(growth.SECONDS_PER_YEAR * 2e12, 1e12, 0.5) == pytest.approx(4.0)
+    assert growth.years_of_compute(units.SECONDS_PER_YEAR * 2e12, 1e12, 0.5) == pytest.approx(4.0)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from analyses import data
+from analyses import data, ledger
 from analyses.data import REPO_ROOT
 from analyses.site import cli
 
@@ -24,18 +24,7 @@ def test_verdicts_csv_lists_every_claim():
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     assert [r["id"] for r in rows] == [c.id for c in data.claims()]
-    assert list(rows[0]) == [
-        "id",
-        "document",
-        "section",
-        "topic",
-        "claim",
-        "stated",
-        "recomputed",
-        "verdict",
-        "reason",
-        "chapter",
-    ]
+    assert list(rows[0]) == ledger.LEDGER_COLUMNS
 
 
 def test_params_lists_units_and_ranges():

@@ -9,7 +9,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from analyses import chapters, verdicts
+from analyses import chapters, ledger, verdicts
 from analyses.chapters.params import ChapterSpec, Param
 from analyses.site.notebook import VERDICT_COLOURS
 
@@ -26,7 +26,7 @@ SPEC = ChapterSpec(
             "all",
             "-",
             "show only claims with this verdict",
-            choices=("all", *verdicts.VERDICTS, verdicts.PENDING),
+            choices=("all", *verdicts.VERDICTS),
         ),
     ),
 )
@@ -34,7 +34,7 @@ SPEC = ChapterSpec(
 
 def filtered_ledger(cfg: Mapping[str, Any]) -> pd.DataFrame:
     """The ledger restricted to the chosen document and verdict."""
-    frame = verdicts.ledger()
+    frame = ledger.ledger()
     if cfg["document"] != "all":
         frame = frame[frame["document"] == cfg["document"]]
     if cfg["verdict"] != "all":
@@ -50,7 +50,7 @@ def counts(frame: pd.DataFrame) -> pd.DataFrame:
 
 def verdict_chart(frame: pd.DataFrame) -> alt.Chart:
     """Stacked bars: claims per topic, coloured by verdict, one panel per document."""
-    order = [*verdicts.VERDICTS, verdicts.PENDING]
+    order = list(verdicts.VERDICTS)
     colours = alt.Scale(domain=order, range=[VERDICT_COLOURS[v] for v in order])
     return (
         alt.Chart(frame)

@@ -19,7 +19,7 @@ from analyses import data
 from analyses.chapters import scaling_efficiency as se
 from analyses.chapters.params import ChapterSpec, Param
 from analyses.models import experiments as ex
-from analyses.models import scaling
+from analyses.models import scaling, units
 from analyses.site.notebook import fmt, in_words, stated
 from analyses.verdicts import Verdict, check
 
@@ -407,7 +407,7 @@ def runs_table() -> pd.DataFrame:
 
 def _rate_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     row = runs_table().set_index("claim").loc[claim.id]
-    recomputed = f"{fmt(ex.DAYS_PER_MONTH, sig=3)} days / run length: {fmt(row['runs/month before'])} -> {fmt(row['runs/month after'])} runs per month"
+    recomputed = f"{fmt(units.DAYS_PER_MONTH, sig=3)} days / run length: {fmt(row['runs/month before'])} -> {fmt(row['runs/month after'])} runs per month"
     ok = (
         abs(row["runs/month after"] - row["stated after"]) <= cfg["rate_tolerance"]
         and abs(row["runs/month before"] - row["stated before"]) <= cfg["rate_tolerance"]
@@ -524,8 +524,8 @@ def _check_4_plus_6(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     n = claim.value("full_runs_per_month") + claim.value("comparison_runs_per_month")
     busy = n * run
     return Verdict(
-        f"{fmt(n)} runs × {fmt(run, 'days')} = {fmt(busy, 'days')} of {fmt(ex.DAYS_PER_MONTH, 'days')} a month, even if comparisons are full-length",
-        "consistent" if busy <= ex.DAYS_PER_MONTH else "inconsistent",
+        f"{fmt(n)} runs × {fmt(run, 'days')} = {fmt(busy, 'days')} of {fmt(units.DAYS_PER_MONTH, 'days')} a month, even if comparisons are full-length",
+        "consistent" if busy <= units.DAYS_PER_MONTH else "inconsistent",
         f"{in_words(n).capitalize()} runs of {stated(run)} days fit in a month on the two servers; the case itself cannot be checked.",
     )
 

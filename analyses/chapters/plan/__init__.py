@@ -14,7 +14,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from analyses import data, verdicts
+from analyses import data, ledger
 from analyses.chapters.params import ChapterSpec, Param
 from analyses.models import plan as pl
 from analyses.site.notebook import Table, table
@@ -515,7 +515,7 @@ def related_claims() -> list[str]:
 
 def related_ledger() -> pd.DataFrame:
     """The ledger rows (verdicts at each chapter's defaults) of the claims the presets replay."""
-    return verdicts.ledger(ids=related_claims())
+    return ledger.ledger(ids=related_claims())
 
 
 def summary_text(req: pl.Request, p: pl.Plan) -> str:

@@ -18,12 +18,13 @@ import pandas as pd
 from analyses import data
 from analyses.chapters.params import ChapterSpec, Param
 from analyses.models import reliability as rel
+from analyses.models import units
 from analyses.site.notebook import fmt, stated
 from analyses.verdicts import Verdict, check
 
 POLICY = "001-2.4-checkpoint-15min-then-hourly"
 CATEGORIES = ("GPU", "Host", "Network", "Dependency", "Unplanned Maintenance", "Unknown")
-HOUR, DAY = rel.SECONDS_PER_HOUR, rel.SECONDS_PER_DAY
+HOUR, DAY = units.SECONDS_PER_HOUR, units.SECONDS_PER_DAY
 
 
 def _log_ids() -> list[str]:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from analyses import data
 from analyses.chapters.params import ChapterSpec, Param
-from analyses.models import scaling, throughput
+from analyses.models import scaling, throughput, units
 from analyses.site.notebook import fmt, in_words, stated
 from analyses.verdicts import Verdict, check
 
@@ -405,7 +405,7 @@ def _node_plan(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
     flops = throughput.training_flops(n, n * cfg["tokens_per_param"])
     days = (
         throughput.time_to_train_s(flops, gpus, kw["peak_flops"], cfg["compute_efficiency"] * eff)
-        / throughput.SECONDS_PER_DAY
+        / units.SECONDS_PER_DAY
     )
     return Verdict(
         f"{stated(n / 1e9)}B params × {fmt(cfg['tokens_per_param'])} tokens/param: {fmt(days[0], 'days', 2)} on "

@@ -17,7 +17,7 @@ import pandas as pd
 
 from analyses import data
 from analyses.chapters.params import ChapterSpec, Param
-from analyses.models import growth
+from analyses.models import growth, units
 from analyses.site.notebook import fmt
 from analyses.verdicts import Verdict, check
 
@@ -506,7 +506,7 @@ def _check_centuries(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         f"{cfg['server']} at {fmt(cfg['server_utilisation'], pct=True)} of peak)"
     )
     # tokens per parameter that would make the stated range hold on this server
-    per_token = 6 * n * n / (server_flop_per_s(cfg["server"]) * cfg["server_utilisation"] * growth.SECONDS_PER_YEAR)
+    per_token = 6 * n * n / (server_flop_per_s(cfg["server"]) * cfg["server_utilisation"] * units.SECONDS_PER_YEAR)
     need_lo, need_hi = low / per_token, high / per_token
     practice = data.models().dropna(subset=["training_tokens"])
     practice = practice[practice["active_params"].isna() & (practice["params"] >= PRACTICE_MIN_PARAMS)]

@@ -8,7 +8,7 @@ the effective-compute-cost metric and payback (part 6).
 
 All money is computed in USD and shown in ``cfg.currency``; RMB figures the documents state are
 converted at ``cfg.usd_cny``. Prices are ranges from data/prices.csv: a parameter sets a range's
-central value and the table's relative spread is kept (:meth:`analyses.models.tco.Range.scaled`).
+central value and the table's relative spread is kept (:meth:`analyses.models.uncertainty.Range.scaled`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ import pandas as pd
 
 from analyses import data
 from analyses.chapters.params import ChapterSpec, Param
-from analyses.models import tco
-from analyses.models.tco import HOURS_PER_MONTH, Range
+from analyses.models import tco, uncertainty
+from analyses.models.uncertainty import Range
+from analyses.models.units import HOURS_PER_MONTH
 from analyses.site.notebook import fmt, in_words, stated
 from analyses.verdicts import Verdict, check
 
@@ -214,13 +215,13 @@ def _rented(v: Mapping[str, Any], gpu: str) -> np.ndarray:
 
 def simulate(fn: Callable[..., Any], cfg: Mapping[str, Any]) -> np.ndarray:
     """``fn(**inputs)`` on the chapter's Monte Carlo draws."""
-    return tco.monte_carlo(fn, ranges(cfg), n=cfg["mc_samples"], seed=cfg["seed"])
+    return uncertainty.monte_carlo(fn, ranges(cfg), n=cfg["mc_samples"], seed=cfg["seed"])
 
 
 def summarise(fn: Callable[..., Any], cfg: Mapping[str, Any]) -> tuple[float, float, float, float]:
     """(central, 5th percentile, median, 95th percentile) of ``fn`` over the input ranges."""
-    lo, med, hi = tco.interval(simulate(fn, cfg))
-    return tco.central_value(fn, ranges(cfg)), lo, med, hi
+    lo, med, hi = uncertainty.interval(simulate(fn, cfg))
+    return uncertainty.central_value(fn, ranges(cfg)), lo, med, hi
 
 
 def money(usd: float, cfg: Mapping[str, Any], sig: int = 3, per: str = "") -> str:
@@ -549,11 +550,11 @@ def payback_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
     rows = []
     for name, fn in payback_fns(cfg).items():
         samples = simulate(fn, cfg)
-        lo, med, hi = tco.interval(samples)
+        lo, med, hi = uncertainty.interval(samples)
         rows.append(
             {
                 "case": name,
-                "central": tco.central_value(fn, ranges(cfg)),
+                "central": uncertainty.central_value(fn, ranges(cfg)),
                 "5%": lo,
                 "median": med,
                 "95%": hi,
@@ -650,7 +651,7 @@ def plan_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
 
 def tornado_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
     """What moves document 001's owned monthly cost most (RMB), one input at a time."""
-    frame = tco.tornado(case001_own_rmb_fn(cfg), ranges(cfg))
+    frame = uncertainty.tornado(case001_own_rmb_fn(cfg), ranges(cfg))
     frame = frame[frame["swing"] > 0].copy()
     frame["input"] = frame["input"].map(INPUT_LABELS)
     return frame.reset_index(drop=True)
@@ -660,7 +661,7 @@ def tornado_chart(cfg: Mapping[str, Any]) -> alt.LayerChart:
     frame = tornado_table(cfg)
     f = case001_facts()
     stated_rmb = f["own_rmb_month"]
-    central = tco.central_value(case001_own_rmb_fn(cfg), ranges(cfg))
+    central = uncertainty.central_value(case001_own_rmb_fn(cfg), ranges(cfg))
     bars = (
         alt.Chart(frame)
         .mark_bar()
@@ -808,7 +809,7 @@ def _payback_verdict(claim: data.Claim, cfg: Mapping[str, Any], case: str) -> Ve
     lo_m, hi_m = claim.value("payback_low_months"), claim.value("payback_high_months")
     fn = payback_fns(cfg)[case]
     samples = simulate(fn, cfg)
-    lo, med, hi = tco.interval(samples)
+    lo, med, hi = uncertainty.interval(samples)
     share = float(np.mean(samples <= hi_m))
 
     def m(x: float) -> str:
@@ -955,8 +956,8 @@ def check_own_42k(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
 
 @check("001-6-effective-compute-cost-formula")
 def check_metric(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    a = tco.central_value(pflop_day_fn(BASELINE, "owned", cfg), ranges(cfg))
-    b = tco.central_value(pflop_day_fn(NEW, "owned", cfg), ranges(cfg))
+    a = uncertainty.central_value(pflop_day_fn(BASELINE, "owned", cfg), ranges(cfg))
+    b = uncertainty.central_value(pflop_day_fn(NEW, "owned", cfg), ranges(cfg))
     return Verdict(
         f"made precise as cost over a period / useful PFLOP-days in that period: owned A100 {money(a, cfg)}, "
         f"owned B300 {money(b, cfg)} per useful PFLOP-day",

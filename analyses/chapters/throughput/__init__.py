@@ -16,9 +16,8 @@ import pandas as pd
 
 from analyses import data
 from analyses.chapters.params import ChapterSpec, Param
-from analyses.models import throughput
+from analyses.models import throughput, units
 from analyses.site.notebook import fmt, stated
-from analyses.verdicts import Verdict, check
 
 PRECISION_CHOICES = ("bf16", "fp8", "fp4")
 
@@ -291,195 +290,10 @@ def precision_speedups() -> pd.DataFrame:
     return frame
 
 
-# --------------------------------------------------------------------------------------------
-# Checks
-# --------------------------------------------------------------------------------------------
-
-
-def _ratio_claim(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    lo, hi = claim.value("speedup_low_x"), claim.value("speedup_high_x")
-    exp = expected_speedup(cfg)
-    p_lo, p_hi = published_ratio_range(cfg)
-    bf16 = datasheet_ratio(cfg, "bf16")
-    verdict = "consistent" if lo <= exp <= hi * 1.2 else "inconsistent"
-    return Verdict(
-        recomputed=f"expected {fmt(exp, 'x')} ({cfg['gpu_new']} {cfg['precision_new']} at {fmt(cfg['mfu_new'], pct=True)} MFU vs "
-        f"{cfg['gpu_old']} {cfg['precision_old']} at {fmt(cfg['mfu_old'], pct=True)}); published {fmt(p_lo, 'x')}-{fmt(p_hi, 'x')}; "
-        f"BF16 datasheet {fmt(bf16, 'x')}",
-        verdict=verdict,
-        reason=(
-            "The range understates B300: even at BF16 with equal MFU it is "
-            f"{fmt(bf16, 'x')} an A100, and published FP8 runs reach about {fmt(p_hi, 'x')}; structured sparsity "
-            "plays no part in training."
-            if verdict == "inconsistent"
-            else "The stated range contains the per-GPU ratio expected from datasheet peaks and published MFU."
-        ),
-    )
-
-
-check("000-2.1-per-gpu-2-3x")(_ratio_claim)
-
-
-@check("001-2.1-throughput-2p5-3x")
-def _per_gpu_001(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    v = _ratio_claim(claim, cfg)
-    return Verdict(
-        v.recomputed,
-        v.verdict,
-        v.reason + " B300 also drops dense INT8 tensor throughput, so INT8 cannot be the cause.",
-    )
-
-
-@check("000-3-table-throughput")
-def _table(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    v = _ratio_claim(claim, cfg)
-    pct_lo, pct_hi = claim.value("time_reduction_low_pct"), claim.value("time_reduction_high_pct")
-    x_lo, x_hi = claim.value("speedup_low_x"), claim.value("speedup_high_x")
-    s_lo = float(throughput.speedup_for_time_reduction(pct_lo / 100))
-    s_hi = float(throughput.speedup_for_time_reduction(pct_hi / 100))
-    cut_lo, cut_hi = (float(throughput.time_reduction(x, 1.0)) for x in (x_lo, x_hi))
-    return Verdict(
-        f"{v.recomputed}; -{stated(pct_lo)}..{stated(pct_hi)}% time needs {fmt(s_lo, 'x')}-{fmt(s_hi, 'x')} at equal GPU count",
-        v.verdict,
-        v.reason + f" Internally, {stated(x_lo)}-{stated(x_hi)}x cuts time by "
-        f"{fmt(cut_lo * 100, sig=2)}-{fmt(cut_hi, pct=True, sig=2)}, so '-{stated(pct_hi)}%' needs {fmt(s_hi, 'x')}.",
-    )
-
-
-def _anecdote(claim: data.Claim, s: float, counts: str, cfg: Mapping[str, Any], extra: str = "") -> Verdict:
-    exp = expected_speedup(cfg)
-    ok = s <= exp * 1.1
-    return Verdict(
-        recomputed=f"implied per-GPU speed-up {fmt(s, 'x')} ({counts}); expected {fmt(exp, 'x')}",
-        verdict="consistent" if ok else "implausible",
-        reason=(
-            f"The arithmetic holds and {fmt(s, 'x')} is within what B300 can deliver over A100; the anecdote itself cannot be checked.{extra}"
-            if ok
-            else f"It needs {fmt(s, 'x')} per GPU, above the {fmt(exp, 'x')} that peaks and published MFU allow."
-        ),
-    )
-
-
-@check("000-2.1-64x30-to-32x20")
-def _c64_000(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    s = float(
-        throughput.implied_per_gpu_speedup(
-            claim.value("gpus_before"), claim.value("days_before"), claim.value("gpus_after"), claim.value("days_after")
-        )
-    )
-    cut = float(throughput.time_reduction(claim.value("days_before"), claim.value("days_after")))
-    counts = gpu_days(*(claim.value(k) for k in ("gpus_before", "days_before", "gpus_after", "days_after")))
-    return _anecdote(claim, s, f"{counts}; time cut {fmt(cut, pct=True)}", cfg)
-
-
-@check("001-2.1-64x30-to-32x20")
-def _c64_001(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    s = float(
-        throughput.implied_per_gpu_speedup(
-            claim.value("gpus_before"), claim.value("days_before"), claim.value("gpus_after"), claim.value("days_after")
-        )
-    )
-    counts = gpu_days(*(claim.value(k) for k in ("gpus_before", "days_before", "gpus_after", "days_after")))
-    return _anecdote(claim, s, counts, cfg)
-
-
-@check("000-2.1-13b-anecdote-days")
-def _c13b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    s = claim.value("days_a100") / claim.value("days_b300")
-    cut = float(throughput.time_reduction(claim.value("days_a100"), claim.value("days_b300")))
-    ok = abs(cut * 100 - claim.value("reduction_pct")) < 1.0
-    v = _anecdote(claim, s, f"equal GPU counts assumed; cut {fmt(cut, pct=True)}", cfg)
-    return (
-        v
-        if ok
-        else Verdict(
-            v.recomputed,
-            "inconsistent",
-            f"{stated(claim.value('days_a100'))} -> {stated(claim.value('days_b300'))} days is a "
-            f"{fmt(cut, pct=True)} cut, not the stated figure.",
-        )
-    )
-
-
-@check("001-2.1-7b-anecdote-days")
-def _c7b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    s = claim.value("days_a100") / claim.value("days_b300")
-    own = data.claim("001-2.1-throughput-2p5-3x")  # document 001's own per-GPU range
-    return _anecdote(
-        claim,
-        s,
-        "equal GPU counts assumed",
-        cfg,
-        f" At equal GPU counts {fmt(s, 'x')} sits below the document's own "
-        f"{stated(own.value('speedup_low_x'))}-{stated(own.value('speedup_high_x'))}x.",
-    )
-
-
-@check("000-4-128-a100-to-96-b300")
-def _cards(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    g0, g1 = claim.value("gpus_before"), claim.value("gpus_after")
-    cut = 1 - g1 / g0
-    ok = abs(cut * 100 - claim.value("card_reduction_pct")) < 0.5
-    return Verdict(
-        f"1 - {stated(g1)}/{stated(g0)} = {fmt(cut, pct=True)}",
-        "consistent" if ok else "inconsistent",
-        "The arithmetic holds; the case itself cannot be checked."
-        if ok
-        else f"{stated(g1)} of {stated(g0)} is not the stated reduction.",
-    )
-
-
-@check("000-4-training-days-28-to-11")
-def _c28(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    cards = data.claim(CARDS)
-    s = float(
-        throughput.implied_per_gpu_speedup(
-            cards.value("gpus_before"), claim.value("days_before"), cards.value("gpus_after"), claim.value("days_after")
-        )
-    )
-    cut = float(throughput.time_reduction(claim.value("days_before"), claim.value("days_after")))
-    counts = gpu_days(
-        cards.value("gpus_before"), claim.value("days_before"), cards.value("gpus_after"), claim.value("days_after")
-    )
-    return _anecdote(claim, s, f"{counts}; cut {fmt(cut, pct=True)}", cfg)
-
-
 def months_on(params: float, cfg: Mapping[str, Any], n_gpus: float, gpu: str, precision: str, mfu: float) -> float:
     """Months (30-day) to pretrain ``params`` at ``tokens_per_param`` on ``n_gpus``."""
     flops = throughput.training_flops(params, params * cfg["tokens_per_param"])
-    return (
-        float(throughput.time_to_train_s(flops, n_gpus, _peak(gpu, precision), mfu)) / throughput.SECONDS_PER_DAY / 30
-    )
-
-
-@check("000-2.1-100b-months-on-hundreds-of-gpus")
-def _c100b(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    n = claim.value("params")
-    lo = months_on(n, cfg, claim.value("gpus_high"), cfg["gpu_old"], cfg["precision_old"], cfg["mfu_old"])
-    hi = months_on(n, cfg, claim.value("gpus_low"), cfg["gpu_old"], cfg["precision_old"], cfg["mfu_old"])
-    ok = hi >= 1 and lo <= claim.value("duration_months_high")
-    return Verdict(
-        f"{fmt(lo, 'months', 2)} on {stated(claim.value('gpus_high'))} to {fmt(hi, 'months', 2)} on "
-        f"{stated(claim.value('gpus_low'))} {cfg['gpu_old']} ({fmt(cfg['tokens_per_param'])} tokens/param)",
-        "consistent" if ok else "inconsistent",
-        f"On {cfg['gpu_old']} a compute-optimal run of this size does take months on hundreds of GPUs."
-        if ok
-        else "The recomputed duration is outside 'months'.",
-    )
-
-
-@check("000-6-months-to-weeks")
-def _months_weeks(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    need = claim.value("training_time_before_order_days") / claim.value("training_time_after_order_days")
-    exp = expected_speedup(cfg)
-    return Verdict(
-        f"months -> weeks needs about {fmt(need, 'x')} at equal GPU count; expected {fmt(exp, 'x')}",
-        "consistent" if need <= exp else "implausible",
-        f"{cfg['gpu_new']}'s per-GPU gain over {cfg['gpu_old']} is large enough to turn a month into a week or "
-        f"less{_beyond_stated(exp)}."
-        if need <= exp
-        else f"The needed speed-up exceeds what {cfg['gpu_new']} delivers at these MFU values.",
-    )
+    return float(throughput.time_to_train_s(flops, n_gpus, _peak(gpu, precision), mfu)) / units.SECONDS_PER_DAY / 30
 
 
 def finetune_days(cfg: Mapping[str, Any], params: float, samples: float, gpu: str, precision: str, mfu: float) -> float:
@@ -488,48 +302,7 @@ def finetune_days(cfg: Mapping[str, Any], params: float, samples: float, gpu: st
     flops = throughput.training_flops(params, tokens)
     return (
         float(throughput.time_to_train_s(flops, cfg["finetune_gpus"], _peak(gpu, precision), mfu))
-        / throughput.SECONDS_PER_DAY
-    )
-
-
-@check("001-4-case-workload-7b-13b")
-def _workload(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    hours = 24 * finetune_days(
-        cfg,
-        claim.value("params_high"),
-        claim.value("new_samples_per_month_high"),
-        cfg["gpu_old"],
-        cfg["precision_old"],
-        cfg["mfu_old"],
-    )
-    return Verdict(
-        f"a month's new data on the {billions(claim.value('params_high'))} model: {fmt(hours, 'hours', 2)} on {cfg['finetune_gpus']} {cfg['gpu_old']}",
-        "unverifiable",
-        "The customer's workload is a private description; the book only notes that a few thousand entries a month is a small compute load.",
-    )
-
-
-@check("001-4-finetune-5-to-2p8-days")
-def _finetune(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
-    work = data.claim("001-4-case-workload-7b-13b")
-    days = finetune_days(
-        cfg,
-        work.value("params_high"),
-        work.value("new_samples_per_month_high"),
-        cfg["gpu_old"],
-        cfg["precision_old"],
-        cfg["mfu_old"],
-    )
-    factor = claim.value("days_before") / days
-    return Verdict(
-        f"{fmt(days * 24, 'hours', 2)} on {cfg['finetune_gpus']} {cfg['gpu_old']} for "
-        f"{billions(work.value('params_high'))} × {stated(work.value('new_samples_per_month_high'))} entries; "
-        f"{stated(claim.value('days_before'))} days is {fmt(factor, 'x')} that",
-        "implausible" if factor > 10 else "consistent",
-        f"A {stated(claim.value('days_before'))}-day fine-tune needs a corpus about {fmt(factor, 'x', 2)} larger than the several thousand entries the case describes "
-        "(input: corpus tokens per fine-tune)."
-        if factor > 10
-        else "The durations fit the described corpus.",
+        / units.SECONDS_PER_DAY
     )
 
 

@@ -1,0 +1,260 @@
+"""The documents' case studies and anecdotes, built once from the claims ledger.
+
+Several chapters read the same stories (the recommender system of document 000 part 4, the
+customer-service fine-tune of document 001 part 4, the GPU-count and training-time anecdotes, the
+fintech crash log, the hyper-parameter sweep). Each is built here from the stated figures of its
+claims in ``data/claims.csv``, so a chapter reads ``cases.recommender().days_after`` rather than a
+claim id and a value name, and every figure is read in exactly one place. ``claims`` lists the ids
+a case draws on, for citations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from analyses import data
+
+
+@dataclass(frozen=True)
+class Recommender:
+    """Document 000, part 4: a multimodal recommender moved from 128 A100s to 96 B300s."""
+
+    gpu_before: str
+    gpu_after: str
+    gpus_before: float
+    gpus_after: float
+    days_before: float
+    days_after: float
+    utilisation_before: float  # fraction
+    utilisation_after: float  # fraction
+    runs_before: float  # full training runs per month
+    runs_after: float
+    cost_ratio: float  # monthly compute cost after / before (1 - the stated 47% cut)
+    annual_saving_min_rmb: float
+    update_interval_before_days: float
+    update_interval_after_days: float
+    gmv_increase: float  # fraction
+    data_pb_min: float
+    claims: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CustomerService:
+    """Document 001, part 4: a customer-service provider moved a rented A100 fine-tune to owned B300s."""
+
+    servers: float
+    gpus_per_server: float
+    depreciation_years: float
+    own_rmb_per_month: float
+    rent_rmb_per_month: float
+    finetune_days_before: float
+    finetune_days_after: float
+    utilisation_before: float
+    utilisation_after: float
+    full_runs_per_month: float
+    comparison_runs_per_month: float
+    params_low: float
+    params_high: float
+    new_samples_per_month_low: float
+    new_samples_per_month_high: float
+    claims: tuple[str, ...]
+
+    @property
+    def gpus(self) -> float:
+        return self.servers * self.gpus_per_server
+
+
+@dataclass(frozen=True)
+class Anecdote:
+    """A before/after training anecdote: GPUs and days on the old (A100) and new (B300) cluster.
+
+    ``gpus_*`` are None where the document gives no GPU counts (read as equal counts)."""
+
+    claim: str
+    document: str
+    section: str
+    params: float | None
+    gpus_before: float | None
+    gpus_after: float | None
+    days_before: float
+    days_after: float
+
+    @property
+    def gpu_days_ratio(self) -> float:
+        """GPU-days before / after: the per-GPU speed-up the anecdote implies (equal counts if unstated)."""
+        g0 = self.gpus_before if self.gpus_before is not None else 1.0
+        g1 = self.gpus_after if self.gpus_after is not None else 1.0
+        return g0 * self.days_before / (g1 * self.days_after)
+
+
+@dataclass(frozen=True)
+class Fintech:
+    """Both documents, part 2.4: a 10B risk model whose old platform crashed every 5 days."""
+
+    params: float
+    crash_interval_days: float
+    recovery_hours_per_crash: float  # document 001's figure
+    run_days_no_fault: float
+    hours_saved_000_min: float  # document 000: "more than 30 hours"
+    hours_saved_001: float  # document 001: "about 30 hours"
+    rd_efficiency_gain: float  # document 001: +18%, a fraction
+    claims: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Document 001, part 2.5: twelve hyper-parameter sets, 36 days serially, 9 days six at a time."""
+
+    configs: float
+    serial_days: float
+    concurrent_runs: float
+    parallel_days: float
+    days_earlier: float
+    labour_saving: float  # fraction
+    claims: tuple[str, ...]
+
+    @property
+    def run_days(self) -> float:
+        return self.serial_days / self.configs
+
+
+def _v(claim_id: str, name: str) -> float:
+    return data.claim(claim_id).value(name)
+
+
+def recommender() -> Recommender:
+    """Document 000's case study (part 4)."""
+    gpus, days = "000-4-128-a100-to-96-b300", "000-4-training-days-28-to-11"
+    util, runs = "000-4-utilisation-58-to-87", "000-4-experiments-1-to-3"
+    cost, updates = "000-4-monthly-cost-47pct-3m-rmb", "000-4-monthly-to-weekly-updates"
+    gmv, pb = "000-4-gmv-8pct", "000-4-pb-scale-training-data"
+    return Recommender(
+        gpu_before="A100",
+        gpu_after="B300",
+        gpus_before=_v(gpus, "gpus_before"),
+        gpus_after=_v(gpus, "gpus_after"),
+        days_before=_v(days, "days_before"),
+        days_after=_v(days, "days_after"),
+        utilisation_before=_v(util, "utilisation_before_pct") / 100,
+        utilisation_after=_v(util, "utilisation_after_pct") / 100,
+        runs_before=_v(runs, "experiments_per_month_before"),
+        runs_after=_v(runs, "experiments_per_month_after"),
+        cost_ratio=1 - _v(cost, "cost_reduction_pct") / 100,
+        annual_saving_min_rmb=_v(cost, "annual_saving_min_rmb"),
+        update_interval_before_days=_v(updates, "update_interval_before_days"),
+        update_interval_after_days=_v(updates, "update_interval_after_days"),
+        gmv_increase=_v(gmv, "gmv_increase_pct") / 100,
+        data_pb_min=_v(pb, "data_pb_min"),
+        claims=(gpus, days, util, runs, cost, updates, gmv, pb),
+    )
+
+
+def customer_service() -> CustomerService:
+    """Document 001's case study (part 4)."""
+    own, rent, ft = "001-4-own-42k-vs-rent-80k", "001-4-rental-80k-rmb-month", "001-4-finetune-5-to-2p8-days"
+    util, runs, work = "001-4-utilisation-55-to-89", "001-4-runs-per-month-4-plus-6", "001-4-case-workload-7b-13b"
+    return CustomerService(
+        servers=_v(own, "servers"),
+        gpus_per_server=_v(own, "gpus_per_server"),
+        depreciation_years=_v(own, "depreciation_years"),
+        own_rmb_per_month=_v(own, "cost_after_rmb_per_month"),
+        rent_rmb_per_month=_v(rent, "cost_per_month_rmb"),
+        finetune_days_before=_v(ft, "days_before"),
+        finetune_days_after=_v(ft, "days_after"),
+        utilisation_before=_v(util, "utilisation_before_pct") / 100,
+        utilisation_after=_v(util, "utilisation_after_pct") / 100,
+        full_runs_per_month=_v(runs, "full_runs_per_month"),
+        comparison_runs_per_month=_v(runs, "comparison_runs_per_month"),
+        params_low=_v(work, "params_low"),
+        params_high=_v(work, "params_high"),
+        new_samples_per_month_low=_v(work, "new_samples_per_month_low"),
+        new_samples_per_month_high=_v(work, "new_samples_per_month_high"),
+        claims=(own, rent, ft, util, runs, work),
+    )
+
+
+# The anecdotes that report training time before and after: (claim, GPU-count claim or None,
+# names of the GPU counts and days in the claim's values).
+_ANECDOTES = (
+    ("000-2.1-64x30-to-32x20", None, ("gpus_before", "gpus_after"), ("days_before", "days_after")),
+    ("001-2.1-64x30-to-32x20", None, ("gpus_before", "gpus_after"), ("days_before", "days_after")),
+    (
+        "000-4-training-days-28-to-11",
+        "000-4-128-a100-to-96-b300",
+        ("gpus_before", "gpus_after"),
+        ("days_before", "days_after"),
+    ),
+    ("000-2.1-13b-anecdote-days", None, None, ("days_a100", "days_b300")),
+    ("001-2.1-7b-anecdote-days", None, None, ("days_a100", "days_b300")),
+    ("001-4-finetune-5-to-2p8-days", None, None, ("days_before", "days_after")),
+)
+
+
+def anecdotes() -> tuple[Anecdote, ...]:
+    """Every before/after training-time anecdote of both documents, in ledger order of the table above."""
+    out = []
+    for cid, counts_from, counts, days in _ANECDOTES:
+        c = data.claim(cid)
+        src = data.claim(counts_from) if counts_from else c
+        out.append(
+            Anecdote(
+                claim=cid,
+                document=c.document,
+                section=c.section,
+                params=c.values.get("params"),
+                gpus_before=src.value(counts[0]) if counts else None,
+                gpus_after=src.value(counts[1]) if counts else None,
+                days_before=c.value(days[0]),
+                days_after=c.value(days[1]),
+            )
+        )
+    return tuple(out)
+
+
+def anecdote(claim_id: str) -> Anecdote:
+    """One training-time anecdote by its claim id."""
+    for a in anecdotes():
+        if a.claim == claim_id:
+            return a
+    raise KeyError(f"claim {claim_id} is not a training-time anecdote; anecdotes: {[a.claim for a in anecdotes()]}")
+
+
+def fintech() -> Fintech:
+    """The fintech crash log of both documents (part 2.4)."""
+    a, b, rd = "000-2.4-fintech-crash-every-5-days", "001-2.4-fintech-crash-every-5-days", "001-2.4-rd-efficiency-18pct"
+    return Fintech(
+        params=_v(b, "params"),
+        crash_interval_days=_v(b, "crash_interval_days"),
+        recovery_hours_per_crash=_v(b, "recovery_hours_per_crash"),
+        run_days_no_fault=_v(b, "run_days_no_fault"),
+        hours_saved_000_min=_v(a, "hours_saved_min"),
+        hours_saved_001=_v(b, "hours_saved_approx"),
+        rd_efficiency_gain=_v(rd, "rd_efficiency_gain_pct") / 100,
+        claims=(a, b, rd),
+    )
+
+
+def sweep() -> Sweep:
+    """Document 001's hyper-parameter sweep (part 2.5)."""
+    s, lab = "001-2.5-hyperparam-sweep-36-to-9-days", "001-2.5-labour-75pct"
+    return Sweep(
+        configs=_v(s, "configs"),
+        serial_days=_v(s, "serial_days"),
+        concurrent_runs=_v(s, "concurrent_runs"),
+        parallel_days=_v(s, "parallel_days"),
+        days_earlier=_v(s, "days_earlier"),
+        labour_saving=_v(lab, "labour_saving_pct") / 100,
+        claims=(s, lab),
+    )
+
+
+def stated_speedup(claim_id: str = "000-3-table-throughput") -> tuple[float, float]:
+    """A document's stated per-GPU speed-up range of B300 over A100 (low, high)."""
+    c = data.claim(claim_id)
+    return c.value("speedup_low_x"), c.value("speedup_high_x")
+
+
+def stated_payback_months() -> tuple[float, float]:
+    """The documents' stated payback band (both say 6-12 months; part 6 of each)."""
+    c = data.claim("000-6-payback-6-12-months")
+    return c.value("payback_low_months"), c.value("payback_high_months")

@@ -1,0 +1,305 @@
+"""Checks of the throughput chapter: per-GPU speed-up claims and the training-time anecdotes.
+
+Each check recomputes its claim from the scenario (``s``: the B300/A100 speed-up, the A100's MFU,
+tokens per parameter, the fine-tune assumptions) and returns a :class:`~analyses.verdicts.Finding`;
+the rule of the claim's kind decides the verdict (:mod:`analyses.verdicts`). Every check is
+numpy-vectorised in ``s``, so the ledger evaluates the central scenario, the draws and the
+one-input grids in one call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from analyses import cases, data
+from analyses.models import throughput, units
+from analyses.site.notebook import fmt, stated
+from analyses.verdicts import Arithmetic, Finding, at_least, between, check, exactly, rounded
+
+OLD, NEW = "A100", "B300"  # the generations of the scenario's speed-up (speedup_b300_a100)
+OLD_PRECISION = "bf16"
+
+
+def datasheet_bf16_ratio() -> float:
+    """B300/A100 dense BF16 peak ratio: the speed-up at equal MFU without FP8."""
+    return data.gpu(NEW).peak_flops("bf16") / data.gpu(OLD).peak_flops("bf16")
+
+
+def best_published_ratio() -> float:
+    """Best published Blackwell FP8 model TFLOP/s per GPU over the best published A100 row."""
+    bench = data.table("scaling_benchmarks")
+    tf = bench[bench["metric"] == "model_tflops_per_gpu"]
+    a100 = tf[tf["gpu"] == OLD]["value"].max()
+    blackwell = tf[tf["gpu"].isin(["B200", "B300"]) & (tf["precision"] == "fp8")]["value"].max()
+    return float(blackwell / a100)
+
+
+def _speedup_text(s: Mapping[str, Any]) -> str:
+    return (
+        f"expected {fmt(s['speedup_b300_a100'], 'x')} ({NEW} FP8 over {OLD} BF16 at published MFU); "
+        f"BF16 datasheet {fmt(datasheet_bf16_ratio(), 'x')}; best published runs {fmt(best_published_ratio(), 'x')}"
+    )
+
+
+READING_MULTIPLIER = (
+    "提升N倍 read as 'N times the A100' (read as 'raised by N times', i.e. N+1 times, it is still far below)"
+)
+
+
+def _ratio_finding(claim: data.Claim, s: Mapping[str, Any], extra: str = "") -> Finding:
+    lo, hi = claim.value("speedup_low_x"), claim.value("speedup_high_x")
+    return Finding(
+        stated=between(lo, hi),
+        value=s["speedup_b300_a100"],
+        unit="x",
+        recomputed=lambda: _speedup_text(s),
+        context=lambda v: (
+            f"even at BF16 with equal MFU {NEW} runs {fmt(datasheet_bf16_ratio(), 'x')} an {OLD}, and structured "
+            f"sparsity plays no part in training{extra}"
+            if v == "inconsistent"
+            else f"peaks and published MFU put {NEW} in this range{extra}"
+        ),
+        reading=READING_MULTIPLIER,
+    )
+
+
+@check("000-2.1-per-gpu-2-3x")
+def check_per_gpu_2_3x(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §2.1: effective per-GPU training throughput 2-3x an A100."""
+    return _ratio_finding(claim, s)
+
+
+@check("001-2.1-throughput-2p5-3x")
+def check_throughput_2p5_3x(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.1: effective training throughput about 2.5-3x an A100 (FP8/INT8, sparsity)."""
+    return _ratio_finding(claim, s, f"; {NEW} also drops dense INT8 tensor throughput, so INT8 cannot be the cause")
+
+
+@check("000-3-table-throughput")
+def check_table_throughput(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §3 table: about 2.5-3x per GPU, training time 60-70% shorter."""
+    f = _ratio_finding(claim, s)
+    x_lo, x_hi = claim.value("speedup_low_x"), claim.value("speedup_high_x")
+    cut_lo, cut_hi = claim.value("time_reduction_low_pct"), claim.value("time_reduction_high_pct")
+    cut_at_hi = 100 * float(throughput.time_reduction(x_hi, 1.0))
+    need = float(throughput.speedup_for_time_reduction(cut_hi / 100))
+    return Finding(
+        stated=f.stated,
+        value=f.value,
+        unit="x",
+        recomputed=lambda: (
+            f"{_speedup_text(s)}; {stated(x_lo)}-{stated(x_hi)}× cuts time by "
+            f"{fmt(float(throughput.time_reduction(x_lo, 1.0)), pct=True, sig=2)}-{fmt(cut_at_hi / 100, pct=True, sig=2)}, "
+            f"and -{stated(cut_hi)}% needs {fmt(need, 'x')}"
+        ),
+        context=f.context,
+        arithmetic=(
+            Arithmetic(
+                f"the time cut of {stated(x_lo)}-{stated(x_hi)}× (upper end)", between(cut_lo, cut_hi), cut_at_hi
+            ),
+        ),
+        reading=f.reading,
+    )
+
+
+def _anecdote(claim_id: str, s: Mapping[str, Any], arithmetic: tuple[Arithmetic, ...] = (), extra: str = "") -> Finding:
+    a = cases.anecdote(claim_id)
+    implied = a.gpu_days_ratio
+    counts = (
+        f"{stated(a.gpus_before)}×{stated(a.days_before)} / {stated(a.gpus_after)}×{stated(a.days_after)} GPU-days"
+        if a.gpus_before is not None
+        else f"{stated(a.days_before)} -> {stated(a.days_after)} days, equal GPU counts assumed"
+    )
+    return Finding(
+        stated=exactly(implied),
+        value=s["speedup_b300_a100"],
+        unit="x",
+        recomputed=lambda: (
+            f"implied per-GPU speed-up {fmt(implied, 'x')} ({counts}); expected {fmt(s['speedup_b300_a100'], 'x')}"
+        ),
+        context=lambda v: (
+            f"the anecdote itself cannot be checked{extra}"
+            if v == "consistent"
+            else f"it needs {fmt(implied, 'x')} per GPU, more than peaks and published MFU allow"
+        ),
+        arithmetic=arithmetic,
+        reading="" if a.gpus_before is not None else "no GPU counts are given: read as equal counts before and after",
+    )
+
+
+def _cut(days_before: float, days_after: float) -> float:
+    return 100 * float(throughput.time_reduction(days_before, days_after))
+
+
+@check("000-2.1-64x30-to-32x20")
+def check_64x30_to_32x20_000(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §2.1: 64 GPUs × 30 days -> 32 × 20, half the cards and a third less time."""
+    a = cases.anecdote(claim.id)
+    return _anecdote(
+        claim.id,
+        s,
+        (
+            Arithmetic(
+                "the card cut", rounded(claim.value("gpu_reduction_pct")), 100 * (1 - a.gpus_after / a.gpus_before)
+            ),
+            Arithmetic("the time cut", rounded(claim.value("time_reduction_pct")), _cut(a.days_before, a.days_after)),
+        ),
+    )
+
+
+@check("001-2.1-64x30-to-32x20")
+def check_64x30_to_32x20_001(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.1: the same 64 × 30 -> 32 × 20 example, at the same accuracy."""
+    return _anecdote(claim.id, s)
+
+
+@check("000-2.1-13b-anecdote-days")
+def check_13b_anecdote_days(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §2.1: a 13B model's training cycle from 22 days on A100 to 8 on B300 (-64%)."""
+    a = cases.anecdote(claim.id)
+    return _anecdote(
+        claim.id,
+        s,
+        (Arithmetic("the cycle cut", rounded(claim.value("reduction_pct")), _cut(a.days_before, a.days_after)),),
+    )
+
+
+@check("001-2.1-7b-anecdote-days")
+def check_7b_anecdote_days(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.1: a 7B model from 28 days on A100 to 16 on B300."""
+    lo, hi = cases.stated_speedup("001-2.1-throughput-2p5-3x")
+    implied = cases.anecdote(claim.id).gpu_days_ratio
+    below = implied < lo
+    extra = (
+        f"; at equal GPU counts {fmt(implied, 'x')} sits below the document's own {stated(lo)}-{stated(hi)}×"
+        if below
+        else ""
+    )
+    return _anecdote(claim.id, s, extra=extra)
+
+
+@check("000-4-training-days-28-to-11")
+def check_training_days_28_to_11(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §4: one full training from 28 days (128 A100) to 11 (96 B300), -61%."""
+    a = cases.anecdote(claim.id)
+    return _anecdote(
+        claim.id,
+        s,
+        (Arithmetic("the time cut", rounded(claim.value("reduction_pct")), _cut(a.days_before, a.days_after)),),
+    )
+
+
+@check("000-4-128-a100-to-96-b300")
+def check_128_a100_to_96_b300(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §4: 128 A100s replaced by 96 B300s, 25% fewer cards."""
+    r = cases.recommender()
+    cut = 100 * (1 - r.gpus_after / r.gpus_before)
+    return Finding(
+        stated=rounded(claim.value("card_reduction_pct")),
+        value=cut,
+        unit="%",
+        recomputed=f"1 - {stated(r.gpus_after)}/{stated(r.gpus_before)} = {fmt(cut / 100, pct=True)}",
+        context="the case itself cannot be checked",
+    )
+
+
+def months_on(params: float, tokens_per_param: Any, n_gpus: float, peak_flops: float, mfu: Any) -> np.ndarray:
+    """Months to pretrain ``params`` on ``tokens_per_param`` tokens each on ``n_gpus`` at ``mfu``."""
+    flops = throughput.training_flops(params, params * np.asarray(tokens_per_param))
+    return throughput.time_to_train_s(flops, n_gpus, peak_flops, mfu) / units.SECONDS_PER_DAY / units.DAYS_PER_MONTH
+
+
+@check("000-2.1-100b-months-on-hundreds-of-gpus")
+def check_100b_months_on_hundreds_of_gpus(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §2.1: a 100B model can take months even on several hundred GPUs."""
+    n = claim.value("params")
+    peak = data.gpu(OLD).peak_flops(OLD_PRECISION)
+    many = months_on(n, s["tokens_per_param"], claim.value("gpus_high"), peak, s["mfu_a100_bf16"])
+    few = months_on(n, s["tokens_per_param"], claim.value("gpus_low"), peak, s["mfu_a100_bf16"])
+    return Finding(
+        stated=between(claim.value("duration_months_low"), claim.value("duration_months_high")),
+        value=np.sqrt(many * few),
+        low=many,
+        high=few,
+        unit="months",
+        recomputed=lambda: (
+            f"{fmt(many, 'months', 2)} on {stated(claim.value('gpus_high'))} to {fmt(few, 'months', 2)} on "
+            f"{stated(claim.value('gpus_low'))} {OLD}s at {fmt(s['tokens_per_param'])} tokens per parameter"
+        ),
+        context=f"a run of this size does take months on hundreds of {OLD}s",
+        reading="数百 (several hundred) read as 200-900 GPUs and 数月 (several months) as 2-9 months",
+    )
+
+
+@check("000-6-months-to-weeks")
+def check_months_to_weeks(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §6: training time from months to weeks."""
+    need = claim.value("training_time_before_order_days") / claim.value("training_time_after_order_days")
+    lo, hi = cases.stated_speedup()
+    return Finding(
+        stated=at_least(need),
+        value=s["speedup_b300_a100"],
+        unit="x",
+        recomputed=lambda: (
+            f"a month to a week needs {fmt(need, 'x')} at equal GPU count; expected {fmt(s['speedup_b300_a100'], 'x')}"
+        ),
+        context=lambda v: (
+            f"{NEW}'s per-GPU gain over {OLD} turns a month into a week, though the documents' own "
+            f"{stated(lo)}-{stated(hi)}× would not"
+            if v == "consistent"
+            else f"the needed speed-up exceeds what {NEW} delivers in this scenario"
+        ),
+        reading="月 -> 周 read as a month becoming a week (30 to 7 days)",
+    )
+
+
+def finetune_hours(params: float, samples: float, s: Mapping[str, Any], n_gpus: float) -> np.ndarray:
+    """Hours of a full fine-tune of ``samples`` corpus entries on ``n_gpus`` A100s (6ND, scenario MFU)."""
+    tokens = samples * np.asarray(s["finetune_tokens_per_sample"]) * np.asarray(s["finetune_epochs"])
+    flops = throughput.training_flops(params, tokens)
+    peak = data.gpu(OLD).peak_flops(OLD_PRECISION)
+    return throughput.time_to_train_s(flops, n_gpus, peak, s["mfu_a100_bf16"]) / units.SECONDS_PER_HOUR
+
+
+@check("001-4-case-workload-7b-13b")
+def check_case_workload_7b_13b(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §4: the customer fine-tunes 7B-13B models on a few thousand new entries a month."""
+    c = cases.customer_service()
+    hours = finetune_hours(c.params_high, c.new_samples_per_month_high, s, c.gpus)
+    return Finding(
+        stated=between(c.new_samples_per_month_low, c.new_samples_per_month_high),
+        value=None,
+        unit="entries",
+        recomputed=lambda: (
+            f"a month's new entries on the {stated(c.params_high / 1e9)}B model: {fmt(hours, 'hours', 2)} on "
+            f"{stated(c.gpus)} {OLD}s"
+        ),
+        context="the customer's workload is a private description; a few thousand entries a month is a small compute load",
+        reading="数千 (several thousand) read as 2,000-9,000 entries",
+    )
+
+
+@check("001-4-finetune-5-to-2p8-days")
+def check_finetune_5_to_2p8_days(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §4: a full fine-tune from 5 days (rented A100) to 2.8 days (owned B300)."""
+    c = cases.customer_service()
+    hours = finetune_hours(c.params_high, c.new_samples_per_month_high, s, c.gpus)
+    multiple = c.finetune_days_before * units.HOURS_PER_DAY / hours
+    return Finding(
+        stated=exactly(c.finetune_days_before),
+        value=None,
+        unit="days",
+        recomputed=lambda: (
+            f"a month's new entries take {fmt(hours, 'hours', 2)} on {stated(c.gpus)} {OLD}s; "
+            f"{stated(c.finetune_days_before)} days is {fmt(multiple, 'x', 2)} that"
+        ),
+        context=lambda v: (
+            "全量微调 read as a full-parameter fine-tune over the whole accumulated corpus, whose size the case does "
+            f"not state; read as a fine-tune on one month's new entries only, {stated(c.finetune_days_before)} days "
+            f"would need a corpus {fmt(multiple, 'x', 2)} larger, which is implausible"
+        ),
+        reading="全量微调 read as a full-parameter fine-tune over the whole accumulated corpus",
+    )

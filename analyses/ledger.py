@@ -1,0 +1,106 @@
+"""The claims ledger: every claim of both documents with its check's recomputation, verdict and robustness.
+
+Checks live in the chapter packages listed in :data:`analyses.chapters.CHAPTERS`; a claim's check is
+in the package of its ``chapter`` (``data/claims.csv``). :func:`ledger` runs them at a chapter's
+configuration (its defaults, i.e. the scenario's central values, when none is given) and applies
+the rule of each claim's kind (:mod:`analyses.verdicts`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from analyses import chapters, data, verdicts
+
+LEDGER_COLUMNS = [
+    "id",
+    "document",
+    "section",
+    "topic",
+    "kind",
+    "claim",
+    "stated",
+    "recomputed",
+    "verdict",
+    "holds",
+    "flips_if",
+    "reason",
+    "chapter",
+]
+
+
+def checks(chapter: str) -> dict[str, verdicts.CheckFn]:
+    """The checks of one chapter by claim id."""
+    return verdicts.checks_in(chapters.module(chapter))
+
+
+def all_checks() -> dict[str, verdicts.CheckFn]:
+    """Every check of the book by claim id."""
+    out: dict[str, verdicts.CheckFn] = {}
+    for slug in chapters.CHAPTERS:
+        out.update(checks(slug))
+    return out
+
+
+def evaluate(claim: data.Claim, cfg: Mapping[str, Any] | None = None, robust: bool = True) -> verdicts.Assessment:
+    """Assess one claim with its chapter's configuration (defaults when None)."""
+    found = checks(claim.chapter)
+    if claim.id not in found:
+        raise LookupError(f"claim {claim.id} belongs to chapter {claim.chapter}, which has no check for it")
+    fn = found[claim.id]
+    if cfg is None:
+        cfg = chapters.spec(claim.chapter).defaults()
+    if len(inspect.signature(fn).parameters) == 2:  # legacy check: fn(claim, cfg) -> Verdict
+        v = fn(claim, cfg)
+        return verdicts.Assessment(claim, claim.kind, v.recomputed, v.verdict, v.reason, 1.0, "")
+    return verdicts.assess(fn, claim, cfg, robust=robust)
+
+
+def assessments(
+    chapter: str | None = None, cfg: Mapping[str, Any] | None = None, ids: Sequence[str] | None = None
+) -> list[verdicts.Assessment]:
+    """Assessments of every claim (of ``chapter``, or only ``ids``), in ledger order."""
+    out = []
+    for claim in data.claims():
+        if chapter is not None and claim.chapter != chapter:
+            continue
+        if ids is not None and claim.id not in ids:
+            continue
+        out.append(evaluate(claim, cfg if chapter is not None else None))
+    return out
+
+
+def frame(rows: Sequence[verdicts.Assessment]) -> pd.DataFrame:
+    """Assessments as the ledger table (:data:`LEDGER_COLUMNS`)."""
+    records = []
+    for a in rows:
+        c = a.claim
+        records.append(
+            {
+                "id": c.id,
+                "document": c.document,
+                "section": c.section,
+                "topic": c.topic,
+                "kind": a.kind,
+                "claim": c.claim,
+                "stated": c.stated,
+                "recomputed": a.recomputed,
+                "verdict": a.verdict,
+                "holds": a.holds,
+                "flips_if": a.flips_if,
+                "reason": a.reason,
+                "chapter": c.chapter,
+            }
+        )
+    return pd.DataFrame(records, columns=LEDGER_COLUMNS)
+
+
+def ledger(
+    chapter: str | None = None, cfg: Mapping[str, Any] | None = None, ids: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """The claims ledger (:data:`LEDGER_COLUMNS`): all claims, one chapter's at ``cfg``, or ``ids``."""
+    return frame(assessments(chapter, cfg, ids))

@@ -1,0 +1,158 @@
+"""Uncertain inputs: ranges, sampling, Monte Carlo, intervals and one-at-a-time sensitivity.
+
+An uncertain input is a :class:`Range`: its ``low`` and ``high`` are the 5th and 95th percentiles
+and ``central`` the median of a split distribution, the way Epoch AI carries uncertain inputs
+through a calculation (lognormal for positive quantities, logit-normal for fractions in (0, 1),
+normal for quantities of any sign). Every function is vectorised with numpy: a model evaluated at
+the central inputs, on 100,000 draws or at one input's low and high is the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+Z90 = 1.6448536269514722  # standard normal quantile at 0.95: low/high are the 5th/95th percentiles
+INTERVAL_LEVEL = 0.9  # two-sided level of every interval in the book (5th to 95th percentile)
+DISTRIBUTIONS = ("lognormal", "logitnormal", "normal", "fixed")
+
+
+def _logit(p: np.ndarray | float) -> np.ndarray:
+    p = np.asarray(p, dtype=float)
+    return np.log(p / (1.0 - p))
+
+
+def _expit(x: np.ndarray | float) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float)))
+
+
+_TRANSFORMS: dict[str, tuple[Callable, Callable]] = {
+    "lognormal": (np.log, np.exp),
+    "logitnormal": (_logit, _expit),
+    "normal": (lambda x: np.asarray(x, dtype=float), lambda x: np.asarray(x, dtype=float)),
+}
+
+
+class Range(NamedTuple):
+    """An uncertain input: 5th percentile, median and 95th percentile, and the family of its law."""
+
+    low: float
+    central: float
+    high: float
+    distribution: str = "lognormal"
+
+    def check(self) -> Range:
+        """Raise ``ValueError`` unless the range fits its distribution; return it."""
+        if self.distribution not in DISTRIBUTIONS:
+            raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {self.distribution!r}")
+        if not self.low <= self.central <= self.high:
+            raise ValueError(f"a range needs low <= central <= high, got {tuple(self)}")
+        if self.distribution == "lognormal" and self.low <= 0 and not self.degenerate:
+            raise ValueError(f"a lognormal range needs low > 0, got {tuple(self)}")
+        if self.distribution == "logitnormal" and not self.degenerate and not (0 < self.low and self.high < 1):
+            raise ValueError(f"a logit-normal range needs 0 < low and high < 1, got {tuple(self)}")
+        return self
+
+    @property
+    def degenerate(self) -> bool:
+        return self.distribution == "fixed" or self.low == self.central == self.high
+
+    def scaled(self, central: float) -> Range:
+        """The same relative spread around a new central value (a reader's own figure).
+
+        Lognormal ranges keep their ratios, logit-normal ones their spread in logit space, normal
+        ones their distances; a new central value outside (0, 1) makes a logit range degenerate.
+        """
+        if self.degenerate:
+            return Range(central, central, central, self.distribution)
+        if self.distribution == "lognormal":
+            if self.central == 0 or central <= 0:
+                return Range(central, central, central, self.distribution)
+            k = central / self.central
+            return Range(self.low * k, central, self.high * k, self.distribution)
+        if self.distribution == "logitnormal":
+            if not 0 < central < 1:
+                return Range(central, central, central, self.distribution)
+            shift = float(_logit(central) - _logit(self.central))
+            lo, hi = (float(_expit(_logit(v) + shift)) for v in (self.low, self.high))
+            return Range(lo, central, hi, self.distribution)
+        shift = central - self.central
+        return Range(self.low + shift, central, self.high + shift, self.distribution)
+
+    def quantile(self, z: np.ndarray | float) -> np.ndarray:
+        """The value at standard-normal score ``z`` (z = -1.645 gives ``low``, +1.645 ``high``)."""
+        z = np.asarray(z, dtype=float)
+        if self.degenerate:
+            return np.full(z.shape, float(self.central))
+        if self.distribution == "lognormal":
+            sigma = np.where(z < 0, np.log(self.central / self.low), np.log(self.high / self.central)) / Z90
+            return self.central * np.exp(sigma * z)
+        forward, back = _TRANSFORMS[self.distribution]
+        lo, c, hi = (float(forward(v)) for v in (self.low, self.central, self.high))
+        sigma = np.where(z < 0, c - lo, hi - c) / Z90
+        return back(c + sigma * z)
+
+    def score(self, value: np.ndarray | float) -> np.ndarray:
+        """Inverse of :meth:`quantile`: the standard-normal score of ``value`` (0 at the median)."""
+        value = np.asarray(value, dtype=float)
+        if self.degenerate:
+            return np.zeros(value.shape)
+        forward, _ = _TRANSFORMS[self.distribution]
+        lo, c, hi = (float(forward(v)) for v in (self.low, self.central, self.high))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x = forward(value)
+            return np.where(x < c, (x - c) / (c - lo) * Z90, (x - c) / max(hi - c, 1e-300) * Z90)
+
+
+def sample_range(r: Range, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` draws of ``r``: ``central`` shifted by ``sigma z`` in the distribution's space, with
+    ``sigma`` set by ``low`` for ``z < 0`` and by ``high`` for ``z > 0`` (a split law allowing a
+    skewed range). A degenerate range returns a constant."""
+    r.check()
+    if r.degenerate:
+        return np.full(size, float(r.central))
+    return r.quantile(rng.standard_normal(size))
+
+
+def monte_carlo(
+    fn: Callable[..., np.ndarray], ranges: Mapping[str, Range], n: int = 20_000, seed: int = 0
+) -> np.ndarray:
+    """Evaluate ``fn(**inputs)`` on ``n`` joint draws of independent inputs (one vectorised call).
+
+    Inputs are drawn in the mapping's order from one ``numpy.random.Generator(PCG64(seed))``.
+    """
+    rng = np.random.default_rng(seed)
+    draws = {name: sample_range(r, n, rng) for name, r in ranges.items()}
+    return np.broadcast_to(np.asarray(fn(**draws), dtype=float), (n,)).copy()
+
+
+def central_value(fn: Callable[..., np.ndarray], ranges: Mapping[str, Range]) -> float:
+    """``fn`` at every input's central value."""
+    return float(np.asarray(fn(**{k: r.central for k, r in ranges.items()})))
+
+
+def interval(samples: np.ndarray, level: float = INTERVAL_LEVEL) -> tuple[float, float, float]:
+    """(lower, median, upper) of the central ``level`` interval of ``samples`` (inf allowed)."""
+    tail = (1.0 - level) / 2.0
+    big = np.finfo(float).max
+    finite = np.minimum(np.asarray(samples, dtype=float), big)  # inf (never) sorts last without inf - inf
+    out = np.quantile(finite, [tail, 0.5, 1.0 - tail], method="inverted_cdf")
+    return tuple(float(np.inf) if v >= big else float(v) for v in out)  # type: ignore[return-value]
+
+
+def tornado(fn: Callable[..., np.ndarray], ranges: Mapping[str, Range]) -> pd.DataFrame:
+    """One-at-a-time sensitivity: ``fn`` with each input at its low and high, the rest central.
+
+    Columns ``input, at_low, at_high, swing`` (``|at_high - at_low|``), largest swing first.
+    """
+    base = {k: r.central for k, r in ranges.items()}
+    rows = []
+    for name, r in ranges.items():
+        at_low = float(np.asarray(fn(**(base | {name: r.low}))))
+        at_high = float(np.asarray(fn(**(base | {name: r.high}))))
+        rows.append({"input": name, "at_low": at_low, "at_high": at_high, "swing": abs(at_high - at_low)})
+    frame = pd.DataFrame(rows, columns=["input", "at_low", "at_high", "swing"])
+    return frame.sort_values("swing", ascending=False, kind="stable").reset_index(drop=True)

@@ -1,0 +1,27 @@
+"""Units and conventions, each stated once for the whole book.
+
+Time: a year is the Julian year of 365.25 days (the convention of growth-rate fits and of
+8,766-hour TCO years), a month is a twelfth of it (30.44 days). Bytes: GB = 1e9 bytes, GiB = 2**30
+bytes (HBM capacities are binary: NVIDIA's "GB" of HBM are GiB). FLOP/s are dense (no 2:4
+sparsity). Link bandwidths are per direction unless a name says ``bidirectional``. A PFLOP-day is
+1e15 FLOP/s sustained for one day.
+"""
+
+from __future__ import annotations
+
+SECONDS_PER_MINUTE = 60.0
+SECONDS_PER_HOUR = 3600.0
+HOURS_PER_DAY = 24.0
+SECONDS_PER_DAY = SECONDS_PER_HOUR * HOURS_PER_DAY
+DAYS_PER_YEAR = 365.25
+DAYS_PER_MONTH = DAYS_PER_YEAR / 12.0
+DAYS_PER_WEEK = 7.0
+HOURS_PER_YEAR = DAYS_PER_YEAR * HOURS_PER_DAY
+HOURS_PER_MONTH = HOURS_PER_YEAR / 12.0
+SECONDS_PER_YEAR = DAYS_PER_YEAR * SECONDS_PER_DAY
+
+KB, MB, GB, TB, PB = 1e3, 1e6, 1e9, 1e12, 1e15
+GIB = 2.0**30
+TERA, PETA = 1e12, 1e15
+FLOP_PER_PFLOP_DAY = PETA * SECONDS_PER_DAY
+BITS_PER_BYTE = 8.0

@@ -1,0 +1,211 @@
+"""Slider figures: "what if" over one assumption of the scenario, computed by the book's own checks.
+
+A slider figure shows, for a few claims, the verdict each would get as one assumption moves while
+the rest stay at the scenario's central values. The grid is computed in Python by the claims' own
+checks (:func:`analyses.verdicts.sweep`, which calls the chapter's models) when the chapter
+executes; the page only selects precomputed rows with a Vega-Lite parameter bound to a range input,
+so no formula is written twice. The grid spans the assumption's 90% range, widened to the nearest
+flip point of each claim where one exists within the values a reader may set, and the central
+value and the flip points are marked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from analyses import data, ledger, scenario, verdicts
+from analyses.site.notebook import VERDICT_COLOURS
+
+POINTS = 41  # grid points of a slider (the page stays small: POINTS x claims rows)
+SEARCH = 161  # points of the wide search for flip points beyond the 90% range
+DIGITS = 4  # significant digits of the grid values shown and compared in the page
+
+
+def _sig(x: np.ndarray, digits: int = DIGITS) -> np.ndarray:
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mag = np.where(x == 0, 0, np.floor(np.log10(np.abs(np.where(x == 0, 1, x)))))
+    scale = 10.0 ** (digits - 1 - mag)
+    return np.round(x * scale) / scale
+
+
+@dataclass(frozen=True)
+class Slider:
+    """A precomputed slider: the grid, one row per (grid point, claim), and where verdicts flip."""
+
+    input: str
+    label: str
+    unit: str
+    central: float
+    step: float
+    grid: pd.DataFrame  # x, claim, label, verdict, recomputed (text)
+    flips: pd.DataFrame  # claim, label, x, verdict (the verdict beyond the flip)
+
+    def at(self, x: float) -> pd.DataFrame:
+        """The rows the page shows when the slider is at ``x`` (the nearest grid point)."""
+        xs = np.unique(self.grid["x"].to_numpy())
+        nearest = xs[np.argmin(np.abs(xs - x))]
+        return self.grid[self.grid["x"] == nearest].reset_index(drop=True)
+
+
+def _domain(name: str, cfg: Mapping[str, Any], items: Sequence[tuple[data.Claim, Any]]) -> tuple[float, float]:
+    """The slider's span: the 90% range widened to each claim's nearest flip within the allowed values."""
+    a = scenario.assumption(name)
+    r = scenario.ranges(cfg)[name]
+    lo, hi = r.low, r.high
+    if r.degenerate:
+        lo, hi = max(a.min, r.central / 2), min(a.max, r.central * 2)
+    if a.min > 0 and a.max / a.min > 20:
+        wide = np.geomspace(a.min, a.max, SEARCH)
+    else:
+        wide = np.linspace(a.min, a.max, SEARCH)
+    for claim, fn in items:
+        here = verdicts.sweep(fn, claim, cfg, name, np.array([r.central]))["verdict"][0]
+        codes = verdicts.sweep(fn, claim, cfg, name, wide)["verdict"]
+        changed = np.flatnonzero(codes != here)
+        below, above = changed[wide[changed] < r.central], changed[wide[changed] > r.central]
+        if below.size:
+            lo = min(lo, float(wide[below.max()]))
+        if above.size:
+            hi = max(hi, float(wide[above.min()]))
+    pad = 0.05 * (hi - lo)
+    return max(a.min, lo - pad), min(a.max, hi + pad)
+
+
+def build(name: str, claim_ids: Sequence[str], cfg_by_chapter: Mapping[str, Mapping[str, Any]] | None = None) -> Slider:
+    """Precompute a slider over assumption ``name`` for ``claim_ids`` (each at its chapter's config:
+    ``cfg_by_chapter[chapter]``, the chapter's defaults when absent)."""
+    from analyses import chapters
+
+    items = []
+    for cid in claim_ids:
+        claim = data.claim(cid)
+        cfg = (cfg_by_chapter or {}).get(claim.chapter) or chapters.spec(claim.chapter).defaults()
+        items.append((claim, ledger.checks(claim.chapter)[cid], cfg))
+    cfg0 = items[0][2]
+    lo, hi = _domain(name, cfg0, [(c, fn) for c, fn, _ in items])
+    a = scenario.assumption(name)
+    central = float(_sig(scenario.values(cfg0)[name]))
+    # a regular lattice through the central value, so the slider's step lands on grid points
+    step = float(_sig((hi - lo) / (POINTS - 1), 2))
+    k_lo, k_hi = int(np.floor((lo - central) / step)), int(np.ceil((hi - central) / step))
+    xs = np.unique(_sig(central + step * np.arange(k_lo, k_hi + 1), 6))
+    xs = xs[(xs >= a.min) & (xs <= a.max)]
+    rows, flips = [], []
+    for claim, fn, cfg in items:
+        out = verdicts.sweep(fn, claim, cfg, name, xs)
+        label = short_label(claim)
+        for x, verdict, low, high in zip(xs, out["verdict"], out["low"], out["high"], strict=True):
+            value = (
+                verdicts.show(low, _unit(claim, fn, cfg), 3)
+                if low == high
+                else (f"{verdicts.show(low, _unit(claim, fn, cfg), 3)}–{verdicts.show(high, _unit(claim, fn, cfg), 3)}")
+            )
+            rows.append(
+                {"x": float(x), "claim": claim.id, "label": label, "verdict": str(verdict), "recomputed": value}
+            )
+        codes = out["verdict"]
+        i0 = int(np.argmin(np.abs(xs - central)))
+        for i in range(1, xs.size):
+            if codes[i] != codes[i - 1]:
+                beyond = codes[i] if i > i0 else codes[i - 1]
+                flips.append(
+                    {
+                        "claim": claim.id,
+                        "label": label,
+                        "x": float(_sig((xs[i] + xs[i - 1]) / 2)),
+                        "verdict": str(beyond),
+                    }
+                )
+    return Slider(
+        name,
+        a.label,
+        a.unit,
+        central,
+        step,
+        pd.DataFrame(rows),
+        pd.DataFrame(flips, columns=["claim", "label", "x", "verdict"]),
+    )
+
+
+_UNITS: dict[tuple[str, str], str] = {}
+
+
+def _unit(claim: data.Claim, fn: Any, cfg: Mapping[str, Any]) -> str:
+    key = (claim.id, claim.chapter)
+    if key not in _UNITS:
+        _UNITS[key] = fn(claim, scenario.values(cfg), cfg).unit
+    return _UNITS[key]
+
+
+def short_label(claim: data.Claim) -> str:
+    """A claim as a chart row label: document, section and the id's slug ("000 §2.1 per-gpu-2-3x")."""
+    doc, section, slug = claim.id.split("-", 2)
+    return f"{doc} §{section} {slug}"
+
+
+def figure(s: Slider, width: int = 420) -> alt.Chart:
+    """The slider figure: verdict strips over the grid, the central value (black triangle), the flip
+    points (white diamonds), and beside them each claim's verdict and recomputed value at the slider."""
+    colours = alt.Scale(domain=list(verdicts.VERDICTS), range=[VERDICT_COLOURS[v] for v in verdicts.VERDICTS])
+    xs = np.unique(s.grid["x"].to_numpy())
+    pick = alt.param(
+        name="at",
+        value=s.central,
+        bind=alt.binding_range(min=float(xs.min()), max=float(xs.max()), step=s.step, name=f"{s.label} ({s.unit}) "),
+    )
+    half = s.step / 2
+    grid = s.grid.assign(x1=lambda d: _sig(d["x"] - half, 6), x2=lambda d: _sig(d["x"] + half, 6))
+    base = alt.Chart(grid)
+    y = alt.Y("label:N", title=None, sort=None)
+    x_title = f"{s.label} ({s.unit})"
+    domain = [float(_sig(xs.min() - half, 6)), float(_sig(xs.max() + half, 6))]
+    strips = base.mark_rect(opacity=0.85).encode(
+        x=alt.X("x1:Q", title=x_title, scale=alt.Scale(domain=domain, nice=False)),
+        x2="x2:Q",
+        y=y,
+        color=alt.Color("verdict:N", scale=colours, legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=[alt.Tooltip("x:Q", title=s.label, format=".3~g"), "claim:N", "verdict:N", "recomputed:N"],
+    )
+    nearest = f"abs(datum.x - at) < {half}"
+    cursor = base.transform_filter(nearest).mark_rule(color="black", strokeWidth=2).encode(x="x:Q")
+    central = (
+        alt.Chart(pd.DataFrame({"x": [s.central]}))
+        .mark_rule(color="black", strokeDash=[4, 3], strokeWidth=1)
+        .encode(x="x:Q", tooltip=[alt.Tooltip("x:Q", title="scenario central value", format=".3~g")])
+    )
+    layers = [strips, cursor, central]
+    if not s.flips.empty:
+        layers.append(
+            alt.Chart(s.flips)
+            .mark_point(shape="diamond", filled=True, color="white", stroke="black", size=70)
+            .encode(
+                x="x:Q",
+                y=y,
+                tooltip=[
+                    "claim:N",
+                    alt.Tooltip("x:Q", title="flips at", format=".3~g"),
+                    alt.Tooltip("verdict:N", title="beyond"),
+                ],
+            )
+        )
+    left = alt.layer(*layers).properties(width=width, height=24 * grid["label"].nunique())
+    text = (
+        base.transform_filter(nearest)
+        .mark_text(align="left", baseline="middle")
+        .encode(
+            x=alt.value(4),
+            y=alt.Y("label:N", axis=None, sort=None),
+            text=alt.Text("shown:N"),
+            color=alt.Color("verdict:N", scale=colours, legend=None),
+        )
+        .transform_calculate(shown="datum.verdict + ' (' + datum.recomputed + ')'")
+        .properties(width=190, height=24 * grid["label"].nunique())
+    )
+    return alt.hconcat(left, text, spacing=4).add_params(pick).resolve_scale(color="shared").configure_view(stroke=None)

@@ -1,0 +1,35 @@
+"""The ledger: every claim has exactly one check, and the ledger has every column for every row."""
+
+from __future__ import annotations
+
+from analyses import chapters, data, ledger, verdicts
+
+
+def test_every_check_has_a_claim_of_its_chapter():
+    claims = {c.id: c for c in data.claims()}
+    for slug in chapters.CHAPTERS:
+        for claim_id in ledger.checks(slug):
+            assert claim_id in claims, f"{slug} checks unknown claim {claim_id}"
+            assert claims[claim_id].chapter == slug, f"{claim_id} is checked in {slug}, not its chapter"
+
+
+def test_every_claim_has_a_check():
+    checks = ledger.all_checks()
+    assert [c.id for c in data.claims() if c.id not in checks] == []
+
+
+def test_ledger_columns_and_verdicts():
+    frame = ledger.ledger()
+    assert list(frame.columns) == ledger.LEDGER_COLUMNS
+    assert len(frame) == len(data.claims())
+    assert set(frame["verdict"]) <= set(verdicts.VERDICTS)
+    assert set(frame["kind"]) <= set(verdicts.RULES)
+    assert frame["holds"].between(0, 1).all()
+    assert (frame["reason"].str.len() > 10).all() and (frame["recomputed"].str.len() > 0).all()
+
+
+def test_a_chapter_ledger_at_its_defaults_equals_the_book_ledger():
+    book = ledger.ledger().set_index("id")
+    for slug in ("throughput",):
+        own = ledger.ledger(slug, chapters.spec(slug).defaults()).set_index("id")
+        assert own.equals(book.loc[own.index]), slug

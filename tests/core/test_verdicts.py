@@ -1,0 +1,106 @@
+"""The verdict rules (one per kind) and the robustness figures, against hand-worked cases."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from analyses import data, scenario, verdicts
+from analyses.models.uncertainty import Z90, Range
+from analyses.verdicts import RULES, Arithmetic, Finding, at_least, between, exactly, rounded
+
+
+def code(f: Finding, kind: str) -> str:
+    return verdicts.VERDICTS[int(verdicts.verdict_codes(f, RULES[kind], 1)[0])]
+
+
+@pytest.mark.parametrize("kind", [k for k in RULES if k != "business"])
+def test_each_rule_at_just_inside_and_just_outside_its_tolerance(kind):
+    rule = RULES[kind]
+    t = 1 + rule.tolerance
+    value = 10.0
+    # stated above the recomputed value: at the widened edge, just inside, just outside
+    assert code(Finding(exactly(value * t), value), kind) == "consistent"
+    assert code(Finding(exactly(value * t * 0.999), value), kind) == "consistent"
+    assert code(Finding(exactly(value * t * 1.001), value), kind) == rule.above
+    # below it
+    assert code(Finding(exactly(value / t), value), kind) == "consistent"
+    assert code(Finding(exactly(value / t * 1.001), value), kind) == "consistent"
+    assert code(Finding(exactly(value / t * 0.999), value), kind) == rule.below
+    # an interval that overlaps the widened value is consistent, one entirely beyond it is not
+    assert code(Finding(between(value * t * 0.99, 100 * value), value), kind) == "consistent"
+    assert code(Finding(between(value * t * 1.01, 100 * value), value), kind) == rule.above
+    assert code(Finding(at_least(value * t * 1.01), value), kind) == rule.above
+
+
+def test_the_one_sided_rules_and_the_two_sided_ones():
+    # an anecdote may fall short of what the hardware does; a capability claim may not understate it
+    assert RULES["anecdote"].below == "consistent" and RULES["anecdote"].above == "implausible"
+    assert RULES["capability"].below == "inconsistent" and RULES["capability"].above == "implausible"
+    assert RULES["fact"].above == RULES["fact"].below == "inconsistent"
+    assert RULES["cost"].above == RULES["cost"].below == "implausible"
+    assert RULES["recommendation"].below == "consistent" and RULES["recommendation"].above == "inconsistent"
+
+
+def test_nothing_to_recompute_contradictions_arithmetic_and_business():
+    assert code(Finding(exactly(1), None), "capability") == "unverifiable"
+    assert code(Finding(exactly(900), 900.0, contradiction="not that link"), "fact") == "inconsistent"
+    bad = Arithmetic("the cut", rounded(61), 100 * (1 - 11 / 28) * 0.9)  # 54.6% is not "61%"
+    good = Arithmetic("the cut", rounded(61), 100 * (1 - 11 / 28))  # 60.7% rounds to 61%
+    assert code(Finding(exactly(3.0), 10.0, arithmetic=(good,)), "anecdote") == "consistent"
+    assert code(Finding(exactly(3.0), 10.0, arithmetic=(bad,)), "anecdote") == "inconsistent"
+    assert code(Finding(exactly(8), 8.0), "business") == "unverifiable"
+    assert code(Finding(exactly(18), 2.5, arithmetic=(Arithmetic("gain", rounded(18), 2.5),)), "business") == "inconsistent"
+
+
+def test_rounded_figures_cover_their_rounding():
+    # "1 -> 4 runs a month" from 30.4 / 22 = 1.38 and 30.4 / 8 = 3.80 runs: both round to the stated figures
+    assert code(Finding(rounded(4), 30.44 / 8), "arithmetic") == "consistent"
+    assert code(Finding(rounded(1), 30.44 / 22), "arithmetic") == "consistent"
+    assert code(Finding(rounded(3), 30.44 / 8), "arithmetic") == "inconsistent"
+
+
+@pytest.fixture
+def synthetic(monkeypatch):
+    """A scenario with one lognormal assumption x: median 10, 90% range 5-20."""
+    a = scenario.Assumption("x", "x", "x", Range(5.0, 10.0, 20.0), 0.1, 1000.0, "typed", "", "", "test", "2026")
+    monkeypatch.setattr(scenario, "assumptions", lambda: {"x": a})
+    return a
+
+
+def test_holds_and_flip_point_against_closed_forms(synthetic):
+    """A fact stated as 10.5 against x ~ lognormal(median 10, 90% range 5-20), tolerance 10%.
+
+    Consistent while 10.5/1.1 <= x <= 10.5*1.1, so holds = P(9.545 <= x <= 11.55) with
+    ln x ~ N(ln 10, (ln 2 / 1.645)^2), and the nearest flip is the lower bound, 9.545 (0.11 sigma
+    below the median against 0.34 above)."""
+    claim = data.Claim("000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", "fact", "", "", None, "scaling-gap", {})
+    fn = verdicts.check(claim.id)(lambda c, s, cfg: Finding(exactly(10.5), s["x"], unit="x"))
+    a = verdicts.assess(fn, claim, {})
+    assert a.verdict == "consistent" and a.inputs == ("x",)
+    sigma = math.log(2.0) / Z90
+    lo, hi = 10.5 / 1.1, 10.5 * 1.1
+    expected = stats.norm.cdf(math.log(hi / 10) / sigma) - stats.norm.cdf(math.log(lo / 10) / sigma)
+    n = verdicts.DRAWS
+    assert a.holds == pytest.approx(expected, abs=3 * math.sqrt(expected * (1 - expected) / n) + 0.01)
+    assert a.flip["input"] == "x" and a.flip["side"] == "below" and a.flip["verdict"] == "inconsistent"
+    # the flip lies within one grid step (in z) of the exact threshold
+    dz = 2 * Z90 / (verdicts.GRID - 1)
+    assert abs(math.log(a.flip["threshold"] / lo) / sigma) <= dz
+    assert a.flips_if.startswith("inconsistent if x < 9.")
+
+
+def test_a_verdict_that_nothing_in_range_flips_has_no_flip(synthetic):
+    claim = data.Claim("000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", "capability", "", "", None, "scaling-gap", {})
+    fn = verdicts.check(claim.id)(lambda c, s, cfg: Finding(between(1.0, 1.5), s["x"], unit="x"))
+    a = verdicts.assess(fn, claim, {})  # consistent only below x = 1.5 * 1.25, far below the 5th percentile 5
+    assert a.verdict == "inconsistent" and a.holds == 1.0 and a.flips_if == "" and a.flip is None
+
+
+def test_every_claim_sees_the_same_draws_of_an_assumption():
+    one = scenario.sample(["speedup_b300_a100"], 200, 7)
+    two = scenario.sample(["goodput", "speedup_b300_a100"], 200, 7)
+    np.testing.assert_array_equal(one["speedup_b300_a100"], two["speedup_b300_a100"])
