@@ -209,3 +209,57 @@ def figure(s: Slider, width: int = 420) -> alt.Chart:
         .properties(width=190, height=24 * grid["label"].nunique())
     )
     return alt.hconcat(left, text, spacing=4).add_params(pick).resolve_scale(color="shared").configure_view(stroke=None)
+
+
+def flip_points(rows: Sequence[verdicts.Assessment]) -> pd.DataFrame:
+    """One row per claim whose verdict flips within its inputs' 90% ranges: where the flip lies as a
+    percentile of the assumption's range (5 to 95), the assumption's central value and threshold."""
+    from scipy.stats import norm
+
+    out = []
+    for a in rows:
+        if not a.flip:
+            continue
+        f = a.flip
+        r = scenario.ranges()[f["input"]]
+        pct = float(100 * norm.cdf(float(r.score(f["threshold"]))))
+        unit = scenario.assumption(f["input"]).unit
+        out.append(
+            {
+                "claim": a.claim.id,
+                "label": short_label(a.claim),
+                "verdict": a.verdict,
+                "flips to": f["verdict"],
+                "assumption": f["label"],
+                "central": verdicts.show(r.central, unit, 3),
+                "flips at": verdicts.show(f["threshold"], unit, 2),
+                "percentile": round(pct, 1),
+            }
+        )
+    return pd.DataFrame(
+        out, columns=["claim", "label", "verdict", "flips to", "assumption", "central", "flips at", "percentile"]
+    )
+
+
+def flip_map(frame: pd.DataFrame, width: int = 420) -> alt.LayerChart:
+    """Each flipping claim's flip point within its assumption's 90% range (grey bar, 5th to 95th
+    percentile; black tick: central value), coloured by the verdict it would flip to."""
+    colours = alt.Scale(domain=list(verdicts.VERDICTS), range=[VERDICT_COLOURS[v] for v in verdicts.VERDICTS])
+    frame = frame.assign(lo=5.0, mid=50.0, hi=95.0)
+    base = alt.Chart(frame).encode(y=alt.Y("label:N", title=None, sort=None))
+    bar = base.mark_rule(color="#bbbbbb", strokeWidth=6).encode(
+        x=alt.X(
+            "lo:Q",
+            scale=alt.Scale(domain=[0, 100]),
+            title="where the verdict flips, as a percentile of the assumption's range",
+        ),
+        x2="hi:Q",
+    )
+    tick = base.mark_tick(color="black", thickness=2, size=14).encode(x="mid:Q")
+    point = base.mark_point(shape="diamond", filled=True, size=110, stroke="black").encode(
+        x="percentile:Q",
+        color=alt.Color("flips to:N", scale=colours, legend=alt.Legend(orient="bottom", title="would flip to")),
+        tooltip=["claim:N", "verdict:N", "flips to:N", "assumption:N", "central:N", "flips at:N"],
+    )
+    label = base.mark_text(align="left", dx=8, fontSize=10).encode(x="percentile:Q", text="flips at:N")
+    return (bar + tick + point + label).properties(width=width, height=22 * max(len(frame), 1))
