@@ -303,7 +303,7 @@ def _formatter(fmt_: str | Callable[[Any], str]) -> Callable[[Any], str]:
 
 
 def _text_cell(value: Any) -> str:
-    return html.escape(readable_text(value), quote=False)
+    return source_links(value)  # free text may name sources too: they link like a source column
 
 
 def table(frame: pd.DataFrame, **formats: str | Callable[[Any], str]) -> Table:
@@ -315,7 +315,7 @@ def table(frame: pd.DataFrame, **formats: str | Callable[[Any], str]) -> Table:
     and money with thousands separators (25,000; 6,250), shares as percentages (45%), ratios with
     two decimals, other numbers to four significant figures. No cell prints e-notation: ``g`` and
     ``e`` specs and huge or tiny numbers use powers of ten (3.1×10²³). Text cells are escaped and
-    their e-notation rewritten; source ids link to their entry on the sources page.
+    their e-notation rewritten; source ids in them link to their entry on the sources page.
     """
     chosen: dict[str, Callable[[Any], str]] = {}
     for col in frame.columns:
@@ -364,9 +364,10 @@ _TOKEN = re.compile(r"[a-z0-9][a-z0-9.-]*[a-z0-9]|[a-z0-9]")
 
 
 def source_links(value: Any) -> str:
-    """A cell that cites sources (``aiwiki-dgx-b300;v2pseo-gpu-tco-2026``, ``id, Table 2``): each
-    known source id becomes a link to its entry on the sources page; the rest is escaped text."""
-    if _blank(value):
+    """Text for an HTML cell: each known source id in it (``aiwiki-dgx-b300;v2pseo-gpu-tco-2026``,
+    ``id, Table 2``, an id named in a note) becomes a link to its entry on the sources page; the rest
+    is escaped, its e-notation rewritten and ``;`` lists spaced."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     text, known = str(value), _source_ids()
 
@@ -470,7 +471,7 @@ def ledger_cell(
         return "–", ""
     if isinstance(value, float):
         return readable(value), f"{value:.6g}"
-    return html.escape(readable_text(value), quote=False), None
+    return source_links(value), None
 
 
 def _sort_attr(key: str | None) -> str:
@@ -503,12 +504,15 @@ def ledger_table(
     anchors: bool = False,
     filters: tuple[str, ...] = (),
     css: str = "ledger-table",
+    buttons: bool = True,
 ) -> str:
     """The ledger as an HTML table, every column of ``ledger`` except ``leave_out``: the verdict
     first, then one cell stacking the short columns (:data:`ABOUT`), then the claim, the figures
     stated and recomputed, the reason, holds and flips_if, then any other column. Every column has
     a sort button (``_static/audit.js``). ``anchors`` gives each row the id ``check-<claim id>``;
-    each column in ``filters`` becomes a ``data-<column>`` attribute of its rows."""
+    each column in ``filters`` becomes a ``data-<column>`` attribute of its rows. Without
+    ``buttons`` the headers are plain text (for print: browsers leave form controls out of the
+    header rows they repeat on every page)."""
     cols = ledger_columns(ledger, leave_out)
     about = [c for c in cols if c in ABOUT]
     main = [c for c in cols if c not in ABOUT]
@@ -519,6 +523,11 @@ def ledger_table(
 
     heads, cols_html = [], []
     for i, item in enumerate(layout):
+        if not buttons:
+            text = " · ".join(label(c) for c in item) if isinstance(item, list) else label(item)
+            heads.append(f'<th scope="col">{text}</th>')
+            cols_html.append(f'<col class="col-{"about" if isinstance(item, list) else item}">')
+            continue
         if isinstance(item, list):
             buttons = " ".join(
                 f'<button type="button" data-sort-col="{i}" data-sort-field="{c}">{label(c)}</button>' for c in item
@@ -542,7 +551,7 @@ def ledger_table(
                 cells.append(f"<td{_sort_attr(key)}>{shown}</td>")
         rows.append(f"<tr{attrs}>{''.join(cells)}</tr>")
     return (
-        f'<table class="{css}" data-sortable><colgroup>{"".join(cols_html)}</colgroup>'
+        f'<table class="{css}"{" data-sortable" if buttons else ""}><colgroup>{"".join(cols_html)}</colgroup>'
         f"<thead><tr>{''.join(heads)}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 

@@ -95,11 +95,13 @@ def _option_label(column: str, value: str) -> str:
     return short_document(value) if column == "document" else value
 
 
-def ledger_html(frame: pd.DataFrame, written: frozenset[str] | None = None, base: str = "") -> str:
+def ledger_html(
+    frame: pd.DataFrame, written: frozenset[str] | None = None, base: str = "", buttons: bool = True
+) -> str:
     """The ledger as a table (:func:`analyses.site.notebook.ledger_table`): every column, verdict
     first; the claim id links to the row of its check in its chapter (``base`` prefixes links)."""
     written = frozenset(chapters.chapter_slugs()) if written is None else written
-    return ledger_table(frame, written=written, base=base, filters=FILTERS)
+    return ledger_table(frame, written=written, base=base, filters=FILTERS, buttons=buttons)
 
 
 class LedgerTable:
@@ -171,10 +173,12 @@ p.meta { color: #444; margin: 0 0 .6rem; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid #ccc; padding: .15rem .35rem; vertical-align: top; text-align: left; }
 table.summary td:not(:first-child) { text-align: right; }
-table.ledger-table { width: 100%; font-size: 8pt; }
+table.ledger-table { width: 100%; font-size: 8pt; table-layout: fixed; }
+col.col-verdict { width: 8.2em; } col.col-about { width: 11em; } col.col-holds { width: 3.6em; }
+col.col-flips_if { width: 8em; }
+b.verdict { white-space: nowrap; } td.about .k { color: #666; }
 table.ledger-table th button { all: unset; font-weight: bold; }
 table.ledger-table td { overflow-wrap: anywhere; }
-td.col-verdict, td.col-holds, td.col-document, td.col-section { white-space: nowrap; }
 code { font-size: .95em; }
 a { color: inherit; }
 button.print { float: right; }
@@ -199,7 +203,7 @@ def printable_page(frame: pd.DataFrame) -> str:
     by = [b for b in ("document", "chapter", "kind") if b in frame.columns]
     summaries = "".join(f"<div><h2>By {html.escape(b)}</h2>{summary_html(frame, b)}</div>" for b in by)
     docs = "; ".join(f"{short_document(d)} = {html.escape(d)}" for d in sorted(set(frame["document"])))
-    ledger = ledger_html(frame, base="../book/")
+    ledger = ledger_html(frame, base="../book/", buttons=False)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

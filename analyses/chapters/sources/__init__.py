@@ -19,7 +19,7 @@ import pandas as pd
 from analyses import data
 from analyses.chapters.params import ChapterSpec, Param
 from analyses.site import downloads
-from analyses.site.notebook import HtmlTable, readable_text, source_anchor
+from analyses.site.notebook import HtmlTable, readable_text, source_anchor, source_links
 
 SPEC = ChapterSpec(
     slug="sources",
@@ -124,7 +124,7 @@ def sources_html(frame: pd.DataFrame) -> str:
             f"{html.escape(r['publisher'])}, {html.escape(str(r['date']))}<br>{_reference_html(r['reference'])}"
         )
         cells = [source, r["locator"], r["conventions"], r["cited by (rows)"]]
-        shown = [cells[0], *(html.escape(readable_text(c), quote=False) for c in cells[1:])]
+        shown = [cells[0], *(source_links(c) for c in cells[1:])]
         rows.append(f'<tr id="{source_anchor(r["id"])}">' + "".join(f"<td>{c}</td>" for c in shown) + "</tr>")
     head = "".join(
         f'<th scope="col"><button type="button">{h}</button></th>'
@@ -182,7 +182,11 @@ def data_files_view() -> HtmlTable:
         f'<th scope="col"><button type="button">{h}</button></th>' for h in ("table", "rows", "CSV", "what it holds")
     )
     body = "".join(rows)
-    text = f'<table class="data-files" data-sortable><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    widths = "".join(f'<col style="width:{w}%">' for w in (22, 6, 30, 42))
+    text = (
+        f'<table class="data-files" data-sortable><colgroup>{widths}</colgroup>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
     return HtmlTable(f'<div class="audit-sources">{text}</div>', frame.drop(columns=["files"]))
 
 
