@@ -374,10 +374,11 @@ def test_every_source_id_shown_is_a_link_that_resolves(site):
 def test_every_claim_links_to_the_row_of_its_check(site):
     ledger = verdicts.ledger()
     page = _parse(site / "book" / "claims.html")
+    ids = {c: _parse(site / "book" / f"{c}.html").ids for c in set(ledger["chapter"])}
     for row in ledger.to_dict("records"):
         href = f"{row['chapter']}.html#check-{row['id']}"
         assert href in page.links, href
-        assert f"check-{row['id']}" in _parse(site / "book" / f"{row['chapter']}.html").ids, href
+        assert f"check-{row['id']}" in ids[row["chapter"]], href
 
 
 def test_downloads_match_the_cli_and_the_data_byte_for_byte(site):
