@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: book test bench lint chromium clean
+.PHONY: book test bench lint chromium clean publish
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -15,6 +15,14 @@ $(STAMP): pyproject.toml
 
 book: $(STAMP)
 	$(PY) -m analyses build
+
+# make publish: build the book, then push _build/html to the gh-pages branch of `origin` with
+# ghp-import (GitHub Pages "deploy from a branch"). .github/workflows/pages.yml publishes on every
+# push to main instead; use one or the other. GHP_IMPORT_ARGS="--no-jekyll" commits without pushing.
+GHP_IMPORT_ARGS ?= --no-jekyll --push --force
+publish: book
+	$(PY) -m pip install --quiet -e '.[publish]'
+	$(VENV)/bin/ghp-import $(GHP_IMPORT_ARGS) --message "Publish the book" _build/html
 
 # Headless Chromium for the browser test (Debian package; needs root and the package registry).
 chromium:

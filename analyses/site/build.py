@@ -147,13 +147,16 @@ def _listing_state(entry: str, snap: Mapping[str, str]) -> str:
 
 
 def cells_digest(nb: nbformat.NotebookNode) -> str:
-    """Digest of a notebook's code: cell types, sources and tags (not outputs or prose)."""
+    """Digest of a notebook's code: cell types, sources and tags (not outputs or prose).
+
+    The fold tag (``hide-input``) is left out: :func:`fold_code_cells` adds it when the chapter is
+    written, and folding a cell changes the page, not what the cell computes."""
     h = hashlib.sha256()
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         h.update(cell.source.encode())
-        h.update(",".join(cell.metadata.get("tags", [])).encode())
+        h.update(",".join(t for t in cell.metadata.get("tags", []) if t != FOLD_TAG).encode())
     return h.hexdigest()
 
 
@@ -306,6 +309,30 @@ def recorded_deps(report: Mapping[str, list[str]], root: Path = REPO_ROOT) -> di
     return {"files": sorted(files), "listings": sorted(listings)}
 
 
+# Code cells a reader sees unfolded: the parameters (a reader's run shows its own values too). Every
+# other code cell is folded behind the theme's show/hide toggle, unless it is removed already or
+# carries "show-input" (an author's explicit choice to keep it open).
+VISIBLE_INPUT_TAGS = frozenset({"parameters", "run-parameters", "injected-parameters", "show-input"})
+FOLD_TAG = "hide-input"
+HIDDEN_TAGS = frozenset({FOLD_TAG, "hide-cell", "remove-cell", "remove-input"})
+
+
+def fold_code_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Tag every code cell ``hide-input`` except the parameters cell (and cells removed or shown on
+    purpose, see :data:`VISIBLE_INPUT_TAGS`): pages read as prose, numbers and figures, with the
+    code one click away. Deterministic and idempotent, applied by :func:`normalise` to every chapter
+    the build writes; :func:`cells_digest` ignores the tag, so folding never re-executes a chapter.
+    Returns ``nb``."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = list(cell.metadata.get("tags", []))
+        if VISIBLE_INPUT_TAGS & set(tags) or HIDDEN_TAGS & set(tags):
+            continue
+        cell.metadata["tags"] = [*tags, FOLD_TAG]
+    return nb
+
+
 def normalise(
     nb: nbformat.NotebookNode, digest: str | None = None, deps: Mapping[str, list[str]] | None = None
 ) -> nbformat.NotebookNode:
@@ -323,6 +350,7 @@ def normalise(
         nb.metadata["audit"] = {"inputs_sha256": digest} | ({"deps": dict(deps)} if deps is not None else {})
     drop = {"injected-parameters", PROBE_TAG}
     nb.cells = [c for c in nb.cells if not drop & set(c.metadata.get("tags", []))]
+    fold_code_cells(nb)
     count = 0
     for cell in nb.cells:
         cell.metadata.pop("papermill", None)
@@ -458,6 +486,7 @@ def jupyter_book(root: Path = REPO_ROOT) -> None:
 
 SITE_INPUTS = (
     "book/**/*",
+    "_static/**/*",
     "_config.yml",
     "_toc.yml",
     "pyproject.toml",
@@ -511,4 +540,17 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
             digest = site_inputs_digest()
             jupyter_book()
             SITE_STAMP.write_text(digest + "\n")
+        publish_downloads()
     return BUILD_DIR / "html" / "index.html"
+
+
+def publish_downloads(html_dir: Path | None = None) -> None:
+    """Write the site's downloads (ledger CSV/JSON, data files, printable ledger) into the HTML.
+
+    Run after every HTML step, skipped Sphinx run included: the ledger and data can change without
+    any page changing. Files whose content is unchanged are left alone."""
+    from analyses.site import downloads
+
+    written = downloads.write_downloads(html_dir or BUILD_DIR / "html")
+    if written:
+        print(f"Wrote {len(written)} download(s) under {downloads.DOWNLOADS}/.", flush=True)

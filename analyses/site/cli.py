@@ -156,10 +156,10 @@ def cmd_verdicts(args: argparse.Namespace) -> int:
     from analyses import ledger
 
     frame = ledger.ledger()
-    if args.format == "csv":
-        frame.to_csv(sys.stdout, index=False)
-    elif args.format == "json":
-        print(json.dumps(frame.to_dict("records"), indent=1, ensure_ascii=False))
+    if args.format in ("csv", "json"):
+        from analyses.site.downloads import ledger_text  # the book's downloads hold the same bytes
+
+        sys.stdout.write(ledger_text(frame, args.format))
     else:
         shown = frame[["id", "chapter", "verdict", "recomputed"]].copy()
         shown["recomputed"] = shown["recomputed"].str.slice(0, 70)

@@ -9,12 +9,15 @@ notebook writes identical outputs (nbval and ``git diff`` stay quiet).
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import math
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -43,12 +46,8 @@ def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
         value, unit = value * 100.0, "%"
     if value == 0:
         text = "0"
-    elif abs(value) >= 1e7 or abs(value) < 1e-3:
-        exponent = int(math.floor(math.log10(abs(value))))
-        mantissa = round(value / 10**exponent, sig - 1)
-        if abs(mantissa) >= 10:
-            mantissa, exponent = mantissa / 10, exponent + 1
-        text = f"{mantissa:.{max(sig - 1, 0)}f}×10{str(exponent).translate(SUPERSCRIPT)}"
+    elif abs(value) >= HUGE or abs(value) < TINY:
+        text = power_of_ten(value, max(sig - 1, 0))
     else:
         digits = max(sig - 1 - int(math.floor(math.log10(abs(value)))), 0)
         text = f"{round(value, digits):,.{digits}f}"
@@ -135,14 +134,256 @@ class Table:
         return self._frame.to_string(index=False, max_colwidth=60)
 
 
-def table(frame: pd.DataFrame, **formats: str) -> Table:
-    """A DataFrame shown without index, with per-column formats (``x="{:.1f}"``).
+# --------------------------------------------------------------------------------------------
+# Readable numbers in tables: formats by column semantics, no e-notation
+# --------------------------------------------------------------------------------------------
 
-    Float columns without a format show six significant figures without trailing zeros (300, 0.78,
-    1.75e+11) rather than pandas' fixed six decimals.
+HUGE, TINY = 1e7, 1e-3  # beyond these a number is written as a power of ten (3.1×10²³), as in fmt
+_E_NOTATION = re.compile(r"(?<![\w.])([-+]?\d+(?:\.\d+)?)[eE]([-+]?\d+)(?![\w.])")
+_SPEC = re.compile(r"^\{:(?P<flags>[+ ]?,?)(?:\.(?P<prec>\d+))?(?P<type>[gGeE])\}$")
+
+
+def power_of_ten(value: float, decimals: int = 2) -> str:
+    """``value`` as mantissa×10ⁿ with ``decimals`` decimals (3.14×10²³), never ``3.14e+23``."""
+    if value == 0 or not math.isfinite(value):
+        return readable(value)
+    exponent = int(math.floor(math.log10(abs(value))))
+    mantissa = round(value / 10**exponent, decimals)
+    if abs(mantissa) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.{decimals}f}×10{str(exponent).translate(SUPERSCRIPT)}"
+
+
+def readable(value: float, sig: int = 4, strip: bool = True, sign: bool = False) -> str:
+    """A number as a reader writes it: ``sig`` significant figures with thousands separators (6,250;
+    25,000; 0.78), trailing zeros dropped with ``strip``; magnitudes from 10⁷ (or below 10⁻³) as
+    powers of ten (1.3×10¹⁰). Whole numbers keep every digit below 10⁷ (2,147,483,647 is written out
+    only as an ``int``: see :func:`count`). NaN is "–", infinities "∞" and "−∞"."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    value = float(value)
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
+    plus = "+" if sign and value > 0 else ""
+    if value == 0:
+        return "0"
+    if abs(value) >= HUGE or abs(value) < TINY:
+        text = power_of_ten(value, max(sig - 1, 0))
+        if strip:
+            text = re.sub(r"\.?0+×", "×", text)
+        return plus + text
+    digits = max(sig - 1 - int(math.floor(math.log10(abs(value)))), 0)
+    text = f"{round(value, digits):,.{digits}f}"
+    if strip and "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return plus + ("0" if text in ("-0", "") else text)
+
+
+def count(value: float) -> str:
+    """A count or other whole number with thousands separators, every digit kept (2,147,483,647)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return readable(value)
+    return f"{int(value):,}" if float(value).is_integer() else readable(value, sig=3)
+
+
+def money(value: float) -> str:
+    """An amount of money: whole units with separators from 100 up (6,250), else two decimals (2.49)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return readable(value)
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+
+
+def share(value: float) -> str:
+    """A fraction as a percentage: 0.45 -> 45%, 0.452 -> 45.2%."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return readable(value)
+    pct = value * 100
+    return f"{pct:.0f}%" if abs(pct - round(pct)) < 0.05 else f"{pct:.1f}%"
+
+
+def ratio(value: float) -> str:
+    """A ratio or speed-up, two decimals (1.36)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return readable(value)
+    return f"{value:,.2f}"
+
+
+def year(value: float) -> str:
+    """A calendar year, without a thousands separator (2025)."""
+    return readable(value) if value is None or not math.isfinite(float(value)) else str(int(value))
+
+
+def yes_no(value: Any) -> str:
+    """A truth value as a reader writes it."""
+    return "yes" if bool(value) else "no"
+
+
+def readable_text(text: Any) -> str:
+    """Free text with any e-notation number rewritten as a reader writes it (2.0e+12 -> 2.0×10¹²,
+    1e9 -> 10⁹): data tables' notes and check sentences carry such numbers."""
+
+    def repl(m: re.Match[str]) -> str:
+        mantissa, exponent = m.group(1), int(m.group(2))
+        power = f"10{str(exponent).translate(SUPERSCRIPT)}"
+        return power if mantissa.lstrip("+-") == "1" else f"{mantissa}×{power}"
+
+    return _E_NOTATION.sub(repl, str(text))
+
+
+KINDS: dict[str, Callable[[Any], str]] = {
+    "count": count,
+    "money": money,
+    "share": share,
+    "ratio": ratio,
+    "year": year,
+    "number": readable,
+    "sci": lambda v: power_of_ten(v) if v and math.isfinite(v) and abs(v) >= 1000 else readable(v),
+}
+"""Column kinds that :func:`table` accepts by name (``table(df, price="money")``)."""
+
+_MONEY = re.compile(r"usd|\$|€|price|cost|capex|opex|eur\b", re.I)
+_SHARE = re.compile(r"share|fraction|\butil|mfu|goodput|percent|_pct\b|probability|^p\(", re.I)
+_RATIO = re.compile(r"ratio|speed-?up|\bx\b|_x_|×", re.I)
+_YEAR = re.compile(r"year|window start|released|\bdate\b", re.I)
+_SOURCE = re.compile(r"^sources?\b|\bsources?$", re.I)
+
+
+def column_kind(name: str, values: pd.Series) -> str:
+    """The kind of a column from its name and values: ``year``, ``count``, ``money``, ``share``,
+    ``ratio``, ``number`` (floats) or ``text``; a name mentioning a source is ``source``."""
+    name = str(name)
+    if _SOURCE.search(name) and not pd.api.types.is_numeric_dtype(values):
+        return "source"
+    if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+        return "text"
+    finite = values[np.isfinite(values.astype(float))]
+    whole = bool((finite == finite.round()).all())
+    if whole and len(finite) and _YEAR.search(name) and finite.between(1800, 2200).all():
+        return "year"
+    if _MONEY.search(name):
+        return "money"
+    if _SHARE.search(name) and len(finite) and finite.between(0, 1).all():
+        return "share"
+    if _RATIO.search(name):
+        return "ratio"
+    if pd.api.types.is_integer_dtype(values) or (whole and len(finite) and finite.abs().max() < HUGE):
+        return "count"
+    return "number"
+
+
+def _from_spec(spec: str) -> Callable[[Any], str]:
+    """A ``str.format`` spec as a cell formatter; ``g`` and ``e`` specs never print e-notation
+    (``{:,.3g}`` keeps three significant figures: 6,250; ``{:.2e}`` gives 3.14×10²³)."""
+    m = _SPEC.match(spec)
+    if m is None:
+        return lambda v: readable(v) if isinstance(v, float) and not math.isfinite(v) else spec.format(v)
+    prec = int(m["prec"]) if m["prec"] is not None else 6
+    sign = "+" in m["flags"]
+    if m["type"] in "eE":
+
+        def sci(v: float) -> str:
+            if not math.isfinite(v) or v == 0 or TINY <= abs(v) < 1000:
+                return readable(v, sig=prec + 1, sign=sign)
+            return ("+" if sign and v > 0 else "") + power_of_ten(v, prec)
+
+        return sci
+    return lambda v: readable(v, sig=max(prec, 1), sign=sign)
+
+
+def _formatter(fmt_: str | Callable[[Any], str]) -> Callable[[Any], str]:
+    if callable(fmt_):
+        return fmt_
+    if fmt_ in KINDS:
+        return KINDS[fmt_]
+    if fmt_ == "source":
+        return source_links
+    if fmt_ == "text":
+        return _text_cell
+    return _from_spec(fmt_)
+
+
+def _text_cell(value: Any) -> str:
+    return source_links(value)  # free text may name sources too: they link like a source column
+
+
+def table(frame: pd.DataFrame, **formats: str | Callable[[Any], str]) -> Table:
+    """A DataFrame shown without index; each column formatted as a reader writes its numbers.
+
+    A column's format is, in order: the one given here (a ``str.format`` spec such as
+    ``"{:.1f}"``, a kind from :data:`KINDS` such as ``"money"``, ``"source"``, or a callable),
+    else the kind :func:`column_kind` infers from its name and values: years plain (2025), counts
+    and money with thousands separators (25,000; 6,250), shares as percentages (45%), ratios with
+    two decimals, other numbers to four significant figures. No cell prints e-notation: ``g`` and
+    ``e`` specs and huge or tiny numbers use powers of ten (3.1×10²³). Text cells are escaped and
+    their e-notation rewritten; source ids in them link to their entry on the sources page.
     """
-    floats = {c: "{:.6g}" for c in frame.columns if pd.api.types.is_float_dtype(frame[c]) and c not in formats}
-    return Table(frame.style.hide(axis="index").format(floats | formats, na_rep="–"), frame)
+    chosen: dict[str, Callable[[Any], str]] = {}
+    for col in frame.columns:
+        if col in formats:
+            chosen[col] = _formatter(formats[col])
+        else:
+            kind = column_kind(col, frame[col])
+            chosen[col] = yes_no if pd.api.types.is_bool_dtype(frame[col]) else _formatter(kind)
+    return Table(frame.style.hide(axis="index").format(chosen, na_rep="–"), frame)
+
+
+# --------------------------------------------------------------------------------------------
+# Links: source ids to the sources page, claims to the row of their check
+# --------------------------------------------------------------------------------------------
+
+SOURCES_PAGE = "sources.html"
+
+
+def source_anchor(source_id: str) -> str:
+    """The HTML id of a source's entry on the sources page."""
+    return f"source-{source_id}"
+
+
+def check_anchor(claim_id: str) -> str:
+    """The HTML id of a claim's row in its chapter's summary verdict table."""
+    return f"check-{claim_id}"
+
+
+def source_href(source_id: str) -> str:
+    """Relative link from a book page to a source's entry on the sources page."""
+    return f"{SOURCES_PAGE}#{source_anchor(source_id)}"
+
+
+def check_href(claim_id: str, chapter: str) -> str:
+    """Relative link from a book page to the row of the chapter that checks ``claim_id``."""
+    return f"{chapter}.html#{check_anchor(claim_id)}"
+
+
+def _source_ids() -> frozenset[str]:
+    from analyses import data
+
+    return frozenset(data.sources()["id"])
+
+
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9.-]*[a-z0-9]|[a-z0-9]")
+
+
+def source_links(value: Any) -> str:
+    """Text for an HTML cell: each known source id in it (``aiwiki-dgx-b300;v2pseo-gpu-tco-2026``,
+    ``id, Table 2``, an id named in a note) becomes a link to its entry on the sources page; the rest
+    is escaped, its e-notation rewritten and ``;`` lists spaced."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    text, known = str(value), _source_ids()
+
+    def plain(segment: str) -> str:
+        return html.escape(readable_text(re.sub(r"\s*;\s*", "; ", segment)), quote=False)
+
+    out, pos = [], 0
+    for m in _TOKEN.finditer(text):
+        if m.group(0) in known:
+            out += [
+                plain(text[pos : m.start()]),
+                f'<a class="source-link" href="{source_href(m.group(0))}">{m.group(0)}</a>',
+            ]
+            pos = m.end()
+    out.append(plain(text[pos:]))
+    return "".join(out)
 
 
 VERDICT_COLOURS = {
@@ -154,11 +395,184 @@ VERDICT_COLOURS = {
 }
 
 
-def verdict_table(ledger: pd.DataFrame) -> Table:
-    """The ledger's human columns, verdict cells coloured."""
-    cols = ["id", "section", "claim", "stated", "recomputed", "verdict", "reason"]
-    shown = ledger[cols].rename(columns=str.capitalize)
-    styler = shown.style.hide(axis="index").map(
-        lambda v: f"color: {VERDICT_COLOURS.get(v, 'inherit')}; font-weight: bold", subset=["Verdict"]
+# Columns of the ledger in the order a reader scans them: the verdict first, then what was claimed
+# and what we found; the lead's columns kind, holds and flips_if where the ledger has them.
+LEDGER_ORDER = (
+    "verdict",
+    "id",
+    "document",
+    "section",
+    "kind",
+    "topic",
+    "chapter",
+    "claim",
+    "stated",
+    "recomputed",
+    "reason",
+    "holds",
+    "flips_if",
+)
+# Short columns stacked in one cell ("claim"), each still sortable from its own header button.
+ABOUT = ("id", "document", "section", "kind", "topic", "chapter")
+LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "document": "doc", "claim": "claim"}
+VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
+
+
+def ledger_columns(ledger: pd.DataFrame, leave_out: tuple[str, ...] = ()) -> list[str]:
+    """The ledger's columns in :data:`LEDGER_ORDER`, any column it does not know at the end."""
+    known = [c for c in LEDGER_ORDER if c in ledger.columns]
+    return [c for c in known + [c for c in ledger.columns if c not in LEDGER_ORDER] if c not in leave_out]
+
+
+def short_document(name: str) -> str:
+    """A document's short name as the book cites it: ``000`` for ``000_f164c1abc5db046d.txt``."""
+    return str(name).split("_", 1)[0]
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or str(value).strip() == ""
+
+
+def ledger_cell(
+    column: str, row: Mapping[str, Any], written: frozenset[str] | None = None, base: str = ""
+) -> tuple[str, str | None]:
+    """One ledger value as ``(html, sort key)``, the key None where the value's text sorts right.
+
+    The verdict is coloured; the claim id links to the row of its check
+    (``<chapter>.html#check-<id>``) when its chapter is ``written`` (all when None); holds is a
+    percentage; text has its e-notation rewritten; ``base`` prefixes links (from a page outside
+    ``book/``). Keys order verdicts as :data:`VERDICT_COLOURS` lists them, sections and numbers by value.
+    """
+    value = row.get(column)
+    if column == "verdict":
+        colour = VERDICT_COLOURS.get(value, "inherit")
+        text = html.escape(str(value))
+        return f'<b class="verdict verdict-{text}" style="color:{colour}">{text}</b>', str(VERDICT_RANK.get(value, 9))
+    if column == "id":
+        cid, chapter = html.escape(str(value)), str(row.get("chapter", ""))
+        code = f"<code>{cid}</code>"
+        if written is None or chapter in written:
+            return f'<a class="check-link" href="{base}{check_href(str(value), chapter)}">{code}</a>', None
+        return code, None
+    if column == "holds":
+        if _blank(value):
+            return "–", "-1"
+        return share(float(value)), f"{float(value):.6f}"
+    if column == "document":
+        name = html.escape(str(value))
+        return f'<span title="{name}">{html.escape(short_document(value))}</span>', name
+    if column == "section":
+        parts = [int(p) if p.isdigit() else 0 for p in str(value).split(".")]
+        return f"§{html.escape(str(value))}", ".".join(f"{p:04d}" for p in parts)
+    if column == "chapter" and (written is None or value in written):
+        name = html.escape(str(value))
+        return f'<a href="{base}{name}.html">{name}</a>', None
+    if _blank(value):
+        return "–", ""
+    if isinstance(value, float):
+        return readable(value), f"{value:.6g}"
+    return source_links(value), None
+
+
+def _sort_attr(key: str | None) -> str:
+    return "" if key is None else f' data-sort="{html.escape(key)}"'
+
+
+def _about_cell(fields: list[str], row: Mapping[str, Any], written: frozenset[str] | None, base: str) -> str:
+    """The stacked short columns of one claim: its id, document and section, kind, topic, chapter."""
+    lines, line = [], []
+    for c in fields:
+        shown, key = ledger_cell(c, row, written, base)
+        span = f'<span data-field="{c}"{_sort_attr(key)}>{shown}</span>'
+        if c in ("document", "section"):
+            line.append(span)
+            continue
+        if line:
+            lines.append(" ".join(line))
+            line = []
+        lines.append(span if c == "id" else f'<span class="k">{LEDGER_LABELS.get(c, c)}</span> {span}')
+    if line:
+        lines.append(" ".join(line))
+    return "".join(f"<div>{ln}</div>" for ln in lines)
+
+
+def ledger_table(
+    ledger: pd.DataFrame,
+    leave_out: tuple[str, ...] = (),
+    written: frozenset[str] | None = None,
+    base: str = "",
+    anchors: bool = False,
+    filters: tuple[str, ...] = (),
+    css: str = "ledger-table",
+    buttons: bool = True,
+) -> str:
+    """The ledger as an HTML table, every column of ``ledger`` except ``leave_out``: the verdict
+    first, then one cell stacking the short columns (:data:`ABOUT`), then the claim, the figures
+    stated and recomputed, the reason, holds and flips_if, then any other column. Every column has
+    a sort button (``_static/audit.js``). ``anchors`` gives each row the id ``check-<claim id>``;
+    each column in ``filters`` becomes a ``data-<column>`` attribute of its rows. Without
+    ``buttons`` the headers are plain text (for print: browsers leave form controls out of the
+    header rows they repeat on every page)."""
+    cols = ledger_columns(ledger, leave_out)
+    about = [c for c in cols if c in ABOUT]
+    main = [c for c in cols if c not in ABOUT]
+    layout: list[str | list[str]] = [*main[:1], *([about] if about else []), *main[1:]]
+
+    def label(c: str) -> str:
+        return LEDGER_LABELS.get(c, c).replace("_", " ")
+
+    heads, cols_html = [], []
+    for i, item in enumerate(layout):
+        if not buttons:
+            text = " · ".join(label(c) for c in item) if isinstance(item, list) else label(item)
+            heads.append(f'<th scope="col">{text}</th>')
+            cols_html.append(f'<col class="col-{"about" if isinstance(item, list) else item}">')
+            continue
+        if isinstance(item, list):
+            buttons = " ".join(
+                f'<button type="button" data-sort-col="{i}" data-sort-field="{c}">{label(c)}</button>' for c in item
+            )
+            heads.append(f'<th scope="col" class="about">{buttons}</th>')
+            cols_html.append('<col class="col-about">')
+        else:
+            heads.append(f'<th scope="col"><button type="button" data-sort-col="{i}">{label(item)}</button></th>')
+            cols_html.append(f'<col class="col-{item}">')
+    rows = []
+    for row in ledger.to_dict("records"):
+        attrs = "".join(f' data-{c}="{html.escape(str(row.get(c, "")))}"' for c in filters if c in ledger.columns)
+        if anchors:
+            attrs = f' id="{check_anchor(str(row["id"]))}"' + attrs
+        cells = []
+        for item in layout:
+            if isinstance(item, list):
+                cells.append(f'<td class="about">{_about_cell(item, row, written, base)}</td>')
+            else:
+                shown, key = ledger_cell(item, row, written, base)
+                cells.append(f"<td{_sort_attr(key)}>{shown}</td>")
+        rows.append(f"<tr{attrs}>{''.join(cells)}</tr>")
+    return (
+        f'<table class="{css}"{" data-sortable" if buttons else ""}><colgroup>{"".join(cols_html)}</colgroup>'
+        f"<thead><tr>{''.join(heads)}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
-    return Table(styler, shown)
+
+
+class HtmlTable:
+    """Prebuilt deterministic HTML (rows with ids and links) with a plain-text form for nbval."""
+
+    def __init__(self, html_text: str, frame: pd.DataFrame):
+        self._html, self._frame = html_text, frame
+
+    def _repr_html_(self) -> str:
+        return self._html
+
+    def __repr__(self) -> str:
+        return self._frame.to_string(index=False, max_colwidth=60)
+
+
+def verdict_table(ledger: pd.DataFrame) -> HtmlTable:
+    """A chapter's summary of verdicts: one row per claim with the HTML id ``check-<claim id>``
+    (the ledger page links there), the verdict first and coloured, then the claim id with its
+    document, section and kind, the claim, the figures as stated and recomputed, the reason, and
+    the ledger's holds and flips_if where present (see :func:`ledger_table`)."""
+    text = ledger_table(ledger, leave_out=("topic", "chapter"), anchors=True, css="audit-verdicts")
+    return HtmlTable(f'<div class="audit-table">{text}</div>', ledger[ledger_columns(ledger, ("topic", "chapter"))])

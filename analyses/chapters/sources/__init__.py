@@ -1,14 +1,25 @@
-"""Page ``sources``: every source with what cites it, and where sources disagree."""
+"""Page ``sources``: every source with what cites it, where sources disagree, and the data files.
+
+Each source has an entry with the HTML id ``source-<id>`` (every source id shown elsewhere in the
+book links there), and the entry links to the source itself where its ``reference`` names a URL,
+an arXiv id or a DOI; a reference without one (this project's own measurements, a vendor listing
+cited second-hand) says so rather than inventing an address.
+"""
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from analyses import data
 from analyses.chapters.params import ChapterSpec, Param
+from analyses.site import downloads
+from analyses.site.notebook import HtmlTable, readable_text, source_anchor, source_links
 
 SPEC = ChapterSpec(
     slug="sources",
@@ -55,3 +66,130 @@ def sources_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
         .sort_values("id")
         .reset_index(drop=True)
     )
+
+
+# A reference names the source by URL, arXiv id or DOI (several separated by ";"); anything else
+# (a file of this repository, a site named without an address) has no link.
+_ARXIV = re.compile(r"^arxiv:\s*(\d{4}\.\d{4,5}(?:v\d+)?)$", re.I)
+_DOI = re.compile(r"^(?:doi:\s*|https?://doi\.org/)(10\.\d{4,9}/\S+)$", re.I)
+_URL = re.compile(r"^https?://\S+$")
+REPOSITORY_DIRS = ("tools/", "analyses/", "data/")
+
+
+def reference_links(reference: str) -> list[tuple[str, str | None]]:
+    """Each part of a ``reference`` as ``(text, url)``: URLs as they are, ``arXiv:ID`` as
+    ``https://arxiv.org/abs/ID``, ``doi:10.x/y`` as ``https://doi.org/10.x/y``; ``url`` is None for a
+    part that names no address."""
+    out: list[tuple[str, str | None]] = []
+    for part in (p.strip() for p in str(reference).split(";")):
+        if not part:
+            continue
+        if _URL.match(part) and not _DOI.match(part):
+            out.append((part, part))
+        elif m := _ARXIV.match(part):
+            out.append((f"arXiv:{m.group(1)}", f"https://arxiv.org/abs/{m.group(1)}"))
+        elif m := _DOI.match(part):
+            out.append((f"doi:{m.group(1)}", f"https://doi.org/{m.group(1)}"))
+        else:
+            out.append((part, None))
+    return out
+
+
+def has_link(reference: str) -> bool:
+    """Whether a reference names at least one address (URL, arXiv id or DOI)."""
+    return any(url for _, url in reference_links(reference))
+
+
+def _reference_html(reference: str) -> str:
+    parts = []
+    for text, url in reference_links(reference):
+        if url:
+            parts.append(f'<a class="reference external" href="{html.escape(url)}">{html.escape(text)}</a>')
+        else:
+            parts.append(html.escape(text, quote=False))
+    if not has_link(reference):
+        where = "this repository" if str(reference).startswith(REPOSITORY_DIRS) else "no public address recorded"
+        parts.append(f'<span class="no-url">({where})</span>')
+    return "; ".join(parts)
+
+
+def sources_html(frame: pd.DataFrame) -> str:
+    """The sources as a table, one row per source with the id ``source-<id>``: the source (id,
+    title, publisher, date, reference with its link), where in it, its conventions, who cites it."""
+    rows = []
+    for r in frame.to_dict("records"):
+        sid = html.escape(r["id"])
+        source = (
+            f"<code>{sid}</code><br><b>{html.escape(r['title'])}</b><br>"
+            f"{html.escape(r['publisher'])}, {html.escape(str(r['date']))}<br>{_reference_html(r['reference'])}"
+        )
+        cells = [source, r["locator"], r["conventions"], r["cited by (rows)"]]
+        shown = [cells[0], *(source_links(c) for c in cells[1:])]
+        rows.append(f'<tr id="{source_anchor(r["id"])}">' + "".join(f"<td>{c}</td>" for c in shown) + "</tr>")
+    head = "".join(
+        f'<th scope="col"><button type="button">{h}</button></th>'
+        for h in ("source", "where in it", "conventions", "cited by (rows)")
+    )
+    return (
+        '<table class="sources-table" data-sortable>'
+        '<colgroup><col style="width:34%"><col style="width:22%"><col style="width:30%"><col style="width:14%"></colgroup>'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def sources_view(frame: pd.DataFrame) -> HtmlTable:
+    """:func:`sources_html` for a notebook."""
+    return HtmlTable(f'<div class="audit-sources">{sources_html(frame)}</div>', frame)
+
+
+def data_files() -> pd.DataFrame:
+    """Every data table offered for download: its name, rows, file(s) under ``data/``, schema and
+    description (a table stored as several files, like ``sources``, lists each)."""
+    rows = []
+    root = Path(data.DATA_DIR)
+    for name in data.table_names():
+        single = root / f"{name}.csv"
+        files = [single] if single.is_file() else sorted((root / name).glob("*.csv"))
+        rows.append(
+            {
+                "table": name,
+                "rows": len(data.table(name)),
+                "files": [p.relative_to(root).as_posix() for p in files],
+                "schema": f"{name}.schema.yaml",
+                "description": data.schema(name).description,
+            }
+        )
+    return pd.DataFrame(rows, columns=["table", "rows", "files", "schema", "description"])
+
+
+def data_files_view() -> HtmlTable:
+    """:func:`data_files` with each file and schema linked to its copy in the site's downloads."""
+    frame = data_files()
+    prefix = downloads.FROM_BOOK + "data/"
+
+    def link(rel: str, label: str | None = None) -> str:
+        return f'<a href="{prefix}{html.escape(rel)}">{html.escape(label or rel)}</a>'
+
+    rows = []
+    for r in frame.to_dict("records"):
+        files = ", ".join(link(f, Path(f).name if len(r["files"]) > 1 else f) for f in r["files"])
+        rows.append(
+            f"<tr><td><code>{html.escape(r['table'])}</code></td><td>{r['rows']:,}</td>"
+            f"<td>{files} · {link(r['schema'], 'schema')}</td>"
+            f"<td>{html.escape(readable_text(r['description']), quote=False)}</td></tr>"
+        )
+    head = "".join(
+        f'<th scope="col"><button type="button">{h}</button></th>' for h in ("table", "rows", "CSV", "what it holds")
+    )
+    body = "".join(rows)
+    widths = "".join(f'<col style="width:{w}%">' for w in (22, 6, 30, 42))
+    text = (
+        f'<table class="data-files" data-sortable><colgroup>{widths}</colgroup>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+    return HtmlTable(f'<div class="audit-sources">{text}</div>', frame.drop(columns=["files"]))
+
+
+def download_links() -> downloads.LinkList:
+    """Links to the ledger's downloads (the data files are listed in their own table)."""
+    return downloads.links([("ledger.csv", "ledger (CSV)"), ("ledger.json", "ledger (JSON)")])

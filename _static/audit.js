@@ -1,0 +1,113 @@
+/* The book's tables, offline and without libraries.
+ *
+ * - A table with `data-sortable` sorts by a column when its header button is pressed (again:
+ *   reverse). A header may hold several buttons, one per field stacked in its cells
+ *   (`data-sort-field` names the `[data-field]` element). A cell's (or field's) `data-sort`
+ *   attribute, where present, is its sort key (verdicts in the book's order, sections and
+ *   percentages by value); otherwise its text, numbers compared as numbers.
+ * - In `.audit-ledger`, each `select[data-filter=COL]` keeps the rows whose `data-COL` equals the
+ *   chosen value, and `input[data-filter-text]` keeps rows containing the text. The choice is kept
+ *   in the page address (?verdict=inconsistent&document=...) so a filtered view can be shared.
+ * Without JavaScript every row shows and the controls stay hidden.
+ */
+(function () {
+  "use strict";
+
+  function key(row, col, field) {
+    var cell = row.cells[col];
+    if (cell && field) cell = cell.querySelector('[data-field="' + field + '"]');
+    if (!cell) return "";
+    return cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent.trim();
+  }
+
+  function asNumber(text) {
+    var t = text.replace(/[,%\s]/g, "").replace("\u2212", "-");
+    return /^[-+]?\d+(\.\d+)?$/.test(t) ? parseFloat(t) : NaN;
+  }
+
+  function compare(a, b) {
+    var x = asNumber(a), y = asNumber(b);
+    if (!isNaN(x) && !isNaN(y)) return x - y;
+    return a.localeCompare(b, "en", { numeric: true, sensitivity: "base" });
+  }
+
+  function sortable(table) {
+    var body = table.tBodies[0];
+    if (!body || !table.tHead) return;
+    var buttons = Array.prototype.slice.call(table.tHead.querySelectorAll("button"));
+    buttons.forEach(function (button, i) {
+      var th = button.closest("th");
+      var col = button.hasAttribute("data-sort-col") ? parseInt(button.getAttribute("data-sort-col"), 10) : th.cellIndex;
+      var field = button.getAttribute("data-sort-field");
+      button.addEventListener("click", function () {
+        var ascending = button.getAttribute("data-dir") !== "ascending";
+        buttons.forEach(function (b) {
+          b.removeAttribute("data-dir");
+          b.closest("th").removeAttribute("aria-sort");
+        });
+        button.setAttribute("data-dir", ascending ? "ascending" : "descending");
+        th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (r1, r2) {
+          var c = compare(key(r1, col, field), key(r2, col, field));
+          return ascending ? c : -c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  }
+
+  function filterable(root) {
+    var controls = root.querySelector(".ledger-controls");
+    var table = root.querySelector("table");
+    if (!controls || !table || !table.tBodies[0]) return;
+    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+    var selects = Array.prototype.slice.call(controls.querySelectorAll("select[data-filter]"));
+    var text = controls.querySelector("input[data-filter-text]");
+    var count = controls.querySelector(".ledger-count");
+
+    function apply(remember) {
+      var q = text ? text.value.trim().toLowerCase() : "";
+      var shown = 0;
+      rows.forEach(function (tr) {
+        var keep = selects.every(function (s) {
+          return !s.value || tr.getAttribute("data-" + s.getAttribute("data-filter")) === s.value;
+        });
+        if (keep && q) keep = tr.textContent.toLowerCase().indexOf(q) >= 0;
+        tr.style.display = keep ? "" : "none";
+        if (keep) shown += 1;
+      });
+      if (count) count.textContent = shown + " of " + rows.length + " claims";
+      if (remember && window.history && window.history.replaceState) {
+        var params = new URLSearchParams();
+        selects.forEach(function (s) { if (s.value) params.set(s.getAttribute("data-filter"), s.value); });
+        if (q) params.set("q", q);
+        var search = params.toString();
+        try {
+          window.history.replaceState(null, "", (search ? "?" + search : window.location.pathname) + window.location.hash);
+        } catch (e) { /* some browsers refuse to change the address of a file:// page */ }
+      }
+    }
+
+    var wanted = new URLSearchParams(window.location.search);
+    selects.forEach(function (s) {
+      var v = wanted.get(s.getAttribute("data-filter"));
+      if (v !== null && Array.prototype.some.call(s.options, function (o) { return o.value === v; })) s.value = v;
+      s.addEventListener("change", function () { apply(true); });
+    });
+    if (text) {
+      if (wanted.get("q")) text.value = wanted.get("q");
+      text.addEventListener("input", function () { apply(true); });
+    }
+    controls.hidden = false;
+    apply(false);
+  }
+
+  function init() {
+    Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), sortable);
+    Array.prototype.forEach.call(document.querySelectorAll(".audit-ledger"), filterable);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

@@ -1,0 +1,103 @@
+"""Downloads generated into the built site: the ledger as CSV and JSON, every data table as CSV,
+and a printable page of the verdicts.
+
+Nothing here is committed: :func:`write_downloads` runs at the end of every ``python -m analyses
+build`` and writes ``_build/html/downloads/``. The ledger files are byte for byte what
+``python -m analyses verdicts --format csv|json`` prints (both call :func:`ledger_text`); the
+data files are copies of ``data/``. The book's pages link here with :func:`links`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from analyses import data
+
+DOWNLOADS = "downloads"  # folder under the site root
+LEDGER_FILES = ("ledger.csv", "ledger.json")
+PRINTABLE = "ledger-print.html"
+FROM_BOOK = f"../{DOWNLOADS}/"  # a chapter page (book/<slug>.html) to the downloads folder
+
+
+def ledger_text(frame: pd.DataFrame, fmt: str) -> str:
+    """The ledger as the CLI prints it: ``csv`` (pandas, no index) or ``json`` (records, one
+    space indent, UTF-8 kept, a final newline)."""
+    if fmt == "csv":
+        return frame.to_csv(index=False)
+    if fmt == "json":
+        return json.dumps(frame.to_dict("records"), indent=1, ensure_ascii=False) + "\n"
+    raise ValueError(f"format must be csv or json, got {fmt!r}")
+
+
+def data_files(data_dir: Path | None = None) -> list[Path]:
+    """Every data table (CSV) and schema under ``data/``, relative to it, sorted."""
+    root = Path(data_dir or data.DATA_DIR)
+    return sorted(
+        p.relative_to(root) for p in root.rglob("*") if p.is_file() and p.name.endswith((".csv", ".schema.yaml"))
+    )
+
+
+def table_file(name: str) -> str:
+    """Path of a data table's CSV under the downloads folder (``data/gpus.csv``); a table stored as
+    several files (``sources``) has a folder (``data/sources/``)."""
+    return f"data/{name}.csv" if (Path(data.DATA_DIR) / f"{name}.csv").is_file() else f"data/{name}/"
+
+
+def links(items: Iterable[tuple[str, str]], prefix: str = FROM_BOOK) -> LinkList:
+    """A line of download links, ``items`` as (file under downloads/, label)."""
+    return LinkList([(prefix + path, label) for path, label in items])
+
+
+class LinkList:
+    """A short line of links for a notebook's output (HTML, with a plain-text form)."""
+
+    def __init__(self, items: list[tuple[str, str]]):
+        self.items = items
+
+    def _repr_html_(self) -> str:
+        parts = " · ".join(f'<a href="{html.escape(h)}">{html.escape(label)}</a>' for h, label in self.items)
+        return f'<p class="audit-downloads"><span>Download:</span> {parts}</p>'
+
+    def __repr__(self) -> str:
+        return "Download: " + ", ".join(label for _, label in self.items)
+
+
+def _write(path: Path, content: bytes) -> bool:
+    """Write ``content`` unless the file already holds it (keeps mtimes stable); True if written."""
+    if path.is_file() and path.read_bytes() == content:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(content)
+    tmp.replace(path)
+    return True
+
+
+def write_downloads(html_dir: Path, ledger: pd.DataFrame | None = None) -> list[Path]:
+    """Write the ledger (CSV, JSON), the printable page and a copy of every data file under
+    ``html_dir/downloads``; stale files left by an earlier build are removed. Returns what it wrote."""
+    from analyses import ledger as book_ledger
+    from analyses.chapters import claims
+
+    frame = book_ledger.ledger() if ledger is None else ledger
+    out = Path(html_dir) / DOWNLOADS
+    wanted: dict[Path, bytes] = {
+        out / "ledger.csv": ledger_text(frame, "csv").encode(),
+        out / "ledger.json": ledger_text(frame, "json").encode(),
+        out / PRINTABLE: claims.printable_page(frame).encode(),
+    }
+    for rel in data_files():
+        wanted[out / "data" / rel] = (Path(data.DATA_DIR) / rel).read_bytes()
+    written = [p for p, content in wanted.items() if _write(p, content)]
+    for old in [p for p in out.rglob("*") if p.is_file() and p not in wanted]:
+        old.unlink()
+    for folder in sorted((p for p in out.rglob("*") if p.is_dir()), reverse=True):
+        if not any(folder.iterdir()):
+            shutil.rmtree(folder)
+    return written
