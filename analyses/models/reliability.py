@@ -134,7 +134,8 @@ def expected_segment_time_s(
     """
     tau = np.asarray(interval_s, dtype=float)
     m = np.asarray(mtbf_s, dtype=float)
-    return (m + np.asarray(restart_s, dtype=float)) * np.expm1((tau + np.asarray(checkpoint_s, dtype=float)) / m)
+    with np.errstate(over="ignore"):  # a segment far longer than M never completes: infinite time
+        return (m + np.asarray(restart_s, dtype=float)) * np.expm1((tau + np.asarray(checkpoint_s, dtype=float)) / m)
 
 
 def goodput(
@@ -231,11 +232,12 @@ def policy_goodput(
     ``share / goodput(interval)``. The phases run along the first axis; every other input (and
     each phase's share) may be an array of scenario draws.
     """
-    phases = [
-        np.asarray(w, dtype=float) / goodput(t, checkpoint_s, mtbf_s, restart_s)
-        for t, w in zip(intervals_s, shares, strict=True)
-    ]
-    return 1.0 / np.sum(np.broadcast_arrays(*phases), axis=0)
+    with np.errstate(divide="ignore"):  # a phase with zero goodput takes forever: the policy's goodput is 0
+        phases = [
+            np.asarray(w, dtype=float) / goodput(t, checkpoint_s, mtbf_s, restart_s)
+            for t, w in zip(intervals_s, shares, strict=True)
+        ]
+        return 1.0 / np.sum(np.broadcast_arrays(*phases), axis=0)
 
 
 def goodput_curve(checkpoint_s: float, mtbf_s: float, restart_s: float, intervals_s: ArrayLike) -> pd.DataFrame:

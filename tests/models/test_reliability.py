@@ -158,7 +158,9 @@ def test_closed_form_optimum_matches_a_numerical_search(ratio, restart_s):
 
 def test_closed_form_optimum_limits_and_vectorisation():
     # first order in delta/M the optimum is Young's sqrt(2 delta M); no checkpoint cost, no interval
-    assert float(rel.optimal_interval_s(1.0, 1e10)) == pytest.approx(float(rel.checkpoint_interval(1.0, 1e10)), rel=1e-4)
+    assert float(rel.optimal_interval_s(1.0, 1e10)) == pytest.approx(
+        float(rel.checkpoint_interval(1.0, 1e10)), rel=1e-4
+    )
     assert float(rel.optimal_interval_s(0.0, 100.0)) == 0.0
     grid = rel.optimal_interval_s(np.array([6.3, 60.0, 600.0]), np.array([1e5, 1e5, 1e5]))
     assert grid.shape == (3,) and np.all(np.diff(grid) > 0)
