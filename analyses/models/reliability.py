@@ -195,27 +195,26 @@ def simulate_goodput(
 ) -> np.ndarray:
     """Monte Carlo goodput of ``runs`` jobs of ``work_s`` seconds of work (fixed seed, vectorised).
 
-    Each job is cut into segments of ``τ`` work + ``δ`` checkpoint (the last one shorter). For every
-    segment the number of failed attempts is drawn (geometric), and for every failure its time
-    (exponential truncated to the attempt length, by inverse CDF) and a restart ``R``. Returns the
-    goodput ``work_s / wall time`` of each run.
+    Each job is cut into segments of ``τ`` work + ``δ`` checkpoint (the last one shorter). The
+    failed attempts of a segment are geometric, so a job's failed attempts over its ``n`` equal
+    segments are negative binomial (``n`` successes at ``exp(−L/M)``), drawn once per job, and
+    those of the shorter last segment once more. Every failure then gets its time (exponential
+    truncated to its attempt's length, by inverse CDF) and a restart ``R``. Returns the goodput
+    ``work_s / wall time`` of each run.
     """
     rng = np.random.default_rng(seed)
     n_full = int(work_s // interval_s)
     tail = work_s - n_full * interval_s
-    lengths = np.full(n_full, interval_s + checkpoint_s)
-    if tail > 0:
-        lengths = np.append(lengths, tail + checkpoint_s)
-    q = np.exp(-lengths / mtbf_s)  # success probability of one attempt, per segment
-    failures = rng.geometric(np.broadcast_to(q, (runs, lengths.size))) - 1  # failed attempts
-    per_run_failures = failures.sum(axis=1)
-    seg_of_failure = np.repeat(np.tile(np.arange(lengths.size), runs), failures.ravel())
-    p_fail = -np.expm1(-lengths[seg_of_failure] / mtbf_s)
-    u = rng.random(seg_of_failure.size)
-    lost = -mtbf_s * np.log1p(-u * p_fail)  # time into the attempt when it failed
-    run_of_failure = np.repeat(np.arange(runs), per_run_failures)
-    lost_per_run = np.bincount(run_of_failure, weights=lost, minlength=runs)
-    wall = lengths.sum() + per_run_failures * restart_s + lost_per_run
+    lengths = [(n_full, interval_s + checkpoint_s)] + ([(1, tail + checkpoint_s)] if tail > 0 else [])
+    wall = np.zeros(runs)
+    for count, length in lengths:
+        if count == 0:
+            continue
+        failures = rng.negative_binomial(count, np.exp(-length / mtbf_s), size=runs)  # failed attempts per job
+        u = rng.random(int(failures.sum()))
+        lost = -mtbf_s * np.log1p(u * np.expm1(-length / mtbf_s))  # time into each failed attempt
+        run_of_failure = np.repeat(np.arange(runs), failures)
+        wall += count * length + failures * restart_s + np.bincount(run_of_failure, weights=lost, minlength=runs)
     return work_s / wall
 
 
