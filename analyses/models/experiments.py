@@ -3,8 +3,10 @@
 Conventions: times in days; a run needs a fixed amount of work. On the whole cluster (``n`` GPUs)
 at parallel efficiency ``e_full`` a run takes ``t_full``; on a slice of ``n/k`` GPUs at efficiency
 ``e_slice`` it takes ``t_full · k · e_full / e_slice`` (same work, ``1/k`` of the GPUs, each GPU
-``e_slice/e_full`` as productive). The two efficiencies are inputs here; the ``experiments``
-chapter can draw them from :mod:`analyses.models.scaling`.
+``e_slice/e_full`` as productive). A new cluster ``speedup`` times faster per GPU (same GPU count)
+divides every run's time. The efficiencies come from :mod:`analyses.models.scaling`
+(:func:`run_efficiency`, with a compute efficiency calibrated on a published run by
+:func:`calibrated_step_kwargs`).
 
 Early stopping is modelled as successive halving (Jamieson & Talwalkar 2016, AISTATS, Alg. 1;
 Li et al. 2018, "Hyperband", JMLR 18(185), Sec 3, Alg. 1 and Table 1): ``n`` configurations are
@@ -20,7 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from analyses.models.units import DAYS_PER_MONTH
+from analyses.models import scaling
+from analyses.models.units import DAYS_PER_MONTH, TERA
 
 
 def serial_days(runs: int, run_days_full: float) -> float:
@@ -29,23 +32,39 @@ def serial_days(runs: int, run_days_full: float) -> float:
 
 
 def concurrent_days(
-    runs: int, run_days_full: float, concurrent: int, e_full: float, e_slice: float, speedup: float = 1.0
-) -> float:
+    runs: int,
+    run_days_full: npt.ArrayLike,
+    concurrent: int,
+    e_full: npt.ArrayLike,
+    e_slice: npt.ArrayLike,
+    speedup: npt.ArrayLike,
+) -> np.ndarray:
     """Wall time (days) of ``runs`` runs, ``concurrent`` at a time on equal slices of the cluster.
 
     Each run on a slice takes ``run_days_full · concurrent · e_full / e_slice / speedup``; the runs
-    go in ``ceil(runs / concurrent)`` waves. ``speedup`` is the new cluster's throughput relative to
-    the one that gave ``run_days_full``.
+    go in ``ceil(runs / concurrent)`` waves. ``speedup`` is the cluster's per-GPU throughput
+    relative to the one that gave ``run_days_full`` (1 for the same cluster).
     """
-    per_run = run_days_full * concurrent * e_full / e_slice / speedup
-    return float(np.ceil(runs / concurrent) * per_run)
+    per_run = np.asarray(run_days_full, float) * concurrent * np.asarray(e_full, float) / np.asarray(e_slice, float)
+    return np.ceil(runs / concurrent) * per_run / np.asarray(speedup, float)
+
+
+def sweep_speedup(
+    runs: int, concurrent: int, e_full: npt.ArrayLike, e_slice: npt.ArrayLike, speedup: npt.ArrayLike
+) -> np.ndarray:
+    """Serial wall time on the old cluster over concurrent wall time on the new one (×).
+
+    ``runs · t / concurrent_days = speedup · (e_slice / e_full) · runs / (ceil(runs/k) · k)``: the
+    per-GPU speed-up, the efficiency small slices gain, and the idle slices of a last partial wave.
+    """
+    return runs / concurrent_days(runs, 1.0, concurrent, e_full, e_slice, speedup)
 
 
 def required_speedup(
     runs: int, serial_total_days: float, concurrent: int, target_days: float, e_full: float, e_slice: float
 ) -> float:
-    """Cluster speedup needed for the concurrent sweep to finish in ``target_days``."""
-    return concurrent_days(runs, serial_total_days / runs, concurrent, e_full, e_slice) / target_days
+    """Cluster speed-up needed for the concurrent sweep to finish in ``target_days``."""
+    return float(concurrent_days(runs, serial_total_days / runs, concurrent, e_full, e_slice, 1.0)) / target_days
 
 
 def runs_per_month(run_days: npt.ArrayLike) -> np.ndarray:
@@ -54,7 +73,7 @@ def runs_per_month(run_days: npt.ArrayLike) -> np.ndarray:
 
 
 def required_efficiency_ratio(
-    runs: int, serial_total_days: float, concurrent: int, target_days: float, speedup: float = 1.0
+    runs: int, serial_total_days: float, concurrent: int, target_days: float, speedup: float
 ) -> float:
     """The ``e_slice / e_full`` a concurrent sweep needs to finish in ``target_days``.
 
@@ -63,6 +82,37 @@ def required_efficiency_ratio(
     """
     per_run = serial_total_days / runs
     return float(np.ceil(runs / concurrent) * concurrent * per_run / (target_days * speedup))
+
+
+def run_efficiency(gpus: npt.ArrayLike, **step_kwargs: Any) -> np.ndarray:
+    """Parallel efficiency (compute / step time) of one run on ``gpus`` GPUs.
+
+    :func:`analyses.models.scaling.step_time` with ``step_kwargs``; the run keeps its global batch
+    (its hyper-parameters) on any slice, so splitting a cluster is strong scaling in reverse.
+    """
+    return np.asarray(scaling.step_time(n_gpus=np.asarray(gpus, float), **step_kwargs).efficiency)
+
+
+def calibrated_step_kwargs(
+    benchmark: dict[str, Any],
+    benchmark_cluster: dict[str, Any],
+    benchmark_peak_flops: float,
+    cluster: dict[str, Any],
+    peak_flops: float,
+) -> dict[str, Any]:
+    """Step-time arguments for a published run's recipe on another cluster, without ``n_gpus``.
+
+    The compute efficiency is solved so that the scaling model reproduces the run's measured model
+    FLOP/s per GPU (``value``, TFLOP/s) on its own cluster (:func:`analyses.models.scaling.solve_compute_efficiency`);
+    the recipe (shape, batch, microbatch, tensor and pipeline sizes) comes from the benchmark row
+    (``data/scaling_benchmarks.csv``) and the fabric from ``cluster`` (``data/cluster_configs.csv``).
+    """
+    recipe = scaling.benchmark_kwargs(benchmark)
+    efficiency = scaling.solve_compute_efficiency(
+        benchmark["value"] * TERA, **(recipe | scaling.cluster_kwargs(benchmark_cluster, benchmark_peak_flops))
+    )
+    recipe.pop("n_gpus")
+    return recipe | scaling.cluster_kwargs(cluster, peak_flops) | {"compute_efficiency": efficiency}
 
 
 # --------------------------------------------------------------------------------------------
@@ -209,7 +259,7 @@ def successive_halving_wall_days(
     concurrent: int,
     e_full: float,
     e_slice: float,
-    speedup: float = 1.0,
+    speedup: float,
     resume: bool = True,
     regroup: bool = True,
     e_by_concurrency: npt.ArrayLike | None = None,

@@ -15,6 +15,9 @@ Formulas and their sources
   do not themselves fail: ``E = (M + R)(exp((τ + δ)/M) − 1)`` (renewal argument: the number of
   failed attempts is geometric with mean ``exp(L/M) − 1`` and each costs ``R`` plus the
   truncated-exponential time before failure; derivation in :func:`expected_segment_time_s`).
+* The interval that maximises that goodput exactly, in closed form with the Lambert W function
+  (:func:`optimal_interval_s`), and the expected time one interruption costs
+  (:func:`lost_per_interruption_s`).
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from scipy.special import lambertw
 
-from analyses.models.units import SECONDS_PER_DAY
+from analyses.models.units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_YEAR
 
 ArrayLike = npt.ArrayLike
 
@@ -36,6 +40,20 @@ def per_gpu_mtbf_s(interruptions: ArrayLike, days: ArrayLike, gpus: ArrayLike) -
     """
     interruptions = np.asarray(interruptions, dtype=float)
     return np.asarray(gpus, dtype=float) * np.asarray(days, dtype=float) * SECONDS_PER_DAY / interruptions
+
+
+def interruptions_per_gpu_year(interruptions: ArrayLike, days: ArrayLike, gpus: ArrayLike) -> np.ndarray:
+    """Interruptions per GPU per year implied by a job's log: ``interruptions · 365.25 / (gpus · days)``.
+
+    The reciprocal of :func:`per_gpu_mtbf_s` in GPU-years (a Julian year, :mod:`analyses.models.units`).
+    """
+    gpu_days = np.asarray(gpus, dtype=float) * np.asarray(days, dtype=float)
+    return np.asarray(interruptions, dtype=float) * DAYS_PER_YEAR / gpu_days
+
+
+def per_gpu_mtbf_from_rate_s(interruptions_per_gpu_year: ArrayLike) -> np.ndarray:
+    """Per-GPU mean time between interruptions (s) from a rate in interruptions per GPU-year."""
+    return SECONDS_PER_YEAR / np.asarray(interruptions_per_gpu_year, dtype=float)
 
 
 def cluster_mtbf_s(gpus: ArrayLike, per_gpu_mtbf: ArrayLike) -> np.ndarray:
@@ -56,6 +74,20 @@ def gpus_for_mtbf(mtbf_s: ArrayLike, per_gpu_mtbf: ArrayLike) -> np.ndarray:
 def prob_no_failure(duration_s: ArrayLike, mtbf_s: ArrayLike) -> np.ndarray:
     """Probability of no interruption in ``duration_s`` when interruptions arrive every ``mtbf_s`` on average."""
     return np.exp(-np.asarray(duration_s, dtype=float) / np.asarray(mtbf_s, dtype=float))
+
+
+def clean_run_mtbf_s(duration_s: ArrayLike, probability: ArrayLike) -> np.ndarray:
+    """The smallest mean time between interruptions (s) under which a run of ``duration_s`` has at
+    least ``probability`` of no interruption: ``T / −ln p`` (inverse of :func:`prob_no_failure`)."""
+    return np.asarray(duration_s, dtype=float) / -np.log(np.asarray(probability, dtype=float))
+
+
+def downtime_bound_s(effective_time_min: ArrayLike, days: ArrayLike, interruptions: ArrayLike) -> np.ndarray:
+    """Upper bound on the mean time (s) one interruption cost a run that kept at least
+    ``effective_time_min`` of its ``days`` productive: ``(1 − share) · days · 86400 / interruptions``
+    (restart plus recomputed work together)."""
+    lost_days = (1.0 - np.asarray(effective_time_min, dtype=float)) * np.asarray(days, dtype=float)
+    return lost_days * SECONDS_PER_DAY / np.asarray(interruptions, dtype=float)
 
 
 def checkpoint_interval(checkpoint_s: ArrayLike, mtbf_s: ArrayLike, *, method: str = "young") -> np.ndarray:
@@ -102,7 +134,8 @@ def expected_segment_time_s(
     """
     tau = np.asarray(interval_s, dtype=float)
     m = np.asarray(mtbf_s, dtype=float)
-    return (m + np.asarray(restart_s, dtype=float)) * np.expm1((tau + np.asarray(checkpoint_s, dtype=float)) / m)
+    with np.errstate(over="ignore"):  # a segment far longer than M never completes: infinite time
+        return (m + np.asarray(restart_s, dtype=float)) * np.expm1((tau + np.asarray(checkpoint_s, dtype=float)) / m)
 
 
 def goodput(
@@ -117,17 +150,37 @@ def goodput(
     return tau / expected_segment_time_s(tau, checkpoint_s, mtbf_s, restart_s)
 
 
-def optimal_interval_numeric(checkpoint_s: float, mtbf_s: float, restart_s: float = 0.0) -> float:
-    """The interval (s) that maximises :func:`goodput` exactly, by bounded scalar minimisation."""
-    from scipy.optimize import minimize_scalar
+def optimal_interval_s(checkpoint_s: ArrayLike, mtbf_s: ArrayLike) -> np.ndarray:
+    """The interval τ (s) that maximises :func:`goodput` exactly, for any restart time (closed form).
 
-    res = minimize_scalar(
-        lambda t: -float(goodput(t, checkpoint_s, mtbf_s, restart_s)),
-        bounds=(1e-6 * mtbf_s, 5.0 * mtbf_s),
-        method="bounded",
-        options={"xatol": 1e-6 * mtbf_s},
-    )
-    return float(res.x)
+    Setting the derivative of ``log τ − log(exp((τ + δ)/M) − 1)`` to zero gives
+    ``exp(x)(1 + δ/M − x) = 1`` with ``x = (τ + δ)/M``, whose root with ``τ > 0`` is
+    ``τ* = M (1 + W₀(−exp(−(1 + δ/M))))`` (W₀: principal branch of Lambert's W). The restart time
+    scales the expected segment time by ``M + R`` and does not move the optimum. Young's
+    ``sqrt(2δM)`` is its first-order term in ``δ/M``.
+    """
+    delta = np.asarray(checkpoint_s, dtype=float)
+    m = np.asarray(mtbf_s, dtype=float)
+    if np.any(delta < 0) or np.any(m <= 0):
+        raise ValueError("checkpoint_s must be >= 0 and mtbf_s > 0")
+    # the argument lies in (-1/e, 0); keep it inside when δ/M is tiny (W is undefined in floating
+    # point at -1/e itself, where δ = 0 and the optimum is τ = 0)
+    z = np.maximum(-np.exp(-(1.0 + delta / m)), np.nextafter(-np.exp(-1.0), 0.0))
+    return np.where(delta > 0, m * np.maximum(1.0 + lambertw(z, 0).real, 0.0), 0.0)
+
+
+def lost_per_interruption_s(
+    interval_s: ArrayLike, checkpoint_s: ArrayLike, mtbf_s: ArrayLike, restart_s: ArrayLike = 0.0
+) -> np.ndarray:
+    """Expected time (s) one interruption costs: the restart plus the work since the last checkpoint.
+
+    A failure strikes an attempt of length ``L = τ + δ`` at a time exponential with mean ``M``
+    truncated to ``[0, L)``, whose mean is ``M − L / (exp(L/M) − 1)`` (about ``L/2`` when
+    ``L ≪ M``); the restart ``R`` comes on top.
+    """
+    length = np.asarray(interval_s, dtype=float) + np.asarray(checkpoint_s, dtype=float)
+    m = np.asarray(mtbf_s, dtype=float)
+    return np.asarray(restart_s, dtype=float) + m - length / np.expm1(length / m)
 
 
 def simulate_goodput(
@@ -142,41 +195,48 @@ def simulate_goodput(
 ) -> np.ndarray:
     """Monte Carlo goodput of ``runs`` jobs of ``work_s`` seconds of work (fixed seed, vectorised).
 
-    Each job is cut into segments of ``τ`` work + ``δ`` checkpoint (the last one shorter). For every
-    segment the number of failed attempts is drawn (geometric), and for every failure its time
-    (exponential truncated to the attempt length, by inverse CDF) and a restart ``R``. Returns the
-    goodput ``work_s / wall time`` of each run.
+    Each job is cut into segments of ``τ`` work + ``δ`` checkpoint (the last one shorter). The
+    failed attempts of a segment are geometric, so a job's failed attempts over its ``n`` equal
+    segments are negative binomial (``n`` successes at ``exp(−L/M)``), drawn once per job, and
+    those of the shorter last segment once more. Every failure then gets its time (exponential
+    truncated to its attempt's length, by inverse CDF) and a restart ``R``. Returns the goodput
+    ``work_s / wall time`` of each run.
     """
     rng = np.random.default_rng(seed)
     n_full = int(work_s // interval_s)
     tail = work_s - n_full * interval_s
-    lengths = np.full(n_full, interval_s + checkpoint_s)
-    if tail > 0:
-        lengths = np.append(lengths, tail + checkpoint_s)
-    q = np.exp(-lengths / mtbf_s)  # success probability of one attempt, per segment
-    failures = rng.geometric(np.broadcast_to(q, (runs, lengths.size))) - 1  # failed attempts
-    per_run_failures = failures.sum(axis=1)
-    seg_of_failure = np.repeat(np.tile(np.arange(lengths.size), runs), failures.ravel())
-    p_fail = -np.expm1(-lengths[seg_of_failure] / mtbf_s)
-    u = rng.random(seg_of_failure.size)
-    lost = -mtbf_s * np.log1p(-u * p_fail)  # time into the attempt when it failed
-    run_of_failure = np.repeat(np.arange(runs), per_run_failures)
-    lost_per_run = np.bincount(run_of_failure, weights=lost, minlength=runs)
-    wall = lengths.sum() + per_run_failures * restart_s + lost_per_run
+    lengths = [(n_full, interval_s + checkpoint_s)] + ([(1, tail + checkpoint_s)] if tail > 0 else [])
+    wall = np.zeros(runs)
+    for count, length in lengths:
+        if count == 0:
+            continue
+        failures = rng.negative_binomial(count, np.exp(-length / mtbf_s), size=runs)  # failed attempts per job
+        u = rng.random(int(failures.sum()))
+        lost = -mtbf_s * np.log1p(u * np.expm1(-length / mtbf_s))  # time into each failed attempt
+        run_of_failure = np.repeat(np.arange(runs), failures)
+        wall += count * length + failures * restart_s + np.bincount(run_of_failure, weights=lost, minlength=runs)
     return work_s / wall
 
 
 def policy_goodput(
-    intervals_s: ArrayLike, shares: ArrayLike, checkpoint_s: float, mtbf_s: float, restart_s: float = 0.0
-) -> float:
+    intervals_s: ArrayLike,
+    shares: ArrayLike,
+    checkpoint_s: ArrayLike,
+    mtbf_s: ArrayLike,
+    restart_s: ArrayLike = 0.0,
+) -> np.ndarray:
     """Goodput of a phased checkpoint policy: interval ``intervals_s[i]`` for a share ``shares[i]`` of the work.
 
     Work-weighted harmonic combination: total wall time is the sum over phases of
-    ``share / goodput(interval)``.
+    ``share / goodput(interval)``. The phases run along the first axis; every other input (and
+    each phase's share) may be an array of scenario draws.
     """
-    intervals = np.asarray(intervals_s, dtype=float)
-    shares = np.asarray(shares, dtype=float)
-    return float(1.0 / np.sum(shares / goodput(intervals, checkpoint_s, mtbf_s, restart_s)))
+    with np.errstate(divide="ignore"):  # a phase with zero goodput takes forever: the policy's goodput is 0
+        phases = [
+            np.asarray(w, dtype=float) / goodput(t, checkpoint_s, mtbf_s, restart_s)
+            for t, w in zip(intervals_s, shares, strict=True)
+        ]
+        return 1.0 / np.sum(np.broadcast_arrays(*phases), axis=0)
 
 
 def goodput_curve(checkpoint_s: float, mtbf_s: float, restart_s: float, intervals_s: ArrayLike) -> pd.DataFrame:
@@ -196,3 +256,69 @@ def crash_recovery_hours(
     recomputed work.
     """
     return run_days / crash_interval_days * (recovery_h + lost_work_h)
+
+
+# --------------------------------------------------------------------------------------------
+# What interrupts a job, and what server hardware could prevent
+# --------------------------------------------------------------------------------------------
+
+# Llama 3's Table 5 causes in three nested tiers of what server hardware features could prevent at
+# most: the causes ECC memory, redundant power and thermal monitoring target; every other GPU and
+# host component; the network and unplanned host maintenance the paper counts as (suspected)
+# hardware. Software, dependencies and unexplained NCCL timeouts are in none. Causes not listed
+# (a new source's rows) count as not preventable.
+PREVENTION_TIERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "targeted by ECC, redundant power and thermal monitoring",
+        ("GPU HBM3 memory", "GPU SRAM memory", "System memory", "GPU thermal interface and sensor", "Power supply"),
+    ),
+    (
+        "other GPU and host hardware",
+        (
+            "Faulty GPU",
+            "GPU system processor",
+            "Silent data corruption",
+            "NIC",
+            "SSD",
+            "Server chassis",
+            "IO expansion board",
+            "CPU",
+        ),
+    ),
+    ("network and host maintenance", ("Network switch/cable", "Host maintenance")),
+)
+NOT_PREVENTABLE = "software and unknown"
+
+
+def prevention_tier(cause: str) -> str:
+    """The tier of :data:`PREVENTION_TIERS` a cause belongs to (:data:`NOT_PREVENTABLE` if none)."""
+    for tier, causes in PREVENTION_TIERS:
+        if cause in causes:
+            return tier
+    return NOT_PREVENTABLE
+
+
+def preventable_shares(causes: pd.DataFrame) -> np.ndarray:
+    """Cumulative share of interruptions in the first 1, 2 and 3 tiers of :data:`PREVENTION_TIERS`.
+
+    ``causes`` has columns ``cause`` and ``count`` (``data/failure_causes.csv``). These are the low,
+    central and high values of the scenario's ``preventable_interruption_share``.
+    """
+    tiers = causes["cause"].map(prevention_tier)
+    counts = causes["count"].to_numpy(dtype=float)
+    total = counts.sum()
+    shares = [counts[tiers.isin([t for t, _ in PREVENTION_TIERS[: k + 1]]).to_numpy()].sum() / total for k in range(3)]
+    return np.asarray(shares)
+
+
+def cause_table(causes: pd.DataFrame) -> pd.DataFrame:
+    """Interruptions by cause with their share of the total, prevention tier and category, largest first."""
+    out = causes[["cause", "category", "count"]].copy()
+    out["share"] = out["count"] / out["count"].sum()
+    out["tier"] = out["cause"].map(prevention_tier)
+    return out.sort_values("count", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def interruption_cut_factor(preventable_share: ArrayLike) -> np.ndarray:
+    """How many times fewer interruptions remain if a share of them is prevented: ``1 / (1 − share)``."""
+    return 1.0 / (1.0 - np.asarray(preventable_share, dtype=float))

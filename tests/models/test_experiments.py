@@ -9,9 +9,15 @@ from analyses.models import units
 
 def test_concurrency_on_a_fixed_cluster_gains_only_the_efficiency_ratio():
     # 12 runs of 3 days; 6 at a time on 1/6 slices: two waves of 3*6 days, times e_full/e_slice.
-    assert ex.concurrent_days(12, 3.0, 6, 1.0, 1.0) == pytest.approx(36.0)
-    assert ex.concurrent_days(12, 3.0, 6, 0.8, 0.95) == pytest.approx(36.0 * 0.8 / 0.95)
+    assert float(ex.concurrent_days(12, 3.0, 6, 1.0, 1.0, 1.0)) == pytest.approx(36.0)
+    assert float(ex.concurrent_days(12, 3.0, 6, 0.8, 0.95, 1.0)) == pytest.approx(36.0 * 0.8 / 0.95)
     assert ex.required_speedup(12, 36.0, 6, 9.0, 1.0, 1.0) == pytest.approx(4.0)
+    # a cluster x times faster per GPU divides the sweep by x; a last partial wave leaves slices idle
+    assert float(ex.concurrent_days(12, 3.0, 6, 0.8, 0.95, 10.0)) == pytest.approx(36.0 * 0.8 / 0.95 / 10)
+    assert float(ex.sweep_speedup(12, 6, 0.8, 0.95, 10.0)) == pytest.approx(10 * 0.95 / 0.8)
+    assert float(ex.sweep_speedup(10, 6, 1.0, 1.0, 1.0)) == pytest.approx(10 / 12)
+    speedups = ex.sweep_speedup(12, 6, 0.9, 0.99, np.array([1.0, 4.0, 10.2]))
+    assert speedups == pytest.approx(np.array([1.0, 4.0, 10.2]) * 0.99 / 0.9)
 
 
 def test_runs_per_month():
@@ -105,21 +111,21 @@ def test_closed_form_vectorises_and_power_of_eta_limit():
 
 def test_without_early_stopping_wall_clock_is_the_concurrent_sweep():
     # min_budget = 1: one rung, every configuration trained fully = concurrent_days.
-    wall = ex.successive_halving_wall_days(12, 3, 1.0, 3.0, 6, 0.8, 0.95)
-    assert wall == pytest.approx(ex.concurrent_days(12, 3.0, 6, 0.8, 0.95))
+    wall = ex.successive_halving_wall_days(12, 3, 1.0, 3.0, 6, 0.8, 0.95, 1.0)
+    assert wall == pytest.approx(float(ex.concurrent_days(12, 3.0, 6, 0.8, 0.95, 1.0)))
 
 
 def test_wall_clock_conserves_work_when_waves_are_full():
     # 12 configs, eta 2, first rung 1/4, 3 slices, perfect efficiency, fixed slices: rungs of
     # 12, 6 and 3 jobs fill 4, 2 and 1 whole waves, so wall time = compute / cluster = 6 runs × 3 d.
-    wall = ex.successive_halving_wall_days(12, 2, 0.25, 3.0, 3, 1.0, 1.0, regroup=False)
+    wall = ex.successive_halving_wall_days(12, 2, 0.25, 3.0, 3, 1.0, 1.0, 1.0, regroup=False)
     assert float(ex.successive_halving_full_runs(12, 2, 0.25, resume=True)) == pytest.approx(6.0)
     assert wall == pytest.approx(6.0 * 3.0)
 
 
 def test_required_efficiency_ratio():
     # 36 -> 9 days with 12 runs, 6 at a time: e_slice/e_full = ceil(12/6)·6·3/9 = 4.
-    assert ex.required_efficiency_ratio(12, 36.0, 6, 9.0) == pytest.approx(4.0)
+    assert ex.required_efficiency_ratio(12, 36.0, 6, 9.0, 1.0) == pytest.approx(4.0)
     assert ex.required_efficiency_ratio(12, 36.0, 6, 9.0, speedup=4.0) == pytest.approx(1.0)
 
 
@@ -166,3 +172,25 @@ def test_gpu_days_of_the_documents_sweep_by_hand():
     assert float(ex.successive_halving_gpu_days(12, 3, 0.1, 3.0, 48)) == pytest.approx(2.7 * 3 * 48)
     # from scratch: 12·0.1 + 4·0.3 + 1·1 = 3.4 full runs
     assert float(ex.successive_halving_full_runs(12, 3, 0.1, resume=False)) == pytest.approx(3.4)
+
+
+def test_calibrated_recipe_reproduces_its_run_and_slices_gain_efficiency():
+    # The Megatron-Bridge Llama 3 8B FP8 row (1,576 model TFLOP/s per GPU on 8 B200) calibrates the
+    # compute efficiency; on its own cluster the calibrated step must give that throughput back
+    # (to the solver's tolerance), and a run's efficiency must fall as it spreads over more GPUs
+    # with the same batch (strong scaling), reaching 1 on a single GPU (no communication).
+    from analyses import data
+    from analyses.models import scaling
+
+    bench = data.table("scaling_benchmarks").set_index("id").loc["mb-b200-8b-8"].to_dict()
+    bench["id"] = "mb-b200-8b-8"
+    clusters = data.table("cluster_configs").set_index("name")
+    own = clusters.loc[bench["cluster"]].to_dict()
+    peak = data.gpu("B200").peak_flops("fp8")
+    kw = ex.calibrated_step_kwargs(bench, own, peak, own, peak)
+    st = scaling.step_time(n_gpus=8, **kw)
+    achieved = float(scaling.achieved_flops_per_gpu(st, peak, kw["compute_efficiency"]))
+    assert achieved / 1e12 == pytest.approx(1576, rel=1e-6)
+    eff = ex.run_efficiency([1, 8, 16, 48, 96], **kw)
+    assert eff[0] == pytest.approx(1.0)
+    assert np.all(np.diff(eff) < 0)

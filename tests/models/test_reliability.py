@@ -2,9 +2,21 @@
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize_scalar
 
-from analyses import data
+from analyses import data, scenario
 from analyses.models import reliability as rel
+
+
+def numeric_optimum(delta: float, m: float, r: float = 0.0) -> float:
+    """The goodput-maximising interval by bounded scalar search (an independent check of the closed form)."""
+    res = minimize_scalar(
+        lambda t: -float(rel.goodput(t, delta, m, r)),
+        bounds=(1e-9 * m, 5.0 * m),
+        method="bounded",
+        options={"xatol": 1e-9 * m},
+    )
+    return float(res.x)
 
 
 def test_young_reproduces_published_worked_example():
@@ -25,7 +37,7 @@ def test_daly_is_near_the_exact_optimum(ratio):
     # the estimate is accurate for delta < 2M); Young's first-order estimate does worse at large ratios.
     m = 10_000.0
     delta = ratio * m
-    best = rel.optimal_interval_numeric(delta, m)
+    best = float(rel.optimal_interval_s(delta, m))
     g_best = float(rel.goodput(best, delta, m))
     g_daly = float(rel.goodput(rel.checkpoint_interval(delta, m, method="daly"), delta, m))
     assert g_daly == pytest.approx(g_best, rel=1e-3)
@@ -126,5 +138,101 @@ def test_policy_and_crash_arithmetic():
     assert rel.crash_recovery_hours(50, 5, 3) == 30
     # a one-phase policy equals plain goodput
     g = rel.policy_goodput([900.0], [1.0], 60.0, 86_400.0, 600.0)
-    assert g == pytest.approx(float(rel.goodput(900.0, 60.0, 86_400.0, 600.0)))
+    assert float(g) == pytest.approx(float(rel.goodput(900.0, 60.0, 86_400.0, 600.0)))
     assert rel.prob_no_failure(50, 5) == pytest.approx(np.exp(-10))
+
+
+@pytest.mark.parametrize("ratio", [1e-8, 1e-6, 1e-4, 1e-2, 0.2, 1.0, 3.0])
+@pytest.mark.parametrize("restart_s", [0.0, 600.0])
+def test_closed_form_optimum_matches_a_numerical_search(ratio, restart_s):
+    # tau* = M (1 + W0(-exp(-(1 + delta/M)))) maximises goodput exactly; a bounded numerical search
+    # must find the same interval to 1e-5 relative (the search's own tolerance is 1e-9 M) and the
+    # same goodput to 1e-12; the restart time does not move the optimum.
+    m = 50_000.0
+    delta = ratio * m
+    closed = float(rel.optimal_interval_s(delta, m))
+    found = numeric_optimum(delta, m, restart_s)
+    assert closed == pytest.approx(found, rel=1e-5)
+    assert float(rel.goodput(closed, delta, m, restart_s)) >= float(rel.goodput(found, delta, m, restart_s)) - 1e-12
+
+
+def test_closed_form_optimum_limits_and_vectorisation():
+    # first order in delta/M the optimum is Young's sqrt(2 delta M); no checkpoint cost, no interval
+    assert float(rel.optimal_interval_s(1.0, 1e10)) == pytest.approx(
+        float(rel.checkpoint_interval(1.0, 1e10)), rel=1e-4
+    )
+    assert float(rel.optimal_interval_s(0.0, 100.0)) == 0.0
+    grid = rel.optimal_interval_s(np.array([6.3, 60.0, 600.0]), np.array([1e5, 1e5, 1e5]))
+    assert grid.shape == (3,) and np.all(np.diff(grid) > 0)
+    with pytest.raises(ValueError):
+        rel.optimal_interval_s(-1.0, 100.0)
+
+
+@pytest.mark.parametrize(("tau", "delta", "m", "r"), [(3600.0, 60.0, 356_000.0, 600.0), (900.0, 600.0, 5_000.0, 0.0)])
+def test_lost_per_interruption_is_what_the_segment_time_adds(tau, delta, m, r):
+    # A segment of length L = tau + delta takes E = (M + R)(exp(L/M) - 1) on average and suffers
+    # exp(L/M) - 1 failed attempts; so E = L + (exp(L/M) - 1) x (time lost per interruption).
+    length = tau + delta
+    expected = float(rel.expected_segment_time_s(tau, delta, m, r))
+    lost = float(rel.lost_per_interruption_s(tau, delta, m, r))
+    assert expected == pytest.approx(length + np.expm1(length / m) * lost, rel=1e-12)
+    # far from failures it is the restart plus half the segment
+    assert float(rel.lost_per_interruption_s(tau, delta, 1e12, r)) == pytest.approx(r + length / 2, rel=1e-6)
+
+
+def test_rates_mtbf_clean_runs_and_the_llama3_downtime_bound():
+    # 419 unexpected interruptions in 54 days on 16,384 GPUs: 0.173 per GPU-year (Julian year)
+    rate = float(rel.interruptions_per_gpu_year(419, 54, 16384))
+    assert rate == pytest.approx(419 * 365.25 / (16384 * 54), rel=1e-12)
+    assert float(rel.per_gpu_mtbf_from_rate_s(rate)) == pytest.approx(float(rel.per_gpu_mtbf_s(419, 54, 16384)))
+    # a run lies within the 90% interval of outcomes when P(no failure) >= 5%: MTBF >= T / ln 20
+    need = float(rel.clean_run_mtbf_s(50.0, 0.05))
+    assert need == pytest.approx(50 / np.log(20))
+    assert float(rel.prob_no_failure(50.0, need)) == pytest.approx(0.05)
+    # Llama 3: over 90% effective time, 466 interruptions in 54 days -> at most 16.7 min each
+    assert float(rel.downtime_bound_s(0.9, 54, 466)) / 60 == pytest.approx(0.1 * 54 * 1440 / 466)
+    assert float(rel.downtime_bound_s(0.9, 54, 466)) / 60 == pytest.approx(16.69, abs=0.01)
+    assert float(rel.interruption_cut_factor(0.9)) == pytest.approx(10.0)
+
+
+def test_phased_policy_goodput_broadcasts_over_scenario_draws():
+    shares = np.array([0.1, 0.5])
+    m = np.array([356_000.0, 100_000.0])
+    got = rel.policy_goodput([900.0, 3600.0], [shares, 1 - shares], 60.0, m, 600.0)
+    for i in range(2):
+        one = rel.policy_goodput([900.0, 3600.0], [shares[i], 1 - shares[i]], 60.0, m[i], 600.0)
+        assert got[i] == pytest.approx(float(one))
+        g = rel.goodput(np.array([900.0, 3600.0]), 60.0, m[i], 600.0)
+        assert got[i] == pytest.approx(1 / (shares[i] / g[0] + (1 - shares[i]) / g[1]))
+
+
+def _sig3(x: float) -> float:
+    return float(f"{x:.3g}")
+
+
+def test_scenario_failure_rate_is_the_published_logs():
+    # The scenario types interruptions_per_gpu_year until it can derive it: central = Llama 3's
+    # unexpected interruptions, 5%-95% = the lowest and highest published log. Kept equal here.
+    logs = data.failure_logs()
+    rates = rel.interruptions_per_gpu_year(logs["interruptions"], logs["days"], logs["gpus"])
+    by_id = dict(zip(logs["id"], rates, strict=True))
+    r = scenario.assumption("interruptions_per_gpu_year").range
+    assert (r.low, r.central, r.high) == (
+        _sig3(rates.min()),
+        _sig3(by_id["llama3-405b-unexpected"]),
+        _sig3(rates.max()),
+    )
+
+
+def test_scenario_preventable_share_is_llama3_table5():
+    # low: memory, thermal and power causes (102 of 419); central: every GPU and host component
+    # (289); high: also network and unplanned host maintenance (356). Table 5 counts.
+    causes = data.failure_causes("llama3-405b-unexpected")
+    shares = rel.preventable_shares(causes)
+    assert shares * 419 == pytest.approx([102, 289, 356])
+    r = scenario.assumption("preventable_interruption_share").range
+    assert (r.low, r.central, r.high) == tuple(_sig3(v) for v in shares)
+    table = rel.cause_table(causes)
+    assert table["share"].sum() == pytest.approx(1.0)
+    assert set(table["tier"]) == {t for t, _ in rel.PREVENTION_TIERS} | {rel.NOT_PREVENTABLE}
+    assert rel.prevention_tier("Software bug") == rel.NOT_PREVENTABLE

@@ -1,0 +1,75 @@
+"""Charts of the experiments chapter, each drawn from a computed :class:`~analyses.chapters.experiments.Result`."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from analyses.chapters.experiments import Result
+from analyses.site import sliders
+from analyses.site.notebook import stated
+
+
+def timeline_chart(res: Result) -> alt.LayerChart:
+    """The sweep's runs serially and side by side on the old cluster and side by side on B300, the stated
+    days as a dashed rule."""
+    days = res.sweep.case.parallel_days
+    rule = pd.DataFrame({"days": [days], "label": [f"stated: {stated(days)} days"]})
+    bars = (
+        alt.Chart(res.timeline)
+        .mark_bar(stroke="white")
+        .encode(
+            x=alt.X("start:Q", title="days"),
+            x2="end:Q",
+            y=alt.Y("schedule:N", title=None, sort=None),
+            yOffset=alt.YOffset("run:O"),
+            color=alt.Color("schedule:N", title=None, legend=None),
+            tooltip=["schedule", "run", alt.Tooltip("start:Q", format=".1f"), alt.Tooltip("end:Q", format=".1f")],
+        )
+    )
+    line = alt.Chart(rule).mark_rule(strokeDash=[6, 4], color="black").encode(x="days:Q", tooltip=["label"])
+    return (bars + line).properties(width=480, height=240)
+
+
+def early_stopping_chart(res: Result) -> alt.HConcatChart:
+    """Left: what successive halving saves and risks against eta. Right: the risk against rank correlation."""
+    left = (
+        alt.Chart(res.by_eta)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("eta:O", title="eta (1 in eta configurations promoted)"),
+            y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title=None),
+            color=alt.Color("quantity:N", title=None, legend=alt.Legend(orient="bottom", direction="vertical")),
+            tooltip=["eta", "quantity", alt.Tooltip("value:Q", format=".1%")],
+        )
+        .properties(width=260, height=240)
+    )
+    rule = (
+        alt.Chart(pd.DataFrame({"rc": [round(res.s["early_stop_rank_correlation"], 4)]}))
+        .mark_rule(strokeDash=[4, 3], color="grey")
+        .encode(x="rc:Q")
+    )
+    right = (
+        alt.Chart(res.by_rank)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(
+                "rank correlation:Q", scale=alt.Scale(domain=[0.3, 1]), title="rank correlation, first rung vs final"
+            ),
+            y=alt.Y(
+                "P(best kept):Q",
+                scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%"),
+                title="P(best configuration kept)",
+            ),
+            color=alt.Color("eta:N", title=None, legend=alt.Legend(orient="bottom", direction="vertical")),
+            tooltip=["eta", "rank correlation", alt.Tooltip("P(best kept):Q", format=".1%")],
+        )
+        .properties(width=260, height=240)
+    )
+    return alt.hconcat(left, right + rule).resolve_scale(color="independent")
+
+
+def slider_charts(res: Result) -> tuple[alt.HConcatChart, ...]:
+    """The chapter's slider figure (the B300/A100 speed-up over the sweep)."""
+    return tuple(sliders.figure(s) for s in res.sliders)

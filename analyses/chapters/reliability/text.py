@@ -1,0 +1,119 @@
+"""Sentences of the reliability chapter (takeaways and captions), each read from a computed Result."""
+
+from __future__ import annotations
+
+from analyses.chapters.reliability import SLUG, Result, checks
+from analyses.models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
+from analyses.site.notebook import fmt, stated
+from analyses.site.sliders import Slider
+
+AGREEMENT_FACTOR = 2.0  # the logs "agree" when their per-GPU rates lie within this factor (the scenario's
+# b300_failure_ratio range rests on the same factor)
+
+
+def duration(seconds: float) -> str:
+    """A duration in days when it is two days or more, else in hours."""
+    if seconds >= 2 * SECONDS_PER_DAY:
+        return fmt(seconds / SECONDS_PER_DAY, "days", sig=2)
+    return fmt(seconds / SECONDS_PER_HOUR, "h", sig=2)
+
+
+def failures_takeaway(res: Result) -> str:
+    """Job MTBF at the scenario's job size and at the calibrating run's size."""
+    return (
+        f"failures scale with GPU count: at the scenario's rate a job of {fmt(res.s['job_gpus'], sig=4)} GPUs is "
+        f"interrupted every {duration(res.job_mtbf_s)}, one of {res.big_gpus:,} GPUs every {duration(res.big_mtbf_s)}."
+    )
+
+
+def logs_sentence(res: Result) -> str:
+    """Which published logs lie outside a factor of two of the scenario's rate."""
+    ratio = res.logs.set_index("id")["rate vs scenario"]
+    outside = ratio[(ratio > AGREEMENT_FACTOR) | (ratio < 1 / AGREEMENT_FACTOR)]
+    if outside.empty:
+        return f"Every log lies within a factor of {stated(AGREEMENT_FACTOR)} of the scenario's rate."
+    names = ", ".join(f"{i} ({fmt(v, 'x', 2)})" for i, v in outside.items())
+    return f"Logs outside a factor of {stated(AGREEMENT_FACTOR)} of the scenario's rate: {names}."
+
+
+def policy_takeaway(res: Result) -> str:
+    """How the stated intervals compare with the best interval for this job, as the rule judges it."""
+    p = res.policy
+    early = fmt(p.early_s / SECONDS_PER_MINUTE, "min", sig=2)
+    late = fmt(p.late_s / SECONDS_PER_MINUTE, "min", sig=2)
+    first = (
+        f"the policy keeps {fmt(p.ratio, pct=True, sig=3)} of the best goodput, which serves its purpose"
+        if res.verdict(checks.POLICY) == "consistent"
+        else f"the policy keeps only {fmt(p.ratio, pct=True, sig=3)} of the best goodput"
+    )
+    second = (
+        f"{early} checkpoints cost more than they save ({fmt(p.goodput_early, pct=True, sig=4)} against "
+        f"{fmt(p.goodput_late, pct=True, sig=4)} at {late})"
+        if p.goodput_early < p.goodput_late
+        else f"{early} checkpoints do better than {late} ones for this job"
+    )
+    return f"the right interval follows from checkpoint cost and failure rate; {first}, and {second}."
+
+
+def mc_takeaway(res: Result) -> str:
+    """Agreement of the simulation with the closed form, and how the spread moves with the interval."""
+    mc = res.monte_carlo.dropna()
+    if mc.empty:
+        return "at this failure rate no interval lets a simulated job finish in reasonable time."
+    diff = float((mc["Monte Carlo mean"] - mc["closed form"]).abs().max())
+    ordered = mc.sort_values("minutes")
+    spread = (ordered["MC 95%"] - ordered["MC 5%"]).to_numpy()
+    wider = spread[-1] > spread[0]
+    return (
+        f"the simulated means differ from the closed form by at most {fmt(100 * diff, sig=2)} percentage points of "
+        f"goodput; the spread between runs is {'wider' if wider else 'narrower'} for long intervals than for short ones"
+        + (", where a single unlucky failure costs more." if wider else ".")
+    )
+
+
+def causes_sentence(res: Result) -> str:
+    """What even a perfect server leaves, against the table's stated cut."""
+    central = res.s["preventable_interruption_share"]
+    verdict = res.verdict(checks.STABILITY)
+    reach = "within reach" if verdict == "consistent" else "out of reach"
+    return (
+        f"Even if server hardware removed every GPU and host failure ({fmt(central, pct=True, sig=3)}), "
+        f"{fmt(1 - central, pct=True, sig=3)} of the interruptions would remain, so a {fmt(res.cut_stated, pct=True, sig=2)} "
+        f"cut is {reach}"
+    )
+
+
+def clean_run_sentence(res: Result) -> str:
+    """How likely the anecdote's clean run is at the scenario's B300 failure ratio."""
+    f = res.fintech
+    days = fmt(f.case.run_days_no_fault, "days", sig=2)
+    ratio = res.s["b300_failure_ratio"]
+    rate = "at the old platform's rate" if ratio == 1 else f"at {fmt(ratio, 'x', sig=2)} the old platform's rate"
+    text = f"And {rate}, {days} without a crash would happen with probability {fmt(f.p_clean, pct=True, sig=2)}"
+    if f.p_clean < checks.CLEAN_RUN_TAIL:
+        return (
+            text + f": the anecdote needs a B300 job that fails at most once every {fmt(f.need_mtbf_days, 'days', 2)}, "
+            f"{fmt(f.need_mtbf_days / f.case.crash_interval_days, 'x', 2)} less often than before."
+        )
+    return text + ": at this failure ratio the clean run is plausible."
+
+
+def recovery_sentence(res: Result) -> str:
+    """Restart and recomputed work per crash against Llama 3's bound."""
+    return (
+        f"In the scenario a restart takes {fmt(res.s['restart_s'] / SECONDS_PER_MINUTE, 'min', 2)}, and with the "
+        f"document's hourly checkpoints a crash costs {fmt(res.lost_late_min, 'min', 2)} with the recomputed work"
+    )
+
+
+def slider_caption(s: Slider) -> str:
+    """Caption of a slider figure: what it shows and how it relates to rerunning the chapter."""
+    flips = (
+        "white diamonds mark where a verdict flips" if not s.flips.empty else "no verdict flips within the range shown"
+    )
+    return (
+        f"Verdicts of the claims that depend on the {s.label} as it moves (the rest of the scenario at its central "
+        f"values): each strip is coloured by the verdict the claim's own check gives at that value, the dashed "
+        f"line marks the scenario's {fmt(s.central, s.unit, 3)}, and {flips}. Rerunning the chapter "
+        f"(python -m analyses run {SLUG} -p {s.input} VALUE) moves every number on this page too."
+    )

@@ -1,0 +1,152 @@
+"""The experiments chapter: compute, figures and sentences over its parameters, its verdicts and what decides them."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+
+import altair as alt
+import numpy as np
+import pytest
+
+from analyses import data, scenario, verdicts
+from analyses.chapters import experiments as ch
+from analyses.chapters.experiments import checks, figures, text
+from analyses.models.units import DAYS_PER_MONTH
+
+SWEEP = "001-2.5-hyperparam-sweep-36-to-9-days"
+WEEKLY = "000-4-monthly-to-weekly-updates"
+
+
+def _grid() -> list[dict]:
+    """Every parameter at its minimum and maximum (every choice of a bool), the rest at the defaults."""
+    cases = [{}]
+    for p in ch.SPEC.params:
+        cases += [{p.name: v} for v in ((False, True) if p.kind == "bool" else (p.min, p.max))]
+    return cases
+
+
+@pytest.fixture(scope="module")
+def default():
+    return ch.compute(ch.SPEC.defaults())
+
+
+def _render(res: ch.Result) -> None:
+    for chart in (figures.timeline_chart(res), figures.early_stopping_chart(res), *figures.slider_charts(res)):
+        assert isinstance(chart, alt.TopLevelMixin)
+        chart.to_dict()
+    sentences = [
+        text.timeline_sentence(res),
+        text.sweep_takeaway(res),
+        text.model_takeaway(res),
+        text.early_takeaway(res),
+        text.rounds_sentence(res),
+        text.runs_takeaway(res),
+        *(text.slider_caption(s) for s in res.sliders),
+    ]
+    for sentence in sentences:
+        assert len(sentence) > 20 and "nan" not in sentence and "{" not in sentence
+
+
+@pytest.mark.parametrize("values", _grid(), ids=lambda v: ",".join(f"{k}={v[k]}" for k in v) or "defaults")
+def test_compute_figures_and_sentences_over_the_parameters(values):
+    res = ch.compute(ch.SPEC.validate(values))
+    assert len(res.ledger) == 8 and set(res.ledger["verdict"]) <= set(verdicts.VERDICTS)
+    assert 0 < res.early.fraction <= 1 and 0 <= res.early.p_best_kept <= 1
+    assert len(res.timeline) == 3 * res.sweep.case.configs
+    _render(res)
+
+
+VERDICTS_AT_DEFAULTS = {
+    "000-2.1-13b-experiments-1-to-4": "consistent",
+    "000-4-experiments-1-to-3": "consistent",
+    WEEKLY: "consistent",
+    "001-2.1-7b-experiments-12-to-8": "unverifiable",
+    "001-2.5-dozens-parallel-experiments": "consistent",
+    SWEEP: "consistent",
+    "001-2.5-labour-75pct": "consistent",
+    "001-4-runs-per-month-4-plus-6": "consistent",
+}
+
+
+def test_verdicts_at_the_defaults(default):
+    assert dict(zip(default.ledger["id"], default.ledger["verdict"], strict=True)) == VERDICTS_AT_DEFAULTS
+
+
+def test_what_decides_the_verdicts(default):
+    led = default.ledger.set_index("id")
+    # 30.44 / 22 = 1.38 and 30.44 / 8 = 3.80 runs a month round to the stated 1 and 4
+    assert "3.80 runs a month" in led.loc["000-2.1-13b-experiments-1-to-4", "recomputed"]
+    # an 11-day run allows 2.77 updates a month: weeks-scale, not exactly weekly (4.35 a month)
+    assert DAYS_PER_MONTH / 11 == pytest.approx(2.767, abs=1e-3)
+    assert "strict reading (4.35 updates/month) would make it implausible" in led.loc[WEEKLY, "reason"]
+    # the sweep: 36 days serially, 4x stated; at 10.2x per GPU and e_slice/e_full = 1.09, 11.2x
+    sw = default.sweep
+    assert sw.stated_speedup == pytest.approx(4.0)
+    assert sw.speedup == pytest.approx(default.s["speedup_b300_a100"] * sw.e_slice / sw.e_full)
+    assert sw.e_slice / sw.e_full == pytest.approx(1.094, abs=0.01)
+    assert sw.required_ratio == pytest.approx(4.0)
+    assert sw.old_concurrent_days == pytest.approx(36 * sw.e_full / sw.e_slice)
+    assert "an anecdote may fall short" in led.loc[SWEEP, "reason"]
+    # 27 / 36 = 75%
+    assert "75%" in led.loc["001-2.5-labour-75pct", "recomputed"]
+    # 10 runs of 2.8 days fit in a month (10.9 possible)
+    assert "10.9 full runs" in led.loc["001-4-runs-per-month-4-plus-6", "recomputed"]
+    # one 8-GPU B300 server: 8 x 7 = 56 MIG instances, "dozens"
+    assert "56 MIG instances" in led.loc["001-2.5-dozens-parallel-experiments", "recomputed"]
+    assert led.loc["001-2.1-7b-experiments-12-to-8", "holds"] == 1.0
+
+
+def test_a_parameter_moves_a_verdict():
+    slow = ch.compute(ch.SPEC.validate({"speedup_b300_a100": 2.0}))
+    assert slow.verdict(SWEEP) == "implausible"
+    assert "needs" in text.sweep_takeaway(slow)
+    # the slider finds the flip between 2 and the central 10.2 (4 / 1.25 / 1.09 = 2.9)
+    (slider,) = ch.compute(ch.SPEC.defaults()).sliders
+    assert not slider.flips.empty and 2.5 < float(slider.flips["x"].iloc[0]) < 3.3
+
+
+def test_sentence_branches(default):
+    assert "already lands there" in text.rounds_sentence(default)
+    assert "does not reach it" in text.rounds_sentence(dataclasses.replace(default, rounds_after=5.0))
+    assert "cannot keep a weekly cadence" in text.runs_takeaway(
+        dataclasses.replace(default, ledger=default.ledger.assign(verdict="implausible"))
+    )
+    assert "gains" in text.model_takeaway(default)
+    generous = dataclasses.replace(default, sweep=dataclasses.replace(default.sweep, required_ratio=1.0))
+    assert "would give the stated saving" in text.model_takeaway(generous)
+    assert "no verdict flips" in text.slider_caption(
+        dataclasses.replace(default.sliders[0], flips=default.sliders[0].flips.iloc[:0])
+    )
+
+
+def test_every_assumption_comes_from_the_scenario():
+    names = scenario.assumptions()
+    view = {"sh_eta", "sh_min_budget", "sh_resume"}  # the early-stopping illustration; they judge no claim
+    for p in ch.SPEC.params:
+        if p.name in view:
+            continue
+        assert p.name in names and p.default == names[p.name].central
+    # no parameter judges a claim: the verdicts are the same at every view setting
+    base = ch.SPEC.defaults()
+    for values in ({"sh_eta": 2, "sh_min_budget": 0.5, "sh_resume": False},):
+        moved = ch.compute(ch.SPEC.validate(values)).ledger["verdict"].tolist()
+        assert moved == ch.compute(base).ledger["verdict"].tolist()
+    # the chapter imports no other chapter
+    for mod in ("", ".checks", ".figures", ".text"):
+        source = inspect.getsource(importlib.import_module(f"analyses.chapters.experiments{mod}"))
+        assert "analyses.chapters.scaling" not in source and "from analyses.chapters import scaling" not in source
+
+
+def test_the_sweep_check_is_vectorised_in_the_speedup():
+    claim = data.claim(SWEEP)
+    xs = np.array([1.0, 4.0, 10.2, 20.0])
+    s = scenario.values() | {"speedup_b300_a100": xs}
+    many = checks.check_hyperparam_sweep_36_to_9_days(claim, s, {}).value
+    one = [
+        float(checks.check_hyperparam_sweep_36_to_9_days(claim, scenario.values() | {"speedup_b300_a100": x}, {}).value)
+        for x in xs
+    ]
+    np.testing.assert_allclose(many, one, rtol=1e-12)
+    assert np.all(np.diff(many) > 0)
