@@ -14,7 +14,13 @@ Rows derived from other tables are computed here, never typed twice:
     group with two or more runs, widened to the group's own extremes;
 ``speedup``
     achieved FLOP/s per GPU of one (GPU, precision) over another: dense peak ratio times the MFU
-    ratio of the two groups; the range combines both groups' spreads in log space.
+    ratio of the two groups; the range combines both groups' spreads in log space;
+``failure_rate``
+    job interruptions per GPU-year of the published logs (``data/failure_logs.csv``): the named
+    log as central value, the lowest and highest logs as the range;
+``prevention``
+    the share of a logged run's interruptions (``data/failure_causes.csv``) in the first one, two
+    and three tiers of :data:`analyses.models.reliability.PREVENTION_TIERS` (low, central, high).
 
 Derived values are rounded to three significant figures, so what a reader sees is what every
 check uses. Every chapter and check reads assumptions as ``s[name]`` from :func:`values` (floats)
@@ -36,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data
+from analyses.models import reliability
 from analyses.models.uncertainty import Z90, Range, sample_range
 
 SIG_FIGS = 3  # derived values are rounded to this many significant figures
@@ -180,6 +187,25 @@ def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
     if kind == "speedup":
         rng, sources = _speedup(arg)
         return Range(rng.low, rng.central, rng.high, dist), sources, ""
+    if kind == "failure_rate":
+        logs = data.failure_logs()
+        if arg not in set(logs["id"]):
+            raise data.DataError(
+                "data/scenario.csv", f"no failure log '{arg}' in data/failure_logs.csv", column="argument"
+            )
+        rates = reliability.interruptions_per_gpu_year(logs["interruptions"], logs["days"], logs["gpus"])
+        central = float(rates[(logs["id"] == arg).to_numpy()][0])
+        sources = ";".join(sorted({s for v in logs["source"] for s in data.SOURCE_SPLIT.split(v)}))
+        return Range(_round(float(rates.min())), _round(central), _round(float(rates.max())), dist), sources, ""
+    if kind == "prevention":
+        causes = data.failure_causes(arg)
+        if causes.empty:
+            raise data.DataError(
+                "data/scenario.csv", f"no causes of run '{arg}' in data/failure_causes.csv", column="argument"
+            )
+        low, central, high = (_round(float(x)) for x in reliability.preventable_shares(causes))
+        sources = ";".join(sorted({s for v in causes["source"] for s in data.SOURCE_SPLIT.split(v)}))
+        return Range(low, central, high, dist), sources, ""
     raise data.DataError("data/scenario.csv", f"unknown derivation '{kind}'", column="derivation")
 
 

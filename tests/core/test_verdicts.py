@@ -53,7 +53,10 @@ def test_nothing_to_recompute_contradictions_arithmetic_and_business():
     assert code(Finding(exactly(3.0), 10.0, arithmetic=(good,)), "anecdote") == "consistent"
     assert code(Finding(exactly(3.0), 10.0, arithmetic=(bad,)), "anecdote") == "inconsistent"
     assert code(Finding(exactly(8), 8.0), "business") == "unverifiable"
-    assert code(Finding(exactly(18), 2.5, arithmetic=(Arithmetic("gain", rounded(18), 2.5),)), "business") == "inconsistent"
+    assert (
+        code(Finding(exactly(18), 2.5, arithmetic=(Arithmetic("gain", rounded(18), 2.5),)), "business")
+        == "inconsistent"
+    )
 
 
 def test_rounded_figures_cover_their_rounding():
@@ -77,7 +80,9 @@ def test_holds_and_flip_point_against_closed_forms(synthetic):
     Consistent while 10.5/1.1 <= x <= 10.5*1.1, so holds = P(9.545 <= x <= 11.55) with
     ln x ~ N(ln 10, (ln 2 / 1.645)^2), and the nearest flip is the lower bound, 9.545 (0.11 sigma
     below the median against 0.34 above)."""
-    claim = data.Claim("000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", "fact", "", "", None, "scaling-gap", {})
+    claim = data.Claim(
+        "000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", "fact", "", "", None, "scaling-gap", {}
+    )
     fn = verdicts.check(claim.id)(lambda c, s, cfg: Finding(exactly(10.5), s["x"], unit="x"))
     a = verdicts.assess(fn, claim, {})
     assert a.verdict == "consistent" and a.inputs == ("x",)
@@ -94,7 +99,9 @@ def test_holds_and_flip_point_against_closed_forms(synthetic):
 
 
 def test_a_verdict_that_nothing_in_range_flips_has_no_flip(synthetic):
-    claim = data.Claim("000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", "capability", "", "", None, "scaling-gap", {})
+    claim = data.Claim(
+        "000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", "capability", "", "", None, "scaling-gap", {}
+    )
     fn = verdicts.check(claim.id)(lambda c, s, cfg: Finding(between(1.0, 1.5), s["x"], unit="x"))
     a = verdicts.assess(fn, claim, {})  # consistent only below x = 1.5 * 1.25, far below the 5th percentile 5
     assert a.verdict == "inconsistent" and a.holds == 1.0 and a.flips_if == "" and a.flip is None
