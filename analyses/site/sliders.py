@@ -23,7 +23,7 @@ from analyses import data, ledger, scenario, verdicts
 from analyses.site.notebook import VERDICT_COLOURS
 
 POINTS = 41  # grid points of a slider (the page stays small: POINTS x claims rows)
-SEARCH = 161  # points of the wide search for flip points beyond the 90% range
+SEARCH = 81  # points of the wide search for flip points beyond the 90% range
 DIGITS = 4  # significant digits of the grid values shown and compared in the page
 
 
