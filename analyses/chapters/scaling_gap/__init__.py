@@ -22,7 +22,7 @@ from analyses.site import sliders
 SLUG = trends.SLUG
 CENTURIES = "000-0-centuries"
 PER_YEAR, PER_18_MONTHS = "000-0-growth-10x-per-year", "000-1-param-growth-18mo"
-SLIDER_CLAIMS = (CENTURIES, "000-1-gen-2025-industry-models")  # the claims that read tokens per parameter
+SLIDER_CLAIMS = (CENTURIES,)  # the claims whose verdict reads tokens per parameter
 
 
 def _server_names() -> list[str]:
@@ -173,9 +173,9 @@ def generation_table(s: dict[str, float]) -> pd.DataFrame:
         claim = data.claim(claim_id)
         stated = trends.stated_compute(claim)
         if model is None:
-            lo, hi = claim.value("params_low"), claim.value("params_high")
-            flop = throughput.training_flops(np.array([lo, hi]), np.array([lo, hi]) * s["tokens_per_param"])
-            name, actual, year, real_lo, real_hi = "hypothetical 100B-1T", "-", claim.value("year"), flop[0], flop[1]
+            peers = trends.class_models(claim)
+            name, actual, year = f"industry 100B-1T ({len(peers)} models)", "-", claim.value("year")
+            real_lo, real_hi = peers["compute_flop"].min(), peers["compute_flop"].max()
         else:
             row = data.model(model)
             name, actual, year = model, trends.trained_on(model), row["year"]

@@ -10,7 +10,6 @@ claim's kind decides; every check is vectorised in ``s``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,7 +18,7 @@ import numpy as np
 from analyses import data
 from analyses.chapters.scaling_gap import trends
 from analyses.models import growth, throughput
-from analyses.site.notebook import fmt, stated
+from analyses.site.notebook import fmt, in_words, stated
 from analyses.verdicts import RULES, VERDICTS, Finding, between, check, exactly, verdict_codes
 
 
@@ -158,28 +157,53 @@ def check_gen_2018_bert_base(claim: data.Claim, s: Mapping[str, Any], cfg: Mappi
     model = trends.GENERATION_ROWS[claim.id]
     if model is not None:
         return _named_row(claim, model)
+    return _industry_row(claim, s)
+
+
+def moe_count(models: Any) -> str:
+    """"all four are", "two of the four are": how many of ``models`` are mixtures of experts."""
+    n, moe = len(models), int(models["active_params"].notna().sum())
+    return f"all {in_words(n)} are" if moe == n else f"{in_words(moe)} of the {in_words(n)} are"
+
+
+def _industry_row(claim: data.Claim, s: Mapping[str, Any]) -> Finding:
+    """The 2025+ row: the real models of its year and size class against the stated compute; the dense
+    compute-optimal reading (the scenario's tokens per parameter) in words."""
     lo, hi = claim.value("params_low"), claim.value("params_high")
-    tpp = np.asarray(s["tokens_per_param"])
-    centre = math.sqrt(lo * hi)
-    at = {n: throughput.training_flops(n, n * tpp) for n in (lo, centre, hi)}
+    peers = trends.class_models(claim)
+    flop = peers["compute_flop"].to_numpy(dtype=float)
     default = trends.stated_compute(claim)
-    fits_up_to = growth.params_for_compute(default.hi, tpp)  # the largest model the range covers
+    current = trends.current_hardware(claim)
+
+    def dense() -> str:
+        tpp = float(s["tokens_per_param"])
+        top = float(throughput.training_flops(hi, hi * tpp))
+        fits = float(growth.params_for_compute(default.hi, tpp))
+        return (
+            f"read as dense models trained on {fmt(tpp, sig=2)} tokens per parameter, only those up to about "
+            f"{fmt(fits / 1e9, sig=2)}B parameters fit, and a {fmt(hi / 1e12, sig=2)}T-parameter model would need "
+            f"{fmt(top / default.hi, 'x', 2)} the top of the range"
+        )
+
     return Finding(
         stated=default,
-        value=at[centre],
-        low=at[lo],
-        high=at[hi],
+        value=float(np.exp(np.mean(np.log(flop)))),
+        low=float(flop.min()),
+        high=float(flop.max()),
         unit="FLOP",
         recomputed=lambda: (
-            f"{fmt(lo)}-{fmt(hi)} parameters × {fmt(s['tokens_per_param'], sig=2)} tokens each: {fmt(at[lo])}-"
-            f"{fmt(at[hi], 'FLOP')} (stated {fmt(default.lo)}-{fmt(default.hi, 'FLOP')})"
+            f"{len(peers)} models of {int(claim.value('year'))}+ with {fmt(lo / 1e9, sig=2)}B-{fmt(hi / 1e12, sig=2)}T "
+            f"parameters ({', '.join(peers['name'])}): {fmt(flop.min())}-{fmt(flop.max(), 'FLOP')} (stated "
+            f"{fmt(default.lo)}-{fmt(default.hi, 'FLOP')})"
         ),
+        contradiction=None
+        if current
+        else f"{'/'.join(trends.stated_hardware(claim))} was not current in {int(claim.value('year'))}",
         context=lambda v: (
-            f"the stated compute covers models up to about {fmt(fits_up_to / 1e9, sig=2)}B parameters; a "
-            f"{fmt(hi / 1e12, sig=2)}T-parameter model needs {fmt(at[hi] / default.hi, 'x', 2)} the top of the range, "
-            "so only the lower end of the row holds (the model is hypothetical: only the arithmetic can be checked)"
+            f"{moe_count(peers)} mixtures of experts, which train on far fewer FLOP than their total size suggests; "
+            f"{dense()}"
         ),
-        reading=f"{READING_GENERATION}; 千亿~万亿 read as the row's models whose compute the range covers",
+        reading=f"{READING_GENERATION}; 行业大模型 千亿~万亿 read as the models released from that year with 100B-1T parameters",
     )
 
 

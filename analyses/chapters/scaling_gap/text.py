@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analyses import data
-from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, PER_YEAR, Result
+from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, PER_YEAR, Result, trends
 from analyses.models import growth
 from analyses.site.notebook import fmt, in_words
 
@@ -51,7 +51,7 @@ def stated_line_sentence(res: Result) -> str:
 
 def generation_takeaway(res: Result) -> str:
     """The generation table's takeaway: which named rows hold, and which models trained on other hardware."""
-    named = res.generation[~res.generation["model"].str.startswith("hypothetical")]
+    named = res.generation[[trends.GENERATION_ROWS[c] is not None for c in res.generation["claim"]]]
     verdicts = res.ledger.set_index("id")["verdict"]
     holding = [str(r["model"]) for _, r in named.iterrows() if verdicts.get(r["claim"]) == "consistent"]
     other = [

@@ -124,6 +124,17 @@ def stated_compute(claim: data.Claim, strict: bool = False) -> Interval:
     return between(rate.lo * duration.lo, rate.hi * duration.hi)
 
 
+def class_models(claim: data.Claim) -> pd.DataFrame:
+    """Models of ``data/models.csv`` released from the row's year with total parameters in its range (each
+    end read as its rounding: "万亿" covers Kimi K2's 1.04T), with their training compute (reported, else
+    ``6·N_active·D``)."""
+    year = int(claim.value("year"))
+    models = growth.model_points(data.models(), year, max(year, int(data.models()["year"].max())))
+    low, high = _one_figure(claim.value("params_low")).lo, _one_figure(claim.value("params_high")).hi
+    size = models["params"].between(low, high)
+    return models[size & models["compute_flop"].notna()].reset_index(drop=True)
+
+
 def stated_hardware(claim: data.Claim) -> list[str]:
     """GPU names the row states (parsed from its ``stated`` text)."""
     match = re.search(r"hardware\s+'?([^';]+)", claim.stated)
