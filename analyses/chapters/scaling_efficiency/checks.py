@@ -228,48 +228,47 @@ def thousand_gpu_text(claim: data.Claim, s: Mapping[str, Any], weak: Any) -> str
 
 READING_LINEAR = (
     "线性加速比 read as the scaling efficiency against one 8-GPU node with the batch growing with the cluster, as in "
-    "published large runs (at a fixed batch the verdict is the same at a thousand GPUs)"
+    "published large runs"
 )
+THOUSAND_WORDS = {  # claim: (the context when consistent, the reading of its own words)
+    "000-2.3-nccl-90pct-linear-1000-gpus": (
+        "published runs on InfiniBand-class networks and the model agree; the efficiency comes from the network and a "
+        "batch that grows with the cluster, with NCCL as every such run uses",
+        "千卡级 read as about a thousand GPUs (the claim's {gpus})",
+    ),
+    "000-6-near-linear-scaling": (
+        "near-linear growth holds with a well-provisioned RDMA network and a batch that grows with the cluster; it "
+        f"comes from the network, not from {NEW} itself",
+        "近线性 read as at least 90% scaling efficiency, the figure section 2.3 gives for the same promise, at "
+        "{gpus} GPUs",
+    ),
+}
 
 
-@check("000-2.3-nccl-90pct-linear-1000-gpus")
+@check(*THOUSAND_WORDS)
 def check_nccl_90pct_linear_1000_gpus(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
-    """Document 000 §2.3: with tuned NCCL, about a thousand GPUs keep over 90% linear scaling."""
+    """Document 000 §2.3: with tuned NCCL, about a thousand GPUs keep over 90% linear scaling; §6: cluster
+    growth moves from diminishing returns to near-linear."""
     weak = thousand_gpu_efficiency(claim, s)
+    stated_share = at_least(claim.value("scaling_efficiency_min_pct") / 100)
+    consistent, reading = THOUSAND_WORDS[claim.id]
+
+    def fixed_batch() -> str:
+        strong = float(thousand_gpu_efficiency(claim, s, weak=False))
+        verdict = rule_verdict(claim.kind, Finding(stated=stated_share, value=strong))
+        return f"at a fixed batch the model keeps {fmt(strong, pct=True)}, which the rule finds {verdict}"
+
     return Finding(
-        stated=at_least(claim.value("scaling_efficiency_min_pct") / 100),
+        stated=stated_share,
         value=weak,
         unit="fraction",
         recomputed=lambda: thousand_gpu_text(claim, s, weak),
         context=lambda v: (
-            "published runs on InfiniBand-class networks and the model agree; the efficiency comes from the network "
-            "and a batch that grows with the cluster, with NCCL as every such run uses"
+            f"{consistent}; {fixed_batch()}"
             if v == "consistent"
-            else "the model keeps less than the stated share on this network"
+            else f"the model keeps less than the stated share on this network; {fixed_batch()}"
         ),
-        reading=f"千卡级 read as about a thousand GPUs (the claim's {fmt(claim.value('gpus_order'))}); {READING_LINEAR}",
-    )
-
-
-@check("000-6-near-linear-scaling")
-def check_near_linear_scaling(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
-    """Document 000 §6: cluster growth moves from diminishing returns to near-linear."""
-    weak = thousand_gpu_efficiency(claim, s)
-    return Finding(
-        stated=at_least(claim.value("scaling_efficiency_min_pct") / 100),
-        value=weak,
-        unit="fraction",
-        recomputed=lambda: thousand_gpu_text(claim, s, weak),
-        context=lambda v: (
-            "near-linear growth holds with a well-provisioned RDMA network and a batch that grows with the cluster; "
-            f"it comes from the network, not from {NEW} itself"
-            if v == "consistent"
-            else "the model does not scale near-linearly on this network"
-        ),
-        reading=(
-            "近线性 read as at least 90% scaling efficiency, the figure section 2.3 gives for the same promise, at a "
-            f"thousand GPUs; {READING_LINEAR}"
-        ),
+        reading=f"{reading.format(gpus=fmt(claim.value('gpus_order')))}; {READING_LINEAR}",
     )
 
 
