@@ -258,3 +258,45 @@ def stated_payback_months() -> tuple[float, float]:
     """The documents' stated payback band (both say 6-12 months; part 6 of each)."""
     c = data.claim("000-6-payback-6-12-months")
     return c.value("payback_low_months"), c.value("payback_high_months")
+
+
+@dataclass(frozen=True)
+class DeploymentPlan:
+    """Document 000's deployment plan (part 5's hardware base, part 6's proof of concept): 8-GPU B300
+    nodes, 4-8 of them to start, for 10B-parameter training, on a network of at least 200 Gbps, after
+    a proof of concept on 4-8 GPUs."""
+
+    gpu: str
+    gpus_per_node: float
+    nodes_low: float
+    nodes_high: float
+    params: float
+    network_min_gbit_per_s: float
+    poc_gpus_low: float
+    poc_gpus_high: float
+    claims: tuple[str, ...]
+
+    @property
+    def gpus_low(self) -> float:
+        return self.nodes_low * self.gpus_per_node
+
+    @property
+    def gpus_high(self) -> float:
+        return self.nodes_high * self.gpus_per_node
+
+
+def deployment_plan() -> DeploymentPlan:
+    """Document 000's plan (parts 5 and 6), read by the memory and scaling-efficiency chapters."""
+    time, memory = "000-5-node-plan-time", "000-5-node-plan-memory"
+    network, poc = "000-5-network-200gbps", "000-6-poc-4-8-gpus"
+    return DeploymentPlan(
+        gpu="B300",
+        gpus_per_node=_v(time, "gpus_per_node"),
+        nodes_low=_v(time, "nodes_low"),
+        nodes_high=_v(time, "nodes_high"),
+        params=_v(time, "params"),
+        network_min_gbit_per_s=_v(network, "network_min_gbps"),
+        poc_gpus_low=_v(poc, "poc_gpus_low"),
+        poc_gpus_high=_v(poc, "poc_gpus_high"),
+        claims=(time, memory, network, poc),
+    )

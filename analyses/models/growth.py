@@ -15,9 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 from scipy import stats
 
-from analyses.models.units import SECONDS_PER_YEAR
+from analyses.models.throughput import training_flops
+from analyses.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, SECONDS_PER_YEAR, TERA
+
+MONTHS_PER_YEAR = DAYS_PER_YEAR / DAYS_PER_MONTH  # 12, from the units module's month
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,7 @@ class GrowthFit:
 
     def factor(self, months: float = 12.0) -> tuple[float, float, float]:
         """Growth factor over ``months``: (central, low, high) at the fit's confidence level."""
-        scale = months / 12.0
+        scale = months / MONTHS_PER_YEAR
         return (
             10 ** (self.slope_log10_per_year * scale),
             10 ** (self.slope_low * scale),
@@ -45,7 +49,7 @@ class GrowthFit:
     @property
     def doubling_months(self) -> float:
         """Months for the quantity to double at the central rate (inf if not growing)."""
-        return np.inf if self.slope_log10_per_year <= 0 else 12.0 * np.log10(2.0) / self.slope_log10_per_year
+        return np.inf if self.slope_log10_per_year <= 0 else MONTHS_PER_YEAR * np.log10(2.0) / self.slope_log10_per_year
 
     def predict(self, years: npt.ArrayLike) -> np.ndarray:
         """The fitted value at ``years`` (decimal years)."""
@@ -105,6 +109,8 @@ def running_max_frontier(years: npt.ArrayLike, values: npt.ArrayLike) -> np.ndar
     """Boolean mask of points that set a new record (the frontier) when taken in time order."""
     t = np.asarray(years, dtype=float)
     y = np.asarray(values, dtype=float)
+    if t.size == 0:
+        return np.zeros(0, dtype=bool)
     order = np.argsort(t, kind="stable")
     best = np.maximum.accumulate(y[order])
     is_record = np.empty_like(best, dtype=bool)
@@ -115,11 +121,94 @@ def running_max_frontier(years: npt.ArrayLike, values: npt.ArrayLike) -> np.ndar
     return mask
 
 
-def training_flop(params: npt.ArrayLike, tokens: npt.ArrayLike) -> np.ndarray:
-    """Training compute C = 6 N D in FLOP (Kaplan et al. 2020, Sec 2.1: 2 forward + 4 backward)."""
-    return 6.0 * np.asarray(params, dtype=float) * np.asarray(tokens, dtype=float)
-
-
 def years_of_compute(flop: npt.ArrayLike, flop_per_s: npt.ArrayLike, utilisation: npt.ArrayLike) -> np.ndarray:
     """Wall-clock years to perform ``flop`` at ``flop_per_s`` peak sustained at ``utilisation``."""
     return np.asarray(flop, dtype=float) / (np.asarray(flop_per_s) * np.asarray(utilisation)) / SECONDS_PER_YEAR
+
+
+def tokens_per_param_for_years(
+    years: npt.ArrayLike, params: npt.ArrayLike, flop_per_s: npt.ArrayLike, utilisation: npt.ArrayLike
+) -> np.ndarray:
+    """Tokens per parameter at which training ``params`` takes ``years`` at ``flop_per_s`` × ``utilisation``.
+
+    The inverse of :func:`years_of_compute` with ``C = 6·N·(r·N)``: ``r = t·F·u / (6·N²)``.
+    """
+    n = np.asarray(params, dtype=float)
+    seconds = np.asarray(years, dtype=float) * SECONDS_PER_YEAR
+    return seconds * np.asarray(flop_per_s, dtype=float) * np.asarray(utilisation, dtype=float) / (6.0 * n * n)
+
+
+# --------------------------------------------------------------------------------------------
+# The data behind the fits: models and GPUs as points in time
+# --------------------------------------------------------------------------------------------
+
+MID_MONTH = 0.5  # a month-precision date sits mid-month
+MID_YEAR_MONTH = 7  # a year-only date sits mid-year (July)
+
+
+def decimal_year(dates: pd.Series) -> np.ndarray:
+    """'2020-05' -> 2020.375 (mid-month); '2020' -> 2020.54 (mid-July)."""
+    out = []
+    for text in dates.astype(str):
+        parts = text.split("-")
+        month = int(parts[1]) if len(parts) > 1 else MID_YEAR_MONTH
+        out.append(int(parts[0]) + (month - MID_MONTH) / MONTHS_PER_YEAR)
+    return np.array(out)
+
+
+def model_points(models: pd.DataFrame, start: int, end: int) -> pd.DataFrame:
+    """Models released in ``start``-``end`` (years, inclusive) with decimal year ``t``, training compute
+    ``compute_flop`` (reported, else ``6·N·D`` over active parameters) and the record flags
+    ``params_record`` and ``compute_record`` (a new maximum in time order within the window)."""
+    frame = models.copy()
+    frame["t"] = decimal_year(frame["date"])
+    flop = frame["training_flop"].to_numpy(dtype=float, copy=True)
+    missing = np.isnan(flop)
+    active = frame["active_params"].fillna(frame["params"]).to_numpy(dtype=float)
+    flop[missing] = training_flops(active[missing], frame["training_tokens"].to_numpy(dtype=float)[missing])
+    frame["compute_flop"] = flop
+    frame = frame[(frame["year"] >= start) & (frame["year"] <= end)].copy()
+    frame["params_record"] = running_max_frontier(frame["t"], frame["params"])
+    ok = frame["compute_flop"].notna()
+    frame["compute_record"] = False
+    frame.loc[ok, "compute_record"] = running_max_frontier(frame.loc[ok, "t"], frame.loc[ok, "compute_flop"])
+    return frame.reset_index(drop=True)
+
+
+GPU_BASES = ("fp32", "tensor16", "lowest")  # per-GPU FLOP/s bases a fit may use
+
+
+def gpu_points(gpus: pd.DataFrame, basis: str, start: int, end: int) -> pd.DataFrame:
+    """GPUs launched in ``start``-``end`` with decimal year ``t`` and dense ``flop_per_s`` on ``basis``:
+    ``fp32``, ``tensor16`` (the better of BF16 and FP16) or ``lowest`` (the best of every precision)."""
+    if basis not in GPU_BASES:
+        raise ValueError(f"basis must be one of {GPU_BASES}, got {basis!r}")
+    frame = gpus.copy()
+    frame["t"] = decimal_year(frame["launch_date"])
+    cols = [c for c in frame.columns if c.startswith("peak_tflops_dense_")]
+    if basis == "fp32":
+        tflops = frame["peak_tflops_dense_fp32"]
+    elif basis == "tensor16":
+        tflops = frame[["peak_tflops_dense_bf16", "peak_tflops_dense_fp16"]].max(axis=1)
+    else:
+        tflops = frame[cols].max(axis=1)
+    frame["flop_per_s"] = tflops * TERA
+    frame = frame[(frame["launch_year"] >= start) & (frame["launch_year"] <= end)]
+    return frame[frame["flop_per_s"].notna()].reset_index(drop=True)
+
+
+def newer_generations(gpus: pd.DataFrame, name: str, year: int) -> int:
+    """How many GPUs of ``gpus`` launched after ``name`` and no later than ``year`` (0 = the newest then;
+    -1 when ``name`` itself launched after ``year`` or is not listed)."""
+    row = gpus[gpus["name"] == name]
+    if row.empty or int(row["launch_year"].iloc[0]) > year:
+        return -1
+    launched = pd.to_datetime(gpus["launch_date"])
+    own = launched[row.index[0]]
+    return int(((launched > own) & (gpus["launch_year"] <= year)).sum())
+
+
+def params_for_compute(flop: npt.ArrayLike, tokens_per_param: npt.ArrayLike) -> np.ndarray:
+    """Parameters whose training on ``tokens_per_param`` tokens each costs ``flop``: ``N = sqrt(C / (6·r))``,
+    the inverse of ``C = 6·N·(r·N)``."""
+    return np.sqrt(np.asarray(flop, dtype=float) / training_flops(1.0, np.asarray(tokens_per_param, dtype=float)))

@@ -23,13 +23,18 @@ Conventions (stated once):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.optimize import brentq
+
+from analyses.models.units import BITS_PER_BYTE, GB, TERA
+
+MICROSECOND = 1e-6  # seconds in a microsecond (latencies are stated in µs)
 
 
 def allreduce_time_s(size_bytes: ArrayLike, bus_bytes_per_s: ArrayLike, n: ArrayLike) -> np.ndarray:
@@ -287,16 +292,82 @@ def communication_share_for_speedup(target_speedup: float, gpu_ratio: float) -> 
     return 1.0 - target_speedup / gpu_ratio
 
 
-def cluster_kwargs(cluster: dict, peak_flops: float, nvlink_domain_gpus: float | None = None) -> dict:
-    """Step-time keyword arguments for one row of ``cluster_configs`` (achievable bytes/s per direction)."""
+def cluster_kwargs(
+    cluster: Mapping[str, Any],
+    peak_flops: ArrayLike,
+    nvlink_domain_gpus: float | None = None,
+    *,
+    nic_share: ArrayLike | None = None,
+    latency_us: ArrayLike | None = None,
+) -> dict:
+    """Step-time keyword arguments for one row of ``cluster_configs`` (achievable bytes/s per direction).
+
+    ``nic_share`` and ``latency_us`` replace the row's measured NIC share and per-hop latency (a
+    scenario's assumptions for the fabric, arrays allowed).
+    """
+    share = cluster["nic_achievable_share"] if nic_share is None else nic_share
+    latency = cluster["latency_us"] if latency_us is None else latency_us
     return {
         "peak_flops": peak_flops,
-        "nvlink_bytes_per_s": cluster["nvlink_gb_per_s_per_direction"] * 1e9 * cluster["nvlink_achievable_share"],
-        "nic_bytes_per_s": cluster["nic_gbit_per_s_per_gpu"] * 1e9 / 8.0 * cluster["nic_achievable_share"],
+        "nvlink_bytes_per_s": cluster["nvlink_gb_per_s_per_direction"] * GB * cluster["nvlink_achievable_share"],
+        "nic_bytes_per_s": cluster["nic_gbit_per_s_per_gpu"] * GB / BITS_PER_BYTE * np.asarray(share, float),
         "gpus_per_node": cluster["gpus_per_node"],
         "nvlink_domain_gpus": nvlink_domain_gpus if nvlink_domain_gpus is not None else cluster["gpus_per_node"],
-        "latency_s": cluster["latency_us"] * 1e-6,
+        "latency_s": np.asarray(latency, float) * MICROSECOND,
     }
+
+
+def mfu_from_speedup(speedup: ArrayLike, peak_new: ArrayLike, peak_old: ArrayLike, mfu_old: ArrayLike) -> np.ndarray:
+    """MFU of a new GPU that a per-GPU speed-up over an old one implies: ``S · peak_old · MFU_old / peak_new``.
+
+    The inverse of the achieved-throughput ratio ``(peak·MFU)_new / (peak·MFU)_old``
+    (:func:`analyses.models.throughput.achieved_ratio`); peaks dense, at each GPU's precision.
+    """
+    return (
+        np.asarray(speedup, float)
+        * np.asarray(peak_old, float)
+        * np.asarray(mfu_old, float)
+        / np.asarray(peak_new, float)
+    )
+
+
+def efficiency(
+    n_gpus: ArrayLike, reference_gpus: float, *, weak: bool, tokens_per_step: ArrayLike, **kwargs
+) -> np.ndarray:
+    """Scaling efficiency from ``reference_gpus`` to ``n_gpus``: :func:`scaling_curve`'s ``efficiency``."""
+    return scaling_curve(n_gpus, reference_gpus, weak=weak, tokens_per_step=tokens_per_step, **kwargs)["efficiency"]
+
+
+def network_share_kept(nic_bytes_per_s: ArrayLike, **kwargs) -> np.ndarray:
+    """Throughput at ``nic_bytes_per_s`` over the throughput with an unlimited network, 0-1.
+
+    ``step(unlimited) / step(nic)``: the share of the step rate the scale-out network leaves (1 when
+    the network is never the bottleneck). The unlimited network keeps the collective latency and
+    NVLink, so only bandwidth is compared. ``kwargs`` are :func:`step_time`'s other arguments.
+    """
+    limited = step_time(nic_bytes_per_s=nic_bytes_per_s, **kwargs).step_s
+    unlimited = step_time(nic_bytes_per_s=np.inf, **kwargs).step_s
+    return unlimited / limited
+
+
+def published_retention(benchmarks: pd.DataFrame) -> dict[str, float]:
+    """Per-GPU throughput kept by published runs when the same job moved to more GPUs.
+
+    Within each benchmark of ``scaling_benchmarks`` with model TFLOP/s per GPU at two or more GPU
+    counts: the value at the largest count over the value at the smallest. Returns the range of
+    those ratios (``ratio_min``, ``ratio_max``) and of the larger GPU counts (``gpus_min``, ``gpus_max``).
+    """
+    tf = benchmarks[benchmarks["metric"] == "model_tflops_per_gpu"]
+    ratios, sizes = [], []
+    for _, rows in tf.groupby("benchmark"):
+        if len(rows) < 2:
+            continue
+        rows = rows.sort_values("n_gpus")
+        ratios.append(float(rows["value"].iloc[-1] / rows["value"].iloc[0]))
+        sizes.append(float(rows["n_gpus"].iloc[-1]))
+    if not ratios:
+        raise ValueError("no benchmark has model TFLOP/s per GPU at two GPU counts")
+    return {"ratio_min": min(ratios), "ratio_max": max(ratios), "gpus_min": min(sizes), "gpus_max": max(sizes)}
 
 
 def benchmark_kwargs(row: dict) -> dict:
@@ -342,7 +413,7 @@ def model_vs_measurement(
     eff: dict[str, float] = {}
     for r in rows:
         if r["role"] == "calibrate":
-            eff[r["calibration_group"]] = solve_compute_efficiency(r["value"] * 1e12, **kwargs(r))
+            eff[r["calibration_group"]] = solve_compute_efficiency(r["value"] * TERA, **kwargs(r))
 
     out = []
     for r in rows:
@@ -350,7 +421,7 @@ def model_vs_measurement(
         kw = kwargs(r)
         if r["metric"] == "model_tflops_per_gpu":
             st = step_time(compute_efficiency=e, **kw)
-            predicted = float(achieved_flops_per_gpu(st, kw["peak_flops"], e)) / 1e12
+            predicted = float(achieved_flops_per_gpu(st, kw["peak_flops"], e)) / TERA
             measured, quantity = r["value"], "model TFLOP/s per GPU"
         elif r["role"] == "validate":
             ref = by_id[r["pair"]]

@@ -21,8 +21,9 @@ def _parameters_cell(slug: str) -> dict:
     assert len(cells) == 1, f"{slug}: exactly one parameters cell"
     values = {}
     for node in ast.parse(cells[0].source).body:
-        assert isinstance(node, ast.Assign), f"{slug}: the parameters cell holds assignments only"
-        values[node.targets[0].id] = ast.literal_eval(node.value)  # literals only
+        assert isinstance(node, (ast.Assign, ast.AnnAssign)), f"{slug}: the parameters cell holds assignments only"
+        target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0]
+        values[target.id] = ast.literal_eval(node.value)  # literals only
     assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
     return values
 

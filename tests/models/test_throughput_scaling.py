@@ -117,3 +117,47 @@ def test_model_vs_published_measurements(validation):
     assert val["error"].abs().median() < 0.10
     sources = set(";".join(val["source"]).replace(" ", "").split(";"))
     assert len(sources) >= 3  # at least three independent publications
+
+
+def test_mfu_from_speedup_inverts_the_achieved_ratio():
+    mfu = scaling.mfu_from_speedup(10.2, 4.5e15, 312e12, 0.51)
+    assert mfu == pytest.approx(10.2 * 312e12 * 0.51 / 4.5e15)
+    assert throughput.achieved_ratio(4.5e15, mfu, 312e12, 0.51) == pytest.approx(10.2)
+
+
+def test_network_share_kept_closed_form():
+    # two 8-GPU nodes, pure data parallelism, no overlap, no latency: kept = compute / (compute + comm)
+    kw = _kw(params=1e10, latency_s=0.0, overlap=0.0)
+    compute = 6 * 1e10 * 4e6 / (16 * 312e12 * 0.5)
+    grads = 2.0 * 1e10
+    comm = scaling.allreduce_time_s(grads, kw["nvlink_bytes_per_s"], 8) + scaling.allreduce_time_s(
+        grads / 8, kw["nic_bytes_per_s"], 2
+    )
+    kept = scaling.network_share_kept(n_gpus=16, tokens_per_step=4e6, **kw)
+    unlimited = compute + scaling.allreduce_time_s(grads, kw["nvlink_bytes_per_s"], 8)
+    assert float(kept) == pytest.approx(unlimited / (compute + comm))
+    assert float(scaling.network_share_kept(n_gpus=8, tokens_per_step=4e6, **kw)) == pytest.approx(1.0)
+
+
+def test_efficiency_broadcasts_over_scenario_draws():
+    shares = np.array([0.3, 0.6, 0.95])
+    eff = scaling.efficiency(256, 64, weak=False, tokens_per_step=4e6, **_kw(nic_bytes_per_s=12.5e9 * shares))
+    assert eff.shape == (3,) and np.all(np.diff(eff) > 0)  # a better NIC share scales better
+
+
+def test_published_retention_is_the_papers_ratios():
+    # Megatron-LM Table 2: 175B 153 -> 141 TFLOP/s (384 -> 1,536 GPUs), 530B 171 -> 159 (560 -> 2,240);
+    # Llama 3 Table 4: 430 -> 400 (8,192 -> 16,384 H100s)
+    r = scaling.published_retention(data.table("scaling_benchmarks"))
+    assert r["ratio_min"] == pytest.approx(141 / 153)
+    assert r["ratio_max"] == pytest.approx(400 / 430)
+    assert (r["gpus_min"], r["gpus_max"]) == (1536, 16384)
+
+
+def test_cluster_kwargs_take_the_scenarios_fabric():
+    row = data.table("cluster_configs").set_index("name").loc["B300 + 800G IB"].to_dict()
+    measured = scaling.cluster_kwargs(row, 4.5e15)
+    assumed = scaling.cluster_kwargs(row, 4.5e15, nic_share=np.array([0.85, 0.97]), latency_us=4.0)
+    assert measured["nic_bytes_per_s"] == pytest.approx(800e9 / 8 * row["nic_achievable_share"])
+    assert assumed["nic_bytes_per_s"] == pytest.approx(800e9 / 8 * np.array([0.85, 0.97]))
+    assert assumed["latency_s"] == pytest.approx(4e-6)

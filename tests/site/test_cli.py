@@ -55,7 +55,7 @@ def test_bad_input_one_line_no_traceback_no_file(args, needle, tmp_path, monkeyp
 
 
 def test_run_writes_notebook_and_html_reflecting_the_value(tmp_path):
-    cfg = cli._validated("scaling-gap", [["window_start", "2019"], ["server_utilisation", "0.25"]])
+    cfg = cli._validated("scaling-gap", [["window_start", "2019"], ["cpu_sustained_share", "0.25"]])
     notebook, page = cli.run_chapter("scaling-gap", cfg, runs_dir=tmp_path)
     text = page.read_text()
     assert notebook.exists() and "2019" in notebook.read_text()

@@ -1,0 +1,120 @@
+"""Sentences of the scaling-gap chapter (takeaways, captions), each ``fn(res) -> str`` from the :class:`Result`."""
+
+from __future__ import annotations
+
+from analyses import data
+from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, PER_YEAR, Result, trends
+from analyses.models import growth
+from analyses.site.notebook import fmt, in_words
+
+SHORT = {"parameters": "parameter counts", "training compute": "training compute", "per-GPU FLOP/s": "per-GPU FLOP/s"}
+
+
+def _covering(res: Result, months: float, factor: float) -> list[str]:
+    """Fitted quantities whose confidence interval over ``months`` contains ``factor``."""
+    return [SHORT[name] for name, fit in res.fits.items() if fit.factor(months)[1] <= factor <= fit.factor(months)[2]]
+
+
+def join(names: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def growth_takeaway(res: Result) -> str:
+    """The growth section's takeaway, from the fitted rates and document 000's two stated rates."""
+    per_year, per_18 = data.claim(PER_YEAR), data.claim(PER_18_MONTHS)
+    x = fmt(per_18.value("model_growth_x"), "x", sig=2)
+    months = fmt(per_18.value("period_months"), sig=2)
+    gap = res.factor("training compute", 12)[0] > res.factor("per-GPU FLOP/s", 12)[0]
+    first = "the gap is real" if gap else "these fits show no gap"
+    at_18 = _covering(res, per_18.value("period_months"), per_18.value("model_growth_x"))
+    at_12 = _covering(res, per_year.value("period_months"), per_year.value("model_growth_x"))
+    second = (
+        f"the {x} per {months} months fits {join(at_18)}"
+        if at_18
+        else f"nothing measured grows {x} per {months} months"
+    )
+    third = f"{join(at_12)} does grow {x} a year" if at_12 else f"nothing grows {x} a year"
+    return f"{first}, but {second}, and {third}."
+
+
+def stated_line_sentence(res: Result) -> str:
+    """Caption sentence: where the stated model rate sits against the fitted trends."""
+    claim = data.claim(PER_18_MONTHS)
+    months, rate = claim.value("period_months"), claim.value("model_growth_x")
+    covering = _covering(res, months, rate)
+    if covering:
+        return f"The stated model line lies within the confidence interval of {join(covering)} only."
+    above = all(fit.factor(months)[2] < rate for fit in res.fits.values())
+    return f"The stated model line climbs {'above every' if above else 'outside each'} measured trend."
+
+
+def generation_takeaway(res: Result) -> str:
+    """The generation table's takeaway: which named rows hold, and which models trained on other hardware."""
+    named = res.generation[[trends.GENERATION_ROWS[c] is not None for c in res.generation["claim"]]]
+    verdicts = res.ledger.set_index("id")["verdict"]
+    holding = [str(r["model"]) for _, r in named.iterrows() if verdicts.get(r["claim"]) == "consistent"]
+    other = [
+        f"{r['model']} on {short_hardware(str(r['trained on']))}"
+        for _, r in named.iterrows()
+        if not any(h in str(r["trained on"]) for h in str(r["hardware stated"]).split("/"))
+    ]
+    rows = f"the rows of {join(holding)} hold" if holding else "no named row holds"
+    current = sum(r["current that year"] != "none" for _, r in named.iterrows())
+    count = "every" if current == len(named) else f"{in_words(current)} of the {in_words(len(named))}"
+    hardware = f"{count} stated hardware generation{'s were' if count != 'every' else ' was'} current in its year"
+    if other:
+        n = len(other)
+        hardware += (
+            f", though {in_words(n)} model{'s' if n != 1 else ''} trained on other hardware ({'; '.join(other)})"
+        )
+    return f"{rows}; {hardware}."
+
+
+def short_hardware(text: str) -> str:
+    """Training hardware in a few words: a GPU name, or "TPUs"."""
+    return "TPUs" if "TPU" in text else text
+
+
+def centuries_caption(res: Result) -> str:
+    """Caption sentence: a GPT-3-style token budget and the scenario's on the chapter's server."""
+    claim = data.claim(CENTURIES)
+    c = res.centuries
+    low, high = claim.value("server_years_low"), claim.value("server_years_high")
+    where = "inside" if low <= c.gpt3_years <= high else ("below" if c.gpt3_years < low else "above")
+    return (
+        f"A GPT-3-style budget ({fmt(c.gpt3_tokens_per_param, sig=2)} tokens per parameter) takes "
+        f"{fmt(c.gpt3_years, 'years', sig=2)} on {res.cfg['server']}, {where} the band; the scenario's "
+        f"{fmt(res.s['tokens_per_param'], sig=2)} tokens per parameter take {fmt(c.years, 'years', sig=2)}."
+    )
+
+
+def centuries_takeaway(res: Result) -> str:
+    """Takeaway of the server-years section: whether the document over- or understates, and the
+    tokens per parameter at which its "several hundred years" would hold."""
+    claim = data.claim(CENTURIES)
+    c = res.centuries
+    low, high = claim.value("server_years_low"), claim.value("server_years_high")
+    need = growth.tokens_per_param_for_years([low, high], c.params, c.server_flop_per_s, c.share)
+    span = f"{fmt(float(need[0]), sig=2)}-{fmt(float(need[1]), sig=2)} tokens per parameter"
+    if c.years > high:
+        return (
+            f"the document understates rather than exaggerates: at {fmt(res.s['tokens_per_param'], sig=2)} tokens per "
+            f"parameter a 100B model needs {fmt(c.years, 'server-years', 2)}, and only {span} would bring it into "
+            '"several hundred".'
+        )
+    if c.years < low:
+        return f"the document overstates: {fmt(c.years, 'server-years', 2)}; its span needs {span}."
+    return f"with these assumptions the stated span holds ({fmt(c.years, 'server-years', 2)}; it holds for {span})."
+
+
+def slider_caption(res: Result) -> str:
+    """Caption of the tokens-per-parameter slider."""
+    s = res.sliders[0]
+    return (
+        f"Move the slider to set the {s.label} (scenario central value {fmt(s.central, sig=2)}, dashed line). Each strip "
+        "shows a claim's verdict along the slider, recomputed by the claim's own check with every other assumption at "
+        "its central value; diamonds mark where a verdict flips, and the text beside each strip gives the verdict and "
+        "the recomputed figure at the slider's value. Rerunning the chapter "
+        "(`python -m analyses run scaling-gap -p tokens_per_param VALUE`) changes everything else on the page too."
+    )
