@@ -28,6 +28,7 @@ import functools
 import importlib
 import importlib.util
 import math
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -341,9 +342,10 @@ def show_interval(iv: Interval, unit: str, sig: int = 3, as_stated: bool = False
     if lo == hi:
         return one(lo)
     a, b = one(lo), one(hi)
-    suffix = b[len(b.rstrip("%×abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ /-")) :]
+    number = re.match(r"^[-−]?[\d.,]+(?:×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?", b)
+    suffix = b[number.end() :] if number else ""
     if suffix and a.endswith(suffix):
-        a = a[: -len(suffix)]
+        a = a[: -len(suffix)].rstrip()
     return f"{a}–{b}"
 
 

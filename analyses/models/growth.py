@@ -19,9 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from analyses.models.throughput import training_flops
-from analyses.models.units import DAYS_PER_MONTH, DAYS_PER_YEAR, SECONDS_PER_YEAR, TERA
-
-MONTHS_PER_YEAR = DAYS_PER_YEAR / DAYS_PER_MONTH  # 12, from the units module's month
+from analyses.models.units import MONTHS_PER_YEAR, SECONDS_PER_YEAR, TERA
 
 
 @dataclass(frozen=True)
