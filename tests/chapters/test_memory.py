@@ -176,7 +176,11 @@ def test_a_parameter_moves_a_verdict_and_a_fact_contradicts_another(monkeypatch)
         return frame
 
     monkeypatch.setattr(data, "gpus", hbm3)
-    f = checks.check_hbm3e_capacity(claim, scenario.values(), ch.SPEC.defaults())
+    checks.hbm_type.cache_clear()
+    try:
+        f = checks.check_hbm3e_capacity(claim, scenario.values(), ch.SPEC.defaults())
+    finally:
+        checks.hbm_type.cache_clear()
     assert f.contradiction == "B300 carries HBM3, not HBM3e"
 
 

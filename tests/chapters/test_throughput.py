@@ -38,6 +38,7 @@ def render(res: ch.Result) -> list[str]:
         text.sibling_sentence(),
         text.peak_sentence(res),
         text.worked_example(res),
+        text.speedup_sentence(res),
         text.precision_takeaway(res),
         text.stated_takeaway(res),
         text.months_takeaway(res),

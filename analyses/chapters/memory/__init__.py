@@ -175,10 +175,7 @@ def shape(name: str) -> dict[str, Any]:
     return dict(_shape(name))
 
 
-@functools.cache
-def gpu(name: str) -> data.GPU:
-    """One GPU's figures (read once per process: the fit searches look GPUs up many times)."""
-    return data.gpu(name)
+gpu = checks.gpu  # one GPU lookup, cached for the page and the checks alike
 
 
 def recipe(cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -345,6 +342,7 @@ def published_table() -> pd.DataFrame:
 def measured_table() -> pd.DataFrame:
     """Recorded CPU measurements beside the model's predictions and the relative errors."""
     m = data.measurements("memory_cpu_torch").copy()
+    m.attrs = {}  # pandas deep-copies attrs (the table's schema) on every operation
     pred = memory.measured_predictions(m)
     for col, measured in (
         ("states", "state_bytes"),

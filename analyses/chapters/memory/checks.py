@@ -36,9 +36,21 @@ def state_bytes_per_param() -> tuple[float, float]:
 
 
 @functools.cache
+def gpu(name: str) -> data.GPU:
+    """One GPU's figures (read once per process: checks and fit searches look GPUs up many times)."""
+    return data.gpu(name)
+
+
+@functools.cache
+def hbm_type(name: str) -> str:
+    """A GPU's memory technology as the GPU table writes it ("HBM3e")."""
+    return str(data.gpus().set_index("name").loc[name, "hbm_type"])
+
+
+@functools.cache
 def largest_gpu() -> str:
     """The GPU of the table with the most usable HBM."""
-    return max(data.gpu_names(), key=lambda g: data.gpu(g).hbm_usable_bytes)
+    return max(data.gpu_names(), key=lambda g: gpu(g).hbm_usable_bytes)
 
 
 def _allowance(s: Mapping[str, Any]) -> Any:
@@ -75,8 +87,8 @@ def check_weights_400gb_total_1p5tb(claim: data.Claim, s: Mapping[str, Any], cfg
 def check_one_card_cannot_hold(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §2.2: no single card, however large, holds the 100B model's training states."""
     states = claim.value("total_min_tb") * TB  # the stated lower bound: if it does not fit, nothing more does
-    gpu = largest_gpu()
-    usable = data.gpu(gpu).hbm_usable_bytes
+    card = largest_gpu()
+    usable = gpu(card).hbm_usable_bytes
     needed = memory.gpus_for_states(states, usable, _allowance(s))
     return Finding(
         stated=at_least(2),
@@ -84,13 +96,13 @@ def check_one_card_cannot_hold(claim: data.Claim, s: Mapping[str, Any], cfg: Map
         unit="GPUs",
         recomputed=lambda: (
             f"the stated {stated(states / TB)} TB of states vs "
-            f"{fmt(usable / GB)} GB usable on the largest GPU in the table ({gpu}) less {fmt(s[ALLOWANCE], 'GB', 2)} "
+            f"{fmt(usable / GB)} GB usable on the largest GPU in the table ({card}) less {fmt(s[ALLOWANCE], 'GB', 2)} "
             f"for the framework: at least {stated(float(needed))} GPUs for the states alone"
         ),
         context=lambda v: (
-            f"even a {gpu} holds only a fraction of the states, so they must be sharded over GPUs"
+            f"even a {card} holds only a fraction of the states, so they must be sharded over GPUs"
             if v == "consistent"
-            else f"one {gpu} holds the states"
+            else f"one {card} holds the states"
         ),
         reading=reading(claim),
         sig=1,  # whole GPUs
@@ -100,22 +112,22 @@ def check_one_card_cannot_hold(claim: data.Claim, s: Mapping[str, Any], cfg: Map
 @check("000-2.2-hbm3e-capacity")
 def check_hbm3e_capacity(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §2.2: B300 carries HBM3e with markedly more capacity per card than the previous generation."""
-    new, prev = data.gpu(NEW), data.gpu(PREVIOUS)
-    hbm_type = str(data.gpus().set_index("name").loc[NEW, "hbm_type"])
+    new, prev = gpu(NEW), gpu(PREVIOUS)
+    memory_type = hbm_type(NEW)
     ratio = new.hbm_bytes / prev.hbm_bytes
     others = ", ".join(
-        f"{g} {fmt(new.hbm_bytes / data.gpu(g).hbm_bytes, 'x')}" for g in ("H100", "H200", "B200") if g != PREVIOUS
+        f"{g} {fmt(new.hbm_bytes / gpu(g).hbm_bytes, 'x')}" for g in ("H100", "H200", "B200") if g != PREVIOUS
     )
     return Finding(
         stated=at_least(claim.value("capacity_ratio_min_x")),
         value=ratio,
         unit="x",
         recomputed=(
-            f"{NEW} {hbm_type} {fmt(new.hbm_bytes / GB)} GB ({fmt(new.hbm_usable_bytes / GB)} usable) vs {PREVIOUS} "
+            f"{NEW} {memory_type} {fmt(new.hbm_bytes / GB)} GB ({fmt(new.hbm_usable_bytes / GB)} usable) vs {PREVIOUS} "
             f"{fmt(prev.hbm_bytes / GB)} GB: {fmt(ratio, 'x')}; vs {others}"
         ),
-        context=f"against B200, the generation {NEW} succeeds, the gain is still {fmt(new.hbm_bytes / data.gpu('B200').hbm_bytes, 'x')}",
-        contradiction=None if "HBM3e" in hbm_type else f"{NEW} carries {hbm_type}, not HBM3e",
+        context=f"against B200, the generation {NEW} succeeds, the gain is still {fmt(new.hbm_bytes / gpu('B200').hbm_bytes, 'x')}",
+        contradiction=None if "HBM3e" in memory_type else f"{NEW} carries {memory_type}, not HBM3e",
         reading=reading(claim),
     )
 
@@ -124,7 +136,7 @@ def check_hbm3e_capacity(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[s
 def check_hbm_over_8tbs(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.2: B300's HBM3e bandwidth exceeds 8 TB/s."""
     figure = claim.value("hbm_bandwidth_min_tb_s")
-    used = data.gpu(NEW).hbm_bytes_per_s / TB
+    used = gpu(NEW).hbm_bytes_per_s / TB
     dis = data.gpu_spec_disagreements()
     published = dis[(dis["gpu"] == NEW) & (dis["field"] == "hbm_bandwidth_tb_per_s")]["value"].astype(float)
     low, high = min([used, *published]), max([used, *published])
@@ -151,7 +163,7 @@ def plan_capacity(claim: data.Claim, s: Mapping[str, Any]) -> dict[str, Any]:
     """The plan's smallest cluster: its GPUs, the largest model whose states it holds fully sharded
     at 18 and at 16 bytes per parameter, and the GPUs the claim's model needs for its states."""
     gpus = claim.value("nodes_low") * claim.value("gpus_per_node")
-    usable = data.gpu(NEW).hbm_usable_bytes
+    usable = gpu(NEW).hbm_usable_bytes
     b16, b18 = state_bytes_per_param()
     return {
         "gpus": gpus,

@@ -5,8 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from analyses import data
-from analyses.chapters.memory import GB, Result, shape
+from analyses.chapters.memory import GB, Result, gpu, shape
 from analyses.models import memory
 from analyses.site import sliders
 
@@ -33,7 +32,7 @@ def zero_chart(res: Result) -> alt.LayerChart:
     """Memory per GPU against GPU count for each ZeRO stage, with each GPU's usable HBM."""
     frame = res.zero.round({"GB per GPU": 3})
     gpus = list(res.cfg["gpus"])
-    hbm = pd.DataFrame({"GB": [round(data.gpu(g).hbm_usable_bytes / GB, 1) for g in gpus], "GPU": gpus})
+    hbm = pd.DataFrame({"GB": [round(gpu(g).hbm_usable_bytes / GB, 1) for g in gpus], "GPU": gpus})
     lines = (
         alt.Chart(frame)
         .mark_line(point=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analyses import data
-from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, checks, layout_text, shape
+from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, checks, gpu, layout_text, shape
 from analyses.site.notebook import fmt, stated
 
 
@@ -44,7 +44,7 @@ def hundred_b_takeaway(res: Result) -> str:
     cfg, h = res.cfg, res.hundred_b
     gpus = res.hundred_b_gpus.set_index("GPU")["states only: GPUs (ZeRO-3)"]
     single = bool((gpus <= 1).any())
-    node = data.gpu(checks.NEW).nvlink_domain_gpus
+    node = gpu(checks.NEW).nvlink_domain_gpus
     b300 = res.hundred_b_states_b300
     first = "a single GPU can hold" if single else "no single GPU holds"
     second = (

@@ -144,8 +144,14 @@ class Result:
 
 
 def comparison() -> pd.DataFrame:
-    """The committed comparison table with ``diff`` = peer / ours − 1."""
-    return peers.with_differences(data.measurements("peer_comparison"))
+    """The committed comparison table with ``diff`` = peer / ours − 1.
+
+    Without the table's schema in ``attrs``: pandas deep-copies ``attrs`` on every operation, which
+    made the page's hundreds of lookups take seconds.
+    """
+    t = peers.with_differences(data.measurements("peer_comparison"))
+    t.attrs = {}
+    return t
 
 
 def overview(t: pd.DataFrame) -> dict[str, int]:

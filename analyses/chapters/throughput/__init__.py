@@ -9,7 +9,9 @@ tokens per parameter, the fine-tune assumptions), with the same functions the ch
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -122,29 +124,37 @@ class Result:
 def ladder(gpus: tuple[str, ...]) -> pd.DataFrame:
     """Dense peak TFLOP/s per GPU and precision, beside the matmul rate measured on one H200 and the
     best published model TFLOP/s per GPU (``data/scaling_benchmarks.csv``)."""
+    return pd.DataFrame([row for name in gpus for row in _ladder_rows(name)], columns=LADDER_COLUMNS)
+
+
+LADDER_COLUMNS = ["gpu", "precision", "peak TFLOP/s", "measured matmul TFLOP/s", "best published model TFLOP/s"]
+
+
+@functools.cache
+def _ladder_rows(name: str) -> tuple[dict[str, Any], ...]:
+    """One GPU's rows of :func:`ladder` (read once per process: they depend on data only)."""
     bench = data.table("scaling_benchmarks")
-    tf = bench[bench["metric"] == "model_tflops_per_gpu"]
+    tf = bench[(bench["metric"] == "model_tflops_per_gpu") & (bench["gpu"] == name)]
     micro = data.measurements("gpu_microbench_h200")
-    matmul = micro[micro["quantity"] == "matmul"]
+    matmul = micro[(micro["quantity"] == "matmul") & (micro["gpu"] == name)]
+    g = data.gpu(name)
     rows = []
-    for name in gpus:
-        g = data.gpu(name)
-        for prec in PRECISIONS:
-            peak = g.peak_flops_dense.get(prec) or (g.peak_flops_dense.get("fp16") if prec == "bf16" else None)
-            if peak is None:
-                continue
-            pub = tf[(tf["gpu"] == name) & (tf["precision"] == prec)]["value"]
-            meas = matmul[(matmul["gpu"] == name) & (matmul["precision"] == prec)]["value"]
-            rows.append(
-                {
-                    "gpu": name,
-                    "precision": prec,
-                    "peak TFLOP/s": peak / 1e12,
-                    "measured matmul TFLOP/s": meas.max() if len(meas) else np.nan,
-                    "best published model TFLOP/s": pub.max() if len(pub) else np.nan,
-                }
-            )
-    return pd.DataFrame(rows)
+    for prec in PRECISIONS:
+        peak = g.peak_flops_dense.get(prec) or (g.peak_flops_dense.get("fp16") if prec == "bf16" else None)
+        if peak is None:
+            continue
+        pub = tf[tf["precision"] == prec]["value"]
+        meas = matmul[matmul["precision"] == prec]["value"]
+        rows.append(
+            {
+                "gpu": name,
+                "precision": prec,
+                "peak TFLOP/s": peak / 1e12,
+                "measured matmul TFLOP/s": meas.max() if len(meas) else np.nan,
+                "best published model TFLOP/s": pub.max() if len(pub) else np.nan,
+            }
+        )
+    return tuple(rows)
 
 
 def precision_speedups() -> pd.DataFrame:

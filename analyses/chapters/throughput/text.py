@@ -5,6 +5,7 @@ from __future__ import annotations
 from analyses import data
 from analyses.chapters.throughput import SLUG, Result, billions, checks
 from analyses.models import units
+from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.site.notebook import fmt, stated
 from analyses.site.sliders import Slider
 
@@ -32,6 +33,16 @@ def peak_sentence(res: Result) -> str:
     return (
         f"On {checks.NEW}, FP8 gives {fmt(res.fp8_over_bf16, 'x')} the dense BF16 peak "
         f"and FP4 {fmt(res.fp4_over_fp8, 'x')} the FP8 peak."
+    )
+
+
+def speedup_sentence(res: Result) -> str:
+    """The scenario's B300/A100 speed-up with its range, and the B300 MFU it implies."""
+    r = res.speedup
+    return (
+        f"The scenario puts B300 at {fmt(r.central, 'x')} an A100 per GPU ({fmt(INTERVAL_LEVEL, pct=True, sig=2)} "
+        f"range {fmt(r.low, 'x')} to {fmt(r.high, 'x')}): with the A100 at {fmt(res.s['mfu_a100_bf16'], pct=True, sig=2)} "
+        f"MFU, B300 reaches {fmt(res.mfu_b300, pct=True, sig=2)} of its FP8 peak"
     )
 
 
@@ -133,7 +144,8 @@ def speedup_caption(res: Result) -> str:
     r = res.speedup
     return (
         f"Per-GPU speed-up each anecdote implies (bars) against the stated {stated(res.stated_low)}-"
-        f"{stated(res.stated_high)}×, the scenario's speed-up of {fmt(r.central, 'x')} (shaded: its 90% range, "
+        f"{stated(res.stated_high)}×, the scenario's speed-up of {fmt(r.central, 'x')} (shaded: its "
+        f"{fmt(INTERVAL_LEVEL, pct=True, sig=2)} range, "
         f"{fmt(r.low, 'x')} to {fmt(r.high, 'x')}) and the datasheet ratios (dashed rules). A bar below the "
         "scenario's speed-up asks for no more than B300 delivers: an anecdote may fall short of the hardware."
     )
