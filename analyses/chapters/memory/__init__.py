@@ -68,7 +68,7 @@ SPEC = ChapterSpec(
         Param(
             "fp32_grads", "bool", False, "-", "count gradients in fp32 (18 bytes/param accounting) instead of ZeRO's 16"
         ),
-        Param("zero_stage", "int", 1, "-", "ZeRO stage over the data-parallel group (3 = FSDP full shard)", 0, 3),
+        Param("zero_stage", "int", 1, "-", "ZeRO stage over the data-parallel group (3: FSDP full shard)", 0, 3),
         Param("gpu", "str", "B300", "-", "GPU type", choices=data.gpu_names),
         Param("n_gpus", "int", 64, "GPUs", "GPUs in the job (tp x pp x dp)", 1, 65536),
         Param("tp", "int", 8, "-", "tensor-parallel degree (within one NVLink domain)", 1, 72),
@@ -78,7 +78,7 @@ SPEC = ChapterSpec(
         Param("recompute", "str", "selective", "-", "activation recomputation", choices=memory.RECOMPUTE),
         Param("sequence_parallel", "bool", True, "-", "Megatron sequence parallelism alongside tensor parallelism"),
         Param("flash", "bool", True, "-", "fused (flash) attention that never stores the attention matrix"),
-        scenario.param(ALLOWANCE),
+        scenario.param(ALLOWANCE, "memory a framework keeps on each GPU besides model states (scenario)"),
         Param(
             "models",
             "str_list",

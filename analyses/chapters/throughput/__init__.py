@@ -33,11 +33,11 @@ SPEC = ChapterSpec(
     slug=SLUG,
     title="Throughput and time-to-train",
     params=(
-        scenario.param(SPEEDUP),
-        scenario.param("mfu_a100_bf16"),
-        scenario.param("tokens_per_param"),
-        scenario.param("finetune_tokens_per_sample"),
-        scenario.param("finetune_epochs"),
+        scenario.param(SPEEDUP, "B300 FP8 over A100 BF16, achieved FLOP/s per GPU (scenario)"),
+        scenario.param("mfu_a100_bf16", "A100 model FLOP utilisation in BF16 (scenario)"),
+        scenario.param("tokens_per_param", "pretraining tokens per parameter (scenario)"),
+        scenario.param("finetune_tokens_per_sample", "tokens in one fine-tuning corpus entry (scenario)"),
+        scenario.param("finetune_epochs", "passes over the fine-tuning corpus (scenario)"),
         Param(
             "ladder_gpus",
             "str_list",
