@@ -468,3 +468,94 @@ def smallest_fit(table: pd.DataFrame) -> pd.Series | None:
     if ok.empty:
         return None
     return ok.sort_values(["n_gpus", "zero_stage", "pp", "tp", "total"], kind="stable").iloc[0]
+
+
+# --------------------------------------------------------------------------------------------
+# Capacity of a cluster, and published and measured figures mapped to the model
+# --------------------------------------------------------------------------------------------
+
+
+def gpus_for_states(state_bytes, usable_bytes, reserved_bytes=0.0):
+    """GPUs whose usable memory, less ``reserved_bytes`` each, holds ``state_bytes`` fully sharded (ZeRO-3).
+
+    ``ceil(states / (usable − reserved))``; infinite where nothing is left after the reserve.
+    """
+    free = np.asarray(usable_bytes, float) - np.asarray(reserved_bytes, float)
+    with np.errstate(divide="ignore"):
+        return np.where(free > 0, np.ceil(np.asarray(state_bytes, float) / np.where(free > 0, free, 1.0)), np.inf)
+
+
+def max_params_sharded(n_gpus, usable_bytes, bytes_per_parameter, reserved_bytes=0.0):
+    """The largest model whose states fit ``n_gpus`` GPUs fully sharded (ZeRO-3 / FSDP full shard).
+
+    ``n · (usable − reserved) / bytes per parameter`` (Rajbhandari et al. 2020, Sec. 5.3: stage 3
+    divides all model states by the data-parallel degree); activations come on top.
+    """
+    free = np.maximum(np.asarray(usable_bytes, float) - np.asarray(reserved_bytes, float), 0.0)
+    return np.asarray(n_gpus, float) * free / np.asarray(bytes_per_parameter, float)
+
+
+def activation_kwargs(text: str) -> dict:
+    """Parse a configuration such as ``"sequence_parallel=True recompute=selective"`` into keyword arguments."""
+    out: dict = {}
+    for item in text.split():
+        k, v = item.split("=")
+        out[k] = v == "True" if v in ("True", "False") else v
+    return out
+
+
+def published_figure(row) -> float:
+    """The model's value for one printed figure (a row of ``data/memory_published.csv``).
+
+    ``model_state_gb_per_gpu``: :func:`model_state_bytes` in GB; ``bytes_per_param``:
+    :func:`bytes_per_param`; ``activation_saving_fraction`` and ``activation_reduction_factor``:
+    :func:`activation_bytes_per_layer` of the row's two configurations (``"optimised vs baseline"``),
+    as ``1 − optimised/baseline`` or ``baseline/optimised``.
+    """
+    q = row["quantity"]
+    if q == "model_state_gb_per_gpu":
+        return float(
+            model_state_bytes(
+                row["n_params"],
+                precision=row["precision"],
+                optimizer=row["optimizer"],
+                zero_stage=row["zero_stage"],
+                dp=row["dp"],
+                tp=row["tp"],
+                fp32_grads=row["fp32_grads"],
+            )
+            / GB
+        )
+    if q == "bytes_per_param":
+        return bytes_per_param(row["precision"], row["optimizer"], row["fp32_grads"])
+    if q not in ("activation_saving_fraction", "activation_reduction_factor"):
+        raise ValueError(f"no model for the published quantity {q!r}")
+    optimised, baseline = (activation_kwargs(p) for p in row["config"].split(" vs "))
+    args = (row["seq_len"], row["micro_batch"], row["hidden"], row["heads"])
+    opt = float(activation_bytes_per_layer(*args, tp=row["tp"], **optimised))
+    base = float(activation_bytes_per_layer(*args, tp=row["tp"], **baseline))
+    return 1 - opt / base if q == "activation_saving_fraction" else base / opt
+
+
+def measured_predictions(measured: pd.DataFrame) -> pd.DataFrame:
+    """The model's predictions for recorded measurements (``data/measurements/memory_cpu_torch.csv``), bytes.
+
+    Columns ``states`` (:func:`model_state_bytes`, fp32 recipe: autocast keeps fp32 parameters,
+    gradients and moments), ``activations_torch`` (:func:`torch_eager_activation_bytes_per_layer`
+    × layers) and ``activations_megatron`` (Korthikanti et al.'s 16-bit accounting, doubled for fp32
+    rows, ``flash`` for the SDPA kernel, × layers), one row per measurement.
+    """
+    rows = []
+    for r in measured.to_dict("records"):
+        args = (r["seq_len"], r["micro_batch"], r["hidden"], r["heads"])
+        torch = float(torch_eager_activation_bytes_per_layer(*args, attention=r["attention"], dtype=r["dtype"]))
+        scale = 2.0 if r["dtype"] == "fp32" else 1.0  # the paper's bytes assume 16-bit activations
+        korth = scale * float(activation_bytes_per_layer(*args, flash=r["attention"] == "sdpa"))
+        rows.append(
+            {
+                "states": float(model_state_bytes(r["n_params"], precision="fp32")),
+                "activations_torch": torch * r["layers"],
+                "activations_megatron": korth * r["layers"],
+            }
+        )
+    return pd.DataFrame(rows, columns=["states", "activations_torch", "activations_megatron"], index=measured.index)

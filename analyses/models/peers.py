@@ -1,7 +1,8 @@
 """Our memory and step-time models beside two open-source peers: llm-analysis and MLSys·im.
 
 The peers are optional dependencies (``pip install -e '.[bench]'``: llm-analysis 0.2.2 and
-mlsysim 0.3.0), imported only inside their wrapper functions. ``tools/peer_compare.py`` evaluates
+mlsysim 0.3.0), wrapped in :mod:`analyses.models.peer_tools` and imported only inside those
+wrappers, which are re-exported here (``peers.llm_analysis_memory``). ``tools/peer_compare.py`` evaluates
 both sides on one shared grid and writes ``data/measurements/peer_comparison.csv``, so the book
 page (``book/peers.ipynb``) and its tests need neither peer installed.
 
@@ -17,8 +18,6 @@ Conventions: bytes are bytes (GB = 1e9 bytes, GiB = 2**30); times in seconds.
 
 from __future__ import annotations
 
-import logging
-import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -26,8 +25,20 @@ import numpy as np
 import pandas as pd
 
 from analyses.models import memory, scaling
+from analyses.models.peer_tools import (
+    FLEETS,
+    GLOBAL_BATCH,
+    MEMORY_QUANTITIES,
+    MFU,
+    MICRO_BATCH,
+    SEQ_LEN,
+    TOOLS,
+    llm_analysis_memory,
+    llm_analysis_step,
+    mlsysim_memory,
+    mlsysim_step,
+)
 
-TOOLS = {"llm-analysis": "0.2.2", "mlsysim": "0.3.0"}
 SOURCES = {"llm-analysis": "peer-llm-analysis-0.2.2", "mlsysim": "peer-mlsysim-0.3.0"}
 
 MEMORY_SHAPES = ("megatron-7.5b", "korthikanti-22b", "gpt3-175b", "megatron-530b", "llama2-7b")
@@ -35,30 +46,6 @@ MEMORY_LAYOUTS = ((8, 1, 8, 1), (8, 8, 8, 1), (4, 4, 32, 0), (8, 16, 8, 3))  # (
 STEP_SHAPES = ("korthikanti-22b", "gpt3-175b")
 STEP_LAYOUTS = ((8, 8, 16, 1), (4, 16, 16, 1))  # tp·pp·dp = 1,024 GPUs
 GPUS = ("A100", "H100")
-SEQ_LEN = 2048
-MICRO_BATCH = 1
-GLOBAL_BATCH = 1024  # sequences per step (2.1 M tokens)
-MFU = 0.5  # share of the dense bf16 peak every tool is told the kernels reach
-
-# The fleet figures every model is given for step times, copied from MLSys·im 0.3.0
-# (mlsysim/systems/registry.py: Clusters.Training_1K and Training_1K_A100 = 128 DGX nodes of 8 GPUs;
-# Nodes.DGX_H100 / DGX_A100 intra_node_bw; Fabrics.InfiniBand_HDR = 200 Gb/s, 7 µs, no
-# oversubscription). ``link_bytes_per_s`` is the bandwidth of one ring hop between nodes.
-FLEETS: dict[str, dict[str, float]] = {
-    "A100": {"nvlink_bytes_per_s": 300e9, "link_bytes_per_s": 200e9 / 8, "latency_s": 7e-6, "peak_bf16": 312e12},
-    "H100": {"nvlink_bytes_per_s": 450e9, "link_bytes_per_s": 200e9 / 8, "latency_s": 7e-6, "peak_bf16": 989e12},
-}
-LLM_ANALYSIS_GPU = {"A100": "a100-sxm-80gb", "H100": "h100-sxm-80gb"}
-MLSYSIM_FLEET = {"A100": "Training_1K_A100", "H100": "Training_1K"}
-
-MEMORY_QUANTITIES = (
-    "params",
-    "weights_bytes",
-    "gradients_bytes",
-    "optimizer_bytes",
-    "activations_bytes",
-    "total_bytes",
-)
 STEP_QUANTITIES = ("compute_s", "bubble_s", "step_s")
 UNITS = {"params": "parameters", "compute_s": "s", "bubble_s": "s", "step_s": "s"}
 
@@ -130,179 +117,6 @@ def ours_step(shape: dict, gpu: str, tp: int, pp: int, dp: int) -> dict[str, flo
         "bubble_s": float(st.bubble_s),
         "step_s": float(st.step_s),
         "p2p_s": float(st.pipeline_p2p_s),  # pipeline sends: not in the comparison table (no peer has them)
-    }
-
-
-# --------------------------------------------------------------------------------------------
-# llm-analysis 0.2.2 (https://github.com/cli99/llm-analysis)
-# --------------------------------------------------------------------------------------------
-
-
-def _llm_analysis(shape: dict, gpu: str, tp: int, pp: int, dp: int) -> Any:
-    from llm_analysis.analysis import LLMAnalysis
-    from llm_analysis.config import ModelConfig, ParallelismConfig, get_dtype_config_by_name, get_gpu_config_by_name
-    from llm_analysis.logger import logger
-
-    logger.setLevel(logging.ERROR)
-    model = ModelConfig(
-        name=shape["name"],
-        num_layers=int(shape["layers"]),
-        n_head=int(shape["heads"]),
-        hidden_dim=int(shape["hidden"]),
-        vocab_size=int(shape["vocab"]),
-        max_seq_len=max(int(shape["seq_len"]), SEQ_LEN),
-        num_key_value_heads=int(shape["kv_heads"]),
-        ffn_embed_dim=int(shape["ffn_hidden"]),
-        expansion_ratio=shape["ffn_hidden"] / shape["hidden"],  # given, so a non-integer ratio (Llama) is accepted
-    )
-    return LLMAnalysis(
-        model,
-        get_gpu_config_by_name(LLM_ANALYSIS_GPU[gpu]),
-        get_dtype_config_by_name("w16a16e16"),
-        ParallelismConfig(tp_size=tp, pp_size=pp, dp_size=dp, sp_size=tp),
-        flops_efficiency=MFU,
-    )
-
-
-def _llm_analysis_training(shape: dict, gpu: str, tp: int, pp: int, dp: int, zero_stage: int) -> dict:
-    from llm_analysis.analysis import ActivationRecomputation, DSZeRO
-
-    analysis = _llm_analysis(shape, gpu, tp, pp, dp)
-    return analysis.training(
-        batch_size_per_gpu=MICRO_BATCH,
-        gradient_accumulation_steps=max(GLOBAL_BATCH // (dp * MICRO_BATCH), 1),
-        seq_len=SEQ_LEN,
-        activation_recomputation=ActivationRecomputation.SELECTIVE,
-        ds_zero=DSZeRO(zero_stage),
-        flash_attn=True,
-        mlp_gated_linear_units=bool(shape["gated_mlp"]),
-    )
-
-
-def llm_analysis_memory(shape: dict, tp: int, pp: int, dp: int, zero_stage: int, gpu: str = "H100") -> dict[str, float]:
-    """llm-analysis's memory per GPU (bytes) and parameter count: ``LLMAnalysis.training()``.
-
-    ``training()`` asserts that the states and one micro-batch fit in the GPU's memory
-    (``config_batch_size_and_gradient_accumulation_steps``); where they do not, every value is NaN.
-    """
-    try:
-        s = _llm_analysis_training(shape, gpu, tp, pp, dp, zero_stage)
-    except AssertionError as err:
-        if "max_batch_size_per_gpu" not in str(err):
-            raise
-        return dict.fromkeys(MEMORY_QUANTITIES, float("nan"))
-    parts = {
-        "weights_bytes": s["weight_memory_per_gpu"],
-        "gradients_bytes": s["gradient_memory_per_gpu"],
-        "optimizer_bytes": s["optimizer_state_memory_per_gpu"],
-        "activations_bytes": s["activation_memory_per_gpu"],
-    }
-    return (
-        {"params": float(s["num_params_total"])}
-        | {k: float(v) for k, v in parts.items()}
-        | {"total_bytes": float(sum(parts.values()))}
-    )
-
-
-def llm_analysis_step(shape: dict, gpu: str, tp: int, pp: int, dp: int) -> dict[str, float]:
-    """llm-analysis's time per training iteration (s): ``latency_per_iter`` of ``training()``.
-
-    It has no pipeline bubble and no data-parallel or tensor-parallel communication in that figure,
-    so ``compute_s`` and ``step_s`` are the same number and ``bubble_s`` is 0.
-    """
-    s = _llm_analysis_training(shape, gpu, tp, pp, dp, 1)
-    t = float(s["latency_per_iter"])
-    return {"compute_s": t, "bubble_s": 0.0, "step_s": t}
-
-
-# --------------------------------------------------------------------------------------------
-# MLSys·im 0.3.0 (harvard-edge/cs249r_book, mlsysim/)
-# --------------------------------------------------------------------------------------------
-
-
-def _mlsysim_workload(shape: dict, n_params: float) -> Any:
-    from mlsysim.core.units import ureg
-    from mlsysim.models.types import TransformerWorkload
-
-    return TransformerWorkload(
-        name=shape["name"],
-        architecture="Transformer",
-        parameters=n_params * ureg.count,
-        layers=int(shape["layers"]),
-        hidden_dim=int(shape["hidden"]),
-        heads=int(shape["heads"]),
-        kv_heads=int(shape["kv_heads"]),
-    )
-
-
-def mlsysim_memory(shape: dict, tp: int, pp: int, dp: int, zero_stage: int, gpu: str = "H100") -> dict[str, float]:
-    """MLSys·im's memory per GPU (bytes): ``TrainingMemoryModel.solve``, given our parameter count.
-
-    Its ``batch_size`` is the global batch; we pass ``dp × micro-batch`` so one micro-batch is in
-    its local term, as in ours. Its ``total`` also holds communication buffers (5% of gradients,
-    plus pipeline send/receive buffers), reported in ``total_bytes`` only.
-    """
-    import mlsysim
-    from mlsysim.engine.solvers.training import TrainingMemoryModel
-
-    n = memory.shape_parameter_count(shape)
-    hardware = getattr(mlsysim.Hardware.Cloud, gpu)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        r = TrainingMemoryModel().solve(
-            _mlsysim_workload(shape, n),
-            hardware,
-            batch_size=dp * MICRO_BATCH,
-            seq_len=SEQ_LEN,
-            precision="bf16",
-            optimizer="adam",
-            activation_checkpointing="selective",
-            tp_size=tp,
-            pp_size=pp,
-            dp_size=dp,
-            zero_stage=zero_stage,
-            sequence_parallel=True,
-        )
-
-    def b(q: Any) -> float:
-        return float(q.to("byte").magnitude)
-
-    return {
-        "params": n,
-        "weights_bytes": b(r.weights),
-        "gradients_bytes": b(r.gradients),
-        "optimizer_bytes": b(r.optimizer_state),
-        "activations_bytes": b(r.activations),
-        "total_bytes": b(r.total_memory),
-    }
-
-
-def mlsysim_step(shape: dict, gpu: str, tp: int, pp: int, dp: int) -> dict[str, float]:
-    """MLSys·im's step time (s): ``DistributedModel.solve`` on its reference 1,024-GPU fleet."""
-    from mlsysim.engine.solvers.distributed import DistributedModel
-    from mlsysim.systems.registry import Clusters
-
-    fleet = getattr(Clusters, MLSYSIM_FLEET[gpu])
-    assert fleet.total_accelerators == tp * pp * dp
-    microbatches = GLOBAL_BATCH // (dp * MICRO_BATCH)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        r = DistributedModel().solve(
-            _mlsysim_workload(shape, memory.shape_parameter_count(shape)),
-            fleet,
-            batch_size=GLOBAL_BATCH,
-            precision="bf16",
-            efficiency=MFU,
-            tp_size=tp,
-            pp_size=pp,
-            microbatch_count=microbatches,
-            zero_stage=1,
-            seq_len=SEQ_LEN,
-        )
-    return {
-        "compute_s": float(r.node_profile.latency_compute.to("s").magnitude),
-        "bubble_s": float(r.pipeline_bubble_latency.to("s").magnitude),
-        "step_s": float(r.step_latency_total.to("s").magnitude),
     }
 
 
@@ -399,3 +213,55 @@ def with_differences(table: pd.DataFrame) -> pd.DataFrame:
     ours_v = out["ours"].astype(float)
     out["diff"] = np.where(ours_v != 0, out["peer"].astype(float) / ours_v.where(ours_v != 0, np.nan) - 1.0, np.nan)
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Differences explained by our own models
+# --------------------------------------------------------------------------------------------
+
+
+def fp32_gradient_gap(rows: pd.DataFrame, shapes: pd.DataFrame) -> float:
+    """Largest relative gap between a peer's gradient bytes and ours counted in fp32 (``fp32_grads=True``).
+
+    ``rows`` are ``gradients_bytes`` rows of the comparison table (columns ``shape``, ``tp``, ``pp``,
+    ``dp``, ``zero_stage``, ``peer``); 0 when there are none. llm-analysis holds gradients in the
+    master weights' dtype, so with our fp32-gradient option the two agree up to the parameter-count
+    conventions.
+    """
+    if rows.empty:
+        return 0.0
+    by_name = {r["name"]: r for r in shapes.to_dict("records")}
+    ours_fp32 = np.array(
+        [
+            float(
+                memory.model_state_bytes_by_part(
+                    memory.shape_parameter_count(by_name[r["shape"]]),
+                    zero_stage=r["zero_stage"],
+                    dp=r["dp"],
+                    tp=r["tp"],
+                    pp=r["pp"],
+                    fp32_grads=True,
+                )["gradients"]
+            )
+            for r in rows.to_dict("records")
+        ]
+    )
+    return float(np.max(np.abs(rows["peer"].to_numpy(float) / ours_fp32 - 1.0)))
+
+
+def pipeline_send_gap(step_rows: pd.DataFrame, shapes: pd.DataFrame) -> pd.DataFrame:
+    """Per step configuration: our step time minus the peer's, beside our pipeline-send time (s).
+
+    ``step_rows`` are one peer's ``step_s`` rows of the comparison table; our pipeline
+    point-to-point time comes from :func:`ours_step` (no peer models it).
+    """
+    by_name = {r["name"]: r for r in shapes.to_dict("records")}
+    rows = [
+        {
+            "config": r["config"],
+            "ours − peer (s)": r["ours"] - r["peer"],
+            "our pipeline sends (s)": ours_step(by_name[r["shape"]], r["gpu"], r["tp"], r["pp"], r["dp"])["p2p_s"],
+        }
+        for r in step_rows.to_dict("records")
+    ]
+    return pd.DataFrame(rows, columns=["config", "ours − peer (s)", "our pipeline sends (s)"])

@@ -9,9 +9,10 @@ Every function takes plain numbers or numpy arrays and broadcasts.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 
-from analyses.models.units import SECONDS_PER_DAY
+from analyses.models.units import DAYS_PER_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 
 def training_flops(
@@ -62,24 +63,6 @@ def time_to_train_s(
     return np.asarray(total_flops, float) / (np.asarray(n_gpus, float) * effective_flops_per_s(peak_flops_dense, mfu))
 
 
-def gpu_hours(total_flops: ArrayLike, peak_flops_dense: ArrayLike, mfu: ArrayLike) -> np.ndarray:
-    """GPU-hours to deliver ``total_flops`` at ``mfu`` of the dense peak (independent of GPU count)."""
-    return np.asarray(total_flops, float) / effective_flops_per_s(peak_flops_dense, mfu) / 3600.0
-
-
-def tokens_trainable(
-    n_gpus: ArrayLike, days: ArrayLike, params: ArrayLike, peak_flops_dense: ArrayLike, mfu: ArrayLike
-) -> np.ndarray:
-    """Tokens a cluster can train in ``days``: ``D = n·peak·MFU·t / (6·N)`` (inverse of 6ND)."""
-    flops = (
-        np.asarray(n_gpus, float)
-        * effective_flops_per_s(peak_flops_dense, mfu)
-        * np.asarray(days, float)
-        * SECONDS_PER_DAY
-    )
-    return flops / (6.0 * np.asarray(params, float))
-
-
 def implied_per_gpu_speedup(
     gpus_before: ArrayLike, days_before: ArrayLike, gpus_after: ArrayLike, days_after: ArrayLike
 ) -> np.ndarray:
@@ -124,3 +107,54 @@ def matmul_share_from_speedup(speedup: ArrayLike, peak_ratio: ArrayLike) -> np.n
 def achieved_ratio(peak_new: ArrayLike, mfu_new: ArrayLike, peak_old: ArrayLike, mfu_old: ArrayLike) -> np.ndarray:
     """Per-GPU achieved-throughput ratio of two GPUs: ``(peak·MFU)_new / (peak·MFU)_old``."""
     return effective_flops_per_s(peak_new, mfu_new) / effective_flops_per_s(peak_old, mfu_old)
+
+
+def mfu_for_speedup(speedup: ArrayLike, peak_new: ArrayLike, peak_old: ArrayLike, mfu_old: ArrayLike) -> np.ndarray:
+    """MFU the new GPU needs for a per-GPU ``speedup`` over the old one: inverse of :func:`achieved_ratio`.
+
+    ``MFU_new = speedup · peak_old · MFU_old / peak_new`` (B300's MFU implied by the scenario's
+    B300/A100 speed-up and A100 MFU).
+    """
+    return np.asarray(speedup, float) * effective_flops_per_s(peak_old, mfu_old) / np.asarray(peak_new, float)
+
+
+def pretrain_months(
+    params: ArrayLike, tokens_per_param: ArrayLike, n_gpus: ArrayLike, peak_flops_dense: ArrayLike, mfu: ArrayLike
+) -> np.ndarray:
+    """Months to pretrain ``params`` parameters on ``tokens_per_param`` tokens each (``6·N·D``).
+
+    A month is :data:`analyses.models.units.DAYS_PER_MONTH` days; see :func:`time_to_train_s`.
+    """
+    n = np.asarray(params, float)
+    flops = training_flops(n, n * np.asarray(tokens_per_param, float))
+    return time_to_train_s(flops, n_gpus, peak_flops_dense, mfu) / SECONDS_PER_DAY / DAYS_PER_MONTH
+
+
+def finetune_hours(
+    params: ArrayLike,
+    samples: ArrayLike,
+    tokens_per_sample: ArrayLike,
+    epochs: ArrayLike,
+    n_gpus: ArrayLike,
+    peak_flops_dense: ArrayLike,
+    mfu: ArrayLike,
+) -> np.ndarray:
+    """Hours of a full-parameter fine-tune: ``epochs`` passes over ``samples`` entries of
+    ``tokens_per_sample`` tokens, ``6·N·D`` FLOPs (Kaplan et al. 2020), on ``n_gpus`` at ``mfu``."""
+    tokens = np.asarray(samples, float) * np.asarray(tokens_per_sample, float) * np.asarray(epochs, float)
+    return time_to_train_s(training_flops(params, tokens), n_gpus, peak_flops_dense, mfu) / SECONDS_PER_HOUR
+
+
+def best_published_ratio(bench: pd.DataFrame, new_gpus: tuple[str, ...], old_gpu: str, new_precision: str) -> float:
+    """Best published model TFLOP/s per GPU of ``new_gpus`` at ``new_precision`` over the best of ``old_gpu``.
+
+    ``bench`` is the published-runs table (``data/scaling_benchmarks.csv``: ``gpu``, ``precision``,
+    ``metric``, ``value``); only ``model_tflops_per_gpu`` rows count. Model FLOP/s are the same work
+    on both sides (6·N per token), so the ratio is a per-GPU speed-up of published software.
+    """
+    tf = bench[bench["metric"] == "model_tflops_per_gpu"]
+    old = tf[tf["gpu"] == old_gpu]["value"]
+    new = tf[tf["gpu"].isin(new_gpus) & (tf["precision"] == new_precision)]["value"]
+    if old.empty or new.empty:
+        raise ValueError(f"no published model TFLOP/s for {old_gpu} or for {', '.join(new_gpus)} at {new_precision}")
+    return float(new.max() / old.max())

@@ -72,32 +72,24 @@ def test_gqa_and_swiglu_terms():
 # ---------------------------------------------------------------- model states
 
 
-@pytest.mark.parametrize(
-    "row", PUBLISHED[PUBLISHED["quantity"] == "model_state_gb_per_gpu"].to_dict("records"), ids=lambda r: r["id"]
-)
-def test_zero_paper_figures(row):
-    """ZeRO Fig. 1 / Sec. 3.1 figures reproduce to half a printed unit (31.40625 GB prints as 31.4)."""
-    gb = (
-        memory.model_state_bytes(
-            row["n_params"],
-            precision=row["precision"],
-            optimizer=row["optimizer"],
-            zero_stage=row["zero_stage"],
-            dp=row["dp"],
-            tp=row["tp"],
-            fp32_grads=row["fp32_grads"],
-        )
-        / memory.GB
-    )
-    assert abs(gb - row["value"]) <= row["resolution"] / 2
+@pytest.mark.parametrize("row", PUBLISHED.to_dict("records"), ids=lambda r: r["id"])
+def test_published_figures(row):
+    """Every printed figure reproduces to half a printed unit: ZeRO Fig. 1 / Sec. 3.1 (31.40625 GB prints
+    as 31.4), 16 bytes per parameter (ZeRO) and 18 with fp32 gradients (ml-engineering), and
+    Korthikanti et al.'s savings (70%, 65%) and the abstract's "5x"."""
+    assert abs(memory.published_figure(row) - row["value"]) <= row["resolution"] / 2
 
 
-@pytest.mark.parametrize(
-    "row", PUBLISHED[PUBLISHED["quantity"] == "bytes_per_param"].to_dict("records"), ids=lambda r: r["id"]
-)
-def test_bytes_per_param_conventions(row):
-    """16 bytes (ZeRO) by default, 18 with fp32 gradients (ml-engineering)."""
-    assert memory.bytes_per_param(row["precision"], row["optimizer"], row["fp32_grads"]) == row["value"]
+def test_published_figure_rejects_an_unknown_quantity():
+    with pytest.raises(ValueError, match="no model for the published quantity"):
+        memory.published_figure({"quantity": "flops"})
+
+
+def test_activation_kwargs():
+    assert memory.activation_kwargs("sequence_parallel=True recompute=selective") == {
+        "sequence_parallel": True,
+        "recompute": "selective",
+    }
 
 
 def test_state_recipes_closed_forms():
@@ -137,27 +129,6 @@ def test_korthikanti_table2_closed_forms():
     assert f(s, b, h, a, flash=True) == 34 * sbh
 
 
-def _activation_kwargs(text: str) -> dict:
-    out = {}
-    for item in text.split():
-        k, v = item.split("=")
-        out[k] = v == "True" if v in ("True", "False") else v
-    return out
-
-
-@pytest.mark.parametrize(
-    "row", PUBLISHED[PUBLISHED["quantity"].str.startswith("activation")].to_dict("records"), ids=lambda r: r["id"]
-)
-def test_korthikanti_printed_ratios(row):
-    """Printed savings (70%, 65%) and the abstract's "5x" reproduce to half a printed unit."""
-    optimised, baseline = (_activation_kwargs(p) for p in row["config"].split(" vs "))
-    args = (row["seq_len"], row["micro_batch"], row["hidden"], row["heads"])
-    opt = memory.activation_bytes_per_layer(*args, tp=row["tp"], **optimised)
-    base = memory.activation_bytes_per_layer(*args, tp=row["tp"], **baseline)
-    got = 1 - opt / base if row["quantity"] == "activation_saving_fraction" else base / opt
-    assert abs(got - row["value"]) <= row["resolution"] / 2
-
-
 # ---------------------------------------------------------------- fit search
 
 
@@ -166,6 +137,18 @@ def test_total_first_stage_holds_all_layers():
     one = memory.total_bytes_per_gpu(1e9, 32, 2048, 1, 4096, 32, pp=1)["activations"]
     four = memory.total_bytes_per_gpu(1e9, 32, 2048, 1, 4096, 32, pp=4)["activations"]
     assert one == four
+
+
+def test_sharded_capacity_closed_forms():
+    """1.6 TB of states over 295 GB free per GPU needs 6 GPUs; 32 GPUs of 290 GB less 5 GB hold 570B
+    parameters at 16 bytes each (ZeRO-3 divides every state by the GPU count)."""
+    assert memory.gpus_for_states(1.6e12, 300e9, 5e9) == 6
+    assert memory.gpus_for_states(1.6e12, 300e9, 300e9) == np.inf
+    np.testing.assert_array_equal(memory.gpus_for_states(1.6e12, 300e9, np.array([0.0, 5e9, 200e9])), [6, 6, 16])
+    assert memory.max_params_sharded(32, 290e9, 16, 5e9) == pytest.approx(570e9)
+    assert memory.max_params_sharded(32, 290e9, 16, 400e9) == 0
+    # the inverse: a model of that size needs exactly the 32 GPUs
+    assert memory.gpus_for_states(570e9 * 16, 290e9, 5e9) == 32
 
 
 def test_fit_search_finds_minimum():
@@ -198,16 +181,9 @@ def test_measured_activations_torch_accounting_exact():
     Tolerance 0: both count whole tensors (elements × element size), so any mismatch is a missing or
     extra tensor, not rounding.
     """
-    pred = [
-        float(
-            memory.torch_eager_activation_bytes_per_layer(
-                r.seq_len, r.micro_batch, r.hidden, r.heads, attention=r.attention, dtype=r.dtype
-            )
-        )
-        * r.layers
-        for r in MEASURED.itertuples()
-    ]
-    np.testing.assert_array_equal(np.array(pred), MEASURED["activation_bytes"].to_numpy(float))
+    pred = memory.measured_predictions(MEASURED)
+    np.testing.assert_array_equal(pred["activations_torch"].to_numpy(), MEASURED["activation_bytes"].to_numpy(float))
+    np.testing.assert_array_equal(pred["states"].to_numpy(), MEASURED["state_bytes"].to_numpy(float))
 
 
 def test_measured_activations_megatron_accounting_band():
@@ -218,14 +194,8 @@ def test_measured_activations_megatron_accounting_band():
     in fp32 (4 bytes, Megatron assumes 2), and the fused QKV output is one tensor. Measured: 0.88-0.94
     (eager) and 0.93-0.94 (SDPA vs ``flash=True``); the band allows for other shapes.
     """
-    bf16 = MEASURED[MEASURED["dtype"] == "bf16"]
-    for attention, flash in (("eager", False), ("sdpa", True)):
-        rows = bf16[bf16["attention"] == attention]
-        pred = (
-            memory.activation_bytes_per_layer(
-                rows["seq_len"], rows["micro_batch"], rows["hidden"], rows["heads"], flash=flash
-            )
-            * rows["layers"]
-        )
-        ratio = pred.to_numpy() / rows["activation_bytes"].to_numpy()
-        assert np.all((ratio > 0.80) & (ratio < 1.05)), attention
+    bf16 = MEASURED["dtype"] == "bf16"
+    ratio = memory.measured_predictions(MEASURED)["activations_megatron"] / MEASURED["activation_bytes"]
+    for attention in ("eager", "sdpa"):
+        r = ratio[bf16 & (MEASURED["attention"] == attention)].to_numpy()
+        assert r.size and np.all((r > 0.80) & (r < 1.05)), attention

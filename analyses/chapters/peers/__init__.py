@@ -2,25 +2,26 @@
 
 The page reads the committed comparison table (``data/measurements/peer_comparison.csv``, written
 by ``tools/peer_compare.py``), so it builds without the peers installed. Every difference larger
-than the chapter's threshold must have an entry in :data:`EXPLANATIONS` naming its cause and the
-peer's source file and function; ``tests/test_peers.py`` enforces that.
+than the page's threshold must have an entry in :data:`EXPLANATIONS` naming its cause and the
+peer's source file and function; ``tests/chapters/test_peers.py`` enforces that. The appendix judges
+no claim, so its one parameter, the threshold, is a view setting. :func:`compute` builds every
+table and figure the page quotes once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
 
-import altair as alt
-import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.chapters.params import ChapterSpec, Param
-from analyses.models import memory, peers
+from analyses.chapters.params import ChapterSpec, Config, Param
+from analyses.models import peers
+
+SLUG = "peers"
 
 SPEC = ChapterSpec(
-    slug="peers",
+    slug=SLUG,
     title="Appendix: our models beside llm-analysis and MLSys·im",
     params=(
         Param(
@@ -127,19 +128,41 @@ EXPLANATIONS: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
+@dataclass(frozen=True)
+class Result:
+    """Everything the peers page shows, computed once."""
+
+    cfg: Config
+    table: pd.DataFrame  # the comparison with diff = peer / ours - 1
+    counts: dict[str, int]  # configurations, rows, refusals
+    memory: pd.DataFrame  # side by side, GB per GPU
+    step: pd.DataFrame  # side by side, seconds
+    differences: pd.DataFrame  # beyond the threshold: range, cause, evidence
+    unexplained: list[tuple[str, str]]
+    facts: dict[str, float]  # the figures the prose quotes
+    sends: pd.DataFrame  # our step minus MLSys·im's beside our pipeline sends
+
+
 def comparison() -> pd.DataFrame:
-    """The committed comparison table with ``diff`` = peer / ours − 1."""
-    return peers.with_differences(data.measurements("peer_comparison"))
+    """The committed comparison table with ``diff`` = peer / ours − 1.
+
+    Without the table's schema in ``attrs``: pandas deep-copies ``attrs`` on every operation, which
+    made the page's hundreds of lookups take seconds.
+    """
+    t = peers.with_differences(data.measurements("peer_comparison"))
+    t.attrs = {}
+    return t
 
 
 def overview(t: pd.DataFrame) -> dict[str, int]:
-    """Counts for the prose: configurations, rows, shapes."""
+    """Counts for the prose: configurations, rows, refusals."""
     return {
         "n_configs": int(t["config"].nunique()),
         "n_memory": int(t.loc[t["kind"] == "memory", "config"].nunique()),
         "n_step": int(t.loc[t["kind"] == "step", "config"].nunique()),
         "n_rows": len(t),
         "n_refused": int(t.loc[t["peer"].isna(), "config"].nunique()),
+        "n_gpus": int((t.loc[t["kind"] == "step", ["tp", "pp", "dp"]].prod(axis=1)).max()),
     }
 
 
@@ -172,6 +195,7 @@ def side_by_side(t: pd.DataFrame, kind: str) -> pd.DataFrame:
 def differences(t: pd.DataFrame, threshold: float) -> pd.DataFrame:
     """Each (peer, quantity) whose difference exceeds ``threshold`` somewhere: range, count, cause, evidence."""
     big = t[t["diff"].abs() > threshold]
+    evaluated = t[t["peer"].notna()].groupby(["tool", "quantity"]).size()
     rows = []
     for (tool, q), g in big.groupby(["tool", "quantity"], sort=False):
         cause, where = EXPLANATIONS.get((tool, q), ("UNEXPLAINED", "-"))
@@ -179,7 +203,7 @@ def differences(t: pd.DataFrame, threshold: float) -> pd.DataFrame:
             {
                 "peer": TOOL_LABELS[tool],
                 "quantity": QUANTITY_LABELS[q],
-                "configs": f"{len(g)} of {int(((t['tool'] == tool) & (t['quantity'] == q) & t['peer'].notna()).sum())}",
+                "configs": f"{len(g)} of {int(evaluated[(tool, q)])}",
                 "range": f"{g['diff'].min():+.1%} to {g['diff'].max():+.1%}",
                 "why": cause,
                 "evidence": where,
@@ -194,99 +218,57 @@ def unexplained(t: pd.DataFrame, threshold: float) -> list[tuple[str, str]]:
     return sorted({(a, b) for a, b in zip(big["tool"], big["quantity"], strict=True)} - set(EXPLANATIONS))
 
 
-def diff_chart(t: pd.DataFrame, threshold: float) -> alt.LayerChart:
-    """Every difference (peer / ours − 1) by quantity and peer, with the ±threshold band."""
-    frame = t.dropna(subset=["diff"]).assign(
-        quantity=lambda f: f["quantity"].map(QUANTITY_LABELS), peer=lambda f: f["tool"].map(TOOL_LABELS)
-    )[["quantity", "peer", "diff"]]
-    order = [QUANTITY_LABELS[q] for q in (*peers.MEMORY_QUANTITIES, *peers.STEP_QUANTITIES)]
-    band = (
-        alt.Chart(pd.DataFrame({"lo": [-threshold], "hi": [threshold]}))
-        .mark_rect(opacity=0.15, color="#888888")
-        .encode(x="lo:Q", x2="hi:Q")
-    )
-    points = (
-        alt.Chart(frame)
-        .mark_tick(thickness=2, size=14)
-        .encode(
-            x=alt.X("diff:Q", axis=alt.Axis(format="+%", title="peer / ours − 1")),
-            y=alt.Y("quantity:N", sort=order, title=None),
-            yOffset=alt.YOffset("peer:N"),
-            color=alt.Color("peer:N", title=None, legend=alt.Legend(orient="bottom")),
-            tooltip=["quantity", "peer", alt.Tooltip("diff:Q", format="+.1%")],
-        )
-    )
-    return (band + points).properties(width=520, height=320)
+def _rows(t: pd.DataFrame, kind: str, tool: str, q: str) -> pd.DataFrame:
+    return t[(t["kind"] == kind) & (t["tool"] == tool) & (t["quantity"] == q)].dropna(subset=["diff"])
 
 
 def facts(t: pd.DataFrame) -> dict[str, float]:
-    """The figures the prose quotes, computed from the table (and our models, for the checks)."""
-    mem, step = t[t["kind"] == "memory"], t[t["kind"] == "step"]
-
-    def sel(frame: pd.DataFrame, tool: str, q: str) -> pd.DataFrame:
-        return frame[(frame["tool"] == tool) & (frame["quantity"] == q)].dropna(subset=["diff"])
-
-    grads = sel(mem, "llm-analysis", "gradients_bytes")
-    act_ml = sel(mem, "mlsysim", "activations_bytes")
+    """The figures the prose quotes, computed from the table (and our models, for the causes)."""
+    grads = _rows(t, "memory", "llm-analysis", "gradients_bytes")
+    act_ml = _rows(t, "memory", "mlsysim", "activations_bytes")
     ratio_vs_p = (act_ml["peer"] / act_ml["ours"] * act_ml["pp"]).to_numpy()
     llama = data.model_shape("llama2-7b")
-    la_params = sel(mem, "llm-analysis", "params")
-    la_llama = la_params[la_params["shape"] == "llama2-7b"]["peer"].iloc[0]
+    la_params = _rows(t, "memory", "llm-analysis", "params")
+    la_llama = float(la_params[la_params["shape"] == "llama2-7b"]["peer"].iloc[0])
     # our fp32-gradient option against llm-analysis's gradients, where the per-stage layer counts agree
     even = grads[(grads["pp"] == 1) & (grads["shape"] != "llama2-7b")]
-    fp32 = [
-        memory.model_state_bytes_by_part(
-            memory.shape_parameter_count(data.model_shape(r["shape"])),
-            zero_stage=r["zero_stage"],
-            dp=r["dp"],
-            tp=r["tp"],
-            pp=r["pp"],
-            fp32_grads=True,
-        )["gradients"]
-        for r in even.to_dict("records")
-    ]
-    step_ml = sel(step, "mlsysim", "step_s")
-    step_la = sel(step, "llm-analysis", "step_s")
-    comp_la = sel(step, "llm-analysis", "compute_s")
-    agree = pd.concat([sel(mem, "mlsysim", q) for q in ("weights_bytes", "gradients_bytes", "optimizer_bytes")])
-    return {
+    agree = pd.concat(
+        [_rows(t, "memory", "mlsysim", q) for q in ("weights_bytes", "gradients_bytes", "optimizer_bytes")]
+    )
+    out = {
         "grad_median": float(grads["diff"].median()),
-        "grad_fp32_max_gap": float(np.max(np.abs(even["peer"].to_numpy() / np.asarray(fp32) - 1.0)))
-        if len(even)
-        else 0.0,
+        "grad_fp32_max_gap": peers.fp32_gradient_gap(even, data.model_shapes()),
         "act_ratio_times_p_min": float(ratio_vs_p.min()),
         "act_ratio_times_p_max": float(ratio_vs_p.max()),
         "act_ml_worst": float(act_ml["diff"].min()),
         "llama_published": float(llama["published_params"]),
-        "llama_llm_analysis": float(la_llama),
-        "llama_llm_analysis_diff": float(la_llama / llama["published_params"] - 1.0),
+        "llama_llm_analysis": la_llama,
+        "llama_llm_analysis_diff": la_llama / float(llama["published_params"]) - 1.0,
         "mlsysim_states_max_diff": float(agree["diff"].abs().max()),
-        "step_ml_min": float(step_ml["diff"].min()),
-        "step_ml_max": float(step_ml["diff"].max()),
-        "step_la_min": float(step_la["diff"].min()),
-        "step_la_max": float(step_la["diff"].max()),
-        "compute_la_min": float(comp_la["diff"].min()),
-        "compute_la_max": float(comp_la["diff"].max()),
     }
+    for name, tool, q in (
+        ("step_ml", "mlsysim", "step_s"),
+        ("step_la", "llm-analysis", "step_s"),
+        ("compute_la", "llm-analysis", "compute_s"),
+    ):
+        rows = _rows(t, "step", tool, q)
+        out[f"{name}_min"], out[f"{name}_max"] = float(rows["diff"].min()), float(rows["diff"].max())
+    return out
 
 
-def p2p_share(t: pd.DataFrame) -> pd.DataFrame:
-    """Per step configuration: our step minus MLSys·im's, beside our pipeline point-to-point time (s)."""
-    step = t[(t["kind"] == "step") & (t["tool"] == "mlsysim") & (t["quantity"] == "step_s")]
-    shapes = {r["name"]: r for r in data.model_shapes().to_dict("records")}
-    rows = []
-    for r in step.to_dict("records"):
-        mine = peers.ours_step(shapes[r["shape"]], r["gpu"], r["tp"], r["pp"], r["dp"])
-        rows.append(
-            {
-                "config": r["config"],
-                "ours − MLSys·im (s)": r["ours"] - r["peer"],
-                "our pipeline sends (s)": mine["p2p_s"],
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def config_summary(cfg: Mapping[str, Any]) -> str:
-    """The threshold in words, for the page."""
-    return f"{cfg['threshold']:.0%}"
+def compute(cfg: Config) -> Result:
+    """Every table and figure the page quotes, at ``cfg`` (one pass over the committed table)."""
+    t = comparison()
+    return Result(
+        cfg=cfg,
+        table=t,
+        counts=overview(t),
+        memory=side_by_side(t, "memory"),
+        step=side_by_side(t, "step"),
+        differences=differences(t, cfg["threshold"]),
+        unexplained=unexplained(t, cfg["threshold"]),
+        facts=facts(t),
+        sends=peers.pipeline_send_gap(_rows(t, "step", "mlsysim", "step_s"), data.model_shapes()).rename(
+            columns={"ours − peer (s)": "ours − MLSys·im (s)"}
+        ),
+    )

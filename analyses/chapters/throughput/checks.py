@@ -9,6 +9,7 @@ one-input grids in one call.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,21 +21,26 @@ from analyses.site.notebook import fmt, stated
 from analyses.verdicts import Arithmetic, Finding, at_least, between, check, exactly, rounded
 
 OLD, NEW = "A100", "B300"  # the generations of the scenario's speed-up (speedup_b300_a100)
-OLD_PRECISION = "bf16"
+OLD_PRECISION, NEW_PRECISION = "bf16", "fp8"
+BLACKWELL = ("B200", "B300")  # B300's dense FP8 peak equals B200's: their published FP8 runs are one group
+HUNDRED_B = "000-2.1-100b-months-on-hundreds-of-gpus"
 
 
+@functools.cache
 def datasheet_bf16_ratio() -> float:
     """B300/A100 dense BF16 peak ratio: the speed-up at equal MFU without FP8."""
-    return data.gpu(NEW).peak_flops("bf16") / data.gpu(OLD).peak_flops("bf16")
+    return data.gpu(NEW).peak_flops(OLD_PRECISION) / data.gpu(OLD).peak_flops(OLD_PRECISION)
 
 
+@functools.cache
 def best_published_ratio() -> float:
     """Best published Blackwell FP8 model TFLOP/s per GPU over the best published A100 row."""
-    bench = data.table("scaling_benchmarks")
-    tf = bench[bench["metric"] == "model_tflops_per_gpu"]
-    a100 = tf[tf["gpu"] == OLD]["value"].max()
-    blackwell = tf[tf["gpu"].isin(["B200", "B300"]) & (tf["precision"] == "fp8")]["value"].max()
-    return float(blackwell / a100)
+    return throughput.best_published_ratio(data.table("scaling_benchmarks"), BLACKWELL, OLD, NEW_PRECISION)
+
+
+def reading(claim: data.Claim) -> str:
+    """The claim's reading of its vague words (``data/claims.csv``), or "" where it has none."""
+    return claim.reading if isinstance(claim.reading, str) else ""
 
 
 def _speedup_text(s: Mapping[str, Any]) -> str:
@@ -44,25 +50,26 @@ def _speedup_text(s: Mapping[str, Any]) -> str:
     )
 
 
-READING_MULTIPLIER = (
-    "提升N倍 read as 'N times the A100' (read as 'raised by N times', i.e. N+1 times, it is still far below)"
-)
-
-
 def _ratio_finding(claim: data.Claim, s: Mapping[str, Any], extra: str = "") -> Finding:
     lo, hi = claim.value("speedup_low_x"), claim.value("speedup_high_x")
+
+    def context(verdict: str) -> str:
+        if verdict == "inconsistent":
+            return (
+                f"even at BF16 with equal MFU {NEW} runs {fmt(datasheet_bf16_ratio(), 'x')} an {OLD}, and structured "
+                f"sparsity plays no part in training{extra}"
+            )
+        if verdict == "implausible":
+            return f"at this speed-up {NEW} would not deliver the stated gain{extra}"
+        return f"peaks and published MFU put {NEW} in this range{extra}"
+
     return Finding(
         stated=between(lo, hi),
         value=s["speedup_b300_a100"],
         unit="x",
         recomputed=lambda: _speedup_text(s),
-        context=lambda v: (
-            f"even at BF16 with equal MFU {NEW} runs {fmt(datasheet_bf16_ratio(), 'x')} an {OLD}, and structured "
-            f"sparsity plays no part in training{extra}"
-            if v == "inconsistent"
-            else f"peaks and published MFU put {NEW} in this range{extra}"
-        ),
-        reading=READING_MULTIPLIER,
+        context=context,
+        reading=reading(claim),
     )
 
 
@@ -105,8 +112,10 @@ def check_table_throughput(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping
     )
 
 
-def _anecdote(claim_id: str, s: Mapping[str, Any], arithmetic: tuple[Arithmetic, ...] = (), extra: str = "") -> Finding:
-    a = cases.anecdote(claim_id)
+def _anecdote(
+    claim: data.Claim, s: Mapping[str, Any], arithmetic: tuple[Arithmetic, ...] = (), extra: str = ""
+) -> Finding:
+    a = cases.anecdote(claim.id)
     implied = a.gpu_days_ratio
     counts = (
         f"{stated(a.gpus_before)}×{stated(a.days_before)} / {stated(a.gpus_after)}×{stated(a.days_after)} GPU-days"
@@ -124,9 +133,11 @@ def _anecdote(claim_id: str, s: Mapping[str, Any], arithmetic: tuple[Arithmetic,
             f"the anecdote itself cannot be checked{extra}"
             if v == "consistent"
             else f"it needs {fmt(implied, 'x')} per GPU, more than peaks and published MFU allow"
+            if v == "implausible"
+            else "its own figures do not add up"
         ),
         arithmetic=arithmetic,
-        reading="" if a.gpus_before is not None else "no GPU counts are given: read as equal counts before and after",
+        reading=reading(claim),
     )
 
 
@@ -139,7 +150,7 @@ def check_64x30_to_32x20_000(claim: data.Claim, s: Mapping[str, Any], cfg: Mappi
     """Document 000 §2.1: 64 GPUs × 30 days -> 32 × 20, half the cards and a third less time."""
     a = cases.anecdote(claim.id)
     return _anecdote(
-        claim.id,
+        claim,
         s,
         (
             Arithmetic(
@@ -153,7 +164,7 @@ def check_64x30_to_32x20_000(claim: data.Claim, s: Mapping[str, Any], cfg: Mappi
 @check("001-2.1-64x30-to-32x20")
 def check_64x30_to_32x20_001(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.1: the same 64 × 30 -> 32 × 20 example, at the same accuracy."""
-    return _anecdote(claim.id, s)
+    return _anecdote(claim, s)
 
 
 @check("000-2.1-13b-anecdote-days")
@@ -161,7 +172,7 @@ def check_13b_anecdote_days(claim: data.Claim, s: Mapping[str, Any], cfg: Mappin
     """Document 000 §2.1: a 13B model's training cycle from 22 days on A100 to 8 on B300 (-64%)."""
     a = cases.anecdote(claim.id)
     return _anecdote(
-        claim.id,
+        claim,
         s,
         (Arithmetic("the cycle cut", rounded(claim.value("reduction_pct")), _cut(a.days_before, a.days_after)),),
     )
@@ -178,7 +189,7 @@ def check_7b_anecdote_days(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping
         if below
         else ""
     )
-    return _anecdote(claim.id, s, extra=extra)
+    return _anecdote(claim, s, extra=extra)
 
 
 @check("000-4-training-days-28-to-11")
@@ -186,7 +197,7 @@ def check_training_days_28_to_11(claim: data.Claim, s: Mapping[str, Any], cfg: M
     """Document 000 §4: one full training from 28 days (128 A100) to 11 (96 B300), -61%."""
     a = cases.anecdote(claim.id)
     return _anecdote(
-        claim.id,
+        claim,
         s,
         (Arithmetic("the time cut", rounded(claim.value("reduction_pct")), _cut(a.days_before, a.days_after)),),
     )
@@ -206,19 +217,19 @@ def check_128_a100_to_96_b300(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
     )
 
 
-def months_on(params: float, tokens_per_param: Any, n_gpus: float, peak_flops: float, mfu: Any) -> np.ndarray:
-    """Months to pretrain ``params`` on ``tokens_per_param`` tokens each on ``n_gpus`` at ``mfu``."""
-    flops = throughput.training_flops(params, params * np.asarray(tokens_per_param))
-    return throughput.time_to_train_s(flops, n_gpus, peak_flops, mfu) / units.SECONDS_PER_DAY / units.DAYS_PER_MONTH
+def hundred_b_months(claim: data.Claim, s: Mapping[str, Any]) -> tuple[Any, Any]:
+    """Months of the claim's 100B pretraining on its most and fewest A100s (scenario tokens and MFU)."""
+    n, peak = claim.value("params"), data.gpu(OLD).peak_flops(OLD_PRECISION)
+    return tuple(
+        throughput.pretrain_months(n, s["tokens_per_param"], claim.value(k), peak, s["mfu_a100_bf16"])
+        for k in ("gpus_high", "gpus_low")
+    )
 
 
 @check("000-2.1-100b-months-on-hundreds-of-gpus")
 def check_100b_months_on_hundreds_of_gpus(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §2.1: a 100B model can take months even on several hundred GPUs."""
-    n = claim.value("params")
-    peak = data.gpu(OLD).peak_flops(OLD_PRECISION)
-    many = months_on(n, s["tokens_per_param"], claim.value("gpus_high"), peak, s["mfu_a100_bf16"])
-    few = months_on(n, s["tokens_per_param"], claim.value("gpus_low"), peak, s["mfu_a100_bf16"])
+    many, few = hundred_b_months(claim, s)
     return Finding(
         stated=between(claim.value("duration_months_low"), claim.value("duration_months_high")),
         value=np.sqrt(many * few),
@@ -230,7 +241,7 @@ def check_100b_months_on_hundreds_of_gpus(claim: data.Claim, s: Mapping[str, Any
             f"{stated(claim.value('gpus_low'))} {OLD}s at {fmt(s['tokens_per_param'])} tokens per parameter"
         ),
         context=f"a run of this size does take months on hundreds of {OLD}s",
-        reading="数百 (several hundred) read as 200-900 GPUs and 数月 (several months) as 2-9 months",
+        reading=reading(claim),
     )
 
 
@@ -252,23 +263,32 @@ def check_months_to_weeks(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
             if v == "consistent"
             else f"the needed speed-up exceeds what {NEW} delivers in this scenario"
         ),
-        reading="月 -> 周 read as a month becoming a week (30 to 7 days)",
+        reading=reading(claim),
     )
 
 
-def finetune_hours(params: float, samples: float, s: Mapping[str, Any], n_gpus: float) -> np.ndarray:
-    """Hours of a full fine-tune of ``samples`` corpus entries on ``n_gpus`` A100s (6ND, scenario MFU)."""
-    tokens = samples * np.asarray(s["finetune_tokens_per_sample"]) * np.asarray(s["finetune_epochs"])
-    flops = throughput.training_flops(params, tokens)
-    peak = data.gpu(OLD).peak_flops(OLD_PRECISION)
-    return throughput.time_to_train_s(flops, n_gpus, peak, s["mfu_a100_bf16"]) / units.SECONDS_PER_HOUR
+def month_finetune_hours(s: Mapping[str, Any]) -> tuple[Any, Any]:
+    """Hours of a full fine-tune of the customer-service case's largest model on a month's new entries
+    (the case's upper figure), on its GPU count of A100s at the scenario's tokens, epochs and MFU,
+    and how many times that the case's stated fine-tune days are."""
+    c = cases.customer_service()
+    hours = throughput.finetune_hours(
+        c.params_high,
+        c.new_samples_per_month_high,
+        s["finetune_tokens_per_sample"],
+        s["finetune_epochs"],
+        c.gpus,
+        data.gpu(OLD).peak_flops(OLD_PRECISION),
+        s["mfu_a100_bf16"],
+    )
+    return hours, c.finetune_days_before * units.HOURS_PER_DAY / hours
 
 
 @check("001-4-case-workload-7b-13b")
 def check_case_workload_7b_13b(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §4: the customer fine-tunes 7B-13B models on a few thousand new entries a month."""
     c = cases.customer_service()
-    hours = finetune_hours(c.params_high, c.new_samples_per_month_high, s, c.gpus)
+    hours, _ = month_finetune_hours(s)
     return Finding(
         stated=between(c.new_samples_per_month_low, c.new_samples_per_month_high),
         value=None,
@@ -278,7 +298,7 @@ def check_case_workload_7b_13b(claim: data.Claim, s: Mapping[str, Any], cfg: Map
             f"{stated(c.gpus)} {OLD}s"
         ),
         context="the customer's workload is a private description; a few thousand entries a month is a small compute load",
-        reading="数千 (several thousand) read as 2,000-9,000 entries",
+        reading=reading(claim),
     )
 
 
@@ -286,8 +306,7 @@ def check_case_workload_7b_13b(claim: data.Claim, s: Mapping[str, Any], cfg: Map
 def check_finetune_5_to_2p8_days(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §4: a full fine-tune from 5 days (rented A100) to 2.8 days (owned B300)."""
     c = cases.customer_service()
-    hours = finetune_hours(c.params_high, c.new_samples_per_month_high, s, c.gpus)
-    multiple = c.finetune_days_before * units.HOURS_PER_DAY / hours
+    hours, multiple = month_finetune_hours(s)
     return Finding(
         stated=exactly(c.finetune_days_before),
         value=None,
@@ -301,5 +320,5 @@ def check_finetune_5_to_2p8_days(claim: data.Claim, s: Mapping[str, Any], cfg: M
             f"not state; read as a fine-tune on one month's new entries only, {stated(c.finetune_days_before)} days "
             f"would need a corpus {fmt(multiple, 'x', 2)} larger, which is implausible"
         ),
-        reading="全量微调 read as a full-parameter fine-tune over the whole accumulated corpus",
+        reading=reading(claim),
     )

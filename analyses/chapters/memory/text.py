@@ -1,0 +1,134 @@
+"""Sentences of the memory chapter (takeaways and captions), each read from a computed Result."""
+
+from __future__ import annotations
+
+from analyses import data
+from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, checks, gpu, layout_text, shape
+from analyses.site.notebook import fmt, stated
+
+
+def weights_takeaway(res: Result) -> str:
+    """The 100B claim as judged: the total against the weights figure."""
+    h = res.hundred_b
+    total = "holds" if h.states_tb >= h.stated_total_tb else "does not hold at 16 bytes per parameter"
+    if res.verdict(HUNDRED_B) == "inconsistent":
+        return (
+            f"the over-{stated(h.stated_total_tb)} TB total {total}, but {stated(h.stated_weights_gb)} GB is what the "
+            f"weights take in FP32, not FP16: at {stated(h.weights_fp16_gb / h.params * 1e9)} bytes a parameter they "
+            f"take {fmt(h.weights_fp16_gb)} GB"
+        )
+    return f"both the {stated(h.stated_weights_gb)} GB of FP16 weights and the over-{stated(h.stated_total_tb)} TB total {total}"
+
+
+def param_count_sentence(res: Result) -> str:
+    """The presets' largest deviation from a printed parameter count."""
+    pc = res.param_counts.dropna(subset=["error"])
+    worst = pc.loc[pc["error"].abs().idxmax()]
+    return (
+        f"largest deviation {fmt(abs(float(worst['error'])), pct=True, sig=2)}, for {worst['model']}, printed as "
+        f"\u201c{fmt(worst['published (B)'], sig=2)}B\u201d, which its own formula gives as {fmt(worst['recomputed (B)'])}B"
+    )
+
+
+def layout_sentence(res: Result) -> str:
+    c, cfg = res.layout, res.cfg
+    return (
+        f"{c['model']} on {fmt(cfg['n_gpus'])} {cfg['gpu']} GPUs as TP{cfg['tp']} × PP{cfg['pp']} × DP{c['dp']}, "
+        f"ZeRO-{cfg['zero_stage']}, needs {fmt(c['total'], 'GB')} per GPU against {fmt(c['usable_gb'], 'GB')} usable: "
+        f"it {'fits' if c['fits'] else 'does not fit'}"
+    )
+
+
+def hundred_b_takeaway(res: Result) -> str:
+    """Does one GPU, or one B300 node, hold the 100B model's states; and the previous GPU against B300."""
+    cfg, h = res.cfg, res.hundred_b
+    gpus = res.hundred_b_gpus.set_index("GPU")["states only: GPUs (ZeRO-3)"]
+    single = bool((gpus <= 1).any())
+    node = gpu(checks.NEW).nvlink_domain_gpus
+    b300 = res.hundred_b_states_b300
+    first = "a single GPU can hold" if single else "no single GPU holds"
+    second = (
+        "but a B300 node does" if b300 <= node else f"and not even a B300 node of {node} GPUs does"
+    ) + f" (states alone need {stated(b300)} B300s)"
+    text = f"{first} the states of a {fmt(h.params / 1e9, sig=2)}B-parameter model for training, {second}"
+    prev, new = res.min_gpus(cfg["preset"], cfg["previous_gpu"]), res.min_gpus(cfg["preset"], checks.NEW)
+    label = shape(cfg["preset"])["label"]
+    if prev is None or new is None:
+        where = [f"the {g}" for g, n in ((cfg["previous_gpu"], prev), (checks.NEW, new)) if n is None]
+        return f"{text}; {label} fits no searched layout on {' or '.join(where)}"
+    return f"{text}; for {label} the {cfg['previous_gpu']} needs {fmt(prev / new, 'x', sig=2)} as many GPUs as the B300"
+
+
+def plan_sentence(res: Result) -> str:
+    """The 4-8-node plan's memory: the largest model its smallest cluster holds, and the 10B model's fit."""
+    c, cap = data.claim(PLAN), res.plan_capacity
+    return (
+        f"The plan's smallest cluster, {stated(c.value('nodes_low'))} nodes of {stated(c.value('gpus_per_node'))} "
+        f"({stated(cap['gpus'])} B300s), holds the training states of a model of {fmt(cap['least'])} to "
+        f"{fmt(cap['most'])} parameters; with the activations of the {shape(res.cfg['plan_preset'])['label']} shape "
+        f"at {fmt(res.cfg['seq_len'])} tokens, the {stated(c.value('params') / 1e9)}B-parameter model fits on "
+        f"{layout_text(res.plan_fit)} B300s in the chapter's recipe"
+    )
+
+
+def hbm_sentence(res: Result) -> str:
+    h = res.hbm
+    return (
+        f"B300 carries {fmt(h['capacity_gb'], 'GB')} of HBM3e ({fmt(h['usable_gb'], 'GB')} usable), "
+        f"{fmt(h['ratio'], 'x')} the {fmt(h['previous_gb'], 'GB')} of the {checks.PREVIOUS} and {fmt(h['ratio_b200'], 'x')} "
+        f"a B200's; its bandwidth is {fmt(h['bandwidth_tb_s'])} TB/s on the HGX B300 datasheet and "
+        f"{fmt(h['bandwidth_max_tb_s'])} TB/s for the chip in NVIDIA's blog"
+    )
+
+
+def activation_takeaway(res: Result) -> str:
+    return (
+        "at long sequences the attention matrix dominates unless a fused kernel or selective recomputation removes it; "
+        f"with the chapter's settings the first pipeline stage keeps {fmt(res.layout['activations'], 'GB')} of "
+        "activations per GPU"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Captions
+# --------------------------------------------------------------------------------------------
+
+
+def accounting_caption(res: Result) -> str:
+    return (
+        f"Bytes of one unsharded replica of each model, by part, in the chapter's recipe ({res.cfg['precision']}, "
+        f"{res.cfg['optimizer']}). Activations are for one micro-batch of {fmt(res.cfg['seq_len'])} tokens at the "
+        f"chapter's recomputation setting ({res.cfg['recompute']}); symlog scale."
+    )
+
+
+def zero_caption(res: Result) -> str:
+    return (
+        f"Memory per GPU of {res.layout['model']} against GPU count (TP{res.cfg['tp']} × PP{res.cfg['pp']} × data "
+        "parallel) for each ZeRO stage, with the usable HBM of each GPU type as dashed rules. Without ZeRO the curve "
+        "is flat: data parallelism alone never makes a model fit."
+    )
+
+
+def measured_caption(res: Result) -> str:
+    return (
+        "Model against measurement for each recorded configuration: relative error (model / measured − 1) against "
+        "the measured bytes (circles fp32, squares bf16). Model states and the PyTorch-block accounting sit on zero; "
+        "the Megatron accounting sits below zero in bf16 (autocast keeps LayerNorm inputs and softmax in fp32) and "
+        "above it in fp32 (doubled, it counts dropout masks and a dropped-out attention copy the block does not have)."
+    )
+
+
+def slider_caption(res: Result) -> str:
+    s = res.sliders[0]
+    moved = (
+        "no value a reader may set flips either verdict: they rest on datasheet capacities and byte counts"
+        if s.flips.empty
+        else "white diamonds mark where a verdict flips"
+    )
+    return (
+        f"Move the {s.label} (the memory a framework keeps on each GPU besides model states) and read the two claims "
+        f"that depend on it: the strips give each verdict across the slider's span, the text beside them the verdict "
+        f"and recomputed value at the slider, the dashed line the scenario's {fmt(s.central, s.unit, 2)}. Here {moved}. "
+        f"Rerunning the chapter (`python -m analyses run {SLUG} -p {s.input} VALUE`) moves every fit on the page too."
+    )

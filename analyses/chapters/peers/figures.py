@@ -1,0 +1,37 @@
+"""The peers appendix's chart, drawn from a computed :class:`~analyses.chapters.peers.Result`."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from analyses.chapters.peers import QUANTITY_LABELS, TOOL_LABELS, Result
+from analyses.models import peers
+
+
+def diff_chart(res: Result) -> alt.LayerChart:
+    """Every difference (peer / ours − 1) by quantity and peer, with the ±threshold band."""
+    threshold = res.cfg["threshold"]
+    frame = res.table.dropna(subset=["diff"]).assign(
+        quantity=lambda f: f["quantity"].map(QUANTITY_LABELS),
+        peer=lambda f: f["tool"].map(TOOL_LABELS),
+        diff=lambda f: f["diff"].round(6),
+    )[["quantity", "peer", "diff"]]
+    order = [QUANTITY_LABELS[q] for q in (*peers.MEMORY_QUANTITIES, *peers.STEP_QUANTITIES)]
+    band = (
+        alt.Chart(pd.DataFrame({"lo": [-threshold], "hi": [threshold]}))
+        .mark_rect(opacity=0.15, color="#888888")
+        .encode(x="lo:Q", x2="hi:Q")
+    )
+    points = (
+        alt.Chart(frame)
+        .mark_tick(thickness=2, size=14)
+        .encode(
+            x=alt.X("diff:Q", axis=alt.Axis(format="+%", title="peer / ours − 1")),
+            y=alt.Y("quantity:N", sort=order, title=None),
+            yOffset=alt.YOffset("peer:N"),
+            color=alt.Color("peer:N", title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=["quantity", "peer", alt.Tooltip("diff:Q", format="+.1%")],
+        )
+    )
+    return (band + points).properties(width=520, height=320)

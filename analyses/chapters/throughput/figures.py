@@ -1,0 +1,78 @@
+"""Charts of the throughput chapter, each drawn from a computed :class:`~analyses.chapters.throughput.Result`."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from analyses.chapters.throughput import SPEEDUP, Result
+from analyses.site import sliders
+from analyses.site.notebook import stated
+
+
+def ladder_chart(res: Result) -> alt.Chart:
+    """Peak, measured matmul and best published model TFLOP/s per generation and precision (log scale)."""
+    frame = res.ladder.melt(["gpu", "precision"], var_name="kind", value_name="TFLOP/s").dropna()
+    frame["TFLOP/s"] = frame["TFLOP/s"].round(1)
+    return (
+        alt.Chart(frame)
+        .mark_point(filled=True, size=70)
+        .encode(
+            x=alt.X("gpu:N", sort=list(res.cfg["ladder_gpus"]), title=None),
+            y=alt.Y("TFLOP/s:Q", scale=alt.Scale(type="log"), title="TFLOP/s per GPU (dense)"),
+            color=alt.Color("precision:N"),
+            shape=alt.Shape("kind:N", title=None),
+            tooltip=["gpu", "precision", "kind", alt.Tooltip("TFLOP/s:Q", format=",.0f")],
+        )
+        .properties(width=520, height=300)
+    )
+
+
+def speedup_chart(res: Result) -> alt.LayerChart:
+    """Implied per-GPU speed-ups of the anecdotes against the stated range, the scenario's speed-up
+    (with its 90% range) and the datasheet ratios."""
+    frame = res.anecdotes[["claim", "anecdote", "implied per-GPU speed-up"]].round({"implied per-GPU speed-up": 3})
+    span = f"{stated(res.stated_low)}-{stated(res.stated_high)}×"
+    refs = pd.DataFrame(
+        {
+            "reference": [
+                f"stated {span} (low)",
+                f"stated {span} (high)",
+                "scenario speed-up",
+                "datasheet BF16 ratio",
+                "datasheet FP8/BF16 ratio",
+            ],
+            "x": [res.stated_low, res.stated_high, res.s[SPEEDUP], res.bf16_ratio, res.fp8_ratio],
+        }
+    ).round({"x": 3})
+    band = pd.DataFrame({"lo": [round(res.speedup.low, 3)], "hi": [round(res.speedup.high, 3)]})
+    scale = alt.Scale(type="log", domain=[1, 20])
+    bars = (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            y=alt.Y("anecdote:N", sort=None, title=None),
+            x=alt.X("implied per-GPU speed-up:Q", scale=scale, title="per-GPU speed-up over A100 (×)"),
+            x2=alt.datum(1),  # bars start at 1× (no speed-up): a log scale has no zero
+            tooltip=["claim", alt.Tooltip("implied per-GPU speed-up:Q", format=".2f")],
+        )
+    )
+    range_band = (
+        alt.Chart(band).mark_rect(opacity=0.15, color="#1b9e77").encode(x=alt.X("lo:Q", scale=scale), x2="hi:Q")
+    )
+    rules = (
+        alt.Chart(refs)
+        .mark_rule(strokeDash=[4, 3])
+        .encode(x=alt.X("x:Q", scale=scale), color=alt.Color("reference:N", title=None))
+    )
+    return (bars + range_band + rules).properties(width=480, height=220)
+
+
+def speedup_slider(res: Result) -> alt.HConcatChart:
+    """What-if over the B300/A100 speed-up: the speed-up claims, months to weeks and the anecdotes."""
+    return sliders.figure(res.sliders[0])
+
+
+def months_slider(res: Result) -> alt.HConcatChart:
+    """What-if over tokens per parameter: the 100B-in-months claim."""
+    return sliders.figure(res.sliders[1])

@@ -1,0 +1,101 @@
+"""The peers appendix: compute, the chart and every sentence over its threshold; every large
+difference explained; the page's figures against the table."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import pytest
+
+from analyses import data
+from analyses.chapters import peers as ch
+from analyses.chapters.peers import figures, text
+from analyses.models import peers
+
+SENTENCES = (text.memory_takeaway, text.step_takeaway, text.diff_caption, text.summary_sentence)
+
+
+@functools.cache
+def result(threshold: float | None = None) -> ch.Result:
+    return ch.compute(ch.SPEC.validate({} if threshold is None else {"threshold": threshold}))
+
+
+@pytest.mark.parametrize("threshold", [None, 0.0, 0.5, 1.0])
+def test_compute_the_chart_and_every_sentence(threshold):
+    res = result(threshold)
+    assert figures.diff_chart(res).to_dict()
+    assert all(isinstance(f(res), str) and len(f(res)) > 20 for f in SENTENCES)
+    assert res.unexplained == []
+    # a larger threshold lists fewer differences
+    assert len(res.differences) <= len(result(0.0).differences)
+
+
+def test_every_difference_beyond_the_threshold_is_explained():
+    t = result().table
+    default = ch.SPEC.param("threshold").default
+    assert ch.unexplained(t, default) == []
+    tiny = 1e-6  # above the table's 10-significant-digit rounding
+    assert ch.unexplained(t, tiny) == [], "a difference the page would list at threshold 0 has no explanation"
+    assert "UNEXPLAINED" not in ch.differences(t, tiny)["why"].to_list()
+
+
+def test_an_unexplained_difference_is_named(monkeypatch):
+    monkeypatch.delitem(ch.EXPLANATIONS, ("mlsysim", "activations_bytes"))
+    t = result().table
+    assert ch.unexplained(t, 0.03) == [("mlsysim", "activations_bytes")]
+    assert "UNEXPLAINED" in ch.differences(t, 0.03)["why"].to_list()
+    broken = dataclasses.replace(result(), differences=ch.differences(t, 0.03), unexplained=ch.unexplained(t, 0.03))
+    assert "1 of them have no explanation" in text.summary_sentence(broken)
+
+
+def test_known_differences_hold():
+    """The page's causes, checked as arithmetic: MLSys·im's activations are ours / p; llm-analysis
+    keeps fp32 gradients (our fp32_grads=True option); MLSys·im's model states equal ours; llm-analysis
+    misses Llama's gate matrix; its step leaves out the bubble and communication."""
+    f = result().facts
+    assert f["act_ratio_times_p_min"] == pytest.approx(1.0, rel=1e-6)
+    assert f["act_ratio_times_p_max"] == pytest.approx(1.0, rel=1e-6)
+    assert f["grad_fp32_max_gap"] < 0.005
+    assert f["mlsysim_states_max_diff"] < 1e-9
+    assert f["llama_llm_analysis_diff"] < -0.2
+    assert f["llama_published"] == data.model_shape("llama2-7b")["published_params"]
+    assert f["step_la_max"] < 0 < f["compute_la_min"]
+
+
+def test_the_sentences_follow_the_figures():
+    res = result()
+    assert "agree once conventions are aligned" in text.memory_takeaway(res)
+    assert "undercounts by the factor p" in text.memory_takeaway(res)
+    assert "same model up to the pipeline sends" in text.step_takeaway(res)
+    assert "lower bound" in text.step_takeaway(res)
+    assert "matches our model states exactly" in text.diff_caption(res)
+    # were the figures otherwise, the sentences would say so
+    other = dict(res.facts) | {
+        "mlsysim_states_max_diff": 0.02,
+        "act_ratio_times_p_max": 1.5,
+        "step_la_max": 0.1,
+        "grad_fp32_max_gap": 0.5,
+    }
+    sends = res.sends.assign(**{"our pipeline sends (s)": 0.0})
+    changed = dataclasses.replace(res, facts=other, sends=sends)
+    assert "still differ" in text.memory_takeaway(changed) and "at worst" in text.memory_takeaway(changed)
+    assert "do not account for the gap" in text.step_takeaway(changed)
+    assert "not always below ours" in text.step_takeaway(changed)
+    assert "within 2.0% of ours" in text.diff_caption(changed) and "activations differ" in text.diff_caption(changed)
+
+
+def test_counts_and_tables():
+    res = result()
+    assert res.counts == {
+        "n_configs": len({peers.config_id(c) for c in peers.grid(data.model_shapes())}),
+        "n_memory": 20,
+        "n_step": 8,
+        "n_rows": len(res.table),
+        "n_refused": 4,
+        "n_gpus": 1024,
+    }
+    assert set(res.memory.columns) == {"configuration", "quantity", "ours", "llm-analysis", "MLSys·im"}
+    assert (res.memory["llm-analysis"] == "refused").any()  # states that do not fit 80 GB
+    assert not (res.step == "refused").any().any()
+    assert len(res.sends) == res.counts["n_step"]

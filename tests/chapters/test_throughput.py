@@ -1,0 +1,203 @@
+"""The throughput chapter: compute, figures and sentences over its parameters; its verdicts and what
+decides them; every assumption read through the scenario."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import pytest
+
+from analyses import cases, chapters, data, ledger, scenario
+from analyses.chapters import throughput as ch
+from analyses.chapters.throughput import checks, figures, text
+from analyses.models import throughput
+
+SCENARIO_PARAMS = (
+    "speedup_b300_a100",
+    "mfu_a100_bf16",
+    "tokens_per_param",
+    "finetune_tokens_per_sample",
+    "finetune_epochs",
+)
+
+
+@functools.cache
+def result(**over) -> ch.Result:
+    return ch.compute(ch.SPEC.validate(over))
+
+
+def render(res: ch.Result) -> list[str]:
+    """Every figure (as a spec) and every sentence of the page."""
+    specs = [
+        f(res).to_dict()
+        for f in (figures.ladder_chart, figures.speedup_chart, figures.speedup_slider, figures.months_slider)
+    ]
+    assert all(spec for spec in specs)
+    return [
+        text.sibling_sentence(),
+        text.peak_sentence(res),
+        text.worked_example(res),
+        text.speedup_sentence(res),
+        text.precision_takeaway(res),
+        text.stated_takeaway(res),
+        text.months_takeaway(res),
+        text.anecdotes_takeaway(res),
+        text.finetune_sentence(res),
+        text.ladder_caption(res),
+        text.speedup_caption(res),
+        text.slider_caption(res, 0),
+        text.slider_caption(res, 1),
+    ]
+
+
+# -------------------------------------------------------------------------- the parameter grid
+
+
+GRID = [{}] + [{p.name: getattr(p, end)} for p in ch.SPEC.params if p.kind == "float" for end in ("min", "max")]
+
+
+@pytest.mark.parametrize("over", GRID, ids=lambda o: ",".join(f"{k}={v:g}" for k, v in o.items()) or "defaults")
+def test_compute_figures_and_sentences_over_the_grid(over):
+    res = result(**over)
+    sentences = render(res)
+    assert all(isinstance(t, str) and len(t) > 20 for t in sentences)
+    assert len(res.ledger) == len([c for c in data.claims() if c.chapter == "throughput"])
+    assert {s.input for s in res.sliders} == {"speedup_b300_a100", "tokens_per_param"}
+
+
+@pytest.mark.parametrize("gpu", data.gpu_names())
+def test_the_ladder_for_every_gpu(gpu):
+    frame = ch.ladder((gpu,))
+    assert set(frame["gpu"]) <= {gpu}
+    assert (frame["peak TFLOP/s"] > 0).all()
+    cfg = ch.SPEC.validate({"ladder_gpus": [gpu]})
+    res = dataclasses.replace(result(), cfg=cfg, ladder=frame)
+    assert figures.ladder_chart(res).to_dict()
+
+
+def test_sentence_branches():
+    # the stated range: understated at the scenario, holds at 3x, overstated at 1.5x
+    assert "understates" in text.stated_takeaway(result())
+    assert "holds" in text.stated_takeaway(result(speedup_b300_a100=3.0))
+    assert "overstates" in text.stated_takeaway(result(speedup_b300_a100=1.5))
+    assert "does not turn months into weeks" in text.months_takeaway(result(speedup_b300_a100=1.5))
+    assert "turns months into weeks" in text.months_takeaway(result())
+    assert "every anecdote" in text.anecdotes_takeaway(result())
+    assert "2 of 6 anecdotes" in text.anecdotes_takeaway(result(speedup_b300_a100=2.0))
+    assert "within that span" in text.precision_takeaway(result())
+    assert "outside that span" in text.precision_takeaway(result(speedup_b300_a100=3.0))
+
+
+# -------------------------------------------------------------------------- verdicts at the defaults
+
+
+def test_verdicts_at_the_defaults():
+    got = result().ledger.set_index("id")["verdict"].to_dict()
+    assert got == {
+        "000-2.1-100b-months-on-hundreds-of-gpus": "consistent",
+        "000-2.1-per-gpu-2-3x": "inconsistent",
+        "000-2.1-64x30-to-32x20": "consistent",
+        "000-2.1-13b-anecdote-days": "consistent",
+        "000-3-table-throughput": "inconsistent",
+        "000-4-128-a100-to-96-b300": "consistent",
+        "000-4-training-days-28-to-11": "consistent",
+        "000-6-months-to-weeks": "consistent",
+        "001-2.1-throughput-2p5-3x": "inconsistent",
+        "001-2.1-64x30-to-32x20": "consistent",
+        "001-2.1-7b-anecdote-days": "consistent",
+        "001-4-case-workload-7b-13b": "unverifiable",
+        "001-4-finetune-5-to-2p8-days": "unverifiable",
+    }
+
+
+def test_what_decides_the_verdicts():
+    led = result().ledger.set_index("id")
+    s = scenario.values()
+    # the stated 2-3x lies below the scenario's speed-up by more than the capability tolerance
+    reason = led.loc["000-2.1-per-gpu-2-3x", "reason"]
+    assert "below the recomputed 10.2×" in reason and "capability tolerance of 25%" in reason
+    assert s["speedup_b300_a100"] / 1.25 > 3.0
+    # each anecdote's implied speed-up (GPU-days before / after) is below it: an anecdote may fall short
+    for a in cases.anecdotes():
+        assert a.gpu_days_ratio < s["speedup_b300_a100"]
+    assert "may fall short" in led.loc["000-4-training-days-28-to-11", "reason"]
+    # the arithmetic of the anecdotes holds: 1 - 20/30 = a third, 1 - 8/22 = 64%, 1 - 11/28 = 61%
+    assert throughput.time_reduction(22, 8) == pytest.approx(0.636, abs=1e-3)
+    # the 100B run: 3.2 months on 900 A100s to 14 on 200 overlaps the stated 2-9 months
+    h = result().hundred_b
+    assert 2 <= h.months_a100_many <= 9 < h.months_a100_few
+    # the fine-tune: unverifiable, the corpus of a 'full fine-tune' is not stated
+    assert "nothing public recomputes" in led.loc["001-4-finetune-5-to-2p8-days", "reason"].lower()
+
+
+def test_a_parameter_moves_verdicts():
+    led = result(speedup_b300_a100=3.0).ledger.set_index("id")["verdict"]
+    assert led["000-2.1-per-gpu-2-3x"] == "consistent" and led["000-3-table-throughput"] == "consistent"
+    led = result(speedup_b300_a100=1.5).ledger.set_index("id")["verdict"]
+    assert led["000-6-months-to-weeks"] == "implausible" and led["000-2.1-64x30-to-32x20"] == "implausible"
+    led = result(tokens_per_param=200.0).ledger.set_index("id")["verdict"]
+    assert led["000-2.1-100b-months-on-hundreds-of-gpus"] == "inconsistent"  # 32+ months on 900 A100s
+
+
+def test_the_chapter_ledger_at_defaults_is_the_book_ledger():
+    own = result().ledger.set_index("id")
+    book = ledger.ledger(ids=list(own.index)).set_index("id")
+    assert own.equals(book.loc[own.index])
+
+
+# -------------------------------------------------------------------------- one scenario
+
+
+def test_scenario_parameters_are_the_scenarios():
+    for name in SCENARIO_PARAMS:
+        p, a = ch.SPEC.param(name), scenario.assumption(name)
+        assert (p.default, p.min, p.max, p.unit) == (a.central, a.min, a.max, a.unit)
+    # every other parameter is a view setting that no check reads
+    views = [p.name for p in ch.SPEC.params if p.name not in SCENARIO_PARAMS]
+    assert views == ["ladder_gpus"]
+
+
+def test_checks_read_nothing_but_the_scenario():
+    """A check's finding depends on the scenario values only: a view parameter changes nothing."""
+    base, other = ch.SPEC.defaults(), ch.SPEC.validate({"ladder_gpus": ["A100"]})
+    s = scenario.values(base)
+    for claim_id, fn in ledger.checks("throughput").items():
+        claim = data.claim(claim_id)
+        a, b = fn(claim, s, base), fn(claim, s, other)
+        assert (a.stated, a.value, a.low, a.high) == (b.stated, b.value, b.low, b.high), claim_id
+
+
+def test_the_page_uses_the_checks_scenario_values():
+    res = result(speedup_b300_a100=8.0, tokens_per_param=40.0, mfu_a100_bf16=0.4)
+    assert res.s["speedup_b300_a100"] == 8.0
+    claim = data.claim(checks.HUNDRED_B)
+    many, few = checks.hundred_b_months(claim, res.s)
+    assert (res.hundred_b.months_a100_many, res.hundred_b.months_a100_few) == (float(many), float(few))
+    assert res.hundred_b.months_b300_few == pytest.approx(float(few) / 8.0)
+    assert res.fp8_gain == pytest.approx(8.0 / res.bf16_ratio)
+    assert res.speedup.central == 8.0 and res.speedup.low < 8.0 < res.speedup.high
+
+
+def test_generations_match_the_scenario_speedup():
+    assert scenario.speedup_gpus("speedup_b300_a100") == (checks.NEW, checks.OLD)
+    argument = scenario.assumption("speedup_b300_a100").argument
+    assert (
+        argument.startswith(f"{checks.NEW}:{checks.NEW_PRECISION}:")
+        and f"/{checks.OLD}:{checks.OLD_PRECISION}:" in argument
+    )
+
+
+def test_readings_are_the_claims_table():
+    """Each finding's reading is the one in data/claims.csv (one place), and every vague word has one."""
+    s = scenario.values()
+    cfg = ch.SPEC.defaults()
+    for claim_id, fn in ledger.checks("throughput").items():
+        claim = data.claim(claim_id)
+        assert fn(claim, s, cfg).reading == checks.reading(claim)
+    read = {c.id for c in data.claims() if c.chapter == "throughput" and c.reading}
+    assert {"000-2.1-per-gpu-2-3x", "000-2.1-100b-months-on-hundreds-of-gpus", "001-4-case-workload-7b-13b"} <= read
+
+
+def test_the_chapter_is_registered():
+    assert "throughput" in chapters.CHAPTERS and chapters.spec("throughput") is ch.SPEC
