@@ -74,6 +74,8 @@ def _domain(name: str, cfg: Mapping[str, Any], items: Sequence[tuple[data.Claim,
             lo = min(lo, float(wide[below.max()]))
         if above.size:
             hi = max(hi, float(wide[above.min()]))
+    if not hi > lo:  # a degenerate range at zero (a reader's override): the whole allowed span
+        lo, hi = a.min, a.max
     pad = 0.05 * (hi - lo)
     return max(a.min, lo - pad), min(a.max, hi + pad)
 
@@ -150,7 +152,19 @@ def short_label(claim: data.Claim) -> str:
     return f"{doc} §{section} {slug}"
 
 
-def figure(s: Slider, width: int = 420) -> alt.Chart:
+def caption(s: Slider, slug: str) -> str:
+    """The standard caption sentence of a slider figure (what the marks mean, how it relates to a rerun)."""
+    return (
+        f"Move the slider to set the {s.label} ({s.unit}); the other assumptions stay at the scenario's central "
+        "values. Each strip shows the verdict a claim would get at each value (computed by the book's own "
+        "checks when the chapter ran), the dashed line marks the scenario's central value and the diamonds the "
+        "points where a verdict flips; the column on the right gives each verdict and recomputed value at the "
+        f"slider. Rerunning the chapter with `python -m analyses run {slug} -p {s.input} VALUE` moves every other "
+        "number on the page too."
+    )
+
+
+def figure(s: Slider, width: int = 360) -> alt.Chart:
     """The slider figure: verdict strips over the grid, the central value (black triangle), the flip
     points (white diamonds), and beside them each claim's verdict and recomputed value at the slider."""
     colours = alt.Scale(domain=list(verdicts.VERDICTS), range=[VERDICT_COLOURS[v] for v in verdicts.VERDICTS])
@@ -206,7 +220,7 @@ def figure(s: Slider, width: int = 420) -> alt.Chart:
             color=alt.Color("verdict:N", scale=colours, legend=None),
         )
         .transform_calculate(shown="datum.verdict + ' (' + datum.recomputed + ')'")
-        .properties(width=190, height=24 * grid["label"].nunique())
+        .properties(width=170, height=24 * grid["label"].nunique())
     )
     return alt.hconcat(left, text, spacing=4).add_params(pick).resolve_scale(color="shared").configure_view(stroke=None)
 
