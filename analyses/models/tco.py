@@ -300,12 +300,6 @@ def implied_server_price_per_gpu(
     return left * 12.0 / ((1.0 + np.asarray(network_storage_fraction, dtype=float)) * crf)
 
 
-def share_for_ratio(target_ratio: ArrayLike, time_ratio: ArrayLike, price_ratio: ArrayLike) -> np.ndarray:
-    """Labour share of R&D cost needed for a total cost ratio, given time and compute-price ratios."""
-    target, time_ratio, price_ratio = (np.asarray(x, dtype=float) for x in (target_ratio, time_ratio, price_ratio))
-    return (target / time_ratio - price_ratio) / (1.0 - price_ratio)
-
-
 def rd_cost_ratio(labour_share: ArrayLike, labour_ratio: ArrayLike, compute_ratio: ArrayLike) -> np.ndarray:
     """Total R&D cost after / before when labour (share ``w`` of the cost before) changes by
     ``labour_ratio`` and compute by ``compute_ratio``: ``w x labour_ratio + (1 - w) x compute_ratio``."""
