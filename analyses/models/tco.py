@@ -469,13 +469,17 @@ def workload_gpus(s: Scenario, gpu: str, pflop_days_per_month: ArrayLike) -> np.
     return gpus_for_workload(pflop_days_per_month, achieved_flop_per_s(s, gpu), 1.0, s["utilisation"], s["goodput"])
 
 
-def training_cost(s: Scenario, params: ArrayLike, gpu: str, mode: str = "owned") -> np.ndarray:
-    """Cost (USD) of pretraining a dense model of ``params`` parameters on the scenario's tokens per
+def training_hours(s: Scenario, params: ArrayLike, gpu: str) -> np.ndarray:
+    """GPU-hours of pretraining a dense model of ``params`` parameters on the scenario's tokens per
     parameter (6ND FLOP, :func:`training_gpu_hours` at the scenario's MFU and goodput)."""
     n = np.asarray(params, dtype=float)
     flop = 6.0 * n * n * np.asarray(s["tokens_per_param"], dtype=float)
-    hours = training_gpu_hours(flop, achieved_flop_per_s(s, gpu), 1.0, s["goodput"])
-    return hours * hourly(s, gpu, mode)
+    return training_gpu_hours(flop, achieved_flop_per_s(s, gpu), 1.0, s["goodput"])
+
+
+def training_cost(s: Scenario, params: ArrayLike, gpu: str, mode: str = "owned") -> np.ndarray:
+    """Cost (USD) of :func:`training_hours` on ``gpu``, owned or rented."""
+    return training_hours(s, params, gpu) * hourly(s, gpu, mode)
 
 
 def wasted_share(s: Scenario) -> np.ndarray:

@@ -195,7 +195,9 @@ def test_cost_per_useful_pflop_day_and_same_task_ratio():
     assert float(tco.same_task_ratio(s, "owned")) == pytest.approx(float(tco.price_ratio(s)) / s[tco.SPEEDUP])
     assert float(tco.same_task_ratio(s, "rented", 2.5)) == pytest.approx(float(tco.price_ratio(s, "rented")) / 2.5)
     # Hand check of the PFLOP-day: 24 h x cost x 1e15 / (312e12 x 0.51 x 0.7 x 0.9) FLOP/s.
-    one = _s(rent_a100_usd_per_gpu_hour=1.0, rental_overhead_fraction=0.0, mfu_a100_bf16=0.5, utilisation=0.8, goodput=1.0)
+    one = _s(
+        rent_a100_usd_per_gpu_hour=1.0, rental_overhead_fraction=0.0, mfu_a100_bf16=0.5, utilisation=0.8, goodput=1.0
+    )
     assert float(tco.pflop_day_cost(one, old, "rented")) == pytest.approx(24 * 1e15 / (312e12 * 0.5 * 0.8))
     # GPUs for a workload: one PFLOP-day a day of useful compute needs 1e15 / useful FLOP/s GPUs.
     gpus = tco.workload_gpus(one, old, units.DAYS_PER_MONTH)
@@ -214,7 +216,9 @@ def test_payback_against_each_baseline_by_hand():
     # Rent: 60,000 USD / (730.5 h x (10 x 1.25 - opex)).
     want = 60_000 / (units.HOURS_PER_MONTH * (10 * 1.25 - opex_new))
     assert float(tco.payback(s, "rent")) == pytest.approx(want)
-    china = 60_000 / (units.HOURS_PER_MONTH * (10 * s["rent_a100_china_cny_per_gpu_hour"] * 1.25 / s["usd_cny"] - opex_new))
+    china = 60_000 / (
+        units.HOURS_PER_MONTH * (10 * s["rent_a100_china_cny_per_gpu_hour"] * 1.25 / s["usd_cny"] - opex_new)
+    )
     assert float(tco.payback(s, "rent in China")) == pytest.approx(china)
     keep = 60_000 / (units.HOURS_PER_MONTH * (10 * float(tco.opex(s, "A100").total) - opex_new))
     assert float(tco.payback(s, "keep owned")) == pytest.approx(keep)

@@ -222,11 +222,16 @@ def stack_table(s: Mapping[str, float], k: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _shown(x: float) -> float:
+    """A table cell as the page shows it: three significant figures (principle 9: round what is shown)."""
+    return rebuilt.round_sig(x, 3)
+
+
 def _summary_rows(items: Mapping[str, np.ndarray], k: np.ndarray | float, key: str) -> pd.DataFrame:
     rows = []
     for name, values in items.items():
         sm = Summary.of(np.asarray(values) * k)
-        rows.append({key: name, "central": sm.central, "5%": sm.low, "95%": sm.high})
+        rows.append({key: name, "central": _shown(sm.central), "5%": _shown(sm.low), "95%": _shown(sm.high)})
     return pd.DataFrame(rows)
 
 
@@ -289,7 +294,8 @@ def tornado_table(cfg: Config) -> pd.DataFrame:
     """What moves document 001's owned monthly cost (RMB) most: each input at its 5th and 95th percentile."""
     s = scenario.values(cfg)
     ranges = {k: v for k, v in scenario.ranges(cfg).items() if k in DRAWN and not v.degenerate}
-    frame = uncertainty.tornado(lambda **v: rebuilt.own_rmb(s | v), ranges)
+    case = cases.customer_service()
+    frame = uncertainty.tornado(lambda **v: rebuilt.own_rmb(s | v, case), ranges)
     frame = frame[frame["swing"] > 0].copy()
     frame["input"] = frame["input"].map(lambda n: scenario.assumption(n).label)
     return frame.reset_index(drop=True)
@@ -335,7 +341,13 @@ def _plan(b: Mapping[str, np.ndarray], k: np.ndarray, pflop_days: float) -> pd.D
         cost = Summary.of(n * tco.hourly(b, gpu, mode) * HOURS_PER_MONTH * k)
         verb = "rent" if mode == "rented" else "own"
         rows.append(
-            {"option": f"{verb} {gpu}", "GPUs": float(n[0]), "central": cost.central, "5%": cost.low, "95%": cost.high}
+            {
+                "option": f"{verb} {gpu}",
+                "GPUs": _shown(n[0]),
+                "central": _shown(cost.central),
+                "5%": _shown(cost.low),
+                "95%": _shown(cost.high),
+            }
         )
     return pd.DataFrame(rows)
 
@@ -345,14 +357,13 @@ def _training(b: Mapping[str, np.ndarray]) -> pd.DataFrame:
     rows = []
     for n in sizes:
         sm = Summary.of(rebuilt.training_cost_rmb(b, n))
-        hours = tco.training_gpu_hours(6.0 * n * n * b["tokens_per_param"][0], tco.achieved_flop_per_s(b, OLD)[0], 1.0)
         rows.append(
             {
                 "model": f"{stated(n / 1e9)}B",
-                f"{OLD}-hours": float(hours),
-                "RMB": sm.central,
-                "RMB 5%": sm.low,
-                "RMB 95%": sm.high,
+                f"{OLD}-hours": _shown(tco.training_hours(b, n, OLD)[0]),
+                "RMB": _shown(sm.central),
+                "RMB 5%": _shown(sm.low),
+                "RMB 95%": _shown(sm.high),
             }
         )
     return pd.DataFrame(rows)

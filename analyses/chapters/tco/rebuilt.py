@@ -159,9 +159,10 @@ def rental_rmb(s: Mapping[str, Any]) -> np.ndarray:
     return cases.customer_service().gpus * tco.rented_a100_china_cny(s) * HOURS_PER_MONTH
 
 
-def own_rmb(s: Mapping[str, Any]) -> np.ndarray:
-    """Monthly all-in cost (RMB) of the case's owned B300s, depreciated straight-line over its stated years."""
-    c = cases.customer_service()
+def own_rmb(s: Mapping[str, Any], case: cases.CustomerService | None = None) -> np.ndarray:
+    """Monthly all-in cost (RMB) of the case's owned B300s, depreciated straight-line over its stated years
+    (``case``: document 001's case, built once by a caller that evaluates this many times)."""
+    c = case or cases.customer_service()
     hourly = tco.owned(s, NEW, years=c.depreciation_years, rate=0.0).total
     return c.gpus * hourly * HOURS_PER_MONTH * np.asarray(s["usd_cny"], dtype=float)
 

@@ -164,11 +164,15 @@ def payback_takeaway(res: Result) -> str:
     low, high = res.payback_window
     central = res.payback.set_index("case")["central"]
     ours, docs = central.iloc[0], central.iloc[3:5]
-    verdict = "within" if ours <= high else "beyond"
+    if ours <= high:
+        where = f"within the {stated(high)} months the documents allow" + (
+            f" (faster than their {stated(low)}-month lower end)" if ours < low else ""
+        )
+    else:
+        where = f"beyond the documents' {stated(low)}-{stated(high)} months"
     return (
         f"bought to do the same work as rented {OLD}s, a {NEW} pays back in {months(ours)} at the scenario's speed-up, "
-        f"{verdict} the documents' {stated(low)}-{stated(high)} months; at the documents' own speed-up it takes "
-        f"{months(docs.min())} to {months(docs.max())}."
+        f"{where}; at the documents' own speed-up it takes {months(docs.min())} to {months(docs.max())}."
     )
 
 
