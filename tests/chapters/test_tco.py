@@ -97,7 +97,8 @@ def test_sentence_branches():
     assert "no single input" in text.tornado_caption(result())
     # document 000's case: the scenario's speed-up beats the stated cut, a slow B300 does not
     assert "a larger saving" in text.recommender_takeaway(result())
-    assert "a smaller saving" in text.recommender_takeaway(result(speedup_b300_a100=0.5))
+    assert "a smaller saving" in text.recommender_takeaway(result(speedup_b300_a100=5.0))
+    assert "no saving at all" in text.recommender_takeaway(result(speedup_b300_a100=0.5))
     assert "does not fit" in text.recommender_fit(result())
     fits = dataclasses.replace(result().recommender, used_after=1.0)
     assert "within the" in text.recommender_fit(dataclasses.replace(result(), recommender=fits))

@@ -209,6 +209,12 @@ def check_payback_6_12_months(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
         context=lambda v: (
             f"at the scenario's per-GPU speed-up one {NEW} replaces enough rented {OLD}-hours to repay itself within "
             "the year, the same work on both sides; at the documents' own speed-up it would take years"
+            + (
+                f", and against owned {OLD}s whose capital is already spent (a stricter reading of 升级) "
+                f"{months(payback_value(s, 'keep owned'))}"
+                if claim.document.startswith("000")
+                else ""
+            )
             if v == "consistent"
             else f"doing the same work as the rented {OLD}s, the {NEW} does not repay itself within {stated(hi)} months"
         ),

@@ -114,10 +114,14 @@ def recommender_takeaway(res: Result) -> str:
         f"at the case's own GPU-days one full training costs {_pct(r.cost_ratio.central)} of before, and a {cut} cut "
         f"needs a {NEW} GPU-hour at {_x(r.need_price_ratio)} an {OLD}'s (public: {_x(r.price_ratio.central)})"
     )
-    second = (
-        f"at the scenario's speed-up the same run would cost {_pct(r.at_scenario.central)}, "
-        f"{'a larger' if r.at_scenario.central < 1 - r.cut else 'a smaller'} saving than stated"
-    )
+    at = r.at_scenario.central
+    if at < 1 - r.cut:
+        than = "a larger saving than stated"
+    elif at < 1:
+        than = "a smaller saving than stated"
+    else:
+        than = "no saving at all"
+    second = f"at the scenario's speed-up the same run would cost {_pct(at)}, {than}"
     return f"{first}; {second}."
 
 
