@@ -300,3 +300,36 @@ def deployment_plan() -> DeploymentPlan:
         poc_gpus_high=_v(poc, "poc_gpus_high"),
         claims=(time, memory, network, poc),
     )
+
+
+@dataclass(frozen=True)
+class Startup7B:
+    """Document 001, part 2.1: a start-up's 7B model, 28 days on A100 -> 16 on B300, 12 -> 8 experiment
+    rounds, total R&D cost about 55% lower (no GPU counts, no cost split)."""
+
+    params: float
+    days_before: float
+    days_after: float
+    rounds_before: float
+    rounds_after: float
+    rd_cost_cut: float  # fraction
+    claims: tuple[str, ...]
+
+    @property
+    def experiment_days_ratio(self) -> float:
+        """Experiment-days after / before: rounds x days per round."""
+        return self.rounds_after * self.days_after / (self.rounds_before * self.days_before)
+
+
+def startup_7b() -> Startup7B:
+    """Document 001's 7B anecdote (part 2.1), read by the cost chapter."""
+    days, rounds, cost = "001-2.1-7b-anecdote-days", "001-2.1-7b-experiments-12-to-8", "001-2.1-7b-rd-cost-55pct"
+    return Startup7B(
+        params=_v(days, "params"),
+        days_before=_v(days, "days_a100"),
+        days_after=_v(days, "days_b300"),
+        rounds_before=_v(rounds, "experiment_rounds_before"),
+        rounds_after=_v(rounds, "experiment_rounds_after"),
+        rd_cost_cut=_v(cost, "rd_cost_reduction_pct") / 100,
+        claims=(days, rounds, cost),
+    )

@@ -1,9 +1,9 @@
-"""Total cost of ownership: owned vs rented GPU-hours, cost per useful PFLOP-day, payback, Monte Carlo.
+"""Total cost of ownership: owned vs rented GPU-hours, cost per useful PFLOP-day, payback, implied prices.
 
 Every function takes plain numbers or numpy arrays (broadcast together) and returns the same, so a
 model evaluated at the central inputs, on 100,000 Monte Carlo draws or at one input's low and high
-is the same code. Money is in one currency per call (the chapter works in USD and converts at the
-end); time is in hours unless a name says otherwise.
+is the same code. Money is in one currency per call (USD unless a name says otherwise); time is in
+hours unless a name says otherwise.
 
 Conventions (stated once):
 
@@ -12,26 +12,31 @@ Conventions (stated once):
   overhead x PUE), an upper bound on draw.
 * A GPU-hour of a **rented** GPU is a billed hour; storage, network and egress are a fraction on
   top of the GPU rate.
-* Useful compute is ``peak dense FLOP/s x MFU x utilisation x goodput``: MFU is the fraction of
-  peak a busy, healthy job achieves; utilisation the fraction of (owned or billed) hours a job runs;
-  goodput the fraction of run time not lost to failures and reruns. A PFLOP-day is
-  1e15 FLOP/s for one day = 8.64e19 FLOP.
+* Useful compute is ``achieved FLOP/s x utilisation x goodput``, with achieved FLOP/s = dense peak
+  x MFU of a busy, healthy job; utilisation is the share of (owned or billed) hours a job runs and
+  goodput the share of run time not lost to failures and reruns. A PFLOP-day is 1e15 FLOP/s for a day.
 * Time conventions (hours per year and month) are those of :mod:`analyses.models.units`.
 * The capital charge uses the annuity (capital recovery) factor ``r / (1 - (1 + r)^-n)``, which
   reduces to straight-line depreciation ``1/n`` at ``r = 0``.
+
+The second half wires these models to the book's one scenario (:mod:`analyses.scenario`): a mapping
+``s`` of assumption names to floats or arrays (``server_b300_usd_per_gpu``, ``speedup_b300_a100``,
+...), so the chapter, its checks and the Monte Carlo call the same functions.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from analyses.models.units import DAYS_PER_MONTH, HOURS_PER_DAY, HOURS_PER_YEAR, PETA, SECONDS_PER_HOUR
+from analyses import data, scenario
+from analyses.models.units import DAYS_PER_MONTH, HOURS_PER_DAY, HOURS_PER_MONTH, HOURS_PER_YEAR, PETA, SECONDS_PER_HOUR
 
 ArrayLike = float | np.ndarray
-
+Scenario = Mapping[str, Any]
 
 # --------------------------------------------------------------------------------------------
 # Cost per GPU-hour
@@ -63,9 +68,51 @@ class OwnedCost(NamedTuple):
         return self.server + self.network_storage + self.energy + self.hosting + self.staff
 
     @property
+    def capital(self) -> np.ndarray:
+        """The capital charge (server, network and storage)."""
+        return self.server + self.network_storage
+
+    @property
     def opex(self) -> np.ndarray:
         """Running cost without the capital charge (energy, hosting, staff)."""
         return self.energy + self.hosting + self.staff
+
+
+COMPONENTS = OwnedCost._fields
+
+
+class Opex(NamedTuple):
+    """Running cost of one owned GPU per calendar hour (currency per GPU-hour)."""
+
+    energy: np.ndarray
+    hosting: np.ndarray
+    staff: np.ndarray
+
+    @property
+    def total(self) -> np.ndarray:
+        return self.energy + self.hosting + self.staff
+
+
+def opex_per_gpu_hour(
+    tdp_w: ArrayLike,
+    server_power_overhead: ArrayLike,
+    pue: ArrayLike,
+    electricity_per_kwh: ArrayLike,
+    hosting_per_kw_month: ArrayLike,
+    staff_per_gpu_year: ArrayLike,
+) -> Opex:
+    """Running cost of owning one GPU for one calendar hour.
+
+    * energy: ``TDP/1000 x overhead x PUE x electricity`` (kW x $/kWh)
+    * hosting: ``TDP/1000 x overhead x hosting_per_kw_month x 12 / hours per year`` (rent per provisioned kW)
+    * staff: ``staff_per_gpu_year / hours per year``
+    """
+    node_kw = np.asarray(tdp_w, dtype=float) / 1000.0 * np.asarray(server_power_overhead, dtype=float)
+    return Opex(
+        energy=node_kw * np.asarray(pue, dtype=float) * np.asarray(electricity_per_kwh, dtype=float),
+        hosting=node_kw * np.asarray(hosting_per_kw_month, dtype=float) * 12.0 / HOURS_PER_YEAR,
+        staff=np.asarray(staff_per_gpu_year, dtype=float) / HOURS_PER_YEAR,
+    )
 
 
 def owned_cost_per_gpu_hour(
@@ -84,19 +131,19 @@ def owned_cost_per_gpu_hour(
 
     * server: ``price x CRF(rate, years) / hours per year``
     * network and storage: the same with ``price x network_storage_fraction``
-    * energy: ``TDP/1000 x overhead x PUE x electricity`` (kW x $/kWh)
-    * hosting: ``TDP/1000 x overhead x hosting_per_kw_month x 12 / hours per year`` (rent per provisioned kW)
-    * staff: ``staff_per_gpu_year / hours per year``
+    * energy, hosting, staff: :func:`opex_per_gpu_hour`
     """
     crf = capital_recovery_factor(cost_of_capital, depreciation_years)
     price = np.asarray(server_price_per_gpu, dtype=float)
-    node_kw = np.asarray(tdp_w, dtype=float) / 1000.0 * np.asarray(server_power_overhead, dtype=float)
+    run = opex_per_gpu_hour(
+        tdp_w, server_power_overhead, pue, electricity_per_kwh, hosting_per_kw_month, staff_per_gpu_year
+    )
     return OwnedCost(
         server=price * crf / HOURS_PER_YEAR,
         network_storage=price * np.asarray(network_storage_fraction, dtype=float) * crf / HOURS_PER_YEAR,
-        energy=node_kw * np.asarray(pue, dtype=float) * np.asarray(electricity_per_kwh, dtype=float),
-        hosting=node_kw * np.asarray(hosting_per_kw_month, dtype=float) * 12.0 / HOURS_PER_YEAR,
-        staff=np.asarray(staff_per_gpu_year, dtype=float) / HOURS_PER_YEAR,
+        energy=run.energy,
+        hosting=run.hosting,
+        staff=run.staff,
     )
 
 
@@ -111,7 +158,7 @@ def owned_cost_from_inputs(
     cost_of_capital: ArrayLike,
 ) -> OwnedCost:
     """:func:`owned_cost_per_gpu_hour` with the shared inputs taken from a mapping (central values or
-    Monte Carlo draws) under the names of :data:`OWNED_INPUTS`."""
+    Monte Carlo draws) under the names of :data:`OWNED_INPUTS` (the planner's price inputs)."""
     v = inputs
     return owned_cost_per_gpu_hour(
         server_price_per_gpu,
@@ -181,6 +228,17 @@ def training_gpu_hours(
     )
 
 
+def same_task_cost_ratio(
+    new_cost_per_gpu_hour: ArrayLike, old_cost_per_gpu_hour: ArrayLike, speedup: ArrayLike
+) -> np.ndarray:
+    """Cost of one task on the new GPU over its cost on the old one (the same output on both sides).
+
+    The task needs ``1 / speedup`` as many new GPU-hours as old ones (at equal utilisation and
+    goodput), so the ratio is the price ratio per GPU-hour divided by the per-GPU speed-up.
+    """
+    return np.asarray(new_cost_per_gpu_hour, dtype=float) / np.asarray(old_cost_per_gpu_hour, dtype=float) / speedup
+
+
 def payback_months(capex: ArrayLike, monthly_cost_before: ArrayLike, monthly_opex_after: ArrayLike) -> np.ndarray:
     """Months until an up-front ``capex`` is repaid by the monthly saving (inf when nothing is saved).
 
@@ -192,9 +250,28 @@ def payback_months(capex: ArrayLike, monthly_cost_before: ArrayLike, monthly_ope
         return np.where(saving > 0, capex / np.where(saving > 0, saving, 1.0), np.inf)
 
 
+def replacement_payback_months(
+    capex_per_gpu: ArrayLike, speedup: ArrayLike, old_cost_per_gpu_hour: ArrayLike, new_opex_per_gpu_hour: ArrayLike
+) -> np.ndarray:
+    """Payback of buying one new GPU to do the work of ``speedup`` old GPUs (the same output).
+
+    Before, the work costs ``speedup x old_cost_per_gpu_hour`` an hour (a rent, or an old GPU's
+    opex); after, the new GPU's opex. The hours cancel at equal utilisation and goodput, so the
+    payback does not depend on the size of the workload: :func:`payback_months` per new GPU.
+    """
+    before = np.asarray(speedup, dtype=float) * np.asarray(old_cost_per_gpu_hour, dtype=float) * HOURS_PER_MONTH
+    return payback_months(capex_per_gpu, before, np.asarray(new_opex_per_gpu_hour, dtype=float) * HOURS_PER_MONTH)
+
+
 # --------------------------------------------------------------------------------------------
-# Implied inputs (solving the documents' stated results for the price that would make them true)
+# Implied inputs (solving the documents' stated results for the input that would make them true)
 # --------------------------------------------------------------------------------------------
+
+
+def usage_cost_ratio(price_ratio: ArrayLike, gpu_hours_before: ArrayLike, gpu_hours_after: ArrayLike) -> np.ndarray:
+    """Cost after / before of a job that took ``gpu_hours_before`` and now takes ``gpu_hours_after``,
+    with a GPU-hour now ``price_ratio`` times as dear: ``price_ratio x hours_after / hours_before``."""
+    return np.asarray(price_ratio, dtype=float) * np.asarray(gpu_hours_after, dtype=float) / gpu_hours_before
 
 
 def implied_price_ratio(cost_ratio: ArrayLike, gpu_hours_before: ArrayLike, gpu_hours_after: ArrayLike) -> np.ndarray:
@@ -223,11 +300,193 @@ def implied_server_price_per_gpu(
     return left * 12.0 / ((1.0 + np.asarray(network_storage_fraction, dtype=float)) * crf)
 
 
-def share_for_ratio(target_ratio: ArrayLike, time_ratio: ArrayLike, price_ratio: ArrayLike) -> np.ndarray:
-    """Labour share of R&D cost needed for a total cost ratio, given time and compute-price ratios.
+def rd_cost_ratio(labour_share: ArrayLike, labour_ratio: ArrayLike, compute_ratio: ArrayLike) -> np.ndarray:
+    """Total R&D cost after / before when labour (share ``w`` of the cost before) changes by
+    ``labour_ratio`` and compute by ``compute_ratio``: ``w x labour_ratio + (1 - w) x compute_ratio``."""
+    w = np.asarray(labour_share, dtype=float)
+    return w * np.asarray(labour_ratio, dtype=float) + (1.0 - w) * np.asarray(compute_ratio, dtype=float)
 
-    Total after / before = ``time_ratio x (w + (1 - w) x price_ratio)`` when labour (share ``w``)
-    scales with calendar time and compute with GPU-time x price; solved for ``w``.
-    """
-    target, time_ratio, price_ratio = (np.asarray(x, dtype=float) for x in (target_ratio, time_ratio, price_ratio))
-    return (target / time_ratio - price_ratio) / (1.0 - price_ratio)
+
+def labour_share_for_ratio(target_ratio: ArrayLike, labour_ratio: ArrayLike, compute_ratio: ArrayLike) -> np.ndarray:
+    """Labour share of R&D cost at which :func:`rd_cost_ratio` equals ``target_ratio`` (solved for ``w``):
+    ``(target - compute) / (labour - compute)``; outside [0, 1] no labour share gives the target."""
+    target, labour, compute = (np.asarray(x, dtype=float) for x in (target_ratio, labour_ratio, compute_ratio))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (target - compute) / (labour - compute)
+
+
+# --------------------------------------------------------------------------------------------
+# The scenario's wiring: the same models with every input read from ``s``
+# --------------------------------------------------------------------------------------------
+
+SPEEDUP = "speedup_b300_a100"  # the scenario's per-GPU speed-up of the new generation over the old
+OLD_MFU = "mfu_a100_bf16"  # the scenario's MFU of the old generation
+
+
+@functools.cache
+def generations() -> tuple[tuple[str, str], tuple[str, str]]:
+    """((new GPU, precision), (old GPU, precision)) of the scenario's speed-up, read from its
+    derivation (``B300:fp8:... / A100:bf16:...``): (("B300", "fp8"), ("A100", "bf16"))."""
+    new, _, old = scenario.assumption(SPEEDUP).argument.partition("/")
+    (n_gpu, n_prec, _), (o_gpu, o_prec, _) = new.split(":"), old.split(":")
+    return (n_gpu, n_prec), (o_gpu, o_prec)
+
+
+@functools.cache
+def _gpu(name: str) -> data.GPU:
+    return data.gpu(name)
+
+
+def peak_flops(gpu: str) -> float:
+    """Dense peak FLOP/s of ``gpu`` at the precision the scenario's speed-up assumes for it."""
+    for name, precision in generations():
+        if name == gpu:
+            return _gpu(gpu).peak_flops(precision)
+    raise KeyError(f"the scenario's speed-up compares {generations()}, not {gpu}")
+
+
+def achieved_flop_per_s(s: Scenario, gpu: str) -> np.ndarray:
+    """FLOP/s of a busy, healthy job on ``gpu``: the old generation's peak x its MFU, the new one's
+    that times the scenario's speed-up (the new generation's MFU follows, :func:`mfu`)."""
+    (new, _), (old, _) = generations()
+    base = peak_flops(old) * np.asarray(s[OLD_MFU], dtype=float)
+    if gpu == old:
+        return base
+    if gpu == new:
+        return base * np.asarray(s[SPEEDUP], dtype=float)
+    raise KeyError(f"the scenario's speed-up compares {new} with {old}, not {gpu}")
+
+
+def mfu(s: Scenario, gpu: str) -> np.ndarray:
+    """MFU of ``gpu`` in the scenario; for the new generation
+    ``speedup x peak_old x MFU_old / peak_new`` (its precision's dense peak)."""
+    return achieved_flop_per_s(s, gpu) / peak_flops(gpu)
+
+
+def server_price(s: Scenario, gpu: str) -> np.ndarray:
+    """System price per GPU (USD): ``server_<gpu>_usd_per_gpu``."""
+    return np.asarray(s[f"server_{gpu.lower()}_usd_per_gpu"], dtype=float)
+
+
+def capex_per_gpu(s: Scenario, gpu: str) -> np.ndarray:
+    """Up-front cost of one owned GPU (USD): its system price plus network and storage."""
+    return server_price(s, gpu) * (1.0 + np.asarray(s["network_storage_fraction"], dtype=float))
+
+
+def opex(s: Scenario, gpu: str) -> Opex:
+    """Running cost of one owned ``gpu`` per calendar hour (USD), from the scenario."""
+    return opex_per_gpu_hour(
+        _gpu(gpu).tdp_w,
+        s["server_power_overhead"],
+        s["pue"],
+        s["electricity_usd_per_kwh"],
+        s["hosting_usd_per_kw_month"],
+        s["staff_usd_per_gpu_year"],
+    )
+
+
+def owned(s: Scenario, gpu: str, years: ArrayLike | None = None, rate: ArrayLike | None = None) -> OwnedCost:
+    """Cost of one owned ``gpu`` per calendar hour (USD) by component, from the scenario; ``years`` and
+    ``rate`` replace the scenario's depreciation period and cost of capital (a case's own terms)."""
+    return owned_cost_per_gpu_hour(
+        server_price(s, gpu),
+        s["network_storage_fraction"],
+        s["depreciation_years"] if years is None else years,
+        s["cost_of_capital"] if rate is None else rate,
+        _gpu(gpu).tdp_w,
+        s["server_power_overhead"],
+        s["pue"],
+        s["electricity_usd_per_kwh"],
+        s["hosting_usd_per_kw_month"],
+        s["staff_usd_per_gpu_year"],
+    )
+
+
+def rented(s: Scenario, gpu: str) -> np.ndarray:
+    """Cost of one rented ``gpu``-hour at a neocloud (USD), storage and network included."""
+    return rented_cost_per_gpu_hour(s[f"rent_{gpu.lower()}_usd_per_gpu_hour"], s["rental_overhead_fraction"])
+
+
+def rented_a100_china_cny(s: Scenario) -> np.ndarray:
+    """Cost of one rented A100-hour in China (CNY), storage and network included."""
+    return rented_cost_per_gpu_hour(s["rent_a100_china_cny_per_gpu_hour"], s["rental_overhead_fraction"])
+
+
+def hourly(s: Scenario, gpu: str, mode: str) -> np.ndarray:
+    """Cost of one ``gpu``-hour (USD), ``mode`` = "owned" (all in) or "rented"."""
+    if mode == "owned":
+        return owned(s, gpu).total
+    if mode == "rented":
+        return rented(s, gpu)
+    raise ValueError(f"mode must be 'owned' or 'rented', got {mode!r}")
+
+
+def pflop_day_cost(s: Scenario, gpu: str, mode: str) -> np.ndarray:
+    """Cost (USD) of one useful PFLOP-day on ``gpu`` owned or rented, at the scenario's MFU of that
+    generation, utilisation and goodput (:func:`cost_per_effective_pflop_day`)."""
+    return cost_per_effective_pflop_day(
+        hourly(s, gpu, mode), achieved_flop_per_s(s, gpu), 1.0, s["utilisation"], s["goodput"]
+    )
+
+
+def same_task_ratio(s: Scenario, mode: str = "owned", speedup: ArrayLike | None = None) -> np.ndarray:
+    """Cost of one task on the new generation over the old, owned or rented, at the scenario's
+    speed-up or at ``speedup`` (e.g. a document's own figure)."""
+    (new, _), (old, _) = generations()
+    x = s[SPEEDUP] if speedup is None else speedup
+    return same_task_cost_ratio(hourly(s, new, mode), hourly(s, old, mode), x)
+
+
+def price_ratio(s: Scenario, mode: str = "owned") -> np.ndarray:
+    """Cost per GPU-hour of the new generation over the old, owned or rented."""
+    (new, _), (old, _) = generations()
+    return hourly(s, new, mode) / hourly(s, old, mode)
+
+
+BASELINES = ("rent", "rent in China", "keep owned")
+
+
+def payback(s: Scenario, baseline: str = "rent", speedup: ArrayLike | None = None) -> np.ndarray:
+    """Months for one bought new-generation GPU to repay itself against doing the same work the old
+    way (:func:`replacement_payback_months`): ``rent`` old GPUs at a neocloud, ``rent in China``, or
+    ``keep owned`` old GPUs whose capital is spent (only their opex is saved). The speed-up is the
+    scenario's unless ``speedup`` is given."""
+    (new, _), (old, _) = generations()
+    if baseline == "rent":
+        before = rented(s, old)
+    elif baseline == "rent in China":
+        before = rented_a100_china_cny(s) / np.asarray(s["usd_cny"], dtype=float)
+    elif baseline == "keep owned":
+        before = opex(s, old).total
+    else:
+        raise ValueError(f"baseline must be one of {BASELINES}, got {baseline!r}")
+    x = s[SPEEDUP] if speedup is None else speedup
+    return replacement_payback_months(capex_per_gpu(s, new), x, before, opex(s, new).total)
+
+
+def workload_gpus(s: Scenario, gpu: str, pflop_days_per_month: ArrayLike) -> np.ndarray:
+    """GPUs of ``gpu`` (fractional) that deliver ``pflop_days_per_month`` useful PFLOP-days a month."""
+    return gpus_for_workload(pflop_days_per_month, achieved_flop_per_s(s, gpu), 1.0, s["utilisation"], s["goodput"])
+
+
+def training_hours(s: Scenario, params: ArrayLike, gpu: str) -> np.ndarray:
+    """GPU-hours of pretraining a dense model of ``params`` parameters on the scenario's tokens per
+    parameter (6ND FLOP, :func:`training_gpu_hours` at the scenario's MFU and goodput)."""
+    n = np.asarray(params, dtype=float)
+    flop = 6.0 * n * n * np.asarray(s["tokens_per_param"], dtype=float)
+    return training_gpu_hours(flop, achieved_flop_per_s(s, gpu), 1.0, s["goodput"])
+
+
+def training_cost(s: Scenario, params: ArrayLike, gpu: str, mode: str = "owned") -> np.ndarray:
+    """Cost (USD) of :func:`training_hours` on ``gpu``, owned or rented."""
+    return training_hours(s, params, gpu) * hourly(s, gpu, mode)
+
+
+def wasted_share(s: Scenario) -> np.ndarray:
+    """Share of paid old-generation GPU time that yields no model FLOPs: ``1 - utilisation x goodput x MFU``."""
+    return 1.0 - np.asarray(s["utilisation"]) * np.asarray(s["goodput"]) * np.asarray(s[OLD_MFU])
+
+
+def idle_share(s: Scenario) -> np.ndarray:
+    """Share of paid GPU time lost to idle hours and reruns only: ``1 - utilisation x goodput``."""
+    return 1.0 - np.asarray(s["utilisation"]) * np.asarray(s["goodput"])

@@ -1,0 +1,396 @@
+"""Checks of the cost chapter: the TCO row, the two case studies, payback and the other money claims.
+
+Each check recomputes its claim from the scenario (``s``: prices, the B300/A100 speed-up, the A100's
+MFU, utilisation, goodput, depreciation and cost of capital) with :mod:`analyses.models.tco`, and
+returns a :class:`~analyses.verdicts.Finding`; the rule of the claim's kind decides the verdict.
+Every check is numpy-vectorised in ``s``. A saving or a payback compares the same output on both
+sides: the same task, the same run, the work of the same GPUs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from analyses import cases, data, scenario
+from analyses.chapters.tco.rebuilt import (
+    NEW,
+    NEW_PRECISION,
+    OLD,
+    OLD_PRECISION,
+    SEVERAL_MILLION,
+    TCO_ROW,
+    band_sizes,
+    documents_speedup,
+    money,
+    months,
+    own_implied_price,
+    own_rmb,
+    payback_value,
+    rd_ratios,
+    recommender_cost_ratio,
+    recommender_gpu_days,
+    recommender_run_cost,
+    rental_rmb,
+    reserve_markup,
+    rmb,
+    scalar,
+    several_million_band,
+    stated_money,
+    tco_row_stated,
+    training_cost_rmb,
+    training_sizes,
+)
+from analyses.models import tco
+from analyses.models.units import HOURS_PER_MONTH
+from analyses.site.notebook import fmt, stated
+from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, rounded
+
+# --------------------------------------------------------------------------------------------
+# 000 §3: the TCO row of the comparison table
+# --------------------------------------------------------------------------------------------
+
+
+@check(TCO_ROW)
+def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §3: B300's TCO for the same task about 35-45% of the A100 baseline, over half lower."""
+    lo, hi = tco_row_stated()
+    ratio = tco.same_task_ratio(s, "owned")
+    x_lo, x_hi = documents_speedup()
+    price = tco.price_ratio(s, "owned")
+
+    def recomputed() -> str:
+        own_hi, own_lo = (scalar(tco.same_task_ratio(s, "owned", x)) for x in (x_lo, x_hi))
+        return (
+            f"same task on owned GPUs: a {NEW} GPU-hour costs {fmt(scalar(price), 'x')} an {OLD}'s and does "
+            f"{fmt(scalar(s[tco.SPEEDUP]), 'x')} its work (the scenario's speed-up), so {NEW} costs "
+            f"{fmt(scalar(ratio), pct=True, sig=2)} of {OLD}'s; with the table's own {stated(x_lo)}-{stated(x_hi)}× it would "
+            f"cost {fmt(own_lo, pct=True, sig=2)}-{fmt(own_hi, pct=True, sig=2)}"
+        )
+
+    return Finding(
+        stated=between(lo, hi),
+        value=ratio,
+        unit="fraction",
+        recomputed=recomputed,
+        context=lambda v: (
+            f"{NEW}'s per-GPU speed-up more than pays for its dearer GPU-hour, though the table's own "
+            f"{stated(x_lo)}-{stated(x_hi)}× would make {NEW} the dearer of the two"
+            if v == "consistent"
+            else f"the per-GPU speed-up of the scenario puts {NEW}'s cost for the same task "
+            f"{'below' if scalar(ratio) < lo else 'above'} the stated share"
+        ),
+        arithmetic=(
+            Arithmetic(
+                f"the cost cut at {stated(100 * hi)}% of the baseline",
+                at_least(claim.value("cost_reduction_min_pct")),
+                100 * (1 - hi),
+            ),
+        ),
+        reading=claim.reading or "",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 000 §4: the recommender case
+# --------------------------------------------------------------------------------------------
+
+
+@check("000-4-monthly-cost-47pct-3m-rmb")
+def check_monthly_cost_47pct_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §4: monthly compute cost -47% against the baseline, more than 3M RMB saved a year."""
+    r = cases.recommender()
+    before, after = recommender_gpu_days()
+    ratio = recommender_cost_ratio(s)
+
+    def recomputed() -> str:
+        need = scalar(tco.implied_price_ratio(r.cost_ratio, before, after))
+        at_speed = scalar(tco.same_task_ratio(s, "owned"))
+        saving = (1 - r.cost_ratio) * scalar(recommender_run_cost(s)) * 12
+        return (
+            f"one full training: {stated(after)} {NEW} GPU-days against {stated(before)} {OLD} GPU-days at "
+            f"{fmt(scalar(tco.price_ratio(s, 'owned')), 'x')} the price per GPU-hour costs {fmt(scalar(ratio), pct=True, sig=2)} "
+            f"of before; -{stated(100 * (1 - r.cost_ratio))}% needs a {NEW} GPU-hour at {fmt(need, 'x')} an {OLD}'s; "
+            f"at the scenario's {fmt(scalar(s[tco.SPEEDUP]), 'x')} per GPU the run would cost {fmt(at_speed, pct=True, sig=2)}; "
+            f"a {stated(100 * (1 - r.cost_ratio))}% cut of one {OLD} run a month saves {rmb(saving, s, 2)} a year "
+            f"(stated: more than {stated_money(r.annual_saving_min_rmb)})"
+        )
+
+    return Finding(
+        stated=rounded(r.cost_ratio, 0.01),
+        value=ratio,
+        unit="fraction",
+        recomputed=recomputed,
+        context=lambda v: (
+            f"cost after / before, -{stated(100 * (1 - r.cost_ratio))}% being {stated(100 * r.cost_ratio)}%; the case's own "
+            f"GPU-days ({fmt(before / after, 'x')} fewer per run) do not pay for the {NEW}'s dearer GPU-hour, while at "
+            f"the speed-up the scenario expects the saving would exceed the stated one"
+            if v != "consistent"
+            else f"cost after / before, -{stated(100 * (1 - r.cost_ratio))}% being {stated(100 * r.cost_ratio)}%; the case's "
+            "own GPU-days and public prices allow the cut"
+        ),
+        reading=claim.reading or "",
+    )
+
+
+@check("000-4-gmv-8pct")
+def check_gmv_8pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §4: better recommendations raised the feed's GMV by 8%."""
+    gain = cases.recommender().gmv_increase
+    return Finding(
+        stated=rounded(100 * gain),
+        value=None,
+        unit="%",
+        recomputed=f"+{stated(100 * gain)}% GMV: no cost or compute quantity determines it",
+        context="a business result of an unnamed company, which nothing public links to its training hardware",
+        reading=claim.reading or "",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 000 §5: the exploration reserve
+# --------------------------------------------------------------------------------------------
+
+
+@check("000-5-reserve-10-15pct-exploration")
+def check_reserve_10_15pct_exploration(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §5: reserve 10-15% of compute for exploring new scenarios."""
+    lo, hi = claim.value("reserve_low_pct") / 100, claim.value("reserve_high_pct") / 100
+    idle = 1 - np.asarray(s["utilisation"])
+    return Finding(
+        stated=between(lo, hi),
+        value=None,
+        unit="fraction",
+        recomputed=lambda: (
+            f"reserving {fmt(lo, pct=True, sig=2)}-{fmt(hi, pct=True, sig=2)} raises the cost per production PFLOP-day by "
+            f"{fmt(scalar(reserve_markup(lo)), pct=True, sig=2)}-{fmt(scalar(reserve_markup(hi)), pct=True, sig=2)}; at the "
+            f"scenario's utilisation {fmt(scalar(idle), pct=True, sig=2)} of paid GPU-hours are idle anyway"
+        ),
+        context=(
+            "budgeting advice whose purpose (keeping ahead technically) has no measure; its price is shown so a reader "
+            "can weigh it"
+        ),
+        reading=claim.reading or "",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 000 §6 and 001 §6: payback
+# --------------------------------------------------------------------------------------------
+
+
+@check("000-6-payback-6-12-months", "001-6-payback-6-12-months")
+def check_payback_6_12_months(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Both documents, part 6: the hardware investment is usually recovered within 6-12 months."""
+    lo, hi = claim.value("payback_low_months"), claim.value("payback_high_months")
+    value = payback_value(s)
+    x_lo, x_hi = documents_speedup()
+
+    def recomputed() -> str:
+        slow, fast = (payback_value(s, "rent", x) for x in (x_lo, x_hi))
+        other = (
+            f"keeping owned {OLD}s (capital spent) {months(payback_value(s, 'keep owned'))}"
+            if claim.document.startswith("000")
+            else f"against China's {OLD} rents {months(payback_value(s, 'rent in China'))}"
+        )
+        return (
+            f"one {NEW} bought ({rmb(tco.capex_per_gpu(s, NEW), s, 2)} with network and storage) instead of renting the "
+            f"{fmt(scalar(s[tco.SPEEDUP]), 'x')} {OLD}s whose work it does: {months(value)}; with the documents' own "
+            f"{stated(x_lo)}-{stated(x_hi)}×, {months(fast)} to {months(slow)}; {other}"
+        )
+
+    return Finding(
+        stated=at_most(hi),
+        value=value,
+        unit="months",
+        recomputed=recomputed,
+        context=lambda v: (
+            f"at the scenario's per-GPU speed-up one {NEW} replaces enough rented {OLD}-hours to repay itself within "
+            "the year, the same work on both sides; at the documents' own speed-up it would take years"
+            + (
+                f", and against owned {OLD}s whose capital is already spent (a stricter reading of 升级) "
+                f"{months(payback_value(s, 'keep owned'))}"
+                if claim.document.startswith("000")
+                else ""
+            )
+            if v == "consistent"
+            else f"doing the same work as the rented {OLD}s, the {NEW} does not repay itself within {stated(hi)} months"
+        ),
+        reading=claim.reading or "",
+        strict=between(lo, hi),
+        sig=2,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 001 §0, §1, §2.1: training cost, inefficiency, the 7B anecdote
+# --------------------------------------------------------------------------------------------
+
+
+@check(SEVERAL_MILLION)
+def check_several_million(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §0: electricity, depreciation and labour for one large model run to several million."""
+    n_lo, n_hi = training_sizes()
+    c_lo, c_hi = several_million_band()
+    small, large = training_cost_rmb(s, n_lo), training_cost_rmb(s, n_hi)
+
+    def recomputed() -> str:
+        fits = [scalar(n) / 1e9 for n in band_sizes(s)]
+        return (
+            f"compute alone on owned {OLD}s at {fmt(scalar(s['tokens_per_param']), sig=2)} tokens per parameter: "
+            f"{stated(n_lo / 1e9)}B {money(scalar(small), 'RMB', 2)}, {stated(n_hi / 1e9)}B {money(scalar(large), 'RMB', 2)}; "
+            f"{stated(c_lo / 1e6)}-{stated(c_hi / 1e6)} million RMB buys a {fmt(fits[0], sig=2)}-{fmt(fits[1], sig=2)}B model"
+        )
+
+    return Finding(
+        stated=between(c_lo, c_hi),
+        value=np.sqrt(small * large),
+        low=small,
+        high=large,
+        unit="RMB",
+        recomputed=recomputed,
+        context="the order of magnitude holds for a large model, and labour comes on top of compute",
+        reading=claim.reading or "",
+        sig=2,
+    )
+
+
+@check("001-1-inefficiency-over-half-of-cost")
+def check_inefficiency_over_half_of_cost(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §1: more than half of training cost is tied to inefficiency (table missing)."""
+    share = tco.wasted_share(s)
+    return Finding(
+        stated=at_least(claim.value("inefficiency_cost_share_min_pct") / 100),
+        value=share,
+        unit="fraction",
+        recomputed=lambda: (
+            f"1 - utilisation {fmt(scalar(s['utilisation']), pct=True, sig=2)} × goodput {fmt(scalar(s['goodput']), pct=True, sig=2)} × "
+            f"{OLD} MFU {fmt(scalar(s[tco.OLD_MFU]), pct=True, sig=2)} = {fmt(scalar(share), pct=True, sig=2)} of paid GPU time "
+            f"yields no model FLOPs; idle hours and reruns alone are {fmt(scalar(tco.idle_share(s)), pct=True, sig=2)}"
+        ),
+        context=lambda v: (
+            "the supporting table is missing, but idle hours, data stalls and reruns together with the FLOPs a busy "
+            "job leaves unused take more than half of paid GPU time; counting only idle hours and reruns they fall "
+            "short of half"
+        ),
+        reading=claim.reading or "",
+    )
+
+
+@check("001-2.1-7b-rd-cost-55pct")
+def check_7b_rd_cost_55pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.1: the 7B start-up's total R&D cost fell by about 55%."""
+    a = cases.startup_7b()
+    target = 1 - a.rd_cost_cut
+
+    def recomputed() -> str:
+        r = {k: scalar(v) for k, v in rd_ratios(s).items()}
+        need = scalar(tco.labour_share_for_ratio(target, r["labour"], r["compute_equal_counts"]))
+        lo, hi = sorted((r["labour"], r["compute_scenario"]))
+        return (
+            f"experiment-days fall to {fmt(r['labour'], pct=True, sig=2)}; with equal GPU counts compute costs "
+            f"{fmt(r['compute_equal_counts'], pct=True, sig=2)} of before and a {fmt(target, pct=True, sig=2)} total needs "
+            f"labour at least {fmt(need, pct=True, sig=2)} of R&D cost; at the scenario's speed-up for the same work, "
+            f"compute costs {fmt(r['compute_scenario'], pct=True, sig=2)} and any labour share gives "
+            f"{fmt(lo, pct=True, sig=2)}-{fmt(hi, pct=True, sig=2)} of before"
+        )
+
+    return Finding(
+        stated=rounded(target, 0.1),
+        value=None,
+        unit="fraction",
+        recomputed=recomputed,
+        context="the anecdote gives neither cluster's GPU count nor how R&D cost splits into labour and compute",
+        reading=claim.reading or "",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 001 §4: the customer-service case
+# --------------------------------------------------------------------------------------------
+
+
+@check("001-4-rental-80k-rmb-month")
+def check_rental_80k_rmb_month(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §4: hourly-billed cloud A100s cost about 80k RMB a month with storage and network."""
+    c = cases.customer_service()
+    bill = rental_rmb(s)
+    return Finding(
+        stated=rounded(c.rent_rmb_per_month, 10_000),
+        value=bill,
+        unit="RMB",
+        recomputed=lambda: (
+            f"{stated(c.gpus)} {OLD}s rented around the clock in China cost {money(scalar(bill), 'RMB', 2)} a month with storage "
+            f"and network; {stated_money(c.rent_rmb_per_month)} rents "
+            f"{fmt(c.rent_rmb_per_month / scalar(tco.rented_a100_china_cny(s) * HOURS_PER_MONTH), sig=2)} of them"
+        ),
+        context="a plausible bill for a cluster the size of the case's new one; the anecdote itself cannot be checked",
+        reading=claim.reading or "",
+        sig=2,
+    )
+
+
+@check("001-4-own-42k-vs-rent-80k")
+def check_own_42k_vs_rent_80k(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §4: two owned 4-GPU B300 servers over 3 years cost 42k RMB a month, nearly half the rent."""
+    c = cases.customer_service()
+    cost = own_rmb(s)
+
+    def recomputed() -> str:
+        r = scenario.ranges(cfg)["server_b300_usd_per_gpu"]
+        months_life = 12 * c.depreciation_years
+        capital = c.gpus * r.low * scalar(s["usd_cny"]) / months_life
+        return (
+            f"{stated(c.gpus)} owned {NEW}s over {stated(c.depreciation_years)} years cost {money(scalar(cost), 'RMB', 3)} a month "
+            f"all in; the servers alone at the lowest public price ({money(r.low, 'USD', 3)} per GPU) are "
+            f"{money(capital, 'RMB', 3)} a month; {stated_money(c.own_rmb_per_month)} implies a system price of "
+            f"{money(own_implied_price(s), 'USD', 2)} per GPU"
+        )
+
+    saving = 100 * (1 - c.own_rmb_per_month / c.rent_rmb_per_month)
+    return Finding(
+        stated=rounded(c.own_rmb_per_month, 1000),
+        value=cost,
+        unit="RMB",
+        recomputed=recomputed,
+        context=lambda v: (
+            f"depreciating {stated(c.gpus)} {NEW}s over {stated(c.depreciation_years)} years costs more than the stated sum "
+            "before any power, hosting or staff; it needs a server price far below any public quote"
+            if v != "consistent"
+            else "public prices allow the stated monthly cost"
+        ),
+        arithmetic=(Arithmetic("the saving against the rental (%)", between(40, 50), saving),),
+        reading=claim.reading or "",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 001 §6: the effective-compute-cost yardstick
+# --------------------------------------------------------------------------------------------
+
+
+@check("001-6-effective-compute-cost-formula")
+def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §6: measure effective compute cost as total investment / effective TFLOPS-days."""
+    old, new = tco.pflop_day_cost(s, OLD, "owned"), tco.pflop_day_cost(s, NEW, "owned")
+    saving = 1 - new / old
+    return Finding(
+        stated=at_least(0.0),
+        value=saving,
+        unit="fraction",
+        recomputed=lambda: (
+            f"made precise as the cost of a period's GPU-hours over the useful PFLOP-days they deliver: owned {OLD} "
+            f"{rmb(old, s)}, owned {NEW} {rmb(new, s)} per useful PFLOP-day at the scenario's MFU of each "
+            f"({fmt(scalar(tco.mfu(s, OLD)), pct=True, sig=2)} {OLD_PRECISION.upper()}, "
+            f"{fmt(scalar(tco.mfu(s, NEW)), pct=True, sig=2)} {NEW_PRECISION.upper()}), a saving of {fmt(scalar(saving), pct=True, sig=2)}"
+        ),
+        context=lambda v: (
+            "a sound yardstick once the investment is spread over the same period as the compute it delivers; it "
+            f"shows {NEW} cheaper per useful FLOP, as the advice expects"
+            if v == "consistent"
+            else f"a sound yardstick, but at these figures it shows {NEW} dearer per useful FLOP"
+        ),
+        reading=claim.reading or "",
+    )

@@ -1,0 +1,116 @@
+"""Charts of the cost chapter, each ``fn(result) -> chart``: they only read the :class:`Result`."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+from analyses.chapters.tco import GENERATIONS, NEW, Result
+from analyses.chapters.tco.rebuilt import stated_money
+from analyses.models import tco
+from analyses.site import sliders
+from analyses.site.notebook import stated
+
+STATED = "#d95f02"  # stated figures and bands (the verdict palette's orange)
+PUBLIC = "#1b9e77"  # recomputed intervals
+
+
+def stack_chart(res: Result) -> alt.LayerChart:
+    """Owned cost per GPU-hour stacked by component, with the rent as a black tick, per generation."""
+    frame = res.stack
+    long = frame.melt(id_vars="gpu", value_vars=list(tco.COMPONENTS), var_name="component", value_name="cost")
+    rent = frame[["gpu", "rented (incl. storage/network)"]].rename(columns={"rented (incl. storage/network)": "cost"})
+    bars = (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            x=alt.X("gpu:N", sort=list(GENERATIONS), title=None),
+            y=alt.Y("sum(cost):Q", title=f"{res.unit} per GPU-hour"),
+            color=alt.Color("component:N", sort=list(tco.COMPONENTS), title="owned, by component"),
+            order=alt.Order("component:N"),
+            tooltip=["gpu", "component", alt.Tooltip("cost:Q", format=".2f")],
+        )
+    )
+    ticks = (
+        alt.Chart(rent)
+        .mark_tick(color="black", thickness=3, size=40)
+        .encode(x=alt.X("gpu:N", sort=list(GENERATIONS)), y="cost:Q", tooltip=[alt.Tooltip("cost:Q", format=".2f")])
+    )
+    return (bars + ticks).properties(width=360, height=260)
+
+
+def interval_chart(frame: pd.DataFrame, label: str, x_title: str, log: bool = False) -> alt.LayerChart:
+    """Horizontal 90% intervals (rule from ``5%`` to ``95%``) with the central value as a point."""
+    scale = alt.Scale(type="log") if log else alt.Scale(zero=False)
+    base = alt.Chart(frame).encode(y=alt.Y(f"{label}:N", title=None, sort=None, axis=alt.Axis(labelLimit=300)))
+    rule = base.mark_rule(strokeWidth=3, color=PUBLIC).encode(x=alt.X("5%:Q", scale=scale, title=x_title), x2="95%:Q")
+    point = base.mark_point(filled=True, size=80, color="black").encode(
+        x="central:Q", tooltip=[label, alt.Tooltip("central:Q", format=".3g")]
+    )
+    return (rule + point).properties(width=420, height=32 * len(frame))
+
+
+def pflop_day_chart(res: Result) -> alt.LayerChart:
+    """Cost of one useful PFLOP-day per generation, owned and rented, with 90% intervals."""
+    return interval_chart(res.pflop_day, "option", f"{res.unit} per useful PFLOP-day (90% interval)")
+
+
+def recommender_chart(res: Result) -> alt.LayerChart:
+    """Document 000's case: cost after / before under each reading, against the stated 53% (orange rule)."""
+    frame = res.recommender_readings
+    chart = interval_chart(frame, "reading", "monthly compute cost after / before (log)", log=True)
+    said = pd.DataFrame({"x": [1 - res.recommender.cut], "what": ["stated"]})
+    rule = (
+        alt.Chart(said)
+        .mark_rule(color=STATED, strokeDash=[4, 3], strokeWidth=2)
+        .encode(x="x:Q", tooltip=[alt.Tooltip("x:Q", title="stated after / before", format=".0%")])
+    )
+    return alt.layer(chart, rule)
+
+
+def tornado_chart(res: Result) -> alt.LayerChart:
+    """Document 001's owned monthly cost with each input at its 5th and 95th percentile, the rest central."""
+    frame, c = res.tornado, res.customer
+    bars = (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            y=alt.Y("input:N", sort=list(frame["input"]), title=None),
+            x=alt.X(
+                "at_low:Q",
+                title=f"monthly cost of the {stated(c.gpus)} owned {NEW}s (RMB)",
+                scale=alt.Scale(zero=False),
+            ),
+            x2="at_high:Q",
+            tooltip=["input", alt.Tooltip("at_low:Q", format=",.0f"), alt.Tooltip("at_high:Q", format=",.0f")],
+        )
+    )
+    marks = pd.DataFrame(
+        {
+            "x": [c.own_rmb.central, c.own_stated_rmb],
+            "what": ["central estimate", f"stated {stated_money(c.own_stated_rmb)}"],
+        }
+    )
+    lines = (
+        alt.Chart(marks)
+        .mark_rule(strokeDash=[4, 3], strokeWidth=2)
+        .encode(x="x:Q", color=alt.Color("what:N", scale=alt.Scale(range=["black", STATED]), title=None))
+    )
+    return (bars + lines).properties(width=420, height=22 * len(frame))
+
+
+def payback_chart(res: Result) -> alt.LayerChart:
+    """Payback months per case with 90% intervals (log scale), the documents' window as an orange band."""
+    low, high = res.payback_window
+    chart = interval_chart(res.payback, "case", "payback of one B300 (months, log scale)", log=True)
+    band = (
+        alt.Chart(pd.DataFrame({"low": [low], "high": [high]}))
+        .mark_rect(opacity=0.2, color=STATED)
+        .encode(x="low:Q", x2="high:Q")
+    )
+    return alt.layer(band, chart)
+
+
+def slider_figure(res: Result, index: int) -> alt.Chart:
+    """The chapter's slider figure ``index`` (0: the B300/A100 speed-up, 1: the B300 system price)."""
+    return sliders.figure(res.sliders[index])

@@ -1,0 +1,227 @@
+"""Sentences of the cost chapter (captions and takeaways), each ``fn(result) -> str``: conclusions are
+computed from the :class:`Result`, never typed."""
+
+from __future__ import annotations
+
+from analyses.chapters.tco import NEW, OLD, Result
+from analyses.chapters.tco.rebuilt import TCO_ROW, money, months, stated_money
+from analyses.site.notebook import fmt, in_words, stated
+
+
+def _pct(x: float, sig: int = 2) -> str:
+    return str(fmt(x, pct=True, sig=sig))
+
+
+def _x(x: float) -> str:
+    return str(fmt(x, "x", sig=2))
+
+
+def _cheaper(ratio: float) -> str:
+    return "cheaper" if ratio < 1 else "dearer"
+
+
+def stack_caption(res: Result) -> str:
+    """Caption sentence of the cost stack: capital's share of owned cost and the new GPU's rent against owning."""
+    row = res.stack.set_index("gpu")
+    capital = (row["server"] + row["network_storage"]) / row["owned total"]
+    rent = row.loc[NEW, "rented (incl. storage/network)"] / row.loc[NEW, "owned total"]
+    return (
+        f"Capital is {_pct(capital.min())} to {_pct(capital.max())} of the owned cost; "
+        f"the {NEW}'s rent is {_x(rent)} its owned cost."
+    )
+
+
+def gpu_hour_takeaway(res: Result) -> str:
+    """Takeaway of the GPU-hour section: the new GPU against the old per hour, owned and rented."""
+    own, rent = res.price_ratio_owned.central, res.price_ratio_rented.central
+    text = f"a {NEW} GPU-hour costs {_x(own)} an {OLD} GPU-hour owned and {_x(rent)} rented"
+    if own > 1 and rent > 1:
+        return text + "; any saving must come from doing more work per hour."
+    return text + f"; at these prices the {NEW} is not dearer by the hour in every mode."
+
+
+def _pfd(res: Result) -> dict[str, float]:
+    return dict(zip(res.pflop_day["option"], res.pflop_day["central"], strict=True))
+
+
+def pflop_day_caption(res: Result) -> str:
+    """Caption sentence: the cheapest useful compute at this run."""
+    pfd = _pfd(res)
+    best = min(pfd, key=pfd.get)
+    gpu, mode = best.split(" ")
+    return f"At these assumptions {'an' if mode == 'owned' else 'a'} {mode} {gpu} is the cheapest useful compute."
+
+
+def pflop_day_takeaway(res: Result) -> str:
+    """Takeaway of the PFLOP-day section: the new GPU against the old per useful FLOP, owned and rented."""
+    pfd = _pfd(res)
+    own = pfd[f"{NEW} owned"] / pfd[f"{OLD} owned"]
+    rent = pfd[f"{NEW} rented"] / pfd[f"{OLD} rented"]
+    lo, hi = res.documents_speedup
+    at_docs = res.same_task_documents
+    return (
+        f"per useful FLOP the {NEW} is {_cheaper(own)} than the {OLD} owned ({_x(own)}) and {_cheaper(rent)} rented "
+        f"({_x(rent)}); with the documents' own {stated(lo)}-{stated(hi)}× it would be {_cheaper(min(at_docs))} owned "
+        f"({_x(at_docs[0])}-{_x(at_docs[1])}): every cost claim below stands or falls on the speed-up it assumes."
+    )
+
+
+def tco_row_takeaway(res: Result) -> str:
+    """Takeaway of the TCO row (000 §3): the same task's cost ratio against the table's stated share."""
+    low, high = res.tco_row_stated
+    st = res.same_task
+    lo, hi = res.documents_speedup
+    docs = res.same_task_documents
+    return (
+        f"for the same task an owned {NEW} cluster costs {_pct(st.central)} of an {OLD} cluster "
+        f"({_pct(st.low)} to {_pct(st.high)}), which the cost rule judges {res.verdict(TCO_ROW)} with the table's "
+        f"{_pct(low)}-{_pct(high)}; the table's own {stated(lo)}-{stated(hi)}× would give "
+        f"{_pct(docs[0])}-{_pct(docs[1])}, {'more' if min(docs) > 1 else 'less'} than the {OLD}'s cost."
+    )
+
+
+def recommender_fit(res: Result) -> str:
+    """Do the case's runs per month fit its own new cluster?"""
+    r = res.recommender
+    used, avail = fmt(r.used_after, "GPU-days", 4), fmt(r.available_after, "GPU-days", 4)
+    if r.used_after > r.available_after:
+        return (
+            f"{stated(r.runs_after)} runs of {stated(r.days_after)} days on {stated(r.gpus_after)} {NEW}s take {used}, "
+            f"more than the {avail} the cluster has in a month, so the case's own run count does not fit its cluster"
+        )
+    return (
+        f"{stated(r.runs_after)} runs of {stated(r.days_after)} days on {stated(r.gpus_after)} {NEW}s take {used}, "
+        f"within the {avail} the cluster has in a month"
+    )
+
+
+def recommender_caption(res: Result) -> str:
+    """Caption sentence: which reading of "monthly compute cost" comes nearest to the stated figure."""
+    frame = res.recommender_readings
+    target = 1 - res.recommender.cut
+    inside = frame[(frame["5%"] <= target) & (frame["95%"] >= target)]["reading"].tolist()
+    nearest = frame.loc[(frame["central"] / target).map(lambda v: abs(float(v) - 1)).idxmin(), "reading"]
+    if inside:
+        return f"The stated {_pct(target)} lies inside the range of: {'; '.join(inside)}. Nearest: {nearest}."
+    return f"No reading's range reaches the stated {_pct(target)}; the nearest is {nearest}."
+
+
+def recommender_takeaway(res: Result) -> str:
+    """Takeaway of document 000's case."""
+    r = res.recommender
+    cut = _pct(r.cut)
+    first = (
+        f"at the case's own GPU-days one full training costs {_pct(r.cost_ratio.central)} of before, and a {cut} cut "
+        f"needs a {NEW} GPU-hour at {_x(r.need_price_ratio)} an {OLD}'s (public: {_x(r.price_ratio.central)})"
+    )
+    at = r.at_scenario.central
+    if at < 1 - r.cut:
+        than = "a larger saving than stated"
+    elif at < 1:
+        than = "a smaller saving than stated"
+    else:
+        than = "no saving at all"
+    second = f"at the scenario's speed-up the same run would cost {_pct(at)}, {than}"
+    return f"{first}; {second}."
+
+
+def customer_takeaway(res: Result) -> str:
+    """Takeaway of document 001's case: the rebuilt monthly cost against the stated cost and the rental."""
+    c = res.customer
+    own = c.own_rmb.central
+    first = (
+        f"the {in_words(c.gpus)} {NEW}s cost {money(own, 'RMB', 3)} a month all in, "
+        f"{'above' if own > c.own_stated_rmb else 'at or below'} the stated {stated_money(c.own_stated_rmb)}"
+    )
+    rent = stated_money(c.rent_stated_rmb)
+    if own >= c.rent_stated_rmb:
+        return first + f"; against the {rent} rental the case's saving reverses."
+    return first + f"; against the {rent} rental they save {_pct(1 - own / c.rent_stated_rmb)}."
+
+
+def tornado_caption(res: Result) -> str:
+    """Caption sentence: the input that moves document 001's cost most, and whether any reaches the stated cost."""
+    tor, c = res.tornado, res.customer
+    top = tor.iloc[0]["input"]
+    low = tor[["at_low", "at_high"]].min(axis=1)
+    reach = "no single input brings it near" if (low > c.own_stated_rmb).all() else "some inputs alone bring it to"
+    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {stated_money(c.own_stated_rmb)} (orange)."
+
+
+def payback_caption(res: Result) -> str:
+    """Which payback cases land within the documents' window (central estimate at most its upper end)."""
+    _, high = res.payback_window
+    pb = res.payback
+    inside = list(pb[pb["central"] <= high]["case"])
+    window = fmt(high, "months", 2)
+    if not inside:
+        return f"No case pays back within {window} at these assumptions."
+    if len(inside) == len(pb):
+        return f"Every case pays back within {window} at these assumptions."
+    names = [f"“{c}”" for c in inside]
+    joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"At these assumptions only {joined} pay{'s' if len(names) == 1 else ''} back within {window}."
+
+
+def payback_takeaway(res: Result) -> str:
+    """Takeaway of the payback section: the scenario's speed-up against the documents' own."""
+    low, high = res.payback_window
+    central = res.payback.set_index("case")["central"]
+    ours, docs = central.iloc[0], central.iloc[3:5]
+    if ours <= high:
+        where = f"within the {stated(high)} months the documents allow" + (
+            f" (faster than their {stated(low)}-month lower end)" if ours < low else ""
+        )
+    else:
+        where = f"beyond the documents' {stated(low)}-{stated(high)} months"
+    return (
+        f"bought to do the same work as rented {OLD}s, a {NEW} pays back in {months(ours)} at the scenario's speed-up, "
+        f"{where}; at the documents' own speed-up it takes {months(docs.min())} to {months(docs.max())}."
+    )
+
+
+def plan_sentence(res: Result) -> str:
+    """The reader's plan: the cheapest option and what it saves against renting the old generation."""
+    plan = res.plan.set_index("option")
+    best = plan["central"].idxmin()
+    rent_old = plan.loc[f"rent {OLD}", "central"]
+    return (
+        f"for {fmt(res.cfg['workload_pflop_days_per_month'], 'PFLOP-days', 3)} of useful compute a month the cheapest "
+        f"option is to {best} ({money(plan.loc[best, 'central'], res.unit, 3)} a month), "
+        f"{_pct(1 - plan.loc[best, 'central'] / rent_old)} less than renting {OLD}s."
+        if best != f"rent {OLD}"
+        else f"for {fmt(res.cfg['workload_pflop_days_per_month'], 'PFLOP-days', 3)} of useful compute a month renting "
+        f"{OLD}s is the cheapest option at these assumptions."
+    )
+
+
+def training_takeaway(res: Result) -> str:
+    """Takeaway of "several million": the model sizes whose compute the stated band buys."""
+    lo, hi = res.several_million
+    n_lo, n_hi = (n / 1e9 for n in res.several_million_sizes)
+    return (
+        f"{stated(lo / 1e6)}-{stated(hi / 1e6)} million RMB is the compute of a {fmt(n_lo, sig=2)}-{fmt(n_hi, sig=2)}B "
+        f"model on owned {OLD}s; electricity and depreciation of a smaller model's run cost less, and labour comes on top."
+    )
+
+
+def inefficiency_sentence(res: Result) -> str:
+    """Document 001 §1: the share of paid GPU time that yields no model FLOPs, with and without MFU."""
+    return (
+        f"{_pct(res.wasted_share)} of paid {OLD} time yields no model FLOPs when the FLOPs a busy job leaves unused "
+        f"count; idle hours and reruns alone are {_pct(res.idle_share)}"
+        f"{', short of half' if res.idle_share < 0.5 else ''}."
+    )
+
+
+def slider_caption(res: Result, index: int) -> str:
+    """Caption of slider figure ``index``: what it moves, what the marks mean, and how to rerun."""
+    s = res.sliders[index]
+    claims = ", ".join(dict.fromkeys(s.grid["label"]))
+    return (
+        f"Verdicts of {claims} as {s.label} moves over the grid the checks computed, the other assumptions at the "
+        f"scenario's central values. The dashed line is the scenario's central value ({fmt(s.central, s.unit, 3)}), "
+        "white diamonds mark where a verdict flips, and the text at right gives each claim's verdict and recomputed "
+        f"value at the slider. Rerunning the chapter (python -m analyses run tco -p {s.input} VALUE) changes every "
+        "other number on the page too."
+    )

@@ -1,0 +1,249 @@
+"""The cost chapter: compute, figures and sentences over its parameters; its verdicts and what decides
+them; every assumption read through the scenario."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+import pytest
+
+from analyses import cases, data, ledger, scenario
+from analyses.chapters import tco as ch
+from analyses.chapters.tco import figures, rebuilt, text
+from analyses.models import tco
+
+VIEW = {"currency", "workload_pflop_days_per_month", "mc_samples", "seed"}  # settings that judge no claim
+
+
+@functools.cache
+def result(**over) -> ch.Result:
+    return ch.compute(ch.SPEC.validate(over))
+
+
+def render(res: ch.Result) -> list[str]:
+    """Every figure (as a spec) and every sentence of the page."""
+    charts = (
+        figures.stack_chart,
+        figures.pflop_day_chart,
+        figures.recommender_chart,
+        figures.tornado_chart,
+        figures.payback_chart,
+    )
+    specs = [f(res).to_dict() for f in charts] + [figures.slider_figure(res, i).to_dict() for i in range(2)]
+    assert all(specs)
+    return [
+        text.stack_caption(res),
+        text.gpu_hour_takeaway(res),
+        text.pflop_day_caption(res),
+        text.pflop_day_takeaway(res),
+        text.tco_row_takeaway(res),
+        text.recommender_fit(res),
+        text.recommender_caption(res),
+        text.recommender_takeaway(res),
+        text.customer_takeaway(res),
+        text.tornado_caption(res),
+        text.payback_caption(res),
+        text.payback_takeaway(res),
+        text.plan_sentence(res),
+        text.training_takeaway(res),
+        text.inefficiency_sentence(res),
+        text.slider_caption(res, 0),
+        text.slider_caption(res, 1),
+    ]
+
+
+# -------------------------------------------------------------------------- the parameter grid
+
+GRID = (
+    [{}]
+    + [{p.name: getattr(p, end)} for p in ch.SPEC.params if p.kind in ("float", "int") for end in ("min", "max")]
+    + [{"currency": c} for c in ch.CURRENCIES]
+)
+
+
+@pytest.mark.parametrize("over", GRID, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
+def test_compute_figures_and_sentences_over_the_grid(over):
+    res = result(**over)
+    sentences = render(res)
+    assert all(isinstance(t, str) and len(t) > 20 for t in sentences)
+    assert "nan" not in " ".join(sentences)
+    assert len(res.ledger) == len([c for c in data.claims() if c.chapter == "tco"])
+    assert {s.input for s in res.sliders} == {"speedup_b300_a100", "server_b300_usd_per_gpu"}
+    assert len(res.payback) == len(ch.payback_cases())
+    for frame in (res.pflop_day, res.recommender_readings, res.payback, res.plan):
+        assert (frame["5%"] <= frame["95%"]).all()
+
+
+def test_sentence_branches():
+    # per hour: B300 dearer at the defaults, not in every mode when its rent is at the floor
+    assert "more work per hour" in text.gpu_hour_takeaway(result())
+    assert "not dearer" in text.gpu_hour_takeaway(result(rent_b300_usd_per_gpu_hour=0.5))
+    assert "an owned B300" in text.pflop_day_caption(result())
+    assert "a rented B300" in text.pflop_day_caption(result(rent_b300_usd_per_gpu_hour=0.5))
+    # payback: some, none or every case within the stated window
+    assert "only" in text.payback_caption(result())
+    assert text.payback_caption(result(speedup_b300_a100=0.5)).startswith("No case")
+    assert text.payback_caption(result(server_b300_usd_per_gpu=5000.0)).startswith("Every case")
+    assert "beyond" in text.payback_takeaway(result(speedup_b300_a100=0.5))
+    assert "faster than their 6-month" in text.payback_takeaway(result())
+    slower = text.payback_takeaway(result(rent_a100_usd_per_gpu_hour=0.8))
+    assert "within the 12 months" in slower and "faster" not in slower
+    assert "never" in text.payback_takeaway(result(speedup_b300_a100=0.5))
+    # document 001's case: the saving reverses at public prices, returns at the cheapest B300
+    assert "reverses" in text.customer_takeaway(result())
+    assert "they save" in text.customer_takeaway(result(server_b300_usd_per_gpu=5000.0))
+    assert "no single input" in text.tornado_caption(result())
+    # document 000's case: the scenario's speed-up beats the stated cut, a slow B300 does not
+    assert "a larger saving" in text.recommender_takeaway(result())
+    assert "a smaller saving" in text.recommender_takeaway(result(speedup_b300_a100=5.0))
+    assert "no saving at all" in text.recommender_takeaway(result(speedup_b300_a100=0.5))
+    assert "does not fit" in text.recommender_fit(result())
+    fits = dataclasses.replace(result().recommender, used_after=1.0)
+    assert "within the" in text.recommender_fit(dataclasses.replace(result(), recommender=fits))
+    # the plan: owning B300s is cheapest at the defaults, renting A100s when their rent is at the floor
+    assert "own B300" in text.plan_sentence(result())
+    assert "renting A100s is the cheapest" in text.plan_sentence(result(rent_a100_usd_per_gpu_hour=0.1))
+    assert "short of half" in text.inefficiency_sentence(result())
+    assert "short of half" not in text.inefficiency_sentence(result(utilisation=0.05))
+
+
+def test_recommender_caption_names_a_reading_that_reaches_the_stated_cut():
+    frame = result().recommender_readings
+    target = 1 - result().recommender.cut
+    assert "No reading" in text.recommender_caption(result())
+    inside = frame.assign(**{"5%": target * 0.9, "95%": target * 1.1})
+    res = dataclasses.replace(result(), recommender_readings=inside)
+    assert "lies inside the range of" in text.recommender_caption(res)
+
+
+# -------------------------------------------------------------------------- verdicts and what decides them
+
+
+def verdicts(res: ch.Result) -> dict[str, str]:
+    return dict(zip(res.ledger["id"], res.ledger["verdict"], strict=True))
+
+
+def test_verdicts_at_the_defaults():
+    v = verdicts(result())
+    assert v == {
+        "000-3-table-tco": "consistent",
+        "000-4-monthly-cost-47pct-3m-rmb": "implausible",
+        "000-4-gmv-8pct": "unverifiable",
+        "000-5-reserve-10-15pct-exploration": "unverifiable",
+        "000-6-payback-6-12-months": "consistent",
+        "001-0-several-million": "consistent",
+        "001-1-inefficiency-over-half-of-cost": "consistent",
+        "001-2.1-7b-rd-cost-55pct": "unverifiable",
+        "001-4-rental-80k-rmb-month": "consistent",
+        "001-4-own-42k-vs-rent-80k": "implausible",
+        "001-6-effective-compute-cost-formula": "consistent",
+        "001-6-payback-6-12-months": "consistent",
+    }
+
+
+def _finding(claim_id: str, **over):
+    cfg = ch.SPEC.validate(over)
+    claim = data.claim(claim_id)
+    return ledger.checks("tco")[claim_id](claim, scenario.values(cfg), cfg)
+
+
+def test_what_decides_the_tco_row():
+    f = _finding("000-3-table-tco")
+    s = scenario.values()
+    # same task: the owned price ratio per GPU-hour over the scenario's speed-up
+    assert float(f.value) == pytest.approx(float(tco.price_ratio(s)) / s["speedup_b300_a100"])
+    assert (f.stated.lo, f.stated.hi) == (0.35, 0.45)
+    assert 0.30 < float(f.value) < 0.40
+    # with the documents' own 2.5-3x the same task would cost more on B300 than on A100
+    assert "118%-141%" in f.recomputed()
+    # the documents' speed-up turns it implausible (the verdict moves with the parameter)
+    assert verdicts(result(speedup_b300_a100=3.0))["000-3-table-tco"] == "implausible"
+
+
+def test_what_decides_payback():
+    f = _finding("000-6-payback-6-12-months")
+    assert (f.stated.lo, f.stated.hi) == (-np.inf, 12.0)  # "within 12 months"
+    assert (f.strict.lo, f.strict.hi) == (6.0, 12.0)
+    assert 4 < float(f.value) < 8  # one B300 against the rented A100s whose work it does
+    assert "keeping owned A100s" in f.recomputed()
+    assert "China" in _finding("001-6-payback-6-12-months").recomputed()
+    slow = verdicts(result(speedup_b300_a100=3.0))
+    assert slow["000-6-payback-6-12-months"] == slow["001-6-payback-6-12-months"] == "implausible"
+
+
+def test_what_decides_the_case_studies():
+    r, c = cases.recommender(), cases.customer_service()
+    f = _finding("000-4-monthly-cost-47pct-3m-rmb")
+    s = scenario.values()
+    want = float(tco.price_ratio(s)) * r.gpus_after * r.days_after / (r.gpus_before * r.days_before)
+    assert float(f.value) == pytest.approx(want)
+    assert f.stated.shown == pytest.approx(1 - 0.47)
+    own = _finding("001-4-own-42k-vs-rent-80k")
+    assert float(own.value) > 2 * c.own_rmb_per_month
+    assert float(rebuilt.own_implied_price(s)) < scenario.ranges()["server_b300_usd_per_gpu"].low
+    assert "implies a system price" in own.recomputed()
+    rent = _finding("001-4-rental-80k-rmb-month")
+    assert float(rent.value) == pytest.approx(
+        c.gpus * s["rent_a100_china_cny_per_gpu_hour"] * (1 + s["rental_overhead_fraction"]) * 730.5
+    )
+    # the 42k RMB turns consistent only at a B300 price far below every quote
+    assert verdicts(result(server_b300_usd_per_gpu=5000.0))["001-4-own-42k-vs-rent-80k"] == "consistent"
+
+
+def test_what_decides_the_other_claims():
+    several = _finding("001-0-several-million")
+    assert several.low < 2e6 and several.high > 9e6  # 7B costs less, 100B more than the stated band
+    lo, hi = rebuilt.band_sizes(scenario.values())
+    assert 7e9 < lo < hi < 1e11
+    waste = _finding("001-1-inefficiency-over-half-of-cost")
+    assert float(waste.value) == pytest.approx(1 - 0.7 * 0.9 * scenario.values()["mfu_a100_bf16"])
+    assert (
+        verdicts(result(utilisation=0.95, goodput=0.99, mfu_a100_bf16=0.7))["001-1-inefficiency-over-half-of-cost"]
+        == "implausible"
+    )
+    assert _finding("001-2.1-7b-rd-cost-55pct").value is None
+    assert "labour at least" in _finding("001-2.1-7b-rd-cost-55pct").recomputed()
+    assert _finding("000-5-reserve-10-15pct-exploration").value is None
+    assert _finding("000-4-gmv-8pct").value is None
+    metric = _finding("001-6-effective-compute-cost-formula")
+    assert float(metric.value) == pytest.approx(1 - float(tco.same_task_ratio(scenario.values())))
+    assert verdicts(result(speedup_b300_a100=2.0))["001-6-effective-compute-cost-formula"] == "inconsistent"
+
+
+def test_every_claim_carries_its_reading():
+    for c in data.claims():
+        if c.chapter == "tco":
+            assert c.reading, c.id
+            assert _finding(c.id).reading == c.reading
+
+
+# -------------------------------------------------------------------------- one scenario
+
+
+def test_parameters_are_scenario_assumptions_or_view_settings():
+    table = scenario.assumptions()
+    for p in ch.SPEC.params:
+        if p.name in table:
+            assert p.default == table[p.name].central, p.name
+            assert (p.min, p.max) == (table[p.name].min, table[p.name].max), p.name
+        else:
+            assert p.name in VIEW, f"{p.name} is neither an assumption of the scenario nor a view setting"
+    # every assumption the page draws exists in the scenario
+    assert set(ch.DRAWN) <= set(table)
+
+
+def test_verdicts_do_not_depend_on_the_page_monte_carlo():
+    assert result().ledger.equals(result(mc_samples=1000, seed=7).ledger)
+    assert result().ledger.equals(ledger.ledger("tco"))
+
+
+def test_a_parameter_moves_the_page_and_the_ledger_together():
+    fast, slow = result(speedup_b300_a100=12.0), result(speedup_b300_a100=8.8)
+    assert fast.same_task.central < slow.same_task.central
+    assert fast.mfu["B300"] > slow.mfu["B300"]
+    assert fast.payback["central"].iloc[0] < slow.payback["central"].iloc[0]
+    usd = result(currency="USD")
+    rmb = result().pflop_day["central"].iloc[0]
+    assert usd.pflop_day["central"].iloc[0] == pytest.approx(rmb / usd.s["usd_cny"], rel=0.01)  # 3 figures shown
