@@ -352,6 +352,8 @@ def show_interval(iv: Interval, unit: str, sig: int = 3, as_stated: bool = False
 def _rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
     """The rule's part of a reason: which comparison decided the verdict."""
     if f.value is None:
+        if rule.kind == "business":
+            return "a business result of an unnamed company, which nothing public links to its hardware"
         return "nothing public recomputes this figure"
     if f.contradiction:
         return f.contradiction
