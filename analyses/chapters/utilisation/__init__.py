@@ -155,13 +155,7 @@ def loading(s: dict[str, float]) -> Loading:
     saving = float(checks.electricity_saving(s))
     return Loading(
         run=g,
-        busy_before=t["busy_before"],
-        busy_after=t["busy_after"],
-        time_ratio_shares=t["time_ratio_shares"],
-        time_ratio_util=t["time_ratio_util"],
-        time_cut=t["time_cut"],
-        days_saved_shares=t["days_saved_shares"],
-        days_saved_util=t["days_saved_util"],
+        **t,
         electricity_saving=saving,
         labour_share_needed=float(pipeline.mix_share_for_saving(g.cost_saving, saving, t["time_cut"])),
     )
