@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import cases, data
+from analyses import cases, data, scenario
 from analyses.models import mig, pipeline, units
 from analyses.site.notebook import fmt, stated
 from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, exactly, rounded
@@ -179,8 +179,8 @@ def check_utilisation_below_50pct(claim: data.Claim, s: Mapping[str, Any], cfg: 
         if verdict == "consistent":
             return f"at this utilisation clusters do sit near {pct(limit)}, though for text models data loading is rarely why: {loader}"
         return (
-            f"busy shares at or below {pct(limit)} occur (Microsoft traced 46% of the issues of such jobs to data "
-            f"operations), but they are not the norm of training clusters, and {loader}"
+            f"jobs at or below {pct(limit)} exist, often slowed by data operations, but they are not the norm of "
+            f"training clusters, and {loader}"
         )
 
     return Finding(
@@ -188,9 +188,8 @@ def check_utilisation_below_50pct(claim: data.Claim, s: Mapping[str, Any], cfg: 
         value=s["utilisation"],
         unit="fraction",
         recomputed=lambda: (
-            f"the scenario's GPU utilisation is {pct(s['utilisation'])} (Philly: a quarter to a half of reserved GPU "
-            f"time idle on a multi-tenant cluster); a {model} dense model on {NEW} consumes {fmt(tokens)} tokens/s "
-            f"= {fmt(rate / units.KB, 'kB/s')} per GPU"
+            f"the scenario's GPU utilisation is {pct(s['utilisation'])} ({scenario.assumption('utilisation').source}); "
+            f"a {model} dense model on {NEW} consumes {fmt(tokens)} tokens/s = {fmt(rate / units.KB, 'kB/s')} per GPU"
         ),
         context=context,
         reading=_reading(claim),
@@ -406,7 +405,7 @@ def check_mig_up_to_7_instances(claim: data.Claim, s: Mapping[str, Any], cfg: Ma
         value=float(n),
         unit="instances",
         recomputed=f"{NEW}: up to {n} instances ({profiles().names[0]} × {n}) in NVIDIA's profile list",
-        context=f"each instance has its own compute and memory slices; {OLD} already split {n} ways (MIG dates from Ampere)",
+        context=f"each instance has its own compute and memory slices; {OLD} already splits {max_instances(OLD)} ways",
         reading=_reading(claim),
         sig=1,
     )
