@@ -79,6 +79,27 @@ def time_ratio_from_utilisation(util_before: ArrayLike, util_after: ArrayLike) -
     return np.asarray(util_before, dtype=float) / np.asarray(util_after, dtype=float)
 
 
+def loading_fix(
+    share_before: float, share_after: float, util_before: float, util_after: float, cycle_days: float
+) -> dict[str, float]:
+    """A run whose exposed loading share falls from ``share_before`` to ``share_after`` (fractions of
+    wall time) and whose stated utilisation rises from ``util_before`` to ``util_after``, for the same
+    compute: the utilisation if loading were the only stall (``busy_*`` = 1 − share), the wall-time
+    ratios after/before from the shares and from the utilisations, the time cut, and the days saved
+    over a ``cycle_days`` cycle read as the time before."""
+    ratio_s = float(time_ratio_from_shares(share_before, share_after))
+    ratio_u = float(time_ratio_from_utilisation(util_before, util_after))
+    return {
+        "busy_before": 1 - share_before,
+        "busy_after": 1 - share_after,
+        "time_ratio_shares": ratio_s,
+        "time_ratio_util": ratio_u,
+        "time_cut": 1 - ratio_s,
+        "days_saved_shares": cycle_days * (1 - ratio_s),
+        "days_saved_util": cycle_days * (1 - ratio_u),
+    }
+
+
 def energy_ratio(util_before: ArrayLike, util_after: ArrayLike, idle_power_fraction: ArrayLike) -> np.ndarray:
     """Energy after/before for fixed work when waiting GPUs' servers draw ``idle_power_fraction`` of
     their training power.

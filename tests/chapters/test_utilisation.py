@@ -11,7 +11,7 @@ import pytest
 
 from analyses import cases, chapters, data, ledger, scenario
 from analyses.chapters import utilisation as ch
-from analyses.chapters.utilisation import checks, figures, text
+from analyses.chapters.utilisation import figures, text, wiring
 from analyses.models import mig, pipeline
 
 SCENARIO_PARAMS = ("utilisation", "goodput", "idle_power_fraction", "mig_small_job_compute", "mig_small_job_memory")
@@ -135,10 +135,10 @@ def test_verdicts_at_the_defaults():
 def test_what_decides_the_verdicts():
     led = result().ledger.set_index("id")
     # MIG on A100 is MIG on B300: the same 7 instances and slice shapes contradict "finer" MIG
-    assert checks.same_slicing("A100", "B300")
+    assert wiring.same_slicing("A100", "B300")
     assert "same 7 instances and slice shapes" in led.loc["000-3-table-mig", "reason"]
     # 45% on whole GPUs: 79% partial-GPU jobs; packed, at most 80% (fluid bound), so ">= 80%" holds
-    b = checks.mig_bound(0.45, scenario.values())
+    b = wiring.mig_bound(0.45, scenario.values())
     assert float(b.small_share) == pytest.approx(0.786, abs=1e-3)
     assert float(b.utilisation_mig) == pytest.approx(0.80, abs=5e-3)
     assert (
@@ -146,7 +146,7 @@ def test_what_decides_the_verdicts():
         in led.loc["001-2.3-cloud-utilisation-45-to-80", "flips_if"]
     )
     # electricity: 13% at 40% power while waiting, against the stated 25% (labour falls 26%)
-    assert float(checks.electricity_saving(scenario.values())) == pytest.approx(0.1324, abs=1e-4)
+    assert float(wiring.electricity_saving(scenario.values())) == pytest.approx(0.1324, abs=1e-4)
     reason = led.loc["001-2.2-days-saved-2p5-of-10", "reason"]
     assert "stated 25% lies above the recomputed 13.2%" in reason and "at least 91%" in reason
     assert led.loc["001-2.2-days-saved-2p5-of-10", "flips_if"] == ""  # the flip (85%) is beyond the 90% range
@@ -235,9 +235,9 @@ def test_checks_are_vectorised():
 
 def test_the_page_uses_the_checks_scenario_values():
     res = result(idle_power_fraction=0.6, mig_small_job_compute=0.2, mig_small_job_memory=0.15)
-    assert res.loading.electricity_saving == pytest.approx(float(checks.electricity_saving(res.s)))
+    assert res.loading.electricity_saving == pytest.approx(float(wiring.electricity_saving(res.s)))
     row = res.mig_cases.set_index("claim").loc["001-2.3-cloud-utilisation-45-to-80"]
-    b = mig.mig_utilisation_bound(0.45, 0.2, 0.15, checks.profiles())
+    b = mig.mig_utilisation_bound(0.45, 0.2, 0.15, wiring.profiles())
     assert row["MIG at most"] == pytest.approx(float(b.utilisation_mig))
     assert res.small_share == pytest.approx(float(b.small_share))
     # the simulated cluster reproduces the provider's 45% on whole GPUs

@@ -71,3 +71,13 @@ def test_mix_share_for_saving():
     w = float(pl.mix_share_for_saving(0.25, 0.1324, 0.2614))
     assert w == pytest.approx((0.25 - 0.1324) / (0.2614 - 0.1324))
     assert w * 0.2614 + (1 - w) * 0.1324 == pytest.approx(0.25)
+
+
+def test_loading_fix_of_document_001():
+    # 35% -> 12% loading, 62% -> 88% utilisation over 10 days: 2.61 days from the shares, 2.95 from
+    # the utilisations (closed forms above), and 1 − share = 65% -> 88%.
+    t = pl.loading_fix(0.35, 0.12, 0.62, 0.88, 10.0)
+    assert (t["busy_before"], t["busy_after"]) == pytest.approx((0.65, 0.88))
+    assert t["days_saved_shares"] == pytest.approx(10 * (1 - 0.65 / 0.88))
+    assert t["days_saved_util"] == pytest.approx(10 * (1 - 0.62 / 0.88))
+    assert t["time_cut"] == pytest.approx(1 - t["time_ratio_shares"])

@@ -19,7 +19,7 @@ import pandas as pd
 
 from analyses import cases, data, ledger, scenario
 from analyses.chapters.params import ChapterSpec, Config, Param
-from analyses.chapters.utilisation import checks
+from analyses.chapters.utilisation import checks, wiring
 from analyses.models import mig, pipeline
 from analyses.models.uncertainty import Range
 from analyses.site import sliders
@@ -138,7 +138,7 @@ class Result:
 def prefetch_table(cv: float, seed: int) -> pd.DataFrame:
     """Simulated utilisation by prefetch depth and loader time per batch (relative to compute time):
     document 001's loading share before GDS as a load/compute ratio, then :data:`EXTRA_LOAD_RATIOS`."""
-    t = checks.gds_timing()
+    t = wiring.gds_timing()
     ratios = (1 / t["busy_before"] - 1, *EXTRA_LOAD_RATIOS)
     rows = []
     for ratio in ratios:
@@ -151,8 +151,8 @@ def prefetch_table(cv: float, seed: int) -> pd.DataFrame:
 
 def loading(s: dict[str, float]) -> Loading:
     """Document 001's GDS run at the scenario's power while waiting."""
-    g, t = cases.gds_run(), checks.gds_timing()
-    saving = float(checks.electricity_saving(s))
+    g, t = cases.gds_run(), wiring.gds_timing()
+    saving = float(wiring.electricity_saving(s))
     return Loading(
         run=g,
         **t,
@@ -165,9 +165,9 @@ def gds() -> Gds:
     """The GDS latency figure as both documents state it (document 001, section 2.2)."""
     c = data.claim("001-2.2-gds-latency-60-80pct")
     return Gds(
-        c.value("latency_reduction_low_pct") / checks.PERCENT,
-        c.value("latency_reduction_high_pct") / checks.PERCENT,
-        checks.gds_release(),
+        c.value("latency_reduction_low_pct") / wiring.PERCENT,
+        c.value("latency_reduction_high_pct") / wiring.PERCENT,
+        wiring.gds_release(),
     )
 
 
@@ -194,9 +194,9 @@ def mig_cases(s: dict[str, float]) -> pd.DataFrame:
     rows = []
     for cid in MIG_CLAIMS:
         c = data.claim(cid)
-        before = c.value("utilisation_before_pct") / checks.PERCENT
-        after = c.values.get("utilisation_after_pct", c.values.get("utilisation_after_min_pct")) / checks.PERCENT
-        bound = checks.mig_bound(before, s)
+        before = c.value("utilisation_before_pct") / wiring.PERCENT
+        after = c.values.get("utilisation_after_pct", c.values.get("utilisation_after_min_pct")) / wiring.PERCENT
+        bound = wiring.mig_bound(before, s)
         rows.append(
             {
                 "claim": cid,
@@ -210,7 +210,7 @@ def mig_cases(s: dict[str, float]) -> pd.DataFrame:
 
 
 def _slicing(gpu: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    p = checks.profiles(gpu)
+    p = wiring.profiles(gpu)
     return tuple(p.compute_slices), tuple(p.memory_eighths)
 
 
@@ -221,7 +221,7 @@ def simulations(cfg: Config, small_share: float, s: dict[str, float]) -> dict[tu
         key = _slicing(gpu)
         if key not in out:
             out[key] = mig.simulate(
-                checks.profile_table(gpu),
+                wiring.profile_table(gpu),
                 mean_jobs=cfg["mean_jobs"],
                 small_share=small_share,
                 small_compute=s["mig_small_job_compute"],
@@ -240,7 +240,7 @@ def generations(sims: dict[tuple, pd.DataFrame]) -> pd.DataFrame:
         rows.append(
             {
                 "GPU": gpu,
-                "smallest profile": checks.profiles(gpu).names[0],
+                "smallest profile": wiring.profiles(gpu).names[0],
                 "GPUs whole": sim["gpus_whole"].mean(),
                 "GPUs MIG": sim["gpus_mig"].mean(),
                 "GPUs MIG (bound)": sim["gpus_mig_bound"].mean(),
@@ -260,7 +260,7 @@ def compute(cfg: Config) -> Result:
     """Everything the page shows, each model run once."""
     s = scenario.values(cfg)
     run = cases.gds_run()
-    tokens, rate = checks.llm_input(run.params, s)
+    tokens, rate = wiring.llm_input(run.params, s)
     load = loading(s)
     provider = cases.cloud_provider()
     small = float(mig.small_share_for(provider.utilisation_before, s["mig_small_job_compute"]))
@@ -270,7 +270,7 @@ def compute(cfg: Config) -> Result:
         s=s,
         ranges=scenario.ranges(cfg),
         prefetch=prefetch_table(cfg["prefetch_cv"], cfg["seed"]),
-        input_need=InputNeed(run.params, float(checks.b300_model_flops(s)), float(tokens), float(rate)),
+        input_need=InputNeed(run.params, float(wiring.b300_model_flops(s)), float(tokens), float(rate)),
         loading=load,
         gds=gds(),
         bars=utilisation_bars(load),
@@ -279,11 +279,11 @@ def compute(cfg: Config) -> Result:
         small_share=small,
         sim=sims[_slicing(cfg["gpu"])],
         generations=generations(sims),
-        same_slicing=checks.same_slicing(),
+        same_slicing=wiring.same_slicing(),
         procurement_allowed=1 - provider.gpus_after / provider.gpus_before,
         ledger=ledger.ledger(SLUG, cfg),
         sliders=tuple(sliders.build(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )
 
 
-__all__ = ["SLUG", "SPEC", "Result", "checks", "compute"]
+__all__ = ["SLUG", "SPEC", "Result", "checks", "compute", "wiring"]

@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from analyses import data
-from analyses.chapters.utilisation import SLIDERS, Result, checks
+from analyses.chapters.utilisation import SLIDERS, Result, wiring
 from analyses.models import units
 from analyses.site.notebook import fmt, stated
 from analyses.site.sliders import short_label
 from analyses.verdicts import RULES, VERDICTS, Finding, Interval, rounded, verdict_codes
 
-pct = checks.pct
+pct = wiring.pct
 DAYS = "001-2.2-days-saved-2p5-of-10"
 BELOW_50 = "001-2.2-utilisation-below-50pct"
 PROVIDER = "001-2.3-cloud-utilisation-45-to-80"
@@ -65,7 +65,7 @@ def input_takeaway(res: Result) -> str:
 def utilisation_takeaway(res: Result) -> str:
     """Where the claim that utilisation below 50% is the norm stands, and what would change it."""
     row = _row(res, BELOW_50)
-    limit = data.claim(BELOW_50).value("utilisation_max_pct") / checks.PERCENT
+    limit = data.claim(BELOW_50).value("utilisation_max_pct") / wiring.PERCENT
     flip = _flip(res, "utilisation", BELOW_50)
     text = (
         f"at the scenario's GPU utilisation of {pct(res.s['utilisation'])}, utilisation at or below {pct(limit)} "
@@ -159,7 +159,7 @@ def generations_sentence(res: Result) -> str:
     """Why every MIG-capable generation gives the same answer (or that they differ)."""
     g = res.generations
     if g[["GPUs MIG", "util MIG"]].nunique().max() == 1:
-        ways = checks.max_instances(res.cfg["gpu"])
+        ways = wiring.max_instances(res.cfg["gpu"])
         return (
             f"The same mix on every MIG-capable generation gives the same answer, because every one of them "
             f"splits {ways} ways with the same slice shapes:"
@@ -171,9 +171,9 @@ def table_mig_sentence(res: Result) -> str:
     """Document 000's MIG row: the same MIG on A100 and B300, and what MIG itself reaches from 50%."""
     row = res.mig_cases.set_index("claim").loc["000-3-table-mig"]
     same = (
-        f"{checks.OLD} offers the same MIG profiles as {checks.NEW}"
+        f"{wiring.OLD} offers the same MIG profiles as {wiring.NEW}"
         if res.same_slicing
-        else f"{checks.OLD} and {checks.NEW} offer different MIG profiles"
+        else f"{wiring.OLD} and {wiring.NEW} offer different MIG profiles"
     )
     return (
         f"{same}; from {pct(row['before (whole GPUs)'])} on whole GPUs, MIG on either reaches at most "
@@ -184,9 +184,9 @@ def table_mig_sentence(res: Result) -> str:
 def mig_takeaway(res: Result) -> str:
     """What MIG recovers, whether it is new in B300, and where the two documents' MIG gains stand."""
     new = (
-        f"it is not new in {checks.NEW} ({checks.OLD} offers the same profiles)"
+        f"it is not new in {wiring.NEW} ({wiring.OLD} offers the same profiles)"
         if res.same_slicing
-        else f"{checks.NEW}'s profiles differ from {checks.OLD}'s"
+        else f"{wiring.NEW}'s profiles differ from {wiring.OLD}'s"
     )
     return (
         f"MIG pays where many jobs need a fraction of a GPU; {new}; document 001's cloud-provider gain is "
