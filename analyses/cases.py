@@ -333,3 +333,59 @@ def startup_7b() -> Startup7B:
         rd_cost_cut=_v(cost, "rd_cost_reduction_pct") / 100,
         claims=(days, rounds, cost),
     )
+
+
+@dataclass(frozen=True)
+class GdsRun:
+    """Document 001, part 2.2: a hundred-billion-parameter training before and after GPUDirect Storage."""
+
+    params: float
+    loading_share_before: float  # share of training time spent loading data (fraction)
+    loading_share_after: float
+    utilisation_before: float  # effective GPU utilisation (fraction)
+    utilisation_after: float
+    cycle_days: float  # the training cycle the saving is counted over
+    days_saved: float  # "about 2.5 days" of waiting
+    cost_saving: float  # electricity and labour, a fraction
+    claims: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CloudProvider:
+    """Document 001, part 2.3: a cloud provider's GPU cluster before and after MIG."""
+
+    utilisation_before: float  # fraction
+    utilisation_after_min: float  # "over 80%"
+    gpus_after: float  # "4 cards do the work of 7"
+    gpus_before: float
+    procurement_cut: float  # annual hardware procurement, a fraction
+    claims: tuple[str, ...]
+
+
+def gds_run() -> GdsRun:
+    """Document 001's GDS measurement (part 2.2)."""
+    shares, days = "001-2.2-loading-share-35-to-12", "001-2.2-days-saved-2p5-of-10"
+    return GdsRun(
+        params=_v(shares, "params"),
+        loading_share_before=_v(shares, "loading_share_before_pct") / 100,
+        loading_share_after=_v(shares, "loading_share_after_pct") / 100,
+        utilisation_before=_v(shares, "utilisation_before_pct") / 100,
+        utilisation_after=_v(shares, "utilisation_after_pct") / 100,
+        cycle_days=_v(days, "training_days"),
+        days_saved=_v(days, "days_saved"),
+        cost_saving=_v(days, "cost_reduction_pct") / 100,
+        claims=(shares, days),
+    )
+
+
+def cloud_provider() -> CloudProvider:
+    """Document 001's MIG anecdote (part 2.3)."""
+    util, buy = "001-2.3-cloud-utilisation-45-to-80", "001-2.3-procurement-30pct"
+    return CloudProvider(
+        utilisation_before=_v(util, "utilisation_before_pct") / 100,
+        utilisation_after_min=_v(util, "utilisation_after_min_pct") / 100,
+        gpus_after=_v(util, "gpus_after"),
+        gpus_before=_v(util, "gpus_before"),
+        procurement_cut=_v(buy, "procurement_reduction_pct") / 100,
+        claims=(util, buy),
+    )

@@ -79,23 +79,55 @@ def time_ratio_from_utilisation(util_before: ArrayLike, util_after: ArrayLike) -
     return np.asarray(util_before, dtype=float) / np.asarray(util_after, dtype=float)
 
 
-def energy_ratio(util_before: float, util_after: float, idle_power_fraction: float) -> float:
-    """Energy after/before for fixed work when waiting GPUs draw ``idle_power_fraction`` of busy power.
+def loading_fix(
+    share_before: float, share_after: float, util_before: float, util_after: float, cycle_days: float
+) -> dict[str, float]:
+    """A run whose exposed loading share falls from ``share_before`` to ``share_after`` (fractions of
+    wall time) and whose stated utilisation rises from ``util_before`` to ``util_after``, for the same
+    compute: the utilisation if loading were the only stall (``busy_*`` = 1 − share), the wall-time
+    ratios after/before from the shares and from the utilisations, the time cut, and the days saved
+    over a ``cycle_days`` cycle read as the time before."""
+    ratio_s = float(time_ratio_from_shares(share_before, share_after))
+    ratio_u = float(time_ratio_from_utilisation(util_before, util_after))
+    return {
+        "busy_before": 1 - share_before,
+        "busy_after": 1 - share_after,
+        "time_ratio_shares": ratio_s,
+        "time_ratio_util": ratio_u,
+        "time_cut": 1 - ratio_s,
+        "days_saved_shares": cycle_days * (1 - ratio_s),
+        "days_saved_util": cycle_days * (1 - ratio_u),
+    }
 
-    Busy energy is the same both times (same work); idle energy is the waiting time times the
-    idle power: ``E ∝ u·T + f·(1 − u)·T`` with ``u·T`` fixed.
+
+def energy_ratio(util_before: ArrayLike, util_after: ArrayLike, idle_power_fraction: ArrayLike) -> np.ndarray:
+    """Energy after/before for fixed work when waiting GPUs' servers draw ``idle_power_fraction`` of
+    their training power.
+
+    Busy energy is the same both times (same work); waiting energy is the waiting time times the
+    waiting power: ``E ∝ u·T + f·(1 − u)·T`` with ``u·T`` fixed, so per unit of compute time
+    ``E = 1 + f·(1/u − 1)``.
     """
-    t_b, t_a = 1.0 / util_before, 1.0 / util_after  # wall time per unit of compute time
-    e_b = 1.0 + idle_power_fraction * (t_b - 1.0)
-    e_a = 1.0 + idle_power_fraction * (t_a - 1.0)
-    return e_a / e_b
+    f = np.asarray(idle_power_fraction, dtype=float)
+    e_before = 1.0 + f * (1.0 / np.asarray(util_before, dtype=float) - 1.0)
+    e_after = 1.0 + f * (1.0 / np.asarray(util_after, dtype=float) - 1.0)
+    return e_after / e_before
 
 
-def required_input_bytes_per_s(tokens_per_s: ArrayLike, bytes_per_token: ArrayLike = 4.0) -> np.ndarray:
+def mix_share_for_saving(target: ArrayLike, saving_a: ArrayLike, saving_b: ArrayLike) -> np.ndarray:
+    """Share ``w`` of a bill in item B for the bill to fall by ``target`` when item A falls by
+    ``saving_a`` and item B by ``saving_b``: ``w·b + (1 − w)·a = target`` solved for ``w``
+    (outside [0, 1] when no mix reaches the target)."""
+    a, b = np.asarray(saving_a, dtype=float), np.asarray(saving_b, dtype=float)
+    return (np.asarray(target, dtype=float) - a) / (b - a)
+
+
+def llm_tokens_per_s_per_gpu(params: ArrayLike, achieved_flops: ArrayLike) -> np.ndarray:
+    """Training tokens per second per GPU of a dense model at ``achieved_flops`` (model FLOP/s per
+    GPU, peak x MFU): ``achieved / (6 N)`` (Kaplan et al. 2020, C = 6ND)."""
+    return np.asarray(achieved_flops, dtype=float) / (6.0 * np.asarray(params, dtype=float))
+
+
+def required_input_bytes_per_s(tokens_per_s: ArrayLike, bytes_per_token: ArrayLike) -> np.ndarray:
     """Input bandwidth (bytes/s) a text model consumes: tokens per second times bytes per token."""
     return np.asarray(tokens_per_s, dtype=float) * np.asarray(bytes_per_token, dtype=float)
-
-
-def llm_tokens_per_s_per_gpu(params: ArrayLike, peak_flops: ArrayLike, mfu: ArrayLike) -> np.ndarray:
-    """Training tokens per second per GPU: ``mfu · peak / (6 N)`` (Kaplan et al. 2020, C = 6ND)."""
-    return np.asarray(mfu, dtype=float) * np.asarray(peak_flops, dtype=float) / (6.0 * np.asarray(params, dtype=float))

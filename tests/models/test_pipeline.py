@@ -1,5 +1,6 @@
 """Tests of analyses.models.pipeline: overlap limits, the prefetch simulation against closed forms, shares."""
 
+import numpy as np
 import pytest
 
 from analyses.models import pipeline as pl
@@ -42,8 +43,41 @@ def test_energy_ratio_limits():
 
 
 def test_llm_input_bandwidth_is_tiny():
-    # 100B model, 2.25e15 FLOP/s dense BF16, 40% MFU: 0.4*2.25e15/(6e11) = 1500 tokens/s per GPU,
-    # 6 kB/s at 4 bytes per token id.
-    tok = float(pl.llm_tokens_per_s_per_gpu(1e11, 2.25e15, 0.4))
+    # 100B model at 0.9e15 model FLOP/s per GPU: 0.9e15/(6e11) = 1500 tokens/s per GPU,
+    # 6 kB/s at 4 bytes per token id (int32), 3 kB/s at 2 (uint16).
+    tok = float(pl.llm_tokens_per_s_per_gpu(1e11, 0.9e15))
     assert tok == pytest.approx(1500.0)
-    assert float(pl.required_input_bytes_per_s(tok)) == pytest.approx(6000.0)
+    assert float(pl.required_input_bytes_per_s(tok, 4)) == pytest.approx(6000.0)
+    assert float(pl.required_input_bytes_per_s(tok, 2)) == pytest.approx(3000.0)
+
+
+def test_tokens_per_second_of_a_published_run():
+    # Llama 3 405B on H100: about 400 TFLOP/s per GPU (Dubey et al. 2024, Table 4) and
+    # 15.6T tokens on 16,384 GPUs; 6ND gives 400e12 / (6 × 405e9) = 165 tokens/s per GPU.
+    assert float(pl.llm_tokens_per_s_per_gpu(405e9, 400e12)) == pytest.approx(164.6, abs=0.1)
+
+
+def test_energy_ratio_is_vectorised_and_monotonic():
+    # more power drawn while waiting: a larger electricity saving from less waiting
+    f = np.linspace(0.0, 1.0, 11)
+    saving = 1 - pl.energy_ratio(0.65, 0.88, f)
+    assert saving.shape == (11,) and (np.diff(saving) > 0).all()
+    # document 001's run at 40% power while waiting: 1 - (1 + 0.4·(1/0.88 − 1)) / (1 + 0.4·(1/0.65 − 1)) = 13.2%
+    assert saving[4] == pytest.approx(0.1324, abs=1e-4)
+
+
+def test_mix_share_for_saving():
+    # labour falls 26.1% (time), electricity 13.2%: a 25% cut of the two needs labour at 91.5% of them
+    w = float(pl.mix_share_for_saving(0.25, 0.1324, 0.2614))
+    assert w == pytest.approx((0.25 - 0.1324) / (0.2614 - 0.1324))
+    assert w * 0.2614 + (1 - w) * 0.1324 == pytest.approx(0.25)
+
+
+def test_loading_fix_of_document_001():
+    # 35% -> 12% loading, 62% -> 88% utilisation over 10 days: 2.61 days from the shares, 2.95 from
+    # the utilisations (closed forms above), and 1 − share = 65% -> 88%.
+    t = pl.loading_fix(0.35, 0.12, 0.62, 0.88, 10.0)
+    assert (t["busy_before"], t["busy_after"]) == pytest.approx((0.65, 0.88))
+    assert t["days_saved_shares"] == pytest.approx(10 * (1 - 0.65 / 0.88))
+    assert t["days_saved_util"] == pytest.approx(10 * (1 - 0.62 / 0.88))
+    assert t["time_cut"] == pytest.approx(1 - t["time_ratio_shares"])

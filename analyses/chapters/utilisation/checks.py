@@ -1,0 +1,382 @@
+"""Checks of the utilisation chapter: GPUs waiting for data (GDS) and GPUs shared with MIG.
+
+Each check recomputes its claim from sourced data, the documents' own figures (:mod:`analyses.cases`)
+and the scenario (``s``: GPU utilisation, goodput, the power of a server whose GPUs wait, the
+needs of jobs that use part of a GPU, bytes per token, the B300/A100 speed-up and the A100's MFU),
+and returns a :class:`~analyses.verdicts.Finding`; the rule of the claim's kind decides the verdict.
+Every check is numpy-vectorised in ``s``. The readings of vague words are the ``reading`` column
+of ``data/claims.csv``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from analyses import cases, data, scenario
+from analyses.chapters.utilisation.wiring import (
+    NEW,
+    OLD,
+    PERCENT,
+    electricity_saving,
+    gds_context,
+    gds_timing,
+    gpu,
+    llm_input,
+    max_instances,
+    mig_bound,
+    pct,
+    profile_table,
+    profiles,
+    same_slicing,
+)
+from analyses.models import mig, pipeline, units
+from analyses.site.notebook import fmt, stated
+from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, exactly, rounded
+
+
+def _reading(claim: data.Claim) -> str:
+    return claim.reading or ""
+
+
+# --------------------------------------------------------------------------------------------
+# Data loading and GPUDirect Storage
+# --------------------------------------------------------------------------------------------
+
+
+@check("000-3-table-data-loading", "001-2.2-gds-latency-60-80pct")
+def check_table_data_loading(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Both documents: GPUDirect Storage cuts data-movement latency by 60-80% (000 §3 table, 001 §2.2)."""
+    lo, hi = claim.value("latency_reduction_low_pct"), claim.value("latency_reduction_high_pct")
+    faster = [fmt(PERCENT / (PERCENT - x), "x") for x in (lo, hi)]
+    return Finding(
+        stated=between(lo, hi),
+        value=None,
+        unit="%",
+        recomputed=f"a {stated(lo)}-{stated(hi)}% latency cut is a {faster[0]}-{faster[1]} faster transfer; "
+        "no published measurement to compare",
+        context=gds_context(),
+        reading=_reading(claim),
+    )
+
+
+@check("001-2.2-utilisation-below-50pct")
+def check_utilisation_below_50pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.2: data loading cannot keep up, GPU utilisation long below 50%."""
+    limit = claim.value("utilisation_max_pct") / PERCENT
+    run = cases.gds_run()
+    tokens, rate = llm_input(run.params, s)
+    model = f"{stated(run.params / 1e9)}B"
+
+    def context(verdict: str) -> str:
+        loader = f"a {model} text model's loader has only {fmt(rate / units.KB, 'kB/s')} per {NEW} to deliver"
+        if verdict == "consistent":
+            return f"at this utilisation clusters do sit near {pct(limit)}, though for text models data loading is rarely why: {loader}"
+        return (
+            f"jobs at or below {pct(limit)} exist, often slowed by data operations, but they are not the norm of "
+            f"training clusters, and {loader}"
+        )
+
+    return Finding(
+        stated=at_most(limit),
+        value=s["utilisation"],
+        unit="fraction",
+        recomputed=lambda: (
+            f"the scenario's GPU utilisation is {pct(s['utilisation'])} ({scenario.assumption('utilisation').source}); "
+            f"a {model} dense model on {NEW} consumes {fmt(tokens)} tokens/s = {fmt(rate / units.KB, 'kB/s')} per GPU"
+        ),
+        context=context,
+        reading=_reading(claim),
+    )
+
+
+@check("001-2.2-loading-share-35-to-12")
+def check_loading_share_35_to_12(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.2: GDS cut loading from 35% to 12% of training time, utilisation 62% -> 88%."""
+    g, t = cases.gds_run(), gds_timing()
+    gap = t["busy_before"] - g.utilisation_before
+    return Finding(
+        stated=rounded(PERCENT * g.utilisation_before),
+        value=PERCENT * t["busy_before"],
+        unit="%",
+        recomputed=(
+            f"1 − loading share: {pct(t['busy_before'])} -> {pct(t['busy_after'])} (stated {pct(g.utilisation_before)} -> "
+            f"{pct(g.utilisation_after)}); wall time ×{fmt(t['time_ratio_shares'])} from the shares, "
+            f"×{fmt(t['time_ratio_util'])} from the utilisations"
+        ),
+        context=(
+            f"the two pairs describe one run if loading was the only stall after GDS and about {fmt(PERCENT * gap, sig=1)} "
+            "points of other stalls remained before it"
+        ),
+        arithmetic=(
+            Arithmetic(
+                "the utilisation after GDS (1 − the loading share)",
+                rounded(PERCENT * g.utilisation_after),
+                PERCENT * t["busy_after"],
+            ),
+        ),
+        reading=_reading(claim),
+    )
+
+
+@check("001-2.2-days-saved-2p5-of-10")
+def check_days_saved_2p5_of_10(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.2: about 2.5 of 10 days saved, electricity and labour cost -25%."""
+    g, t = cases.gds_run(), gds_timing()
+    saving = electricity_saving(s)
+    labour = pipeline.mix_share_for_saving(g.cost_saving, saving, t["time_cut"])
+
+    def context(verdict: str) -> str:
+        if verdict == "consistent":
+            return (
+                f"with waiting servers at {pct(s['idle_power_fraction'])} of training power electricity falls nearly "
+                "as much as time, and labour paid by the day falls with time"
+            )
+        return (
+            f"electricity falls less than time because waiting servers still draw power; labour paid by the day does "
+            f"fall {pct(t['time_cut'])}, and the two together fall {pct(g.cost_saving)} only if labour is at least "
+            f"{pct(labour)} of their cost"
+        )
+
+    return Finding(
+        stated=rounded(PERCENT * g.cost_saving),
+        value=PERCENT * saving,
+        unit="%",
+        recomputed=lambda: (
+            f"{fmt(t['days_saved_shares'], 'days')} saved from the loading shares, {fmt(t['days_saved_util'], 'days')} "
+            f"from the utilisations; electricity −{pct(saving)} with waiting servers at {pct(s['idle_power_fraction'])} "
+            f"of training power; labour paid by the day −{pct(t['time_cut'])}"
+        ),
+        context=context,
+        arithmetic=(
+            Arithmetic(
+                f"the days saved over the {stated(g.cycle_days)}-day cycle",
+                rounded(g.days_saved, 0.5),
+                t["days_saved_shares"],
+            ),
+        ),
+        reading=_reading(claim),
+    )
+
+
+@check("000-4-pb-scale-training-data")
+def check_pb_scale_training_data(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §4: the case-study company trains on petabyte-scale data."""
+    r = cases.recommender()
+    rate = r.data_pb_min * units.PB / (r.days_before * units.SECONDS_PER_DAY)
+    return Finding(
+        stated=at_least(r.data_pb_min),
+        value=None,
+        unit="PB",
+        recomputed=(
+            f"one pass over {fmt(r.data_pb_min, 'PB')} in the {fmt(r.days_before, 'days')} {r.gpu_before} run needs "
+            f"{fmt(rate / units.GB, 'GB/s')} for the cluster, {fmt(rate / r.gpus_before / units.MB, 'MB/s')} per GPU"
+        ),
+        context=(
+            "the company's data volume is not public; reading a petabyte once per run takes a small share of what an "
+            "NVMe tier delivers, so data at this scale does not by itself starve the GPUs"
+        ),
+        reading=_reading(claim),
+    )
+
+
+def _after_utilisation(
+    claim: data.Claim, s: Mapping[str, Any], stated_after: Any, before: float, after: float, extra: str = ""
+) -> Finding:
+    """An anecdote's utilisation after the fix against the most a well-fed run reaches: the
+    scenario's goodput (the share of a run's time not lost to failures, restarts and recomputation)."""
+    return Finding(
+        stated=stated_after,
+        value=s["goodput"],
+        unit="fraction",
+        recomputed=lambda: (
+            f"{pct(before)} -> {pct(after)} (×{fmt(after / before)}); a well-fed run keeps its GPUs doing useful "
+            f"work {pct(s['goodput'])} of the time (the scenario's goodput)"
+        ),
+        context=lambda v: (
+            f"the case itself cannot be checked{extra}"
+            if v == "consistent"
+            else "it claims more useful GPU time than failures, restarts and recomputation leave"
+        ),
+        reading=_reading(claim),
+    )
+
+
+@check("001-4-utilisation-55-to-89")
+def check_utilisation_55_to_89(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §4: the customer's GPU utilisation from 55% (slow data loading) to 89% on B300."""
+    c = cases.customer_service()
+    return _after_utilisation(
+        claim,
+        s,
+        rounded(c.utilisation_after, 1 / PERCENT),
+        c.utilisation_before,
+        c.utilisation_after,
+        "; moving from rented instances to owned servers changed the storage too, so GDS need not be the cause",
+    )
+
+
+@check("000-6-half-idle-to-near-full")
+def check_half_idle_to_near_full(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §6: B300 lifts GPU utilisation from half idle to nearly full load."""
+    studies = (cases.recommender(), cases.customer_service())
+    after = [c.utilisation_after for c in studies]
+    before = [c.utilisation_before for c in studies]
+    f = _after_utilisation(
+        claim,
+        s,
+        between(min(after), max(after)),
+        min(before),
+        max(after),
+        "; the summary restates the documents' two case studies",
+    )
+    full = claim.value("utilisation_after_pct_approx") / PERCENT
+    return dataclasses.replace(f, strict=exactly(full))
+
+
+@check("000-4-utilisation-58-to-87")
+def check_utilisation_58_to_87(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §4: effective GPU utilisation 58% -> 87%, described as +50%."""
+    r = cases.recommender()
+    gain = PERCENT * (r.utilisation_after / r.utilisation_before - 1)
+    return Finding(
+        stated=rounded(claim.value("improvement_pct")),
+        value=gain,
+        unit="%",
+        recomputed=f"{pct(r.utilisation_before)} -> {pct(r.utilisation_after)} = ×{fmt(1 + gain / PERCENT)} (+{fmt(gain)}%)",
+        context="the stated gain is the ratio of the two utilisations; the case study itself cannot be checked",
+        reading=_reading(claim),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# MIG
+# --------------------------------------------------------------------------------------------
+
+
+def _profile_span(gpu: str) -> str:
+    names = profiles(gpu).names
+    return f"{names[0]} ... {names[-1]}"
+
+
+@check("000-3-table-mig")
+def check_table_mig(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §3 table: A100's MIG has few instances; B300's finer MIG lifts utilisation 50% -> 85%."""
+    before, after = claim.value("utilisation_before_pct") / PERCENT, claim.value("utilisation_after_pct") / PERCENT
+    bound = mig_bound(before, s)
+    n = max_instances()
+    contradiction = (
+        f"NVIDIA's MIG user guide gives {OLD} the same {n} instances and slice shapes as {NEW} ({_profile_span(OLD)} "
+        f"against {_profile_span(NEW)}), so {NEW} offers neither more instances nor finer slices"
+        if same_slicing()
+        else None
+    )
+    return Finding(
+        stated=rounded(after, 1 / PERCENT),
+        value=bound.utilisation_mig,
+        unit="fraction",
+        recomputed=lambda: (
+            f"MIG on either GPU lifts a cluster at {pct(before)} on whole GPUs to at most {pct(bound.utilisation_mig)} "
+            f"({pct(bound.small_share)} of its jobs needing part of a GPU); {OLD} and {NEW} both split {n} ways"
+        ),
+        context=lambda v: (
+            f"a gain like {pct(before)} -> {pct(after)} is what MIG itself delivers on either generation, not an advance of {NEW}"
+            if contradiction
+            else "the gain is within what packing partial-GPU jobs recovers"
+        ),
+        contradiction=contradiction,
+        reading=_reading(claim),
+    )
+
+
+@check("001-2.3-mig-up-to-7-instances")
+def check_mig_up_to_7_instances(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.3: MIG splits one B300 into up to seven independent instances."""
+    table = profile_table()
+    n = int(table["max_instances"].max())
+    return Finding(
+        stated=exactly(claim.value("max_instances")),
+        value=float(n),
+        unit="instances",
+        recomputed=f"{NEW}: up to {n} instances ({profiles().names[0]} × {n}) in NVIDIA's profile list",
+        context=f"each instance has its own compute and memory slices; {OLD} already splits {max_instances(OLD)} ways",
+        reading=_reading(claim),
+        sig=1,
+    )
+
+
+@check("001-2.3-debug-20pct-memory")
+def check_debug_20pct_memory(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.3: few jobs fill a card, e.g. debugging that uses 20% of its memory."""
+    frac = claim.value("memory_used_pct") / PERCENT
+    table = profile_table()
+    shared = mig.largest_shared_memory(table)
+    slot = mig.assign_profiles(1 / mig.COMPUTE_SLICES, frac, table).iloc[0]
+    per_gpu = int(table.set_index("profile").loc[slot["profile"], "max_instances"])
+    size = frac * gpu(NEW).hbm_usable_bytes / units.GB
+    return Finding(
+        stated=rounded(frac, 1 / PERCENT),
+        value=shared,
+        unit="fraction",
+        recomputed=(
+            f"a job using {pct(frac)} of a {NEW}'s memory ({fmt(size, 'GB')}) takes a {slot['profile']} slice, {per_gpu} "
+            f"of which share one {NEW}; MIG packs jobs of up to {pct(shared)} of the memory two or more to a GPU"
+        ),
+        context=lambda v: (
+            "an illustration rather than a measurement: on a whole GPU such a job leaves most of it idle, and MIG packs it with others"
+            if v == "consistent"
+            else "a job that large cannot share a GPU through MIG"
+        ),
+        reading=_reading(claim),
+    )
+
+
+@check("001-2.3-cloud-utilisation-45-to-80")
+def check_cloud_utilisation_45_to_80(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.3: a cloud provider's cluster utilisation from 45% to over 80% with MIG, 4 cards for 7."""
+    c = cases.cloud_provider()
+    bound = mig_bound(c.utilisation_before, s)
+    ratio = float(mig.gpus_ratio_from_utilisation(c.utilisation_before, c.utilisation_after_min))
+    counts = f"{stated(c.gpus_after)} for {stated(c.gpus_before)}"
+    return Finding(
+        stated=at_least(c.utilisation_after_min),
+        value=bound.utilisation_mig,
+        unit="fraction",
+        recomputed=lambda: (
+            f"{pct(c.utilisation_before)} on whole GPUs means {pct(bound.small_share)} of the jobs need part of a GPU; "
+            f"MIG packs them to at most {pct(bound.utilisation_mig)}; {pct(c.utilisation_before)}/"
+            f"{pct(c.utilisation_after_min)} = {fmt(ratio)} of the GPUs against {counts} = "
+            f"{fmt(c.gpus_after / c.gpus_before)}"
+        ),
+        context=lambda v: (
+            "the provider's data cannot be checked; a cluster with that many partial-GPU jobs can reach it with MIG"
+            if v == "consistent"
+            else "it claims more than packing the partial-GPU jobs can recover"
+        ),
+        arithmetic=(
+            Arithmetic(f"the GPUs for the same work ({counts})", exactly(c.gpus_after / c.gpus_before), ratio),
+        ),
+        reading=_reading(claim),
+    )
+
+
+@check("001-2.3-procurement-30pct")
+def check_procurement_30pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.3: the same provider cut its annual hardware procurement by 30%."""
+    c = cases.cloud_provider()
+    allowed = PERCENT * (1 - c.gpus_after / c.gpus_before)
+    cut = PERCENT * c.procurement_cut
+    counts = f"{stated(c.gpus_after)} cards for {stated(c.gpus_before)}"
+    return Finding(
+        stated=rounded(cut),
+        value=allowed,
+        unit="%",
+        recomputed=(
+            f"{counts} allows up to −{fmt(allowed, sig=2)}% if every purchase serves work MIG can pack; "
+            f"−{stated(cut)}% means about {pct(cut / allowed)} of purchases do"
+        ),
+        context=f"its cut stays below the {fmt(allowed, sig=2)}% that its own {counts} allows, as it must when some purchases serve whole-GPU work",
+        arithmetic=(Arithmetic(f"the procurement cut, at most what {counts} allows", at_most(allowed), cut),),
+        reading=_reading(claim),
+    )
