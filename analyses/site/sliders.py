@@ -164,7 +164,7 @@ def caption(s: Slider, slug: str) -> str:
     )
 
 
-def figure(s: Slider, width: int = 360) -> alt.Chart:
+def figure(s: Slider, width: int = 340) -> alt.Chart:
     """The slider figure: verdict strips over the grid, the central value (black triangle), the flip
     points (white diamonds), and beside them each claim's verdict and recomputed value at the slider."""
     colours = alt.Scale(domain=list(verdicts.VERDICTS), range=[VERDICT_COLOURS[v] for v in verdicts.VERDICTS])
