@@ -8,13 +8,14 @@ the rule of each claim's kind (:mod:`analyses.verdicts`).
 
 from __future__ import annotations
 
-import inspect
+import importlib
+import importlib.util
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from analyses import chapters, data, verdicts
+from analyses import chapters, data, robustness, verdicts
 
 LEDGER_COLUMNS = [
     "id",
@@ -33,9 +34,24 @@ LEDGER_COLUMNS = [
 ]
 
 
+def checks_in(module: Any) -> dict[str, verdicts.CheckFn]:
+    """Every check defined in a chapter package or its ``checks`` submodule, by claim id."""
+    out: dict[str, verdicts.CheckFn] = {}
+    spaces = [module]
+    if importlib.util.find_spec(f"{module.__name__}.checks") is not None:
+        spaces.append(importlib.import_module(f"{module.__name__}.checks"))
+    for space in spaces:
+        for obj in vars(space).values():
+            for claim_id in getattr(obj, "claim_ids", ()):
+                if claim_id in out and out[claim_id] is not obj:
+                    raise ValueError(f"claim {claim_id} has two checks in {module.__name__}")
+                out[claim_id] = obj
+    return out
+
+
 def checks(chapter: str) -> dict[str, verdicts.CheckFn]:
     """The checks of one chapter by claim id."""
-    return verdicts.checks_in(chapters.module(chapter))
+    return checks_in(chapters.module(chapter))
 
 
 def all_checks() -> dict[str, verdicts.CheckFn]:
@@ -46,7 +62,7 @@ def all_checks() -> dict[str, verdicts.CheckFn]:
     return out
 
 
-def evaluate(claim: data.Claim, cfg: Mapping[str, Any] | None = None, robust: bool = True) -> verdicts.Assessment:
+def evaluate(claim: data.Claim, cfg: Mapping[str, Any] | None = None, robust: bool = True) -> robustness.Assessment:
     """Assess one claim with its chapter's configuration (defaults when None)."""
     found = checks(claim.chapter)
     if claim.id not in found:
@@ -54,15 +70,12 @@ def evaluate(claim: data.Claim, cfg: Mapping[str, Any] | None = None, robust: bo
     fn = found[claim.id]
     if cfg is None:
         cfg = chapters.spec(claim.chapter).defaults()
-    if len(inspect.signature(fn).parameters) == 2:  # legacy check: fn(claim, cfg) -> Verdict
-        v = fn(claim, cfg)
-        return verdicts.Assessment(claim, claim.kind, v.recomputed, v.verdict, v.reason, 1.0, "")
-    return verdicts.assess(fn, claim, cfg, robust=robust)
+    return robustness.assess(fn, claim, cfg, robust=robust)
 
 
 def assessments(
     chapter: str | None = None, cfg: Mapping[str, Any] | None = None, ids: Sequence[str] | None = None
-) -> list[verdicts.Assessment]:
+) -> list[robustness.Assessment]:
     """Assessments of every claim (of ``chapter``, or only ``ids``), in ledger order."""
     out = []
     for claim in data.claims():
@@ -74,7 +87,7 @@ def assessments(
     return out
 
 
-def frame(rows: Sequence[verdicts.Assessment]) -> pd.DataFrame:
+def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
     """Assessments as the ledger table (:data:`LEDGER_COLUMNS`)."""
     records = []
     for a in rows:

@@ -15,7 +15,7 @@ kind's tolerance, in this order:
    relative tolerance: overlapping is ``consistent``; a stated figure above it gets the kind's
    ``above`` verdict, one below it the kind's ``below`` verdict.
 
-Robustness (:func:`assess`): the verdict at the scenario's central values is the ledger's verdict;
+Robustness (:func:`analyses.robustness.assess`): the verdict at the scenario's central values is the ledger's verdict;
 ``holds`` is the share of joint draws of the scenario's ranges (the inputs the check reads) in
 which the same rule gives the same verdict, and ``flips_if`` names the single input, varied alone
 within its 90% range, whose smallest change flips it, and the threshold. Checks are written with
@@ -25,18 +25,15 @@ numpy so that one call evaluates the central scenario, the draws and every one-i
 from __future__ import annotations
 
 import functools
-import importlib
-import importlib.util
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from analyses import data, scenario
-from analyses.models.uncertainty import INTERVAL_LEVEL, Z90
+from analyses import data
 from analyses.site.notebook import fmt, stated
 
 VERDICTS = ("consistent", "inconsistent", "implausible", "unverifiable")
@@ -224,15 +221,6 @@ class Finding:
 CheckFn = Callable[[data.Claim, Mapping[str, Any], Mapping[str, Any]], Finding]
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """Legacy result of a check not yet written as a :class:`Finding`: ``fn(claim, cfg) -> Verdict``."""
-
-    recomputed: str
-    verdict: str
-    reason: str
-
-
 def check(*claim_ids: str, vectorised: bool = True) -> Callable[[CheckFn], CheckFn]:
     """Mark ``fn(claim, s, cfg) -> Finding`` as the check of ``claim_ids``.
 
@@ -256,7 +244,7 @@ def check(*claim_ids: str, vectorised: bool = True) -> Callable[[CheckFn], Check
 # --------------------------------------------------------------------------------------------
 
 
-def _arr(x: Number | None, n: int) -> np.ndarray:
+def as_array(x: Number | None, n: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(x, dtype=float), (n,))
 
 
@@ -273,7 +261,7 @@ def _compare(stated: Interval, lo: np.ndarray, hi: np.ndarray, rule: Rule) -> np
 
 
 def _arith_ok(a: Arithmetic, n: int) -> np.ndarray:
-    v = _arr(a.value, n)
+    v = as_array(a.value, n)
     return _compare(a.stated, v, v, RULES["arithmetic"]) == _CODE["consistent"]
 
 
@@ -289,9 +277,9 @@ def verdict_codes(f: Finding, rule: Rule, n: int, stated: Interval | None = None
     if rule.kind == "business":
         main = np.full(n, _CODE["unverifiable"])
     else:
-        value = _arr(f.value, n)
-        lo = _arr(f.low if f.low is not None else f.value, n)
-        hi = _arr(f.high if f.high is not None else f.value, n)
+        value = as_array(f.value, n)
+        lo = as_array(f.low if f.low is not None else f.value, n)
+        hi = as_array(f.high if f.high is not None else f.value, n)
         lo, hi = np.minimum(lo, value), np.maximum(hi, value)
         main = _compare(stated or f.stated, lo, hi, rule)
     return np.where(arith, main, _CODE["inconsistent"])
@@ -349,7 +337,7 @@ def show_interval(iv: Interval, unit: str, sig: int = 3, as_stated: bool = False
     return f"{a}–{b}"
 
 
-def _rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
+def rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
     """The rule's part of a reason: which comparison decided the verdict."""
     if f.value is None:
         if rule.kind == "business":
@@ -382,230 +370,14 @@ def _rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
     return f"the stated {said} lies {side} the recomputed {recomputed} by more than the {rule.kind} tolerance of {tol}"
 
 
-def _sentence(*parts: str) -> str:
+def sentence(*parts: str) -> str:
     text = "; ".join(p.strip().rstrip(".") for p in parts if p and p.strip())
     return (text[:1].upper() + text[1:] + ".") if text else ""
 
 
 # --------------------------------------------------------------------------------------------
-# Assessing one claim: central verdict, robustness, flip point
+# The rules in words
 # --------------------------------------------------------------------------------------------
-
-DRAWS = 1000  # joint scenario draws per claim for `holds`
-GRID = 41  # points per input across its 90% range for `flips_if`
-DRAWS_SLOW, GRID_SLOW = 48, 9  # the same for checks that are not vectorised
-DRAW_SEED = 2026  # every assumption has its own stream from this seed: every claim sees the same draws
-
-
-class _Recorder(Mapping[str, Any]):
-    """A read-only mapping that records which keys a check reads."""
-
-    def __init__(self, values: Mapping[str, Any]):
-        self._values, self.read = values, []
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self._values:
-            raise KeyError(f"'{key}' is not an assumption of the scenario (data/scenario.csv)")
-        if key not in self.read:
-            self.read.append(key)
-        return self._values[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-
-@dataclass(frozen=True)
-class Assessment:
-    """One ledger row's outcome: the check's words, the rule's verdict and its robustness."""
-
-    claim: data.Claim
-    kind: str
-    recomputed: str
-    verdict: str
-    reason: str
-    holds: float
-    flips_if: str
-    inputs: tuple[str, ...] = ()
-    value: float | None = None
-    value_range: tuple[float, float] | None = None
-    stated: Interval | None = None
-    unit: str = ""
-    flip: dict[str, Any] | None = field(default=None, compare=False)
-
-
-def _call(fn: CheckFn, claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
-    out = fn(claim, s, cfg)
-    if not isinstance(out, Finding):
-        raise TypeError(f"the check of {claim.id} returned {type(out).__name__}, not a Finding")
-    return out
-
-
-def _evaluate(
-    fn: CheckFn, claim: data.Claim, batch: Mapping[str, np.ndarray], cfg: Mapping[str, Any], n: int, rule: Rule
-):
-    """(verdict codes, values) of the check on ``n`` scenario points."""
-    if getattr(fn, "vectorised", True):
-        f = _call(fn, claim, batch, cfg)
-        return verdict_codes(f, rule, n), _bounds(f, n)
-    codes, values = np.empty(n, dtype=int), np.empty((2, n))
-    for i in range(n):
-        point = {k: float(v[i]) for k, v in batch.items()}
-        f = _call(fn, claim, point, cfg)
-        codes[i] = verdict_codes(f, rule, 1)[0]
-        values[:, i] = _bounds(f, 1)[:, 0]
-    return codes, values
-
-
-def _bounds(f: Finding, n: int) -> np.ndarray:
-    """(2, n) array of the recomputed interval's low and high at each point (NaN when there is none)."""
-    if f.value is None:
-        return np.full((2, n), np.nan)
-    value = _arr(f.value, n)
-    lo = np.minimum(_arr(f.low, n), value) if f.low is not None else value
-    hi = np.maximum(_arr(f.high, n), value) if f.high is not None else value
-    return np.stack([lo, hi])
-
-
-def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool = True) -> Assessment:
-    """Run ``fn`` for ``claim``: its verdict at the central scenario (with ``cfg``'s overrides), how
-    much of the scenario's range it holds in, and the nearest single-input flip."""
-    rule = RULES[claim.kind]
-    central = scenario.values(cfg)
-    rec = _Recorder(central)
-    f = _call(fn, claim, rec, cfg)
-    code = int(verdict_codes(f, rule, 1)[0])
-    verdict = VERDICTS[code]
-    recomputed = f.recomputed() if callable(f.recomputed) else f.recomputed
-    context = f.context(verdict) if callable(f.context) else f.context
-    clauses = [_rule_clause(f, rule, verdict), context]
-    if f.strict is not None:
-        strict = VERDICTS[int(verdict_codes(f, rule, 1, stated=f.strict)[0])]
-        if strict != verdict:
-            clauses.append(
-                f"the strict reading ({show_interval(f.strict, f.unit, f.sig, as_stated=True)}) would make it {strict}"
-            )
-    value = None if f.value is None else float(np.asarray(f.value))
-    inputs = tuple(k for k in rec.read if not scenario.ranges(cfg)[k].degenerate)
-    holds, flips, flip, span = 1.0, "", None, None
-    if robust and inputs and f.value is not None:
-        holds, span, flip = _robustness(fn, claim, cfg, rule, code, inputs)
-        if flip is not None:
-            flips = flip["text"]
-            what = f"{flip['verdict']} if {flip['label']} {flip['side']} {flip['threshold_text']}"
-            clauses.append(f"it would turn {what}")
-    if span is not None and value is not None and span[0] < span[1]:
-        recomputed = f"{recomputed} ({fmt(INTERVAL_LEVEL, pct=True, sig=2)} range over the scenario: {show_interval(span, f.unit, f.sig)})"
-    return Assessment(
-        claim=claim,
-        kind=claim.kind,
-        recomputed=recomputed,
-        verdict=verdict,
-        reason=_sentence(*clauses),
-        holds=round(holds, 2),
-        flips_if=flips,
-        inputs=inputs,
-        value=value,
-        value_range=span,
-        stated=f.stated,
-        unit=f.unit,
-        flip=flip,
-    )
-
-
-def _robustness(
-    fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], rule: Rule, code: int, inputs: Sequence[str]
-) -> tuple[float, tuple[float, float] | None, dict[str, Any] | None]:
-    """(holds, 90% range of the value, nearest flip) over the scenario ranges of ``inputs``."""
-    vectorised = getattr(fn, "vectorised", True)
-    n_draws, n_grid = (DRAWS, GRID) if vectorised else (DRAWS_SLOW, GRID_SLOW)
-    ranges = scenario.ranges(cfg)
-    draws = scenario.sample(inputs, n_draws, DRAW_SEED, cfg)
-    z = np.linspace(-Z90, Z90, n_grid)
-    blocks = {
-        name: np.concatenate(
-            [draws[name]]
-            + [ranges[name].quantile(z) if other == name else np.full(n_grid, ranges[name].central) for other in inputs]
-        )
-        for name in draws
-    }
-    n = n_draws + n_grid * len(inputs)
-    codes, values = _evaluate(fn, claim, blocks, cfg, n, rule)
-    holds = float(np.mean(codes[:n_draws] == code))
-    lows, highs = values[0, :n_draws], values[1, :n_draws]
-    span = None
-    if np.isfinite(lows).any() and np.isfinite(highs).any():
-        tail = (1 - INTERVAL_LEVEL) / 2
-        lo = np.quantile(lows[np.isfinite(lows)], tail, method="inverted_cdf")
-        hi = np.quantile(highs[np.isfinite(highs)], 1 - tail, method="inverted_cdf")
-        span = (float(lo), float(hi))
-    best = None
-    for k, name in enumerate(inputs):
-        grid_codes = codes[n_draws + k * n_grid : n_draws + (k + 1) * n_grid]
-        changed = np.flatnonzero(grid_codes != code)
-        if changed.size == 0:
-            continue
-        i = changed[np.argmin(np.abs(z[changed]))]
-        if best is None or abs(z[i]) < best[0]:
-            # the flip lies between grid point i and its neighbour towards the centre
-            j = i + 1 if z[i] < 0 else i - 1
-            threshold = (
-                float(ranges[name].quantile((z[i] + z[j]) / 2.0))
-                if 0 <= j < n_grid
-                else float(ranges[name].quantile(z[i]))
-            )
-            best = (abs(z[i]), name, int(grid_codes[i]), threshold, "below" if z[i] < 0 else "above")
-    flip = None
-    if best is not None:
-        _, name, new_code, threshold, side = best
-        a = scenario.assumption(name)
-        text_threshold = show(threshold, a.unit, 2)
-        flip = {
-            "input": name,
-            "label": a.label,
-            "verdict": VERDICTS[new_code],
-            "threshold": threshold,
-            "threshold_text": text_threshold,
-            "side": side,
-            "text": f"{VERDICTS[new_code]} if {a.label} {'<' if side == 'below' else '>'} {text_threshold}",
-        }
-    return holds, span, flip
-
-
-def sweep(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], name: str, xs: np.ndarray) -> dict[str, np.ndarray]:
-    """The check of ``claim`` with assumption ``name`` at each of ``xs`` and the rest central.
-
-    Returns arrays ``verdict`` (names), ``low`` and ``high`` (the recomputed interval; equal for a
-    point value) over ``xs``: what a slider over ``name`` shows for this claim.
-    """
-    rule = RULES[claim.kind]
-    xs = np.asarray(xs, dtype=float)
-    batch = {k: np.full(xs.size, v) for k, v in scenario.values(cfg).items()}
-    batch[name] = xs
-    codes, bounds = _evaluate(fn, claim, batch, cfg, xs.size, rule)
-    return {"verdict": np.asarray(VERDICTS)[codes], "low": bounds[0], "high": bounds[1]}
-
-
-# --------------------------------------------------------------------------------------------
-# Finding checks in a chapter package
-# --------------------------------------------------------------------------------------------
-
-
-def checks_in(module: Any) -> dict[str, CheckFn]:
-    """Every check defined in a chapter package or its ``checks`` submodule, by claim id."""
-    out: dict[str, CheckFn] = {}
-    spaces = [module]
-    if importlib.util.find_spec(f"{module.__name__}.checks") is not None:
-        spaces.append(importlib.import_module(f"{module.__name__}.checks"))
-    for space in spaces:
-        for obj in vars(space).values():
-            for claim_id in getattr(obj, "claim_ids", ()):
-                if claim_id in out and out[claim_id] is not obj:
-                    raise ValueError(f"claim {claim_id} has two checks in {module.__name__}")
-                out[claim_id] = obj
-    return out
 
 
 @functools.cache

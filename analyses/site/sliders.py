@@ -19,7 +19,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario, verdicts
+from analyses import data, ledger, robustness, scenario, verdicts
 from analyses.site.notebook import VERDICT_COLOURS
 
 POINTS = 41  # grid points of a slider (the page stays small: POINTS x claims rows)
@@ -66,8 +66,8 @@ def _domain(name: str, cfg: Mapping[str, Any], items: Sequence[tuple[data.Claim,
     else:
         wide = np.linspace(a.min, a.max, SEARCH)
     for claim, fn in items:
-        here = verdicts.sweep(fn, claim, cfg, name, np.array([r.central]))["verdict"][0]
-        codes = verdicts.sweep(fn, claim, cfg, name, wide)["verdict"]
+        here = robustness.sweep(fn, claim, cfg, name, np.array([r.central]))["verdict"][0]
+        codes = robustness.sweep(fn, claim, cfg, name, wide)["verdict"]
         changed = np.flatnonzero(codes != here)
         below, above = changed[wide[changed] < r.central], changed[wide[changed] > r.central]
         if below.size:
@@ -101,7 +101,7 @@ def build(name: str, claim_ids: Sequence[str], cfg_by_chapter: Mapping[str, Mapp
     xs = xs[(xs >= a.min) & (xs <= a.max)]
     rows, flips = [], []
     for claim, fn, cfg in items:
-        out = verdicts.sweep(fn, claim, cfg, name, xs)
+        out = robustness.sweep(fn, claim, cfg, name, xs)
         label = short_label(claim)
         for x, verdict, low, high in zip(xs, out["verdict"], out["low"], out["high"], strict=True):
             value = (
@@ -225,7 +225,7 @@ def figure(s: Slider, width: int = 340) -> alt.Chart:
     return alt.hconcat(left, text, spacing=4).add_params(pick).resolve_scale(color="shared").configure_view(stroke=None)
 
 
-def flip_points(rows: Sequence[verdicts.Assessment]) -> pd.DataFrame:
+def flip_points(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
     """One row per claim whose verdict flips within its inputs' 90% ranges: where the flip lies as a
     percentile of the assumption's range (5 to 95), the assumption's central value and threshold."""
     from scipy.stats import norm

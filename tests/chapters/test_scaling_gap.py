@@ -107,7 +107,10 @@ def test_generation_rows():
     assert llama["verdict"] == "consistent" and "strict reading" in llama["reason"]  # exactly 100 PFLOPS fails
     industry = row("000-1-gen-2025-industry-models")  # Llama 4 Maverick and Scout, Qwen3-235B, Kimi K2
     assert industry["verdict"] == "consistent" and "Kimi K2" in industry["recomputed"]
-    assert "2.24×10²⁴-4.75×10²⁴ FLOP" in industry["recomputed"] and "all four are mixtures of experts" in industry["reason"]
+    assert (
+        "2.24×10²⁴-4.75×10²⁴ FLOP" in industry["recomputed"]
+        and "all four are mixtures of experts" in industry["reason"]
+    )
     assert "24× the top of the range" in industry["reason"]  # the dense reading at 20 tokens per parameter
 
 

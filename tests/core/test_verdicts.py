@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analyses import data, scenario, verdicts
+from analyses import data, robustness, scenario, verdicts
 from analyses.models.uncertainty import Z90, Range
 from analyses.verdicts import RULES, Arithmetic, Finding, at_least, between, exactly, rounded
 
@@ -84,16 +84,16 @@ def test_holds_and_flip_point_against_closed_forms(synthetic):
         "000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", "fact", "", "", None, "scaling-gap", {}
     )
     fn = verdicts.check(claim.id)(lambda c, s, cfg: Finding(exactly(10.5), s["x"], unit="x"))
-    a = verdicts.assess(fn, claim, {})
+    a = robustness.assess(fn, claim, {})
     assert a.verdict == "consistent" and a.inputs == ("x",)
     sigma = math.log(2.0) / Z90
     lo, hi = 10.5 / 1.1, 10.5 * 1.1
     expected = stats.norm.cdf(math.log(hi / 10) / sigma) - stats.norm.cdf(math.log(lo / 10) / sigma)
-    n = verdicts.DRAWS
+    n = robustness.DRAWS
     assert a.holds == pytest.approx(expected, abs=3 * math.sqrt(expected * (1 - expected) / n) + 0.01)
     assert a.flip["input"] == "x" and a.flip["side"] == "below" and a.flip["verdict"] == "inconsistent"
     # the flip lies within one grid step (in z) of the exact threshold
-    dz = 2 * Z90 / (verdicts.GRID - 1)
+    dz = 2 * Z90 / (robustness.GRID - 1)
     assert abs(math.log(a.flip["threshold"] / lo) / sigma) <= dz
     assert a.flips_if.startswith("inconsistent if x < 9.")
 
@@ -103,7 +103,7 @@ def test_a_verdict_that_nothing_in_range_flips_has_no_flip(synthetic):
         "000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", "capability", "", "", None, "scaling-gap", {}
     )
     fn = verdicts.check(claim.id)(lambda c, s, cfg: Finding(between(1.0, 1.5), s["x"], unit="x"))
-    a = verdicts.assess(fn, claim, {})  # consistent only below x = 1.5 * 1.25, far below the 5th percentile 5
+    a = robustness.assess(fn, claim, {})  # consistent only below x = 1.5 * 1.25, far below the 5th percentile 5
     assert a.verdict == "inconsistent" and a.holds == 1.0 and a.flips_if == "" and a.flip is None
 
 

@@ -161,7 +161,7 @@ def check_gen_2018_bert_base(claim: data.Claim, s: Mapping[str, Any], cfg: Mappi
 
 
 def moe_count(models: Any) -> str:
-    """"all four are", "two of the four are": how many of ``models`` are mixtures of experts."""
+    """ "all four are", "two of the four are": how many of ``models`` are mixtures of experts."""
     n, moe = len(models), int(models["active_params"].notna().sum())
     return f"all {in_words(n)} are" if moe == n else f"{in_words(moe)} of the {in_words(n)} are"
 
