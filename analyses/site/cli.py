@@ -68,8 +68,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_chapter(chapter: str, cfg: chapters.Config, runs_dir: Path = RUNS_DIR) -> tuple[Path, Path]:
-    """Execute ``chapter`` with ``cfg`` into ``runs/`` and export it to HTML; return both paths."""
+def run_chapter(chapter: str, cfg: chapters.Config, runs_dir: Path | None = None) -> tuple[Path, Path]:
+    """Execute ``chapter`` with ``cfg`` into ``runs_dir`` (default :data:`RUNS_DIR`, read when called)
+    and export it to HTML; return both paths."""
+    runs_dir = RUNS_DIR if runs_dir is None else runs_dir
     from analyses.site import build
 
     # lists arrive validated as tuples; compare them as the lists the defaults and papermill use

@@ -38,7 +38,7 @@ ADMONITIONS = frozenset(
 )
 GLUE_ROLES = frozenset({"glue", "glue:", "glue:any", "glue:text", "glue:md"})
 GLUE_BLOCKS = frozenset({"glue", "glue:", "glue:any", "glue:md"})
-_FIGURE_RE = re.compile(r"^[`:]{3,}\{glue:figure\}\s+(\S+)", re.M)
+_FIGURE_RE = re.compile(r"^[`:]{3,}\{glue:figure\}[ \t]+(\S+)[ \t]*\n((?:[ \t]*:[\w-]+:.*\n)*)", re.M)
 _ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _REF_RE = re.compile(r"^(.*?)\s*<([^>]+)>$", re.S)
 
@@ -109,7 +109,13 @@ class Page:
         self.problems: list[str] = []
         self.charts = 0
         markdown = "\n".join(_text(c.source) for c in nb.cells if c.cell_type == "markdown")
-        self.figures = {name: i for i, name in enumerate(dict.fromkeys(_FIGURE_RE.findall(markdown)), 1)}
+        # figures are numbered in page order; references name them by their :name: (else the glue key)
+        self.figures: dict[str, int] = {}
+        self.labels: dict[str, int] = {}
+        for key, options in _FIGURE_RE.findall(markdown + "\n"):
+            number = self.figures.setdefault(key, len(self.figures) + 1)
+            label = re.search(r":name:[ \t]*(\S+)", options)
+            self.labels[label.group(1) if label else key] = number
         self.md = _parser()
         self.md.renderer.rules.update(  # each rule is called as rule(tokens, idx, options, env)
             {
@@ -179,7 +185,7 @@ class Page:
         if name in ("ref", "numref"):
             match = _REF_RE.match(content)
             text, label = (match.group(1), match.group(2)) if match else ("", content)
-            number = self.figures.get(label)
+            number = self.labels.get(label)
             if number is None:
                 self.problems.append(f"{{{name}}} target {label!r} not on this page")
                 return html.escape(text or label)
