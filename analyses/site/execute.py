@@ -10,10 +10,12 @@ with the same content a kernel sends through nbclient:
 - ``display(...)`` (and myst-nb's ``glue``, which is a raw ``display`` with ``scrapbook`` metadata)
   gives a ``display_data`` output with the formatter's mime bundle and metadata;
 - a cell's last expression gives an ``execute_result`` with its execution count;
-- ``print`` and warnings give ``stream`` outputs, consecutive writes to one stream merged as the
-  kernel's buffered streams are, flushed before each display (as ipykernel does);
-- an exception gives an ``error`` output (``ename``, ``evalue``, the traceback) and stops the run,
-  unless the cell is tagged ``raises-exception`` (as nbclient does).
+- ``print`` and warnings give ``stream`` outputs: each stream is buffered and flushed, stdout
+  first, before a display, a result, a traceback and at the end of the cell, as ipykernel flushes
+  its streams (ipykernel also flushes every 0.2 s, which makes a kernel's split of a slow cell's
+  text timing-dependent; here it never depends on timing);
+- an exception gives an ``error`` output (``ename``, ``evalue``, the traceback) and fails the run,
+  whatever the cell's tags (papermill fails a run on any error output, ``raises-exception`` too).
 
 Parameters are injected as papermill does: a cell tagged ``injected-parameters`` (``# Parameters``
 then one ``name = value`` line each, papermill's Python translation) right after the cell tagged
@@ -44,7 +46,6 @@ import nbformat
 INJECTED_TAG = "injected-parameters"
 PARAMETERS_TAG = "parameters"
 RUN_PARAMETERS_TAG = "run-parameters"  # the injected cell as a reader's run shows it
-RAISES_TAG = "raises-exception"
 
 
 class CellError(RuntimeError):
@@ -132,13 +133,16 @@ def _wire(obj: Any) -> Any:
 class _Recorder:
     """The outputs of the cell being executed, appended as a kernel's client appends them."""
 
+    STREAMS = ("stdout", "stderr")  # the order ipykernel flushes them in
+
     def __init__(self) -> None:
+        self.start()
+
+    def start(self) -> list[nbformat.NotebookNode]:
         self.outputs: list[nbformat.NotebookNode] = []
         self.clear_before_next = False
         self.by_display_id: dict[str, list[nbformat.NotebookNode]] = {}
-
-    def start(self) -> list[nbformat.NotebookNode]:
-        self.outputs, self.clear_before_next, self.by_display_id = [], False, {}
+        self.pending = dict.fromkeys(self.STREAMS, "")
         return self.outputs
 
     def append(self, out: nbformat.NotebookNode) -> None:
@@ -147,16 +151,18 @@ class _Recorder:
             self.clear_before_next = False
         self.outputs.append(out)
 
-    def stream(self, name: str, text: str) -> None:
-        if not text:
-            return
-        last = self.outputs[-1] if self.outputs and not self.clear_before_next else None
-        if last is not None and last.output_type == "stream" and last.name == name:
-            last.text += text
-        else:
-            self.append(nbformat.v4.new_output("stream", name=name, text=text))
+    def write(self, name: str, text: str) -> None:
+        self.pending[name] += text
+
+    def flush(self) -> None:
+        """Send what the streams hold, stdout first (one ``stream`` output each)."""
+        for name in self.STREAMS:
+            text, self.pending[name] = self.pending[name], ""
+            if text:
+                self.append(nbformat.v4.new_output("stream", name=name, text=text))
 
     def clear(self, wait: bool) -> None:
+        self.flush()
         if wait:
             self.clear_before_next = True
         else:
@@ -183,7 +189,7 @@ class _Stream(io.TextIOBase):
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self._recorder.stream(self.name, text)
+        self._recorder.write(self.name, text)
         return len(text)
 
 
@@ -197,6 +203,7 @@ def _shell_classes() -> tuple[type, type, type]:
     class Publisher(DisplayPublisher):
         def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs) -> None:
             recorder: _Recorder = self.shell.recorder
+            recorder.flush()
             display_id = (transient or {}).get("display_id")
             data, metadata = _wire(data), _wire(metadata or {})
             if update:  # update_display_data: rewrite every output shown under this id
@@ -219,6 +226,7 @@ def _shell_classes() -> tuple[type, type, type]:
             pass
 
         def write_format_data(self, format_dict, md_dict=None) -> None:
+            self.shell.recorder.flush()
             self.shell.recorder.append(
                 nbformat.v4.new_output(
                     "execute_result",
@@ -240,6 +248,7 @@ def _shell_classes() -> tuple[type, type, type]:
             super().__init__(**kwargs)
 
         def _showtraceback(self, etype, evalue, stb) -> None:
+            self.recorder.flush()
             self.recorder.append(
                 nbformat.v4.new_output("error", ename=str(etype.__name__), evalue=str(evalue), traceback=list(stb))
             )
@@ -308,8 +317,9 @@ def execute(
             outputs = shell.recorder.start()
             count = shell.execution_count
             result = shell.run_cell(cell.source, store_history=True)
+            shell.recorder.flush()
             cell.outputs, cell.execution_count = outputs, count
-            if result.success or RAISES_TAG in cell.metadata.get("tags", []):
+            if result.success:
                 continue
             error = next((o for o in outputs if o.output_type == "error"), None)
             ename = error.ename if error is not None else type(result.error_in_exec).__name__
