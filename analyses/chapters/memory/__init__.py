@@ -9,7 +9,7 @@ bandwidth figure.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import altair as alt
@@ -129,7 +129,7 @@ def _act_kwargs(cfg: Mapping[str, Any]) -> dict[str, Any]:
 
 def usable_bytes(gpu: str, cfg: Mapping[str, Any]) -> float:
     """Usable HBM of one GPU less the framework allowance (bytes)."""
-    return data.gpu(gpu).hbm_usable_bytes - cfg["overhead_gb"] * GB
+    return gpu_limits([gpu], cfg)[gpu][0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -178,19 +178,34 @@ def layout_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["part", "GB per GPU"])
 
 
-def fit_search(name: str, gpu: str, cfg: Mapping[str, Any]) -> pd.Series | None:
-    """The smallest GPU count (and its layout) that fits preset ``name`` on ``gpu``; None if none does."""
-    s = shape(name)
-    tab = memory.fit_table(
-        s,
-        usable_bytes(gpu, cfg),
+def gpu_limits(gpus: Iterable[str], cfg: Mapping[str, Any]) -> dict[str, tuple[float, int]]:
+    """Per GPU type: usable bytes less the allowance, and the largest tensor-parallel degree (≤ 8,
+    within one NVLink domain). Each GPU is looked up once."""
+    out = {}
+    for name in dict.fromkeys(gpus):
+        spec = data.gpu(name)
+        out[name] = (spec.hbm_usable_bytes - cfg["overhead_gb"] * GB, min(8, spec.nvlink_domain_gpus))
+    return out
+
+
+def fit_searches(
+    s: Mapping[str, Any], limits: Mapping[str, tuple[float, int]], cfg: Mapping[str, Any]
+) -> dict[str, pd.Series | None]:
+    """The smallest GPU count (and its layout) that fits shape ``s`` on each GPU type of ``limits``
+    (:func:`gpu_limits`); None where none does."""
+    return memory.smallest_fits(
+        dict(s),
+        limits,
         seq_len=cfg["seq_len"],
         micro_batch=cfg["micro_batch"],
-        max_tp=min(8, data.gpu(gpu).nvlink_domain_gpus),
         **_recipe_kwargs(cfg),
         **_act_kwargs(cfg),
     )
-    return memory.smallest_fit(tab)
+
+
+def fit_search(name: str, gpu: str, cfg: Mapping[str, Any]) -> pd.Series | None:
+    """The smallest GPU count (and its layout) that fits preset ``name`` on ``gpu``; None if none does."""
+    return fit_searches(shape(name), gpu_limits([gpu], cfg), cfg)[gpu]
 
 
 def _layout_text(best: pd.Series | None) -> str:
@@ -202,16 +217,20 @@ def _layout_text(best: pd.Series | None) -> str:
 def gpus_needed_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
     """Smallest GPU count per model (rows) and GPU type (columns), with the layout that achieves it."""
     rows = []
+    shapes = {name: shape(name) for name in dict.fromkeys(cfg["models"])}
+    limits = gpu_limits(cfg["gpus"], cfg)
+    fits = {name: fit_searches(s, limits, cfg) for name, s in shapes.items()}
     for name in cfg["models"]:
-        s = shape(name)
+        s = shapes[name]
         row: dict[str, Any] = {"model": s["label"], "parameters (B)": s["n_params"] / 1e9}
         for gpu in cfg["gpus"]:
-            row[gpu] = _layout_text(fit_search(name, gpu, cfg))
+            row[gpu] = _layout_text(fits[name][gpu])
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def min_gpus(name: str, gpu: str, cfg: Mapping[str, Any]) -> int | None:
+    """The smallest GPU count that fits preset ``name`` on ``gpu`` (None if none does)."""
     best = fit_search(name, gpu, cfg)
     return None if best is None else int(best["n_gpus"])
 
@@ -228,8 +247,9 @@ def accounting_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
     (without tensor parallelism, so sequence parallelism does not apply).
     """
     rows = []
+    shapes = {name: shape(name) for name in dict.fromkeys(cfg["models"])}
     for name in cfg["models"]:
-        s = shape(name)
+        s = shapes[name]
         parts = memory.model_state_bytes_by_part(s["n_params"], **_recipe_kwargs(cfg))
         act = (
             memory.activation_bytes_per_layer(
@@ -251,7 +271,8 @@ def accounting_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
 
 def accounting_chart(cfg: Mapping[str, Any]) -> alt.Chart:
     frame = accounting_table(cfg)
-    order = [shape(n)["label"] for n in cfg["models"]]
+    labels = {name: shape(name)["label"] for name in dict.fromkeys(cfg["models"])}
+    order = [labels[n] for n in cfg["models"]]
     return (
         alt.Chart(frame)
         .mark_bar()
@@ -322,15 +343,18 @@ def hundred_b_table(cfg: Mapping[str, Any], claim_id: str = "000-2.2-weights-400
     """Per GPU type: how many GPUs a 100B model's states need, and the smallest full layout (configured preset)."""
     n = data.claim(claim_id).value("params")
     states = float(memory.model_state_bytes(n, **_recipe_kwargs(cfg)))
+    preset = shape(cfg["preset"])
+    limits = gpu_limits(cfg["gpus"], cfg)
+    fits = fit_searches(preset, limits, cfg)
     rows = []
     for gpu in cfg["gpus"]:
-        hbm = usable_bytes(gpu, cfg)
+        hbm = limits[gpu][0]
         rows.append(
             {
                 "GPU": gpu,
                 "usable GB (less allowance)": hbm / GB,
                 "states only: GPUs (ZeRO-3)": math.ceil(states / hbm),
-                f"{shape(cfg['preset'])['label']}: smallest layout": _layout_text(fit_search(cfg["preset"], gpu, cfg)),
+                f"{preset['label']}: smallest layout": _layout_text(fits[gpu]),
             }
         )
     return pd.DataFrame(rows)
@@ -424,24 +448,21 @@ def measured_vs_model() -> pd.DataFrame:
     """
     m = data.measurements("memory_cpu_torch").copy()
     states = memory.model_state_bytes(m["n_params"].to_numpy(float), precision="fp32")
-    rows = []
-    for _, r in m.iterrows():
-        per_layer_torch = float(
-            memory.torch_eager_activation_bytes_per_layer(
-                r["seq_len"], r["micro_batch"], r["hidden"], r["heads"], attention=r["attention"], dtype=r["dtype"]
-            )
-        )
-        scale = 2.0 if r["dtype"] == "fp32" else 1.0  # the paper's bytes assume 16-bit activations
-        korth = scale * float(
-            memory.activation_bytes_per_layer(
-                r["seq_len"], r["micro_batch"], r["hidden"], r["heads"], flash=r["attention"] == "sdpa"
-            )
-        )
-        rows.append({"torch": per_layer_torch * r["layers"], "megatron": korth * r["layers"]})
-    pred = pd.DataFrame(rows)
+    torch = np.empty(len(m))
+    megatron = np.empty(len(m))
+    # one vectorised call per (attention, dtype): the models take those two as scalars
+    for (attention, dtype), rows in m.groupby(["attention", "dtype"], sort=False).indices.items():
+        g = m.iloc[rows]
+        args = (g["seq_len"].to_numpy(), g["micro_batch"].to_numpy(), g["hidden"].to_numpy(), g["heads"].to_numpy())
+        layers = g["layers"].to_numpy()
+        per_layer_torch = memory.torch_eager_activation_bytes_per_layer(*args, attention=attention, dtype=dtype)
+        scale = 2.0 if dtype == "fp32" else 1.0  # the paper's bytes assume 16-bit activations
+        korth = scale * memory.activation_bytes_per_layer(*args, flash=attention == "sdpa")
+        torch[rows] = per_layer_torch * layers
+        megatron[rows] = korth * layers
     m["states_model_bytes"] = states
-    m["activations_torch_model_bytes"] = pred["torch"].to_numpy()
-    m["activations_megatron_model_bytes"] = pred["megatron"].to_numpy()
+    m["activations_torch_model_bytes"] = torch
+    m["activations_megatron_model_bytes"] = megatron
     m["states_error"] = m["states_model_bytes"] / m["state_bytes"] - 1
     m["activations_torch_error"] = m["activations_torch_model_bytes"] / m["activation_bytes"] - 1
     m["activations_megatron_error"] = m["activations_megatron_model_bytes"] / m["activation_bytes"] - 1
@@ -644,8 +665,9 @@ def hundred_b_takeaway(cfg: Mapping[str, Any], claim_id: str = "000-2.2-weights-
     """The GPU-count takeaway: does one GPU, or one B300 node, hold the claim's model states?"""
     n = data.claim(claim_id).value("params")
     states = float(memory.model_state_bytes(n, **_recipe_kwargs(cfg)))
-    single = any(0 < usable_bytes(gpu, cfg) >= states for gpu in cfg["gpus"])
-    b300 = hundred_b_states_gpus("B300", cfg, claim_id)
+    limits = gpu_limits([*cfg["gpus"], "B300", cfg["previous_gpu"]], cfg)
+    single = any(0 < limits[gpu][0] >= states for gpu in cfg["gpus"])
+    b300 = math.ceil(states / limits["B300"][0])  # hundred_b_states_gpus("B300", ...)
     node = data.gpu("B300").nvlink_domain_gpus
     first = "a single GPU can hold" if single else "no single GPU holds"
     second = "but a B300 node does" if b300 <= node else f"and not even a B300 node of {node} GPUs does"
@@ -653,8 +675,10 @@ def hundred_b_takeaway(cfg: Mapping[str, Any], claim_id: str = "000-2.2-weights-
         f"{first} the states of a {fmt(n / 1e9, sig=2)}B-parameter model for training, {second} "
         f"(states alone need {b300} B300s)"
     )
-    prev, b = min_gpus(cfg["preset"], cfg["previous_gpu"], cfg), min_gpus(cfg["preset"], "B300", cfg)
-    label = shape(cfg["preset"])["label"]
+    preset = shape(cfg["preset"])
+    fits = fit_searches(preset, {g: limits[g] for g in (cfg["previous_gpu"], "B300")}, cfg)
+    prev, b = (None if fits[g] is None else int(fits[g]["n_gpus"]) for g in (cfg["previous_gpu"], "B300"))
+    label = preset["label"]
     if prev is None or b is None:
         return (
             text + f"; {label} fits no searched layout on {'the ' + cfg['previous_gpu'] if prev is None else 'B300'}."
