@@ -23,7 +23,6 @@ import html
 import json
 import os
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -346,26 +345,32 @@ class Page:
 
 
 @functools.lru_cache(maxsize=1)
-def _pygments() -> tuple[Callable, Callable, Any]:
-    from pygments import highlight
+def _formatter() -> Any:
     from pygments.formatters import HtmlFormatter
-    from pygments.lexers import get_lexer_by_name
 
-    return highlight, get_lexer_by_name, HtmlFormatter(cssclass="highlight", nowrap=False)
+    return HtmlFormatter(cssclass="highlight")
+
+
+@functools.lru_cache(maxsize=16)
+def _lexer(language: str) -> Any:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(language or "text")
+    except ClassNotFound:  # an unknown language name: plain text
+        return get_lexer_by_name("text")
 
 
 def _highlight(code: str, language: str) -> str:
-    highlight, lexer_by_name, formatter = _pygments()
-    try:
-        lexer = lexer_by_name(language or "text")
-    except Exception:  # an unknown language name: plain text
-        lexer = lexer_by_name("text")
-    return highlight(code, lexer, formatter)
+    from pygments import highlight
+
+    return highlight(code, _lexer(language), _formatter())
 
 
 @functools.lru_cache(maxsize=1)
 def _pygments_css() -> str:
-    return _pygments()[2].get_style_defs(".highlight")
+    return _formatter().get_style_defs(".highlight")
 
 
 def _book_dir() -> Path:
