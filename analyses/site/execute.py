@@ -232,7 +232,7 @@ def _shell_classes() -> tuple[type, type, type]:
                     "execute_result",
                     data=_wire(format_dict),
                     metadata=_wire(md_dict or {}),
-                    execution_count=self.shell.execution_count,
+                    execution_count=self.prompt_count,  # the running cell's count, as ipykernel sends it
                 )
             )
 
@@ -257,29 +257,74 @@ def _shell_classes() -> tuple[type, type, type]:
 
 
 _SHELL: Any = None
+_MISSING = object()
 
 
 def _shell() -> Any:
-    """The one recording shell of this process, its namespace reset for a new notebook."""
+    """The one recording shell of this process, active and with a fresh namespace for a new notebook."""
     global _SHELL
     if _SHELL is None:
         from traitlets.config import Config
 
         config = Config()
-        config.HistoryManager.hist_file = ":memory:"  # no history database on disk
-        Shell = _shell_classes()[0]
-        _SHELL = Shell.instance(config=config)
+        config.HistoryManager.enabled = False  # no history database (a fresh namespace per notebook)
+        _SHELL = _shell_classes()[0].instance(config=config)  # registers it as IPython's shell
     else:
+        import builtins
+
+        from IPython.display import display
+
+        for cls in type(_SHELL)._walk_mro():  # IPython's shell again (get_ipython(), display())
+            cls._instance = _SHELL
+        builtins.__IPYTHON__, builtins.display = True, display  # as InteractiveShell.init_builtins
+        _SHELL.init_sys_modules()  # __main__ is the notebook's namespace, as in a kernel
+        _SHELL.init_prompts()
         _SHELL.reset(new_session=False)
     _SHELL.execution_count = 1
     return _SHELL
+
+
+@contextlib.contextmanager
+def _session() -> Iterator[Any]:
+    """The recording shell, active only inside the block.
+
+    Making an IPython shell changes its process: it becomes IPython's singleton (``get_ipython()``),
+    ``sys.modules["__main__"]`` becomes the notebook's namespace, builtins gain ``display`` and
+    ``__IPYTHON__``, ``sys.ps1`` is set. A kernel's process is the notebook's own; this one is the
+    caller's (the CLI, a test), so all of that is undone when the notebook has run.
+    """
+    import builtins
+
+    saved_main = sys.modules.get("__main__", _MISSING)
+    saved_builtins = {k: vars(builtins).get(k, _MISSING) for k in ("__IPYTHON__", "display")}
+    saved_prompts = {k: getattr(sys, k, _MISSING) for k in ("ps1", "ps2", "ps3")}
+    shell = _shell()
+    try:
+        yield shell
+    finally:
+        type(shell).clear_instance()
+        if saved_main is _MISSING:
+            sys.modules.pop("__main__", None)
+        else:
+            sys.modules["__main__"] = saved_main
+        for key, value in saved_builtins.items():
+            if value is _MISSING:
+                vars(builtins).pop(key, None)
+            else:
+                setattr(builtins, key, value)
+        for key, value in saved_prompts.items():
+            if value is _MISSING:
+                if hasattr(sys, key):
+                    delattr(sys, key)
+            else:
+                setattr(sys, key, value)
 
 
 def available() -> bool:
     """True when this process can make its own shell (no other IPython shell is running here)."""
     from IPython.core.interactiveshell import InteractiveShell
 
-    return _SHELL is not None or not InteractiveShell.initialized()
+    return not InteractiveShell.initialized()
 
 
 @contextlib.contextmanager
@@ -305,8 +350,7 @@ def execute(
     ``KeyboardInterrupt`` when the run was interrupted.
     """
     nb = inject_parameters(nb, parameters) if parameters else nbformat.from_dict(json.loads(json.dumps(nb)))
-    shell = _shell()
-    with _redirected(shell, cwd):
+    with _session() as shell, _redirected(shell, cwd):
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue

@@ -145,3 +145,46 @@ def test_parameters_are_injected_as_papermill_injects_them(parameters):
         assert [(c.source, c.metadata.get("tags")) for c in ours.cells] == [
             (c.source, c.metadata.get("tags")) for c in theirs.cells
         ]
+
+
+def test_in_process_runs_leave_the_caller_as_it_was():
+    """The shell exists only while a notebook runs: no IPython singleton, __main__, builtins or
+    prompts left behind, and a second notebook starts from an empty namespace."""
+    import builtins
+
+    from IPython import get_ipython
+
+    main, names = sys.modules["__main__"], set(vars(builtins))
+    first = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("secret = 41\nprint(get_ipython() is not None)")])
+    second = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("'secret' in dir()")])
+    ran = execute.execute(first)
+    assert ran.cells[0].outputs[0]["text"] == "True\n"
+    assert get_ipython() is None and sys.modules["__main__"] is main and set(vars(builtins)) == names
+    assert execute.available()
+    again = execute.execute(second)
+    assert again.cells[0].outputs[0]["data"]["text/plain"] == "False"
+    assert get_ipython() is None and sys.modules["__main__"] is main
+
+
+def test_execution_counts_are_a_kernels(tmp_path):
+    """Cells and their results carry the counts a kernel gives them (the build renumbers, so compare raw)."""
+    import papermill
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in ["x = 1\nx", "", "x;", "x + 1"]])
+    source, theirs = tmp_path / "counts.ipynb", tmp_path / "papermill.ipynb"
+    nbformat.write(nb, source)
+    papermill.execute_notebook(str(source), str(theirs), kernel_name=build.KERNEL, progress_bar=False)
+
+    def counts(nb):
+        return [(c.execution_count, [o.get("execution_count") for o in c.outputs]) for c in nb.cells]
+
+    assert (
+        counts(execute.execute(nb))
+        == counts(nbformat.read(theirs, as_version=4))
+        == [
+            (1, [1]),
+            (None, []),
+            (2, []),
+            (3, [3]),
+        ]
+    )
