@@ -174,7 +174,10 @@ class Page:
             if name == "glue:text" or (name == "glue:md" and "text/markdown" not in value):
                 text = _text(value.get("text/plain", ""))
                 if spec:
-                    text = format(float(text), spec)
+                    try:
+                        text = format(float(text), spec)
+                    except ValueError:  # myst-nb warns and keeps the text, too
+                        self.problems.append(f"glue value {key!r} ({text!r}) is not a number for format {spec!r}")
                 return f'<span class="pasted-text">{html.escape(text)}</span>'
             if name == "glue:md":
                 return self.md.renderInline(_text(value["text/markdown"]))

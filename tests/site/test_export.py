@@ -184,9 +184,16 @@ def test_markdown_html_blocks_never_swallow_chart_scripts():
             data={"application/papermill.record/text/plain": "3.1 GB"},
             metadata={"scrapbook": {"name": "size", "mime_prefix": "application/papermill.record/"}},
         ),
+        nbformat.v4.new_output(
+            "display_data",
+            data={"application/papermill.record/text/plain": "0.123456"},
+            metadata={"scrapbook": {"name": "share", "mime_prefix": "application/papermill.record/"}},
+        ),
     ]
     nb.cells = [
-        nbformat.v4.new_markdown_cell("# T\n\nIt takes {glue:}`size` and {glue:text}`size`."),
+        nbformat.v4.new_markdown_cell(
+            "# T\n\nIt takes {glue:}`size` and {glue:text}`size`; {glue:text}`share:.1%` of it."
+        ),
         glue_cell,
         nbformat.v4.new_markdown_cell(
             "```{glue:figure} fig\n:name: fig-a\n\nA *caption*.\n```\n\nSee {numref}`fig-a`."
@@ -195,4 +202,5 @@ def test_markdown_html_blocks_never_swallow_chart_scripts():
     text, page = export.render(nb)
     assert page.problems == []
     assert chart in text and "<pre><code" not in text
-    assert text.count("3.1 GB") == 2 and "<em>caption</em>" in text and 'href="#fig-a"' in text
+    assert text.count("3.1 GB") == 2 and "12.3%" in text and "<em>caption</em>" in text and 'href="#fig-a"' in text
+    assert "Fig. 1" in text.split("<figcaption>", 1)[1]  # numbered as the book numbers figures
