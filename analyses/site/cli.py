@@ -86,12 +86,15 @@ def run_chapter(chapter: str, cfg: chapters.Config, runs_dir: Path | None = None
 
 
 def execute_and_export(source: Path, notebook: Path, page: Path, params: dict[str, Any]) -> tuple[Path, Path]:
-    """Execute ``source`` with ``params`` in this process (no kernel) into ``notebook``, then export
-    it to the standalone offline ``page`` (see :mod:`analyses.site.execute` and :mod:`analyses.site.export`)."""
+    """Execute ``source`` with ``params`` in this process (no kernel) and export it to a standalone
+    offline page (see :mod:`analyses.site.execute` and :mod:`analyses.site.export`). Both are made
+    before either is written, so a failure leaves an earlier run's notebook and page as they were."""
     from analyses.site import execute, export
 
-    nb = execute.execute_file(source, notebook, parameters=params)
-    export.to_html(nb, page)
+    nb = execute.execute_path(source, params)
+    html, _ = export.render(nb, page)
+    execute.write_notebook(nb, notebook)
+    execute.write_atomic(page, html)
     return notebook, page
 
 

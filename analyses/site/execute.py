@@ -383,30 +383,50 @@ def as_run(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-def execute_file(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = None) -> nbformat.NotebookNode:
-    """Execute the notebook at ``path`` with ``parameters`` into ``out_path``, atomically.
+def execute_path(path: Path, parameters: Mapping[str, Any] | None = None) -> nbformat.NotebookNode:
+    """The notebook at ``path`` executed with ``parameters``, normalised as a reader's run is written.
 
-    The run's folder is the notebook's own (as the build's papermill runs). The written notebook
-    is normalised as the build normalises chapters (no timestamps or machine details) and keeps
-    the injected parameters visible. On failure ``out_path`` is left as it was and
-    :class:`analyses.site.build.BuildError` names the cell and its error. Returns the notebook.
+    The run's folder is the notebook's own (as the build's papermill runs). The result is
+    normalised as the build normalises chapters (no timestamps or machine details) and keeps the
+    injected parameters visible. A failing cell raises :class:`analyses.site.build.BuildError`
+    naming the cell and its error. Nothing is written.
     """
     from analyses.site import build
 
     if not available():  # inside someone else's IPython: run a kernel as the build does
-        build.execute(path, out_path, parameters=parameters, record=False)
-        return nbformat.read(out_path, as_version=4)
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="audit-run-") as tmp:
+            out = Path(tmp) / path.name
+            build.execute(path, out, parameters=parameters, record=False)
+            return nbformat.read(out, as_version=4)
     source = nbformat.read(path, as_version=4)
     try:
         nb = execute(source, parameters, cwd=path.parent)
     except CellError as err:
         raise build.BuildError(f"{path.name}: {err}") from None
-    nb = build.normalise(as_run(nb))
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
+    return build.normalise(as_run(nb))
+
+
+def write_atomic(target: Path, text: str) -> Path:
+    """Write ``text`` to ``target`` whole or not at all (a temporary file beside it, then a rename)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        nbformat.write(nb, tmp)
-        os.replace(tmp, out_path)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
+    return target
+
+
+def write_notebook(nb: nbformat.NotebookNode, target: Path) -> Path:
+    """Write ``nb`` as ``nbformat.write`` does (it validates), atomically."""
+    return write_atomic(target, nbformat.writes(nb) + "\n")
+
+
+def execute_file(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = None) -> nbformat.NotebookNode:
+    """:func:`execute_path`, written to ``out_path`` atomically (left as it was on failure)."""
+    nb = execute_path(path, parameters)
+    write_notebook(nb, out_path)
     return nb

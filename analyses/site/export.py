@@ -477,13 +477,8 @@ def render(nb: nbformat.NotebookNode, target: Path | None = None) -> tuple[str, 
 
 def to_html(notebook: Path | nbformat.NotebookNode, target: Path) -> Path:
     """Write ``notebook`` (a path or an executed notebook) as one standalone offline page at ``target``."""
+    from analyses.site.execute import write_atomic
+
     nb = nbformat.read(notebook, as_version=4) if isinstance(notebook, Path) else notebook
     text, _ = render(nb, target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
+    return write_atomic(target, text)
