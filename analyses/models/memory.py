@@ -22,7 +22,10 @@ Sources
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -403,15 +406,22 @@ PP_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128)
 DP_CHOICES = tuple(2**k for k in range(0, 13))
 
 
+@functools.lru_cache(maxsize=64)
+def _layout_grid(max_tp: int, layers: int | None) -> tuple[np.ndarray, ...]:
+    tp, pp, dp, z = (a.ravel() for a in np.meshgrid(TP_CHOICES, PP_CHOICES, DP_CHOICES, (0, 1, 2, 3), indexing="ij"))
+    keep = (tp <= max_tp) & ((dp > 1) | (z == 0))
+    if layers is not None:
+        keep &= pp <= layers
+    out = tuple(a[keep] for a in (tp, pp, dp, z))
+    for a in out:
+        a.setflags(write=False)  # shared by every caller: read-only
+    return out
+
+
 def layouts(max_tp: int = 8, layers: int | None = None) -> pd.DataFrame:
     """Every (tp, pp, dp, zero_stage) candidate layout: tp ≤ ``max_tp`` (one NVLink domain), pp ≤ layers."""
-    tp, pp, dp, z = np.meshgrid(TP_CHOICES, PP_CHOICES, DP_CHOICES, (0, 1, 2, 3), indexing="ij")
-    frame = pd.DataFrame({"tp": tp.ravel(), "pp": pp.ravel(), "dp": dp.ravel(), "zero_stage": z.ravel()})
-    frame = frame[(frame["tp"] <= max_tp) & ((frame["dp"] > 1) | (frame["zero_stage"] == 0))]
-    if layers is not None:
-        frame = frame[frame["pp"] <= layers]
-    frame["n_gpus"] = frame["tp"] * frame["pp"] * frame["dp"]
-    return frame.reset_index(drop=True)
+    tp, pp, dp, z = _layout_grid(int(max_tp), None if layers is None else int(layers))
+    return pd.DataFrame({"tp": tp, "pp": pp, "dp": dp, "zero_stage": z, "n_gpus": tp * pp * dp})
 
 
 def fit_table(
@@ -464,10 +474,11 @@ def fit_table(
 
 def smallest_fit(table: pd.DataFrame) -> pd.Series | None:
     """The fitting layout with the fewest GPUs (ties: lower ZeRO stage, less pipeline, less memory)."""
-    ok = table[table["fits"]]
-    if ok.empty:
+    ok = np.flatnonzero(table["fits"].to_numpy())
+    if ok.size == 0:
         return None
-    return ok.sort_values(["n_gpus", "zero_stage", "pp", "tp", "total"], kind="stable").iloc[0]
+    keys = [table[c].to_numpy()[ok] for c in ("total", "tp", "pp", "zero_stage", "n_gpus")]
+    return table.iloc[ok[np.lexsort(keys)[0]]]  # lexsort is stable: full ties keep table order
 
 
 # --------------------------------------------------------------------------------------------
@@ -559,3 +570,22 @@ def measured_predictions(measured: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=["states", "activations_torch", "activations_megatron"], index=measured.index)
+
+
+def smallest_fits(shape: dict, limits: Mapping[str, tuple[float, int]], **kwargs: Any) -> dict[str, pd.Series | None]:
+    """:func:`smallest_fit` of one model on several GPU types from one :func:`fit_table`.
+
+    ``limits`` maps a GPU name to its (usable bytes, largest tensor-parallel degree); ``kwargs``
+    are :func:`fit_table`'s. A layout's bytes do not depend on the GPU, so the table is computed
+    once for the widest tensor parallelism and each GPU keeps its own rows: the same result as
+    one :func:`fit_table` per GPU.
+    """
+    if not limits:
+        return {}
+    table = fit_table(shape, np.inf, max_tp=max(m for _, m in limits.values()), **kwargs)
+    tp, total = table["tp"].to_numpy(), table["total"].to_numpy()
+    out: dict[str, pd.Series | None] = {}
+    for name, (usable, max_tp) in limits.items():
+        rows = tp <= max_tp
+        out[name] = smallest_fit(table[rows].assign(fits=total[rows] <= usable))
+    return out

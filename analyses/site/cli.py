@@ -68,19 +68,33 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_chapter(chapter: str, cfg: chapters.Config, runs_dir: Path = RUNS_DIR) -> tuple[Path, Path]:
-    """Execute ``chapter`` with ``cfg`` into ``runs/`` and export it to HTML; return both paths."""
-    from analyses.site import build, export
+def run_chapter(chapter: str, cfg: chapters.Config, runs_dir: Path | None = None) -> tuple[Path, Path]:
+    """Execute ``chapter`` with ``cfg`` into ``runs_dir`` (default :data:`RUNS_DIR`, read when called)
+    and export it to HTML; return both paths."""
+    runs_dir = RUNS_DIR if runs_dir is None else runs_dir
+    from analyses.site import build
 
-    changed = {k: v for k, v in cfg.items() if v != chapters.spec(chapter).param(k).default}
-    tag = hashlib.sha256(json.dumps(changed, sort_keys=True, default=list).encode()).hexdigest()[:8]
+    # lists arrive validated as tuples; compare them as the lists the defaults and papermill use
+    values = {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.items()}
+    params = {k: v for k, v in values.items() if v != chapters.spec(chapter).param(k).default}
+    tag = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:8]
     stem = f"{chapter}-{tag}"
     source = build.BOOK_DIR / f"{chapter}.ipynb"
     if not source.exists():
         raise UsageError(f"chapter '{chapter}' has no notebook at {source}")
-    params = {k: list(v) if isinstance(v, tuple) else v for k, v in changed.items()}
-    notebook = build.execute(source, runs_dir / f"{stem}.ipynb", parameters=params)
-    page = export.to_html(notebook, runs_dir / f"{stem}.html")
+    return execute_and_export(source, runs_dir / f"{stem}.ipynb", runs_dir / f"{stem}.html", params)
+
+
+def execute_and_export(source: Path, notebook: Path, page: Path, params: dict[str, Any]) -> tuple[Path, Path]:
+    """Execute ``source`` with ``params`` in this process (no kernel) and export it to a standalone
+    offline page (see :mod:`analyses.site.execute` and :mod:`analyses.site.export`). Both are made
+    before either is written, so a failure leaves an earlier run's notebook and page as they were."""
+    from analyses.site import execute, export
+
+    nb = execute.execute_path(source, params)
+    html, _ = export.render(nb, page)
+    execute.write_notebook(nb, notebook)
+    execute.write_atomic(page, html)
     return notebook, page
 
 
