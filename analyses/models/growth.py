@@ -106,6 +106,8 @@ def running_max_frontier(years: npt.ArrayLike, values: npt.ArrayLike) -> np.ndar
     """Boolean mask of points that set a new record (the frontier) when taken in time order."""
     t = np.asarray(years, dtype=float)
     y = np.asarray(values, dtype=float)
+    if t.size == 0:
+        return np.zeros(0, dtype=bool)
     order = np.argsort(t, kind="stable")
     best = np.maximum.accumulate(y[order])
     is_record = np.empty_like(best, dtype=bool)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.chapters.params import ChapterSpec, Param
+from analyses.chapters.params import ChapterSpec, Config, Param, Rule
 from analyses.models import memory
 from analyses.site.notebook import fmt, stated
 from analyses.verdicts import Verdict, check
@@ -60,7 +60,7 @@ SPEC = ChapterSpec(
         Param(
             "fp32_grads", "bool", False, "-", "count gradients in fp32 (18 bytes/param accounting) instead of ZeRO's 16"
         ),
-        Param("zero_stage", "int", 1, "-", "ZeRO stage over the data-parallel group (3 = FSDP full shard)", 0, 3),
+        Param("zero_stage", "int", 1, "-", "ZeRO stage over the data-parallel group (3: FSDP full shard)", 0, 3),
         Param("gpu", "str", "B300", "-", "GPU type", choices=data.gpu_names),
         Param("n_gpus", "int", 64, "GPUs", "GPUs in the job (tp x pp x dp)", 1, 65536),
         Param("tp", "int", 8, "-", "tensor-parallel degree (within one NVLink domain)", 1, 72),
@@ -105,7 +105,54 @@ SPEC = ChapterSpec(
             choices=data.model_shape_names,
         ),
     ),
+    rules=(
+        Rule(("n_gpus", "tp", "pp"), lambda c: _layout_problem(c)),
+        Rule(("gpu", "tp"), lambda c: _domain_problem(c)),
+        Rule(("preset", "tp", "pp"), lambda c: _split_problem(c)),
+        Rule(
+            ("preset", "previous_gpu", "seq_len", "micro_batch", "overhead_gb", "recompute"),
+            lambda c: _fit_problem(c),
+        ),
+    ),
 )
+
+
+def _layout_problem(cfg: Config) -> str | None:
+    if cfg["n_gpus"] % (cfg["tp"] * cfg["pp"]):
+        return f"n_gpus must be a multiple of tp x pp = {cfg['tp'] * cfg['pp']} (data parallelism takes the rest)"
+    return None
+
+
+def _domain_problem(cfg: Config) -> str | None:
+    domain = data.gpu(cfg["gpu"]).nvlink_domain_gpus
+    if cfg["tp"] > domain:
+        return f"tensor parallelism stays within one NVLink domain: tp at most {domain} on {cfg['gpu']}"
+    return None
+
+
+def _split_problem(cfg: Config) -> str | None:
+    s = data.model_shape(cfg["preset"])
+    heads = {int(s["heads"]), int(s["kv_heads"])}
+    if any(h % cfg["tp"] for h in heads):
+        allowed = [t for t in range(1, 73) if all(h % t == 0 for h in heads)]
+        return (
+            f"tensor parallelism splits the attention heads, so tp must divide {cfg['preset']}'s "
+            f"{' and '.join(str(h) for h in sorted(heads, reverse=True))} heads: tp one of {', '.join(map(str, allowed))}"
+        )
+    if cfg["pp"] > s["layers"]:
+        return f"each pipeline stage needs a layer: pp at most {int(s['layers'])} for {cfg['preset']}"
+    return None
+
+
+def _fit_problem(cfg: Config) -> str | None:
+    missing = [g for g in (cfg["previous_gpu"], "B300") if min_gpus(cfg["preset"], g, cfg) is None]
+    if missing:
+        return (
+            f"the chapter compares the smallest layout of {cfg['preset']} on {cfg['previous_gpu']} and on B300, but no "
+            f"searched layout fits on {' or '.join(missing)}; choose a smaller preset, a shorter seq_len or micro_batch, "
+            "more recomputation or a smaller overhead_gb"
+        )
+    return None
 
 
 # --------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ case studies) and one published run (Llama 3.1 405B on 16,384 H100) inside the p
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, verdicts
-from analyses.chapters.params import ChapterSpec, Param
+from analyses.chapters.params import ChapterSpec, Config, Param, Rule
 from analyses.models import plan as pl
 from analyses.site.notebook import Table, table
 
@@ -52,14 +53,14 @@ SPEC = ChapterSpec(
             choices=_shape_choices,
         ),
         Param(
-            "n_params", "float", 1e11, "parameters", "parameters of a generic shape (model_shape = generic)", 1e8, 1e13
+            "n_params", "float", 1e11, "parameters", "parameters of a generic shape (model_shape generic)", 1e8, 1e13
         ),
         Param(
             "seq_len",
             "int",
             0,
             "tokens",
-            "sequence length (0 = the shape's own; 4096 for a generic shape)",
+            "sequence length (0: the shape's own; 4096 for a generic shape)",
             0,
             1_048_576,
         ),
@@ -121,7 +122,7 @@ SPEC = ChapterSpec(
             "float",
             4.0,
             "bytes",
-            "input bytes read per training token (4 = int32 token ids)",
+            "input bytes read per training token (4: int32 token ids)",
             0.1,
             1e6,
         ),
@@ -148,7 +149,7 @@ SPEC = ChapterSpec(
             "float",
             0.0,
             "fraction",
-            "kernel efficiency (0 = calibrated on published throughput)",
+            "kernel efficiency (0: calibrated on published throughput)",
             0,
             1,
         ),
@@ -157,10 +158,13 @@ SPEC = ChapterSpec(
             "electricity_region", "str", "us", "-", "electricity tariff of owned GPUs", choices=pl.ELECTRICITY_REGIONS
         ),
         Param("depreciation_years", "float", 4.0, "years", "depreciation period of owned servers", 1, 10),
-        Param("cost_of_capital", "float", 0.08, "1/year", "annual cost of capital (0 = straight line)", 0, 0.5),
+        Param("cost_of_capital", "float", 0.08, "1/year", "annual cost of capital (0: straight line)", 0, 0.5),
         Param("cost_basis", "str", "rented", "-", "cost the recommendation minimises", choices=pl.COST_BASES),
         Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the 90% intervals", 100, 1_000_000),
         Param("seed", "int", 2026, "-", "Monte Carlo seed (numpy PCG64)", 0, 2**31 - 1),
+    ),
+    rules=(
+        Rule(("preset", "model_shape", "gpus", "precision", "min_gpus", "max_gpus"), lambda c: _planner_problem(c)),
     ),
 )
 
@@ -184,7 +188,7 @@ def merged(cfg: Mapping[str, Any]) -> dict[str, Any]:
     out["holdout_sources"] = []
     if cfg["preset"] != "none":
         p = pl.preset(cfg["preset"])
-        defaults = SPEC.defaults()
+        defaults = SPEC.param_defaults()
         for name in PRESET_FIELDS:
             if name in p and cfg[name] == defaults[name]:
                 out[name] = p[name]
@@ -204,6 +208,41 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
     kwargs["gpus"] = tuple(m["gpus"])
     kwargs["holdout_sources"] = tuple(m["holdout_sources"])
     return pl.Request(shape=shape, **kwargs).validate()
+
+
+def _planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
+    """The planner's own check of the request (PlanError names the field), then whether any
+    layout fits in memory, for the reader's request and for each published run that the
+    chapter plans with the same assumptions."""
+    try:
+        req = request(cfg)
+    except pl.PlanError as err:
+        related = {"max_gpus": ("min_gpus", "max_gpus"), "precision": ("gpus", "precision")}
+        names = related.get(err.field, (err.field,))
+        return tuple(n for n in names if n in cfg), str(err).split(": ", 1)[1]
+    if not _fits(req):
+        return (
+            ("model_shape", "seq_len", "gpus", "max_gpus", "overhead_gib"),
+            "no parallel layout of up to max_gpus GPUs fits the model in memory on any of the gpus; "
+            "raise max_gpus, shorten seq_len, lower overhead_gib or choose GPUs with more memory",
+        )
+    defaults = SPEC.param_defaults()
+    for pid in published_runs():
+        published = Config(SPEC.slug, {**cfg, **{n: defaults[n] for n in PRESET_FIELDS}, "preset": pid})
+        if not _fits(request(published)):
+            return (
+                ("seq_len", "overhead_gib"),
+                f"the chapter also plans the published run {pid} with these assumptions, and no layout of it "
+                "fits in memory; shorten seq_len or lower overhead_gib",
+            )
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _fits(req: pl.Request) -> bool:
+    """Whether any layout of ``req`` fits in memory on one of its GPUs (memoised: the rule runs at
+    every validation, and the chapter validates each published run it plans)."""
+    return not pl.plan(req).front.empty
 
 
 def run(cfg: Mapping[str, Any]) -> tuple[pl.Request, pl.Plan]:

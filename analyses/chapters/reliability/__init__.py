@@ -8,6 +8,7 @@ saved, R&D efficiency +18%), "interruption probability −90%" and the 15-minute
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.chapters.params import ChapterSpec, Param
+from analyses.chapters.params import ChapterSpec, Config, Param, Rule
 from analyses.models import reliability as rel
 from analyses.site.notebook import fmt, stated
 from analyses.verdicts import Verdict, check
@@ -91,6 +92,7 @@ SPEC = ChapterSpec(
             10,
         ),
     ),
+    rules=(Rule(("gpus", "checkpoint_s", "mtbf_source"), lambda c: _monte_carlo_problem(c)),),
 )
 
 
@@ -218,19 +220,54 @@ def policy(cfg: Mapping[str, Any], claim_id: str = POLICY) -> dict[str, float]:
     }
 
 
-def monte_carlo_table(cfg: Mapping[str, Any], runs: int = MC_RUNS, seed: int = 0) -> pd.DataFrame:
-    """Monte Carlo goodput (mean and 90% range of 30-day runs) beside the closed form, per interval."""
-    m, d, r = job_mtbf(cfg), cfg["checkpoint_s"], cfg["restart_s"]
-    opt = optimum(cfg)
+# The Monte Carlo holds about this many numbers per array (segments and failures of every run):
+# 2.5e7 keeps the chapter's worst allowed run under about 1.5 GB and half a minute.
+MC_MAX_ITEMS = 25_000_000
+
+
+def monte_carlo_intervals(cfg: Mapping[str, Any]) -> list[tuple[str, float]]:
+    """The checkpoint intervals of the Monte Carlo table: (label, seconds)."""
     early, late = policy_intervals_min()
-    rows = []
-    intervals = [
+    return [
         (f"{stated(early)} min", early * 60),
-        ("Young", opt["young_s"]),
+        ("Young", optimum(cfg)["young_s"]),
         (f"{stated(late)} min", late * 60),
         ("4 h", 4 * HOUR),
     ]
-    for label, tau in intervals:
+
+
+def monte_carlo_items(cfg: Mapping[str, Any], runs: int = MC_RUNS) -> float:
+    """Expected size of the Monte Carlo's largest arrays: segments plus failures over all runs.
+
+    A job of ``MC_WORK_DAYS`` is cut into segments of interval + checkpoint; a segment of length
+    ``L`` fails ``exp(L / M) - 1`` times on average before it completes (geometric), where ``M``
+    is the job MTBF, so a long interval on a large job grows the simulation exponentially.
+    """
+    m, d = job_mtbf(cfg), cfg["checkpoint_s"]
+    work = MC_WORK_DAYS * DAY
+    total = 0.0
+    for _, tau in monte_carlo_intervals(cfg):
+        segments = math.ceil(work / tau)
+        total = max(total, runs * segments * (1.0 + math.expm1(min((tau + d) / m, 700.0))))
+    return total
+
+
+def _monte_carlo_problem(cfg: Config) -> str | None:
+    items = monte_carlo_items(cfg)
+    if items <= MC_MAX_ITEMS:
+        return None
+    return (
+        f"the job fails every {fmt(job_mtbf(cfg) / 60, 'min')}, so the Monte Carlo of {MC_RUNS:,} {stated(MC_WORK_DAYS)}-day "
+        f"runs (checkpoints up to 4 h apart) would track about {fmt(items)} segments and failures, more than the "
+        f"{fmt(MC_MAX_ITEMS)} that fit in a minute and 2 GB; use fewer gpus, a longer checkpoint_s or a log with rarer failures"
+    )
+
+
+def monte_carlo_table(cfg: Mapping[str, Any], runs: int = MC_RUNS, seed: int = 0) -> pd.DataFrame:
+    """Monte Carlo goodput (mean and 90% range of 30-day runs) beside the closed form, per interval."""
+    m, d, r = job_mtbf(cfg), cfg["checkpoint_s"], cfg["restart_s"]
+    rows = []
+    for label, tau in monte_carlo_intervals(cfg):
         sims = rel.simulate_goodput(tau, d, m, r, work_s=MC_WORK_DAYS * DAY, runs=runs, seed=seed)
         rows.append(
             {

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.chapters.params import ChapterSpec, Param
+from analyses.chapters.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.models import scaling, throughput
 from analyses.site.notebook import fmt, in_words, stated
 from analyses.verdicts import Verdict, check
@@ -59,7 +59,7 @@ SPEC = ChapterSpec(
         Param(
             "batch_tokens", "float", 4e6, "tokens", "global batch per step (at gpus_min when weak scaling)", 1e4, 1e9
         ),
-        Param("seq_len", "int", 8192, "tokens", "sequence length (= microbatch tokens)", 128, 131072),
+        Param("seq_len", "int", 8192, "tokens", "sequence length (the microbatch tokens)", 128, 131072),
         Param("tp", "int", 1, "GPUs", "tensor-parallel size", 1, 72),
         Param("pp", "int", 1, "GPUs", "pipeline-parallel size", 1, 128),
         Param("overlap", "float", 0.5, "fraction", "share of the gradient all-reduce hidden behind compute", 0.0, 1.0),
@@ -69,6 +69,12 @@ SPEC = ChapterSpec(
         Param(
             "tokens_per_param", "float", 20.0, "tokens/parameter", "pretraining tokens for the node-plan check", 1, 1000
         ),
+    ),
+    rules=(
+        precision_rule("gpu", "precision"),
+        Rule(("gpus_min", "gpus_max"), lambda c: None if c.gpus_max >= c.gpus_min else "gpus_max must be >= gpus_min"),
+        Rule(("gpu", "tp"), lambda c: _tp_problem(c)),
+        Rule(("tp", "pp", "gpus_min"), lambda c: _replica_problem(c)),
     ),
 )
 
@@ -96,6 +102,19 @@ def user_kwargs(cfg: Mapping[str, Any]) -> dict:
     }
 
 
+def _tp_problem(cfg: Config) -> str | None:
+    domain = data.gpu(cfg["gpu"]).nvlink_domain_gpus
+    if cfg["tp"] > domain:
+        return f"tensor parallelism stays within one NVLink domain: tp at most {domain} on {cfg['gpu']}"
+    return None
+
+
+def _replica_problem(cfg: Config) -> str | None:
+    if cfg["tp"] * cfg["pp"] > cfg["gpus_min"]:
+        return f"the reference cluster must hold one model replica: gpus_min >= tp x pp = {cfg['tp'] * cfg['pp']}"
+    return None
+
+
 # The reference B300 cluster of data/cluster_configs.csv that the documents' B300 claims run on.
 B300_CLUSTER = "B300 + 800G IB"
 ETHERNET_CLUSTER = "A100 + 100GbE"  # the reference cluster of the 64 -> 256 GPU Ethernet anecdote
@@ -112,7 +131,9 @@ def config_kwargs(cfg: Mapping[str, Any], name: str, precision: str | None = Non
     """Step-time arguments for a reference cluster of ``cluster_configs``."""
     row = data.table("cluster_configs").set_index("name").loc[name].to_dict()
     g = data.gpu(row["gpu"])
-    prec = precision or ("bf16" if "fp8" not in g.peak_flops_dense else cfg["precision"])
+    # the chapter's precision where the cluster's GPU offers it, else its best below (fp8, then bf16)
+    offered = [p for p in (cfg["precision"], "fp8", "bf16") if p in g.peak_flops_dense]
+    prec = precision or offered[0]
     return _model_kwargs(cfg) | scaling.cluster_kwargs(row, g.peak_flops(prec))
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.chapters.params import ChapterSpec, Param
+from analyses.chapters.params import ChapterSpec, Config, Param, Rule
 from analyses.models import growth
 from analyses.site.notebook import fmt
 from analyses.verdicts import Verdict, check
@@ -55,7 +55,32 @@ SPEC = ChapterSpec(
         Param("server", "str", "cpu-2s-epyc-7763", "-", "the 'ordinary server'", choices=_server_names),
         Param("server_utilisation", "float", 0.5, "fraction", "share of the server's peak sustained", 0.01, 1.0),
     ),
+    rules=(
+        Rule(
+            ("window_start", "window_end", "model_set", "gpu_basis"),
+            lambda cfg: _window_problem(cfg),
+        ),
+    ),
 )
+
+MIN_FIT_POINTS = 3  # growth.fit_exponential: a trend with an interval needs 3 points in 2 or more years
+
+
+def _window_problem(cfg: Config) -> tuple[tuple[str, ...], str] | str | None:
+    """Why the fitting window cannot be used (None when every fit has enough points)."""
+    if cfg["window_end"] < cfg["window_start"]:
+        return ("window_start", "window_end"), "window_end must not be before window_start"
+    short = [
+        f"{name} has {len(t)} point(s) in {len(set(np.floor(t)))} year(s)"
+        for name, (t, _) in fit_points(cfg).items()
+        if len(t) < MIN_FIT_POINTS or len(set(t)) < 2
+    ]
+    if short:
+        return (
+            f"each trend needs at least {MIN_FIT_POINTS} points in 2 or more years to fit with an interval, "
+            f"but in {cfg['window_start']}-{cfg['window_end']} {'; '.join(short)}; widen the window"
+        )
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -107,20 +132,24 @@ def gpu_points(cfg: Mapping[str, Any]) -> pd.DataFrame:
     return frame[frame["flop_per_s"].notna()].reset_index(drop=True)
 
 
-def fits(cfg: Mapping[str, Any]) -> dict[str, growth.GrowthFit]:
-    """Fitted exponential trends for parameters, training compute and per-GPU FLOP/s."""
+def fit_points(cfg: Mapping[str, Any]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The (decimal year, value) points each trend is fitted to: parameters, training compute, per-GPU FLOP/s."""
     models = model_points(cfg)
     gpus = gpu_points(cfg)
     record = cfg["model_set"] == "frontier"
     p = models[models["params_record"]] if record else models
     c = models[models["compute_flop"].notna()]
     c = c[c["compute_record"]] if record else c
-    level = cfg["confidence"]
     return {
-        "parameters": growth.fit_exponential(p["t"], p["params"], level),
-        "training compute": growth.fit_exponential(c["t"], c["compute_flop"], level),
-        "per-GPU FLOP/s": growth.fit_exponential(gpus["t"], gpus["flop_per_s"], level),
+        "parameters": (p["t"].to_numpy(float), p["params"].to_numpy(float)),
+        "training compute": (c["t"].to_numpy(float), c["compute_flop"].to_numpy(float)),
+        "per-GPU FLOP/s": (gpus["t"].to_numpy(float), gpus["flop_per_s"].to_numpy(float)),
     }
+
+
+def fits(cfg: Mapping[str, Any]) -> dict[str, growth.GrowthFit]:
+    """Fitted exponential trends for parameters, training compute and per-GPU FLOP/s."""
+    return {name: growth.fit_exponential(t, y, cfg["confidence"]) for name, (t, y) in fit_points(cfg).items()}
 
 
 def rates_table(cfg: Mapping[str, Any]) -> pd.DataFrame:

@@ -79,7 +79,7 @@ SPEC = ChapterSpec(
             200_000.0,
         ),
         Param("depreciation_years", "float", 4.0, "years", "depreciation period of owned servers", 1.0, 10.0),
-        Param("cost_of_capital", "float", 0.08, "1/year", "annual cost of capital (0 = straight line)", 0.0, 0.5),
+        Param("cost_of_capital", "float", 0.08, "1/year", "annual cost of capital (0: straight line)", 0.0, 0.5),
         Param(
             "electricity_usd_per_kwh",
             "float",
@@ -105,7 +105,7 @@ SPEC = ChapterSpec(
         ),
         Param("reference_params", "float", 7e9, "parameters", "'a large model' for the training-cost claim", 1e8, 2e12),
         Param("reference_tokens", "float", 2e12, "tokens", "training tokens of that model", 1e9, 1e14),
-        Param("mc_samples", "int", 20_000, "draws", "Monte Carlo sample size", 1000, 1_000_000),
+        Param("mc_samples", "int", 20_000, "draws", "Monte Carlo sample size", 1000, 200_000),
         Param("seed", "int", 2026, "-", "Monte Carlo seed (numpy PCG64)", 0, 2**31 - 1),
     ),
 )

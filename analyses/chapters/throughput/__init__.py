@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.chapters.params import ChapterSpec, Param
+from analyses.chapters.params import ChapterSpec, Param, precision_rule
 from analyses.models import throughput
 from analyses.site.notebook import fmt, stated
 from analyses.verdicts import Verdict, check
@@ -46,6 +46,7 @@ SPEC = ChapterSpec(
         Param("tokens_per_sample", "float", 2048.0, "tokens", "tokens per fine-tuning corpus entry", 16, 1e6),
         Param("finetune_epochs", "float", 3.0, "epochs", "passes over the fine-tuning corpus", 1, 100),
     ),
+    rules=(precision_rule("gpu_old", "precision_old"), precision_rule("gpu_new", "precision_new")),
 )
 
 

@@ -15,7 +15,7 @@ import altair as alt
 import pandas as pd
 
 from analyses import data
-from analyses.chapters.params import ChapterSpec, Param
+from analyses.chapters.params import ChapterSpec, Config, Param, Rule
 from analyses.models import mig
 from analyses.models import pipeline as pl
 from analyses.site.notebook import fmt, stated
@@ -85,6 +85,7 @@ SPEC = ChapterSpec(
             3,
         ),
     ),
+    rules=(Rule(("snapshots", "mean_jobs"), lambda c: _simulation_problem(c)),),
 )
 
 
@@ -195,6 +196,21 @@ def llm_input_need(cfg: Mapping[str, Any], params: float | None = None) -> dict[
 # --------------------------------------------------------------------------------------------
 # MIG
 # --------------------------------------------------------------------------------------------
+
+
+# Jobs packed per GPU generation (snapshots x mean_jobs): first-fit packing grows faster than
+# linearly with the jobs of a snapshot, and 100,000 keep the worst allowed run under a minute.
+MAX_SIMULATED_JOBS = 100_000
+
+
+def _simulation_problem(cfg: Config) -> str | None:
+    jobs = cfg["snapshots"] * cfg["mean_jobs"]
+    if jobs <= MAX_SIMULATED_JOBS:
+        return None
+    return (
+        f"the MIG simulation packs snapshots x mean_jobs = {jobs:,.0f} jobs for each GPU generation; at most "
+        f"{MAX_SIMULATED_JOBS:,} keep a run under a minute (fewer snapshots, or fewer jobs per snapshot)"
+    )
 
 
 _SIM_CACHE: dict[tuple, pd.DataFrame] = {}
