@@ -40,7 +40,7 @@ def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
         return Text(f"{'-' if value < 0 else ''}∞ {unit}".strip())
     if isinstance(value, int) and not isinstance(value, bool) and not pct and abs(value) < 1e7:
         return Text(f"{value:,} {unit}".strip())  # a count: every digit, no decimals
-    value = float(value)
+    value = settle(float(value))
     if pct:
         value, unit = value * 100.0, "%"
     if value == 0:
@@ -59,10 +59,40 @@ def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
     return Text(f"{text} {unit}".strip())
 
 
+# Significant digits a number is settled to before any display rounding: far below what is shown
+# (at most 6 digits) and far above the last bits of a double (about 16 digits), which differ
+# between CPUs and after a one-ulp change of an input.
+SETTLE_DIGITS = 12
+
+
+def settle(value: float) -> float:
+    """``value`` rounded to :data:`SETTLE_DIGITS` significant digits.
+
+    A result that is mathematically a short decimal (23.075 = 2.5 x 7.1 x 1.3) lands a few ulps
+    either side of it depending on the CPU's code path, and displayed with 2 decimals it would
+    print 23.07 on one machine and 23.08 on another; settled first, it prints the same everywhere.
+    """
+    return float(f"{value:.{SETTLE_DIGITS}g}") if math.isfinite(value) else value
+
+
+def _stable(spec: str) -> Any:
+    """A table cell formatter: ``spec`` applied to the settled value, and a value that displays as
+    zero displayed as 0 does ("-0.00%" from a -1e-17 rounding residue becomes "+0.00%")."""
+
+    def formatter(value: Any) -> str:
+        if not isinstance(value, float) or not math.isfinite(value):
+            return spec.format(value)
+        text = spec.format(settle(value))
+        return text if any(c in "123456789" for c in text) else spec.format(0.0)
+
+    return formatter
+
+
 def stated(value: float) -> Text:
     """A document's stated figure as printed: whole numbers without decimals (64, not 64.0), others
     in their shortest form (2.5, 0.35)."""
-    return fmt(int(value)) if float(value).is_integer() else Text(f"{value:g}")
+    value = settle(float(value))
+    return fmt(int(value)) if value.is_integer() else Text(f"{value:g}")
 
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -70,7 +100,8 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 
 def in_words(value: float) -> Text:
     """A stated count spelled out as prose does (six, ten); other values as :func:`stated` prints them."""
-    if float(value).is_integer() and 0 <= value < len(NUMBER_WORDS):
+    value = settle(float(value))
+    if value.is_integer() and 0 <= value < len(NUMBER_WORDS):
         return Text(NUMBER_WORDS[int(value)])
     return stated(value)
 
@@ -99,11 +130,20 @@ def glue(name: str, value: Any, unit: str = "", sig: int = 3, pct: bool = False)
 CHART_DIGITS = 6
 
 
+# Below this magnitude a float in a chart is the rounding residue of a quantity that is zero by
+# construction (the error of a calibration point: -5e-14 on one machine, -3.7e-12 after a one-ulp
+# change of an input); no quantity the book charts is that small in its own units.
+CHART_ZERO = 1e-9
+
+
 def round_floats(value: Any, digits: int = CHART_DIGITS) -> Any:
     """``value`` (JSON-like: dicts, lists, numbers, strings) with every finite float rounded to
-    ``digits`` significant digits; ints, strings and booleans as they are."""
+    ``digits`` significant digits (residues below :data:`CHART_ZERO` become 0); ints, strings
+    and booleans as they are."""
     if isinstance(value, float):
-        return float(f"{value:.{digits}g}") if math.isfinite(value) else value
+        if not math.isfinite(value):
+            return value
+        return 0.0 if abs(value) < CHART_ZERO else float(f"{settle(value):.{digits}g}")
     if isinstance(value, dict):
         return {k: round_floats(v, digits) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -200,7 +240,8 @@ def table(frame: pd.DataFrame, **formats: str) -> Table:
     1.75e+11) rather than pandas' fixed six decimals.
     """
     floats = {c: "{:.6g}" for c in frame.columns if pd.api.types.is_float_dtype(frame[c]) and c not in formats}
-    return Table(frame.style.hide(axis="index").format(floats | formats, na_rep="–"), frame)
+    stable = {c: _stable(spec) for c, spec in (floats | formats).items()}
+    return Table(frame.style.hide(axis="index").format(stable, na_rep="–"), frame)
 
 
 VERDICT_COLOURS = {
