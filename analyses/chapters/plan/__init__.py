@@ -220,6 +220,14 @@ def _planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
         related = {"max_gpus": ("min_gpus", "max_gpus"), "precision": ("gpus", "precision")}
         names = related.get(err.field, (err.field,))
         return tuple(n for n in names if n in cfg), str(err).split(": ", 1)[1]
+    if req.compute_efficiency:
+        top = 1.0 / (1.0 + max(float(pl.validation_errors(req.holdout_sources).max()), 0.0))
+        if req.compute_efficiency > top:
+            return (
+                ("compute_efficiency",),
+                f"at most {top:.3f}: the sensitivity table raises it by the planner's largest validation error, "
+                "and an efficiency cannot pass 1",
+            )
     if not _fits(req):
         return (
             ("model_shape", "seq_len", "gpus", "max_gpus", "overhead_gib"),

@@ -7,6 +7,7 @@ would keep an ordinary server busy for centuries".
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -469,9 +470,9 @@ def _growth_verdict(claim: data.Claim, cfg: Mapping[str, Any]) -> Verdict:
         )
     verdict = "consistent" if model_ok and hw_ok else "inconsistent"
     reason = "; ".join(parts)
-    other = "000-1-param-growth-18mo" if months == 12 else "000-0-growth-10x-per-year"
+    other = "000-1-param-growth-18mo" if math.isclose(months, 12) else "000-0-growth-10x-per-year"
     other_months = data.claim(other).value("period_months")
-    if other_months != months:
+    if not math.isclose(other_months, months):
         reason += f"; document 000 also gives the same figures over {fmt(other_months, sig=2)} months, so its two statements cannot both hold"
         verdict = "inconsistent"
     return Verdict(recomputed, verdict, reason[0].upper() + reason[1:] + ".")
