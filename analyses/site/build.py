@@ -371,11 +371,11 @@ def normalise(
     return nb
 
 
-def _papermill_error(path: Path, err: Exception) -> BuildError:
+def _papermill_error(path: Path, err: Exception, probed: bool = True) -> BuildError:
     ename = getattr(err, "ename", type(err).__name__)
     evalue = " ".join(str(getattr(err, "evalue", err)).split())  # one line
     cell = getattr(err, "exec_count", None)
-    where = f"cell {cell - 1}" if isinstance(cell, int) else "a cell"  # minus the probe cell in front
+    where = f"cell {cell - probed}" if isinstance(cell, int) else "a cell"  # minus the probe cell in front
     return BuildError(f"{path.name}: {where} failed: {ename}: {evalue}")
 
 
@@ -502,11 +502,12 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def clean_scratch(scratch: Path = SCRATCH_DIR) -> list[Path]:
+def clean_scratch(scratch: Path | None = None) -> list[Path]:
     """Remove scratch files left by processes that no longer run (a build killed with SIGKILL).
 
     Scratch names carry their process id (``<stem>.<pid>.<random>.ipynb``).
     """
+    scratch = scratch or SCRATCH_DIR
     removed = []
     for path in scratch.glob("*.ipynb") if scratch.is_dir() else ():
         parts = path.name.split(".")
@@ -517,7 +518,8 @@ def clean_scratch(scratch: Path = SCRATCH_DIR) -> list[Path]:
     return removed
 
 
-def _scratch_file(stem: str, scratch: Path = SCRATCH_DIR) -> Path:
+def _scratch_file(stem: str, scratch: Path | None = None) -> Path:
+    scratch = scratch or SCRATCH_DIR
     scratch.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(suffix=".ipynb", dir=scratch, prefix=f"{stem}.{os.getpid()}.")
     os.close(fd)
@@ -570,6 +572,7 @@ def execute(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = N
         spec.validate(parameters or {})  # ParamError before any kernel starts
         sync_parameters(source, spec)
     out_path.parent.mkdir(parents=True, exist_ok=True)
+    clean_scratch()  # files a killed (SIGKILL) run left behind
     tmp = _scratch_file(out_path.stem)
     try:
         snap = snapshot(root) if record else {}
@@ -596,7 +599,7 @@ def execute(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = N
         except Exception as err:  # papermill raises PapermillExecutionError with the cell's error
             if KERNELS.stopping:
                 raise BuildInterrupted("interrupted") from None
-            raise _papermill_error(path, err) from None
+            raise _papermill_error(path, err, record) from None
         nb = nbformat.read(tmp, as_version=4)
         digest = deps = None
         if record:
