@@ -81,8 +81,8 @@ LAUGHS = "\n".join(
         (["run", "memory", "-p", "tp", "16", "-p", "pp", "1", "-p", "n_gpus", "64"], "tp at most 8 on B300"),
         (["run", "reliability", "-p", "gpus", "200000", "-p", "checkpoint_s", "0.1"], "gpus 200000, checkpoint_s 0.1"),
         (
-            ["run", "utilisation", "-p", "snapshots", "2000", "-p", "mean_jobs", "1000"],
-            "snapshots x mean_jobs = 2,000,000 jobs",
+            ["run", "utilisation", "-p", "snapshots", "1000", "-p", "mean_jobs", "500"],
+            "snapshots x mean_jobs = 500,000 jobs",
         ),
         (
             ["run", "memory", "-p", "models", "[" + ", ".join(["llama2-7b"] * 10_000) + "]"],

@@ -160,7 +160,7 @@ SPEC = ChapterSpec(
         Param("depreciation_years", "float", 4.0, "years", "depreciation period of owned servers", 1, 10),
         Param("cost_of_capital", "float", 0.08, "1/year", "annual cost of capital (0: straight line)", 0, 0.5),
         Param("cost_basis", "str", "rented", "-", "cost the recommendation minimises", choices=pl.COST_BASES),
-        Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the 90% intervals", 100, 1_000_000),
+        Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the 90% intervals", 100, 200_000),
         Param("seed", "int", 2026, "-", "Monte Carlo seed (numpy PCG64)", 0, 2**31 - 1),
     ),
     rules=(
