@@ -424,3 +424,55 @@ def test_a_valid_combination_runs(case, fuzz_figures):
         figures["tracebacks"] += 1
         raise
     figures["accepted"] += 1
+
+
+# --------------------------------------------------------------------------------------------
+# Values the schema accepts: the ledger still answers
+# --------------------------------------------------------------------------------------------
+
+NUMERIC = [
+    (name, c)
+    for name in data.table_names()
+    for c in data.schema(name).columns
+    if c.type in ("int", "float") and name not in ("claims",)
+]
+
+
+@st.composite
+def accepted_values(draw) -> tuple[str, str, int, str]:
+    name, col = draw(st.sampled_from(NUMERIC))
+    lo = col.min if col.min is not None else (1e-6 if col.positive else -1e6)
+    hi = col.max if col.max is not None else max(lo * 1e6, 1e6)
+    lo = max(lo, 1e-6) if col.positive else lo
+    value = draw(st.floats(lo, hi, allow_nan=False))
+    text = str(int(value)) if col.type == "int" else repr(value)
+    return name, col.name, draw(st.integers(0, 10**6)), text
+
+
+@fuzz_settings(1)
+@given(case=accepted_values())
+def test_values_the_schema_accepts_leave_the_ledger_working(case, tmp_path_factory, monkeypatch, fuzz_figures):
+    """A value inside its column's declared range may change verdicts, never crash `verdicts`."""
+    name, column, row, text = case
+    root = tmp_path_factory.mktemp("data") / "data"
+    shutil.copytree(REPO_ROOT / "data", root)
+    path = root / f"{name}.csv" if (root / f"{name}.csv").exists() else sorted((root / name).glob("*.csv"))[0]
+    rows = list(csv.reader(path.open(newline="", encoding="utf-8")))
+    i = rows[0].index(column)
+    rows[1 + row % (len(rows) - 1)][i] = text
+    with path.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    monkeypatch.setattr(data, "DATA_DIR", root)
+    data.clear_cache()
+    try:
+        outcome, err = run_cli(
+            fuzz_figures,
+            "accepted data values",
+            ["verdicts", "--format", "csv"],
+            monkeypatch,
+            tmp_path_factory.mktemp("runs"),
+        )
+    finally:
+        data.clear_cache()
+        shutil.rmtree(root.parent, ignore_errors=True)
+    assert outcome in ("clean", "accepted"), (case, err)
