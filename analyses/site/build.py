@@ -321,17 +321,27 @@ def _relative(path: str, root: Path) -> str | None:
     return rel if rel == "." or not _ignored(rel) else None
 
 
-def recorded_deps(report: Mapping[str, list[str]], root: Path = REPO_ROOT) -> dict[str, list[str]]:
-    """Files (content) and listings (names) from a kernel's probe report, repository-relative."""
+def recorded_deps(
+    report: Mapping[str, list[str]], root: Path = REPO_ROOT, cwd: Path | None = None
+) -> dict[str, list[str]]:
+    """Files (content) and listings (names) from a kernel's probe report, repository-relative.
+
+    Listings of the repository root and of the kernel's working folder ``cwd`` are left out: both
+    are on the kernel's ``sys.path``, and the import system lists them again only when their
+    modification time changed since the kernel started, so whether they appear depends on what
+    else touched them during the run (a second ``build --force`` recorded different folders).
+    Neither holds modules or data a chapter reads by listing.
+    """
     files: set[str] = set()
     listings: set[str] = set()
+    skip = {".", _relative(str(cwd), root) if cwd is not None else "."}
     for path in [*report.get("opened", ()), *report.get("modules", ())]:
         rel = _relative(path, root)
         if rel is not None and rel != "." and not (root / rel).is_dir():
             files.add(rel)
     for path in report.get("listed", ()):
         rel = _relative(path, root)
-        if rel is not None:
+        if rel is not None and rel not in skip:
             listings.add(rel)
     for entry in report.get("reads", ()):  # data.py's record: relative to the repository already
         (listings if _is_glob(entry) else files).add(entry)
@@ -606,7 +616,7 @@ def execute(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = N
             report = _probe_report(nb)
             if report is None:
                 raise BuildError(f"{path.name}: the dependency probe reported nothing")
-            deps = recorded_deps(report, root)
+            deps = recorded_deps(report, root, path.parent)
             digest = deps_digest(source, deps, snap, parameters, root)
         if parameters:
             # keep the injected values visible in a reader's run

@@ -159,3 +159,12 @@ def test_audit_data_dir_puts_no_machine_path_in_notebook_metadata(tmp_path, monk
     assert build.deps_digest(nb, deps, build.snapshot()) == digest
     (data_copy / "gpus.csv").write_text((data_copy / "gpus.csv").read_text() + "\n")
     assert build.deps_digest(nb, deps, build.snapshot()) != digest
+
+
+def test_folders_on_the_kernels_path_are_not_recorded(tmp_path):
+    """The repository root and the notebook's folder are listed by the import system only when
+    their mtime changed during the run: recording them made two `build --force` runs differ."""
+    (tmp_path / "book").mkdir()
+    (tmp_path / "data" / "sub").mkdir(parents=True)
+    report = {"listed": [str(tmp_path), str(tmp_path / "book"), str(tmp_path / "data" / "sub")]}
+    assert build.recorded_deps(report, tmp_path, tmp_path / "book")["listings"] == ["data/sub"]
