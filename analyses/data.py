@@ -2,8 +2,11 @@
 
 Each table is a CSV file ``data/<name>.csv`` (or a folder ``data/<name>/*.csv`` whose files are
 concatenated) described by a sidecar schema ``data/<name>.schema.yaml``. Loading validates the
-header, every cell's type, units, allowed values, ranges, uniqueness and that every ``source``
-id resolves in the sources table; a fault raises :class:`DataError` naming file, row and column.
+header, every cell's type, units, allowed values, ranges (``positive`` for quantities no model can
+use at zero, such as a peak FLOP/s or a bandwidth), uniqueness, ordered columns (low <= central <=
+high), a minimum row count, UTF-8 text and one field per header column, and that every ``source``
+id resolves in the sources table; a fault raises :class:`DataError` naming file, row and column
+in one line.
 
 Units are in column names and schemas (``peak_tflops_dense_bf16`` = 1e12 FLOP/s, dense, no 2:4
 sparsity; ``hbm_capacity_gib`` = 2**30 bytes (HBM is marketed in binary units); ``nvlink_gb_per_s_per_direction`` = 1e9 bytes/s in one
@@ -13,7 +16,9 @@ Nothing else in the project opens files in ``data/``.
 
 from __future__ import annotations
 
+import csv
 import functools
+import io
 import math
 import os
 import re
@@ -38,8 +43,18 @@ READS: set[str] = set()
 
 
 def _record(path: Path) -> None:
-    """Note that ``path`` (a file, read or probed, or a glob pattern that was listed) was read."""
+    """Note that ``path`` (a file, read or probed, or a glob pattern that was listed) was read.
+
+    A path under the data folder is recorded as ``data/...`` even when ``AUDIT_DATA_DIR`` puts
+    that folder outside the repository, so no machine's absolute path reaches a notebook's
+    metadata (the build resolves ``data/...`` against the data folder in use).
+    """
     absolute = Path(os.path.abspath(path))
+    data_dir = Path(os.path.abspath(DATA_DIR))
+    if absolute == data_dir or data_dir in absolute.parents:
+        rel = absolute.relative_to(data_dir).as_posix()
+        READS.add("data" if rel == "." else f"data/{rel}")
+        return
     try:
         READS.add(absolute.relative_to(REPO_ROOT).as_posix())
     except ValueError:
@@ -71,6 +86,7 @@ class Column:
     allowed: tuple[str, ...] | None = None
     min: float | None = None
     max: float | None = None
+    positive: bool = False  # strictly above zero: a quantity no model can use at 0 (peak, bandwidth)
     pattern: str | None = None
     description: str = ""
 
@@ -84,6 +100,8 @@ class Schema:
     columns: tuple[Column, ...]
     sourced: bool = True
     path: Path = field(default=Path("."), compare=False)
+    min_rows: int = 1  # a table the models read needs rows: a header alone is a fault
+    ordered: tuple[tuple[str, ...], ...] = ()  # columns whose values never decrease along a row
 
     @property
     def column_names(self) -> list[str]:
@@ -111,16 +129,28 @@ def table_names(data_dir: str | Path | None = None) -> list[str]:
 def _load_schema(name: str, root: Path) -> Schema:
     path = root / f"{name}.schema.yaml"
     _record(path)
+    rel = _rel(path, root)
     if not path.exists():
-        raise DataError(_rel(path, root), f"no schema for table '{name}'; tables: {', '.join(table_names(root))}")
-    raw = yaml.safe_load(path.read_text()) or {}
+        raise DataError(rel, f"no schema for table '{name}'; tables: {', '.join(table_names(root))}")
+    try:
+        raw = yaml.safe_load(_decode(path.read_bytes(), rel)) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        row = None if mark is None else mark.line + 1
+        problem = " ".join(str(getattr(err, "problem", None) or err).split())
+        raise DataError(rel, f"not valid YAML: {problem}", row) from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("columns", []), list):
+        raise DataError(rel, "a schema is a mapping with a list of 'columns'")
+    unknown_keys = set(raw) - {"description", "columns", "sourced", "min_rows", "ordered"}
+    if unknown_keys:
+        raise DataError(rel, f"unknown schema key(s) {sorted(unknown_keys)}")
     cols = []
     for spec in raw.get("columns", []):
+        if not isinstance(spec, dict) or "name" not in spec:
+            raise DataError(rel, f"a column needs a mapping with a 'name', got {spec!r}")
         spec = dict(spec)
         if spec.get("type", "str") not in COLUMN_TYPES:
-            raise DataError(
-                _rel(path, root), f"type '{spec.get('type')}' not one of {COLUMN_TYPES}", column=spec.get("name")
-            )
+            raise DataError(rel, f"type '{spec.get('type')}' not one of {COLUMN_TYPES}", column=spec.get("name"))
         if "allowed" in spec:
             spec["allowed"] = tuple(str(a) for a in spec["allowed"])
         for bound in ("min", "max"):  # PyYAML reads 1.0e6 (no exponent sign) as a string
@@ -128,12 +158,93 @@ def _load_schema(name: str, root: Path) -> Schema:
                 spec[bound] = float(spec[bound])
         unknown = set(spec) - set(Column.__dataclass_fields__)
         if unknown:
-            raise DataError(_rel(path, root), f"unknown schema key(s) {sorted(unknown)}", column=spec.get("name"))
+            raise DataError(rel, f"unknown schema key(s) {sorted(unknown)}", column=spec.get("name"))
         cols.append(Column(**spec))
-    schema = Schema(name, raw.get("description", ""), tuple(cols), raw.get("sourced", True), path)
+    names = [c.name for c in cols]
+    ordered = tuple(tuple(group) for group in raw.get("ordered", []))
+    for group in ordered:
+        missing = [c for c in group if c not in names]
+        if missing:
+            raise DataError(rel, f"'ordered' names unknown column(s) {missing}")
+    schema = Schema(
+        name,
+        raw.get("description", ""),
+        tuple(cols),
+        raw.get("sourced", True),
+        path,
+        int(raw.get("min_rows", 1)),
+        ordered,
+    )
     if schema.sourced and not any(c.type in ("source", "sources") for c in cols):
-        raise DataError(_rel(path, root), "a sourced table needs a column of type 'source' or 'sources'")
+        raise DataError(rel, "a sourced table needs a column of type 'source' or 'sources'")
     return schema
+
+
+def _decode(raw: bytes, rel: str, header: list[str] | None = None) -> str:
+    """``raw`` as UTF-8 text (a leading byte-order mark dropped); a byte that is not UTF-8 raises
+    :class:`DataError` naming its line and, in a CSV file, its column."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        column = None
+        if header is not None:
+            start = raw.rfind(b"\n", 0, err.start) + 1
+            before = raw[start : err.start].decode("utf-8", "replace")
+            index = len(next(csv.reader([before]), [""])) - 1 if before else 0
+            column = header[index] if 0 <= index < len(header) else None
+        message = f"byte 0x{raw[err.start]:02x} is not UTF-8 text (save the file as UTF-8)"
+        raise DataError(rel, message, line, column) from None
+
+
+def _csv_header(raw: bytes) -> list[str]:
+    first = raw.split(b"\n", 1)[0].decode("utf-8-sig", "replace")
+    return next(csv.reader([first]), [])
+
+
+def read_csv_rows(path: Path, rel: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and the ``(line, cells)`` records of a CSV file, as strings.
+
+    Every fault is a :class:`DataError` naming file, line and column: an empty file, bytes that
+    are not UTF-8, a NUL byte or broken quoting, a header naming a column twice, a record with
+    more or fewer fields than the header. Blank lines are skipped.
+    """
+    raw = path.read_bytes()
+    text = _decode(raw, rel, _csv_header(raw))
+    if not text.strip():
+        raise DataError(rel, "the file is empty; it needs a header row naming the columns", row=1)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    records: list[tuple[int, list[str]]] = []
+    header: list[str] | None = None
+    line = 0
+    try:
+        for cells in reader:
+            start, line = line + 1, reader.line_num
+            if not cells or all(not c.strip() for c in cells) and len(cells) <= 1:
+                continue
+            if header is None:
+                header = [c.strip() for c in cells]
+                repeated = sorted({c for c in header if header.count(c) > 1})
+                if repeated:
+                    raise DataError(rel, f"the header names column(s) {repeated} more than once", start, repeated[0])
+                continue
+            if len(cells) != len(header):
+                if len(cells) > len(header):
+                    message = (
+                        f"{len(cells)} fields but the header names {len(header)} columns: a field beyond the "
+                        "last column (an unquoted comma?)"
+                    )
+                    column = header[-1]
+                else:
+                    column = header[len(cells)]
+                    message = f"{len(cells)} fields but the header names {len(header)} columns: '{column}' is missing"
+                raise DataError(rel, message, start, column)
+            records.append((start, cells))
+    except csv.Error as err:
+        raise DataError(rel, f"not valid CSV: {err}", reader.line_num) from None
+    if header is None:
+        raise DataError(rel, "the file holds no header row naming the columns", row=1)
+    return header, records
 
 
 def _table_files(name: str, root: Path) -> list[Path]:
@@ -171,22 +282,32 @@ def _parse_cell(value: str, col: Column, file: str, row: int) -> Any:
             parsed = text.lower() == "true"
         else:
             parsed = text
-    except ValueError:
-        raise DataError(file, f"'{text}' is not a valid {col.type}", row, col.name) from None
+    except (ValueError, OverflowError):
+        raise DataError(file, f"'{_cut(text)}' is not a valid {col.type}", row, col.name) from None
     if col.type == "date" and not DATE_RE.match(text):
-        raise DataError(file, f"'{text}' is not a date (YYYY, YYYY-MM or YYYY-MM-DD)", row, col.name)
+        raise DataError(file, f"'{_cut(text)}' is not a date (YYYY, YYYY-MM or YYYY-MM-DD)", row, col.name)
     if col.allowed is not None:
         items = SOURCE_SPLIT.split(text) if col.type == "sources" else [text]
         for item in items:
             if item not in col.allowed:
-                raise DataError(file, f"'{item}' is not allowed; allowed: {', '.join(col.allowed)}", row, col.name)
+                raise DataError(
+                    file, f"'{_cut(item)}' is not allowed; allowed: {', '.join(col.allowed)}", row, col.name
+                )
     if col.min is not None and parsed < col.min:
-        raise DataError(file, f"{parsed} is below the minimum {col.min} {col.unit or ''}".rstrip(), row, col.name)
+        raise DataError(file, f"{parsed} is below the minimum {col.min:g} {col.unit or ''}".rstrip(), row, col.name)
     if col.max is not None and parsed > col.max:
-        raise DataError(file, f"{parsed} is above the maximum {col.max} {col.unit or ''}".rstrip(), row, col.name)
+        raise DataError(file, f"{parsed} is above the maximum {col.max:g} {col.unit or ''}".rstrip(), row, col.name)
+    if col.positive and parsed <= 0:
+        raise DataError(file, f"{parsed} must be above 0 {col.unit or ''}".rstrip(), row, col.name)
     if col.pattern is not None and not re.fullmatch(col.pattern, text):
-        raise DataError(file, f"'{text}' does not match the pattern {col.pattern}", row, col.name)
+        raise DataError(file, f"'{_cut(text)}' does not match the pattern {col.pattern}", row, col.name)
     return parsed
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    """A cell's text for a one-line message: at most ``limit`` characters, on one line."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _read_validated(name: str, root: Path) -> pd.DataFrame:
@@ -195,8 +316,7 @@ def _read_validated(name: str, root: Path) -> pd.DataFrame:
     seen: dict[str, dict[Any, tuple[str, int]]] = {c.name: {} for c in schema.columns if c.unique}
     for path in _table_files(name, root):
         rel = _rel(path, root)
-        raw = pd.read_csv(path, dtype=str, keep_default_na=False, skip_blank_lines=True)
-        header = list(raw.columns)
+        header, rows = read_csv_rows(path, rel)
         missing = [c for c in schema.column_names if c not in header]
         if missing:
             raise DataError(
@@ -210,17 +330,30 @@ def _read_validated(name: str, root: Path) -> pd.DataFrame:
             raise DataError(
                 rel, f"column(s) {extra} not in the schema {_rel(schema.path, root)}", row=1, column=extra[0]
             )
-        for i, cells in enumerate(raw.to_dict("records")):
-            row = i + 2  # 1-based file line: header is line 1
-            rec = {c.name: _parse_cell(cells[c.name], c, rel, row) for c in schema.columns}
+        index = {c: header.index(c) for c in schema.column_names}
+        for row, cells in rows:
+            rec = {c.name: _parse_cell(cells[index[c.name]], c, rel, row) for c in schema.columns}
             for cname, values in seen.items():
                 key = rec[cname]
                 if key is not None and key in values:
                     first = values[key]
                     raise DataError(rel, f"duplicate value '{key}' (first in {first[0]} row {first[1]})", row, cname)
                 values[key] = (rel, row)
+            for group in schema.ordered:
+                present = [(c, rec[c]) for c in group if rec[c] is not None]
+                for (a, va), (b, vb) in zip(present, present[1:], strict=False):
+                    if vb < va:
+                        order = " <= ".join(group)
+                        raise DataError(rel, f"{b} {vb} is below {a} {va}; the schema needs {order}", row, b)
             rec["_file"], rec["_row"] = rel, row
             records.append(rec)
+    if len(records) < schema.min_rows:
+        files = ", ".join(_rel(p, root) for p in _table_files(name, root))
+        raise DataError(
+            files,
+            f"{len(records)} data rows below the header; table '{name}' needs at least {schema.min_rows}",
+            row=2,
+        )
     frame = pd.DataFrame.from_records(records, columns=[*schema.column_names, "_file", "_row"])
     for c in schema.columns:
         if c.type == "float":

@@ -121,3 +121,99 @@ def test_value_out_of_range(data_copy):
     _rewrite(data_copy / "gpus.csv", lambda rows: rows[3].__setitem__(rows[0].index("mig_max_instances"), "9"))
     err = _fault(data_copy)
     assert err.column == "mig_max_instances" and "maximum" in str(err)
+
+
+# Faults that used to escape as pandas errors or parameter errors, each now one line naming file,
+# row and column.
+
+
+def _one_line(err: DataError) -> str:
+    message = str(err)
+    assert "\n" not in message and message.startswith(err.file)
+    return message
+
+
+def test_empty_file(data_copy):
+    (data_copy / "prices.csv").write_text("")
+    err = _fault(data_copy)
+    assert (err.file, err.row) == ("data/prices.csv", 1) and "empty" in _one_line(err)
+
+
+def test_header_only_table(data_copy):
+    path = data_copy / "failure_logs.csv"
+    path.write_text(path.read_text().splitlines()[0] + "\n")
+    err = _fault(data_copy)
+    assert (err.file, err.row) == ("data/failure_logs.csv", 2) and "needs at least 1" in _one_line(err)
+
+
+def test_extra_field(data_copy):
+    path = data_copy / "prices.csv"
+    lines = path.read_text().splitlines()
+    lines[3] += ",surplus"
+    path.write_text("\n".join(lines) + "\n")
+    err = _fault(data_copy)
+    assert (err.file, err.row, err.column) == ("data/prices.csv", 4, "notes")
+    assert "fields but the header names" in _one_line(err)
+
+
+def test_missing_field(data_copy):
+    _rewrite(data_copy / "reference_servers.csv", lambda rows: rows[1].pop())
+    err = _fault(data_copy)
+    assert (err.row, err.column) == (2, "notes") and "is missing" in _one_line(err)
+
+
+def test_zero_peak_is_rejected(data_copy):
+    _rewrite(data_copy / "gpus.csv", lambda rows: rows[3].__setitem__(rows[0].index("peak_tflops_dense_bf16"), "0"))
+    err = _fault(data_copy)
+    assert (err.file, err.row, err.column) == ("data/gpus.csv", 4, "peak_tflops_dense_bf16")
+    assert "must be above 0" in _one_line(err)
+
+
+def test_non_utf8_bytes(data_copy):
+    path = data_copy / "gpus.csv"
+    lines = path.read_bytes().split(b"\n")
+    cells = lines[2].split(b",")
+    cells[1] = b"NVIDIA \xe9dition"  # latin-1, not UTF-8
+    lines[2] = b",".join(cells)
+    path.write_bytes(b"\n".join(lines))
+    err = _fault(data_copy)
+    assert (err.file, err.row, err.column) == ("data/gpus.csv", 3, "full_name") and "0xe9" in _one_line(err)
+
+
+def test_broken_quoting(data_copy):
+    path = data_copy / "prices.csv"
+    path.write_text(path.read_text() + 'x,"unterminated\n')
+    err = _fault(data_copy)
+    assert err.file == "data/prices.csv" and "not valid CSV" in _one_line(err)
+
+
+def test_ordered_columns(data_copy):
+    def swap(rows):
+        low, high = rows[0].index("low"), rows[0].index("high")
+        rows[2][low], rows[2][high] = rows[2][high], rows[2][low]
+
+    _rewrite(data_copy / "prices.csv", swap)
+    err = _fault(data_copy)
+    assert (err.row, err.column) == (3, "central") and "low <= central <= high" in _one_line(err)
+
+
+def test_repeated_header_column(data_copy):
+    path = data_copy / "reference_servers.csv"
+    lines = path.read_text().splitlines()
+    first = lines[0].split(",")[0]
+    lines[0] = lines[0] + "," + first
+    path.write_text("\n".join(line + ("," if i else "") for i, line in enumerate(lines)) + "\n")
+    err = _fault(data_copy)
+    assert (err.row, err.column) == (1, first) and "more than once" in _one_line(err)
+
+
+def test_malformed_schema(data_copy):
+    (data_copy / "gpus.schema.yaml").write_text("columns: [\n")
+    err = _fault(data_copy)
+    assert err.file == "data/gpus.schema.yaml" and "not valid YAML" in _one_line(err)
+
+
+def test_byte_order_mark_is_accepted(data_copy):
+    path = data_copy / "reference_servers.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert data.validate(data_copy)["reference_servers"] == len(data.table("reference_servers"))

@@ -9,14 +9,28 @@ kernel imports its own code and no other chapter's (the build records what each 
 
 from __future__ import annotations
 
+import ast
 import importlib
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from analyses.chapters.params import ChapterSpec, Config, Param, ParamError
+from analyses.chapters.params import ChapterSpec, Config, Param, ParamError, Rule, parameters_source, precision_rule
 
-__all__ = ["CHAPTERS", "ChapterSpec", "Config", "Param", "ParamError", "chapter_slugs", "config", "module", "spec"]
+__all__ = [
+    "CHAPTERS",
+    "ChapterSpec",
+    "Config",
+    "Param",
+    "ParamError",
+    "Rule",
+    "chapter_slugs",
+    "config",
+    "module",
+    "parameters_source",
+    "precision_rule",
+    "spec",
+]
 
 # Every chapter of the book by slug (= notebook name in book/); the reading order lives in _toc.yml.
 CHAPTERS: tuple[str, ...] = (
@@ -52,12 +66,41 @@ def spec(chapter: str) -> ChapterSpec:
     return module(chapter).SPEC
 
 
+# papermill's injected cell starts with this comment (papermill.translators.Translator.codify).
+INJECTED_MARK = "# Parameters\n"
+
+
+def injected_names(namespace: Mapping[str, Any]) -> list[str]:
+    """Names assigned by papermill's ``injected-parameters`` cell(s) in this kernel.
+
+    IPython keeps every executed cell's source in the ``In`` list of the notebook's globals;
+    papermill's injected cell is the one starting with ``# Parameters``. Outside IPython: none.
+    """
+    history = namespace.get("In")
+    names: list[str] = []
+    for source in history if isinstance(history, list) else ():
+        if not (isinstance(source, str) and source.startswith(INJECTED_MARK)):
+            continue
+        try:
+            body = ast.parse(source).body
+        except SyntaxError:
+            continue
+        for node in body:
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            names += [t.id for t in targets if isinstance(t, ast.Name)]
+    return names
+
+
 def config(chapter: str, namespace: Mapping[str, Any] | None = None, **values: Any) -> Config:
     """Validate a chapter's parameters, taken from ``namespace`` (a notebook's globals) or kwargs.
 
     In a notebook: ``cfg = config("scaling-gap", globals())`` right after the parameters cell.
+    A name papermill injected that is not a parameter of the chapter (``papermill -p wnidow_start
+    2019``) is an error rather than a silently unused variable.
     """
     s = spec(chapter)
     if namespace is not None:
+        for name in injected_names(namespace):
+            s.param(name)  # ParamError naming the chapter's parameters
         values = {p.name: namespace[p.name] for p in s.params if p.name in namespace} | values
     return s.validate(values)

@@ -18,30 +18,36 @@ reads the same bytes; if any of it changed, the digest changes and the chapter r
 records its new dependencies. A notebook without recorded dependencies (older metadata) is
 treated as depending on every module, data file and pyproject.toml.
 
-Execution is atomic per chapter: papermill writes to a temporary file, and only a successful,
-normalised result replaces the committed notebook. A failure prints the failing cell's error.
-If no chapter was re-executed and the HTML is newer than every input of the site, the Sphinx
-run is skipped as well.
+A build is all-or-nothing. The data are validated and every chapter's parameters checked before
+any kernel starts; chapters execute into scratch files under ``_build/exec/``, and only when every
+one of them succeeded do the normalised results replace the committed notebooks. A failed chapter,
+a data fault or Ctrl-C (SIGINT or SIGTERM: running kernels are killed, queued chapters cancelled)
+rewrites no notebook and leaves no scratch file; the error is one line. If no chapter was
+re-executed and the HTML is newer than every input of the site, the Sphinx run is skipped as well.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import copy
 import hashlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
+from analyses import data
 from analyses.data import REPO_ROOT
 
 BOOK_DIR = REPO_ROOT / "book"
@@ -52,6 +58,10 @@ KERNEL = "python3"
 
 class BuildError(RuntimeError):
     """A chapter failed to execute or the book failed to build."""
+
+
+class BuildInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped a build; nothing was written. The message is one line."""
 
 
 def notebooks(book_dir: Path = BOOK_DIR) -> list[Path]:
@@ -122,17 +132,39 @@ def _is_glob(entry: str) -> bool:
     return any(c in entry for c in "*?[")
 
 
+def _external(rel: str, root: Path) -> Path | None:
+    """Where ``rel`` lives when it is not in the repository snapshot: an absolute path, or a
+    ``data/...`` path while ``AUDIT_DATA_DIR`` points the data module at another folder (the
+    recorded dependencies say ``data/...`` either way, so no machine path enters a notebook)."""
+    if Path(rel).is_absolute():
+        return Path(rel)
+    data_dir = Path(os.path.abspath(data.DATA_DIR))
+    if root == REPO_ROOT and data_dir != REPO_ROOT / "data" and (rel == "data" or rel.startswith("data/")):
+        return data_dir / rel[len("data/") :] if rel != "data" else data_dir
+    return None
+
+
 def _file_state(rel: str, snap: Mapping[str, str], root: Path) -> str:
-    if not Path(rel).is_absolute():
+    path = _external(rel, root)
+    if path is None:
         return snap.get(rel, MISSING)
-    path = Path(rel)  # outside the repository (AUDIT_DATA_DIR): read it now
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else MISSING
 
 
-def _listing_state(entry: str, snap: Mapping[str, str]) -> str:
+def _listing_state(entry: str, snap: Mapping[str, str], root: Path = REPO_ROOT) -> str:
     """The names a listing saw: a folder's children, or the matches of a glob pattern."""
-    if Path(entry).is_absolute():  # outside the repository (AUDIT_DATA_DIR): list it now
-        path = Path(entry)
+    external = _external(entry, root)
+    if external is not None:  # outside the repository (AUDIT_DATA_DIR): list it now
+        path = external
+        if not Path(entry).is_absolute():  # names relative to the data folder, as in the snapshot
+            base = Path(os.path.abspath(data.DATA_DIR))
+            if _is_glob(entry):
+                found = base.glob(entry[len("data/") :])
+                return "\n".join(sorted("data/" + p.relative_to(base).as_posix() for p in found))
+            if not path.is_dir():
+                return MISSING
+            prefix = entry.rstrip("/") + "/"
+            return "\n".join(sorted(prefix + n for n in os.listdir(path) if not _ignored(prefix + n)))
         if _is_glob(entry):
             found = Path(path.anchor).glob(str(path.relative_to(path.anchor)))
             return "\n".join(sorted(str(p) for p in found))
@@ -180,7 +212,7 @@ def deps_digest(
     for rel in sorted(set(ALWAYS) | set(deps.get("files", ()))):
         h.update(f"\0file {rel}\0{_file_state(rel, snap, root)}".encode())
     for entry in sorted(set(deps.get("listings", ()))):
-        h.update(f"\0list {entry}\0{_listing_state(entry, snap)}".encode())
+        h.update(f"\0list {entry}\0{_listing_state(entry, snap, root)}".encode())
     return h.hexdigest()
 
 
@@ -292,17 +324,27 @@ def _relative(path: str, root: Path) -> str | None:
     return rel if rel == "." or not _ignored(rel) else None
 
 
-def recorded_deps(report: Mapping[str, list[str]], root: Path = REPO_ROOT) -> dict[str, list[str]]:
-    """Files (content) and listings (names) from a kernel's probe report, repository-relative."""
+def recorded_deps(
+    report: Mapping[str, list[str]], root: Path = REPO_ROOT, cwd: Path | None = None
+) -> dict[str, list[str]]:
+    """Files (content) and listings (names) from a kernel's probe report, repository-relative.
+
+    Listings of the repository root and of the kernel's working folder ``cwd`` are left out: both
+    are on the kernel's ``sys.path``, and the import system lists them again only when their
+    modification time changed since the kernel started, so whether they appear depends on what
+    else touched them during the run (a second ``build --force`` recorded different folders).
+    Neither holds modules or data a chapter reads by listing.
+    """
     files: set[str] = set()
     listings: set[str] = set()
+    skip = {".", _relative(str(cwd), root) if cwd is not None else "."}
     for path in [*report.get("opened", ()), *report.get("modules", ())]:
         rel = _relative(path, root)
         if rel is not None and rel != "." and not (root / rel).is_dir():
             files.add(rel)
     for path in report.get("listed", ()):
         rel = _relative(path, root)
-        if rel is not None:
+        if rel is not None and rel not in skip:
             listings.add(rel)
     for entry in report.get("reads", ()):  # data.py's record: relative to the repository already
         (listings if _is_glob(entry) else files).add(entry)
@@ -367,11 +409,11 @@ def normalise(
     return nb
 
 
-def _papermill_error(path: Path, err: Exception) -> BuildError:
+def _papermill_error(path: Path, err: Exception, probed: bool = True) -> BuildError:
     ename = getattr(err, "ename", type(err).__name__)
-    evalue = getattr(err, "evalue", str(err))
+    evalue = " ".join(str(getattr(err, "evalue", err)).split())  # one line
     cell = getattr(err, "exec_count", None)
-    where = f"cell {cell - 1}" if isinstance(cell, int) else "a cell"  # minus the probe cell in front
+    where = f"cell {cell - probed}" if isinstance(cell, int) else "a cell"  # minus the probe cell in front
     return BuildError(f"{path.name}: {where} failed: {ename}: {evalue}")
 
 
@@ -385,25 +427,192 @@ def _probe_report(nb: nbformat.NotebookNode) -> dict[str, list[str]] | None:
     return None
 
 
+# --------------------------------------------------------------------------------------------
+# Kernels: encrypted, tracked, killable
+# --------------------------------------------------------------------------------------------
+
+
+class _Kernels:
+    """The kernels this process started, so that Ctrl-C can kill them from the main thread.
+
+    Kernels run in their own session (jupyter_client starts them with ``start_new_session``), so
+    a terminal's Ctrl-C never reaches them: :meth:`stop` kills each kernel's process group, and
+    a kernel that starts after :meth:`stop` kills itself at once.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.groups: set[int] = set()
+        self.stopping = False
+
+    def add(self, pgid: int) -> bool:
+        with self.lock:
+            if not self.stopping:
+                self.groups.add(pgid)
+        if self.stopping:
+            _kill_group(pgid)
+            return False
+        return True
+
+    def discard(self, pgid: int) -> None:
+        with self.lock:
+            self.groups.discard(pgid)
+
+    def stop(self) -> int:
+        with self.lock:
+            self.stopping = True
+            groups = list(self.groups)
+        for pgid in groups:
+            _kill_group(pgid)
+        return len(groups)
+
+    def reset(self) -> None:
+        with self.lock:
+            self.stopping = False
+            self.groups.clear()
+
+
+KERNELS = _Kernels()
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _kernel_manager_class() -> type:
+    from jupyter_client.manager import AsyncKernelManager
+
+    class TrackedKernelManager(AsyncKernelManager):
+        """nbclient's kernel manager, registering each kernel's process group in :data:`KERNELS`."""
+
+        async def _async_start_kernel(self, **kw: Any) -> None:
+            await super()._async_start_kernel(**kw)
+            pgid = getattr(self.provisioner, "pgid", None) or getattr(self.provisioner, "pid", None)
+            if pgid and not KERNELS.add(pgid):
+                raise KeyboardInterrupt("build interrupted")
+            self._audit_pgid = pgid
+
+        async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+            try:
+                await super()._async_shutdown_kernel(now=now, restart=restart)
+            finally:
+                if getattr(self, "_audit_pgid", None):
+                    KERNELS.discard(self._audit_pgid)
+
+        start_kernel = _async_start_kernel  # the public names nbclient awaits
+        shutdown_kernel = _async_shutdown_kernel
+
+    return TrackedKernelManager
+
+
+def kernel_options() -> dict[str, Any]:
+    """papermill/nbclient options for every kernel the project starts.
+
+    The kernel manager provisions CurveZMQ keys (``KernelManager.transport_encryption = "auto"``;
+    the ipykernel kernelspec declares curve support), so the kernel's messages are encrypted and
+    it no longer warns "Kernel is running over TCP without encryption"; and each kernel is
+    registered in :data:`KERNELS` so that an interrupted build can kill it.
+    """
+    import zmq
+    from traitlets.config import Config
+
+    options: dict[str, Any] = {"kernel_manager_class": _kernel_manager_class()}
+    if zmq.has("curve"):
+        options["config"] = Config({"KernelManager": {"transport_encryption": "auto"}})
+    return options
+
+
+# --------------------------------------------------------------------------------------------
+# Scratch files
+# --------------------------------------------------------------------------------------------
+
+SCRATCH_DIR = BUILD_DIR / "exec"  # same file system as book/, outside it (never rendered)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_scratch(scratch: Path | None = None) -> list[Path]:
+    """Remove scratch files left by processes that no longer run (a build killed with SIGKILL).
+
+    Scratch names carry their process id (``<stem>.<pid>.<random>.ipynb``).
+    """
+    scratch = scratch or SCRATCH_DIR
+    removed = []
+    for path in scratch.glob("*.ipynb") if scratch.is_dir() else ():
+        parts = path.name.split(".")
+        pid = int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
+        if pid is None or (pid != os.getpid() and not _pid_alive(pid)):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _scratch_file(stem: str, scratch: Path | None = None) -> Path:
+    scratch = scratch or SCRATCH_DIR
+    scratch.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(suffix=".ipynb", dir=scratch, prefix=f"{stem}.{os.getpid()}.")
+    os.close(fd)
+    return Path(name)
+
+
+# --------------------------------------------------------------------------------------------
+# Executing one chapter
+# --------------------------------------------------------------------------------------------
+
+
+def _chapter_spec(path: Path) -> Any:
+    """The spec of the chapter ``path`` is the notebook of (None for other notebooks)."""
+    from analyses import chapters
+
+    return chapters.spec(path.stem) if path.stem in chapters.CHAPTERS else None
+
+
+def sync_parameters(nb: nbformat.NotebookNode, spec: Any) -> bool:
+    """Make ``nb``'s ``parameters`` cell the rendering of ``spec`` (see
+    :func:`analyses.chapters.params.parameters_source`); True if it changed."""
+    from analyses.chapters.params import parameters_source
+
+    for cell in nb.cells:
+        if "parameters" in cell.metadata.get("tags", []):
+            rendered = parameters_source(spec)
+            if cell.source != rendered:
+                cell.source = rendered
+                return True
+    return False
+
+
 def execute(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = None, record: bool = True) -> Path:
     """Execute ``path`` with papermill into ``out_path`` atomically; normalise; return ``out_path``.
 
-    With ``record`` (the default) the kernel records what it opened, listed and imported, and the
+    For a chapter of the book the parameters are validated against its spec (rules included)
+    before the kernel starts, and its ``parameters`` cell is rendered from the spec. With
+    ``record`` (the default) the kernel records what it opened, listed and imported, and the
     written notebook's ``metadata.audit`` holds those dependencies and their digest, taken from a
-    snapshot of the repository made *before* the kernel started. On failure ``out_path`` is left
-    as it was and :class:`BuildError` carries the cell's error.
+    snapshot of the repository made *before* the kernel started. On failure or interruption
+    ``out_path`` is left as it was, no scratch file remains, and :class:`BuildError` carries the
+    cell's error.
     """
     import papermill
 
     root = REPO_ROOT
+    source = nbformat.read(path, as_version=4)
+    spec = _chapter_spec(path)
+    if spec is not None:
+        spec.validate(parameters or {})  # ParamError before any kernel starts
+        sync_parameters(source, spec)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    scratch = BUILD_DIR / "exec"  # same file system as the target, outside book/ (never rendered)
-    scratch.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(suffix=".ipynb", dir=scratch, prefix=f"{out_path.stem}.")
-    os.close(fd)
-    tmp = Path(tmp_name)
+    clean_scratch()  # files a killed (SIGKILL) run left behind
+    tmp = _scratch_file(out_path.stem)
     try:
-        source = nbformat.read(path, as_version=4)
         snap = snapshot(root) if record else {}
         if record:
             first, last = _probe_cells(root)
@@ -421,16 +630,21 @@ def execute(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = N
                 cwd=str(path.parent),
                 progress_bar=False,
                 log_output=False,
+                **kernel_options(),
             )
+        except KeyboardInterrupt:
+            raise
         except Exception as err:  # papermill raises PapermillExecutionError with the cell's error
-            raise _papermill_error(path, err) from None
+            if KERNELS.stopping:
+                raise BuildInterrupted("interrupted") from None
+            raise _papermill_error(path, err, record) from None
         nb = nbformat.read(tmp, as_version=4)
         digest = deps = None
         if record:
             report = _probe_report(nb)
             if report is None:
                 raise BuildError(f"{path.name}: the dependency probe reported nothing")
-            deps = recorded_deps(report, root)
+            deps = recorded_deps(report, root, path.parent)
             digest = deps_digest(source, deps, snap, parameters, root)
         if parameters:
             # keep the injected values visible in a reader's run
@@ -447,32 +661,117 @@ def execute(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = N
     return out_path
 
 
+# --------------------------------------------------------------------------------------------
+# Executing the book: all or nothing
+# --------------------------------------------------------------------------------------------
+
+
 def _progress(done: int, total: int, name: str, status: str, seconds: float) -> None:
     print(f"[{done}/{total}] {name:<22} {status} ({seconds:.1f} s)", flush=True)
 
 
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """In the main thread, SIGTERM (``timeout``, ``kill``) stops a build as Ctrl-C does."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt("terminated")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while the staged notebooks replace the committed ones (milliseconds)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
+
+
+def validate_inputs(paths: Iterable[Path]) -> None:
+    """Before any kernel starts: every data table valid, every chapter's parameters and rules
+    satisfied (DataError or ParamError, one line)."""
+    data.validate()
+    for path in paths:
+        spec = _chapter_spec(path)
+        if spec is not None:
+            spec.defaults()
+
+
 def execute_chapters(paths: list[Path], jobs: int | None = None) -> None:
-    """Execute chapters in parallel (one kernel per core), each written back only on success."""
+    """Execute chapters in parallel (one kernel per core); write them back only if all succeed.
+
+    Each chapter executes into a scratch file; when every chapter succeeded the scratch files
+    replace the committed notebooks (with SIGINT and SIGTERM held for those few renames). A
+    failure raises :class:`BuildError` (one line, every failed chapter) and Ctrl-C
+    :class:`BuildInterrupted`, both after removing every scratch file: no notebook is rewritten.
+    """
     if not paths:
         print("All chapters are up to date; reusing committed outputs.", flush=True)
         return
-    jobs = jobs or min(len(paths), os.cpu_count() or 1)
+    if jobs is not None and jobs < 1:
+        raise BuildError(f"--jobs must be a whole number of workers, 1 or more; got {jobs}")
+    jobs = min(jobs or os.cpu_count() or 1, len(paths))
     print(f"Executing {len(paths)} chapter(s) on {jobs} worker(s)...", flush=True)
+    clean_scratch()
+    KERNELS.reset()
+    staged: dict[Path, Path] = {}
     failures: list[str] = []
-    start = {p: time.perf_counter() for p in paths}
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(execute, p, p): p for p in paths}
-        for i, fut in enumerate(concurrent.futures.as_completed(futures), 1):
-            path = futures[fut]
-            try:
-                fut.result()
-                _progress(i, len(paths), path.stem, "ok", time.perf_counter() - start[path])
-            except BuildError as err:
-                _progress(i, len(paths), path.stem, "FAILED", time.perf_counter() - start[path])
-                failures.append(str(err))
-    if failures:
-        raise BuildError("\n".join(failures) + "\nThe committed notebooks of failed chapters were left untouched.")
+    start = time.perf_counter()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=jobs)
+    futures: dict[concurrent.futures.Future, Path] = {}
+    try:
+        with _sigterm_as_interrupt():
+            for p in paths:
+                staged[p] = _scratch_file(f"{p.stem}-staged")
+                futures[pool.submit(execute, p, staged[p])] = p
+            pending, finished = set(futures), 0
+            while pending:
+                # a short timeout: a signal delivered to a worker thread runs its Python handler
+                # only when the main thread wakes, so never block on the futures indefinitely
+                done, pending = concurrent.futures.wait(pending, timeout=0.2, return_when="FIRST_COMPLETED")
+                for fut in sorted(done, key=lambda f: futures[f].name):
+                    path, finished = futures[fut], finished + 1
+                    try:
+                        fut.result()
+                        _progress(finished, len(paths), path.stem, "ok", time.perf_counter() - start)
+                    except Exception as err:  # BuildError, or anything else a chapter raised
+                        _progress(finished, len(paths), path.stem, "FAILED", time.perf_counter() - start)
+                        failures.append(str(err) if isinstance(err, BuildError) else f"{path.name}: {err}")
+        if failures:
+            raise BuildError(
+                f"{len(failures)} of {len(paths)} chapter(s) failed, so no notebook was rewritten: "
+                + "; ".join(failures)
+            )
+        with _signals_deferred():
+            for path, tmp in staged.items():
+                os.replace(tmp, path)
+    except KeyboardInterrupt:
+        running = KERNELS.stop()
+        cancelled = sum(f.cancel() for f in futures)
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise BuildInterrupted(
+            f"interrupted: {running} running chapter(s) stopped, {cancelled} queued cancelled; "
+            "no notebook was rewritten"
+        ) from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for tmp in staged.values():
+            tmp.unlink(missing_ok=True)
+        KERNELS.reset()
 
 
 def jupyter_book(root: Path = REPO_ROOT) -> None:
@@ -531,6 +830,7 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
         todo = [known[s] for s in only]
     else:
         todo = paths if force else stale(paths)
+    validate_inputs(paths)
     execute_chapters(todo, jobs)
     if html:
         if not force and site_is_current():

@@ -1,7 +1,9 @@
 """Command line: ``python -m analyses {build,run,plan,params,verdicts}``.
 
-Every parameter is validated before anything runs; a bad value gets one line naming the
-parameter and what is allowed, and exit status 2.
+Every parameter, and every combination of parameters a chapter's rules constrain, is validated
+before any kernel starts; a bad value, a data fault or a malformed params file gets one line
+naming the parameter (or file, row and column) and what is allowed, and exit status 2. Ctrl-C
+(or SIGTERM) stops a command with one line and exit status 130, leaving no scratch file.
 """
 
 from __future__ import annotations
@@ -9,7 +11,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import re
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,8 @@ from analyses import chapters
 from analyses.data import REPO_ROOT, DataError
 
 RUNS_DIR = REPO_ROOT / "runs"
+MAX_PARAMS_FILE_BYTES = 64 * 1024  # a plan's parameters fit in a few hundred bytes
+MAX_YAML_DEPTH = 8  # a parameter is a scalar or a flat list: deeper nesting is a mistake
 
 
 class UsageError(ValueError):
@@ -38,12 +44,76 @@ def _numbers(value: Any) -> Any:
     return value
 
 
-def _parse_value(text: str) -> Any:
-    """A -p value as YAML (so 2019 is an int, true a bool, [A100, B300] a list), else the string."""
+class _StrictLoader(yaml.SafeLoader):
+    """YAML for parameters: no aliases (a few nested aliases expand to billions of items), no
+    nesting deeper than :data:`MAX_YAML_DEPTH`, no duplicate keys (YAML would keep the last)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in parameters", mark)
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {MAX_YAML_DEPTH} levels; parameters are values or lists", mark
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, (str, int, float, bool)) or key is None:
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key {key!r} (YAML would silently keep the last)", key_node.start_mark
+                    )
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _yaml_error(where: str, err: yaml.YAMLError) -> UsageError:
+    """One line: where, line and column, and what is wrong (PyYAML's message spans several)."""
+    mark = getattr(err, "problem_mark", None)
+    problem = getattr(err, "problem", None) or str(err)
+    at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return UsageError(f"{where}: not valid YAML{at}: {' '.join(str(problem).split())}")
+
+
+def safe_yaml(text: str, where: str) -> Any:
+    """``text`` read as YAML with :class:`_StrictLoader`; errors are one :class:`UsageError` line."""
     try:
-        return _numbers(yaml.safe_load(text)) if text.strip() else text
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as err:
+        raise _yaml_error(where, err) from None
+    except RecursionError:  # a flow collection nested past the parser's own recursion
+        raise UsageError(
+            f"{where}: nested deeper than {MAX_YAML_DEPTH} levels; parameters are values or lists"
+        ) from None
+
+
+def _parse_value(text: str, name: str = "value") -> Any:
+    """A -p value as YAML (so 2019 is an int, true a bool, [A100, B300] a list), else the string.
+
+    Text that is not YAML (``abc: [``) stays a string for the parameter's own check; aliases,
+    deep nesting and duplicate keys are errors.
+    """
+    if not text.strip():
+        return text
+    try:
+        return _numbers(yaml.load(text, Loader=_StrictLoader))  # noqa: S506 (a SafeLoader subclass)
+    except (yaml.composer.ComposerError, yaml.constructor.ConstructorError) as err:
+        raise _yaml_error(f"-p {name}", err) from None
     except yaml.YAMLError:
         return text
+    except RecursionError:
+        raise UsageError(
+            f"-p {name}: nested deeper than {MAX_YAML_DEPTH} levels; parameters are values or lists"
+        ) from None
 
 
 def _validated(chapter: str, pairs: list[list[str]] | None, base: dict[str, Any] | None = None) -> chapters.Config:
@@ -55,7 +125,7 @@ def _validated(chapter: str, pairs: list[list[str]] | None, base: dict[str, Any]
     values: dict[str, Any] = dict(base or {})
     for name, text in pairs or []:
         spec.param(name)
-        values[name] = _parse_value(text)
+        values[name] = _parse_value(text, name)
     return spec.validate(values)
 
 
@@ -107,28 +177,40 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def load_params_file(path: str) -> dict[str, Any]:
-    """A YAML mapping of plan parameters; errors name the file and the field."""
+    """A YAML mapping of plan parameters; every error is one line naming the file (and the line
+    and column, or the field)."""
+    if not path.strip():
+        raise UsageError("--params-file: expected the path of a YAML file, got an empty string")
     file = Path(path)
     if not file.is_file():
         raise UsageError(f"--params-file: no such file {path}")
+    size = file.stat().st_size
+    if size > MAX_PARAMS_FILE_BYTES:
+        raise UsageError(f"--params-file {path}: {size:,} bytes; a params file holds at most {MAX_PARAMS_FILE_BYTES:,}")
+    raw = file.read_bytes()
     try:
-        values = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as err:
-        raise UsageError(f"--params-file {path}: not valid YAML ({err})") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise UsageError(f"--params-file {path}: line {line}: byte 0x{raw[err.start]:02x} is not UTF-8 text") from None
+    values = safe_yaml(text, f"--params-file {path}")
+    if values is None:
+        values = {}
     if not isinstance(values, dict):
         raise UsageError(f"--params-file {path}: expected a mapping of parameter names to values")
-    values = {k: _numbers(v) for k, v in values.items()}
     names = [p.name for p in chapters.spec("plan").params]
     for name in values:
         if name not in names:
-            raise UsageError(f"--params-file {path}: unknown field {name!r}; fields: {', '.join(names)}")
-    return values
+            raise UsageError(
+                f"--params-file {path}: unknown field {chapters.params.short(name)}; fields: {', '.join(names)}"
+            )
+    return {k: _numbers(v) for k, v in values.items()}
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from analyses.chapters import plan as plan_chapter
 
-    cfg = _validated("plan", args.param, load_params_file(args.params_file) if args.params_file else None)
+    cfg = _validated("plan", args.param, load_params_file(args.params_file) if args.params_file is not None else None)
     req, result = plan_chapter.run(cfg)
     print(plan_chapter.summary_text(req, result))
     if not args.no_html:
@@ -167,8 +249,9 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 
 def cmd_verdicts(args: argparse.Namespace) -> int:
-    from analyses import ledger
+    from analyses import data, ledger
 
+    data.validate()  # a data fault is one line naming file, row and column, before any check runs
     frame = ledger.ledger()
     if args.format in ("csv", "json"):
         from analyses.site.downloads import ledger_text  # the book's downloads hold the same bytes
@@ -183,13 +266,36 @@ def cmd_verdicts(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors, and values such as ``-3e10`` read as values, not options."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse treats "-3e10" as an option (it knows only -3 and -.5 as numbers)
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|nan)$", re.I)
+
+    def error(self, message: str) -> Any:
+        print(f"error: {' '.join(message.split())} (see: {self.prog} --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+def _workers(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of workers, 1 or more; got {text!r}")
+    return jobs
+
+
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m analyses", description=__doc__.splitlines()[0])
-    sub = ap.add_subparsers(dest="command", required=True)
+    ap = _Parser(prog="python -m analyses", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
     b = sub.add_parser("build", help="execute stale chapters with papermill, then build the HTML book")
     b.add_argument("--force", action="store_true", help="re-execute every chapter even if its inputs are unchanged")
     b.add_argument("--only", nargs="+", metavar="CHAPTER", help="execute only these chapters")
-    b.add_argument("--jobs", type=int, default=None, help="parallel kernels (default: one per core)")
+    b.add_argument("--jobs", type=_workers, default=None, help="parallel kernels, 1 or more (default: one per core)")
     b.add_argument("--no-html", action="store_true", help="execute notebooks only; skip jupyter-book")
     b.set_defaults(fn=cmd_build)
     r = sub.add_parser("run", help="rerun one chapter with new parameters into runs/ and export HTML")
@@ -210,22 +316,48 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt("terminated")
+
+
 def main(argv: list[str] | None = None) -> int:
     from analyses.site.build import BuildError
 
+    # papermill and nbclient log to stderr ("Kernel died ..." when a build is interrupted);
+    # our commands report failures themselves, in one line
+    logging.getLogger("papermill").addHandler(logging.NullHandler())
+    logging.getLogger("papermill").propagate = False
     args = parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
         return args.fn(args)
     except (UsageError, chapters.ParamError, DataError, BuildError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {_one_line(err)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as err:
+        message = _one_line(err) if str(err).startswith("interrupted") else "interrupted; nothing was written"
+        print(message, file=sys.stderr)
+        return 130
     except ValueError as err:
         # a planner input error (analyses.models.plan.PlanError), imported only by the plan command
         plan = sys.modules.get("analyses.models.plan")
         if plan is None or not isinstance(err, plan.PlanError):
             raise
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {_one_line(err)}", file=sys.stderr)
         return 2
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

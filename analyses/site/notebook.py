@@ -39,9 +39,11 @@ def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return Text("n/a")
+    if isinstance(value, float) and math.isinf(value):  # e.g. a payback that never comes
+        return Text(f"{'-' if value < 0 else ''}∞ {unit}".strip())
     if isinstance(value, int) and not isinstance(value, bool) and not pct and abs(value) < 1e7:
         return Text(f"{value:,} {unit}".strip())  # a count: every digit, no decimals
-    value = float(value)
+    value = settle(float(value))
     if pct:
         value, unit = value * 100.0, "%"
     if value == 0:
@@ -56,10 +58,27 @@ def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
     return Text(f"{text} {unit}".strip())
 
 
+# Significant digits a number is settled to before any display rounding: far below what is shown
+# (at most 6 digits) and far above the last bits of a double (about 16 digits), which differ
+# between CPUs and after a one-ulp change of an input.
+SETTLE_DIGITS = 12
+
+
+def settle(value: float) -> float:
+    """``value`` rounded to :data:`SETTLE_DIGITS` significant digits.
+
+    A result that is mathematically a short decimal (23.075 = 2.5 x 7.1 x 1.3) lands a few ulps
+    either side of it depending on the CPU's code path, and displayed with 2 decimals it would
+    print 23.07 on one machine and 23.08 on another; settled first, it prints the same everywhere.
+    """
+    return float(f"{value:.{SETTLE_DIGITS}g}") if math.isfinite(value) else value
+
+
 def stated(value: float) -> Text:
     """A document's stated figure as printed: whole numbers without decimals (64, not 64.0), others
     in their shortest form (2.5, 0.35)."""
-    return fmt(int(value)) if float(value).is_integer() else Text(f"{value:g}")
+    value = settle(float(value))
+    return fmt(int(value)) if value.is_integer() else Text(f"{value:g}")
 
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -67,7 +86,8 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 
 def in_words(value: float) -> Text:
     """A stated count spelled out as prose does (six, ten); other values as :func:`stated` prints them."""
-    if float(value).is_integer() and 0 <= value < len(NUMBER_WORDS):
+    value = settle(float(value))
+    if value.is_integer() and 0 <= value < len(NUMBER_WORDS):
         return Text(NUMBER_WORDS[int(value)])
     return stated(value)
 
@@ -87,18 +107,74 @@ def glue(name: str, value: Any, unit: str = "", sig: int = 3, pct: bool = False)
     return value
 
 
+# Significant digits of every float in a chart's spec. A chart is at most about 1,000 pixels
+# across, so 4 digits place every mark to the pixel; 6 keep tooltips and data exports at least as
+# precise as any fact in data/ (datasheets and papers print 2-4 digits) while staying 10 orders of
+# magnitude above the last bits of a double (about 1e-16 relative), which differ between CPUs
+# (numpy's AVX-512 and AVX2 code paths) and after a one-ulp change of an input. A rounded value
+# changes with those bits only when the value lies within 1e-16 of a 6-digit rounding boundary.
+CHART_DIGITS = 6
+
+
+# Below this magnitude a float in a chart is the rounding residue of a quantity that is zero by
+# construction (the error of a calibration point: -5e-14 on one machine, -3.7e-12 after a one-ulp
+# change of an input); no quantity the book charts is that small in its own units.
+CHART_ZERO = 1e-9
+
+
+def round_floats(value: Any, digits: int = CHART_DIGITS) -> Any:
+    """``value`` (JSON-like: dicts, lists, numbers, strings) with every finite float rounded to
+    ``digits`` significant digits (residues below :data:`CHART_ZERO` become 0); ints, strings
+    and booleans as they are."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return value
+        return 0.0 if abs(value) < CHART_ZERO else float(f"{settle(value):.{digits}g}")
+    if isinstance(value, dict):
+        return {k: round_floats(v, digits) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [round_floats(v, digits) for v in value]
+    return value
+
+
+def _digest(value: Any, n: int) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:n]
+
+
+def _rename(value: Any, names: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return names.get(value, value)
+    if isinstance(value, dict):
+        return {k: _rename(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rename(v, names) for v in value]
+    return value
+
+
+def chart_spec(spec: dict) -> dict:
+    """A Vega-Lite spec as the book shows it: floats rounded (:data:`CHART_DIGITS`), and datasets,
+    which altair names by a hash of their full-precision values, renamed by their rounded values."""
+    spec = round_floats(spec)
+    datasets = spec.get("datasets") or {}
+    names = {old: f"data-{_digest(values, 32)}" for old, values in datasets.items()}
+    if names:
+        spec = _rename({k: v for k, v in spec.items() if k != "datasets"}, names)
+        spec["datasets"] = {names[old]: values for old, values in datasets.items()}
+    return spec
+
+
 def _book_renderer(spec: dict, **kwargs: Any) -> dict[str, str]:
-    """altair renderer: the default HTML output with an id derived from the spec."""
+    """altair renderer: the default HTML output of the rounded spec, with an id derived from it."""
     from altair.utils.html import spec_to_html
 
-    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
+    spec = chart_spec(spec)
     html = spec_to_html(
         spec,
         mode="vega-lite",
         vega_version=alt.VEGA_VERSION,
         vegaembed_version=alt.VEGAEMBED_VERSION,
         vegalite_version=alt.VEGALITE_VERSION,
-        output_div=f"altair-viz-{digest}",
+        output_div=f"altair-viz-{_digest(spec, 20)}",
         embed_options={"actions": False},
         fullhtml=False,
         template="universal",
@@ -118,11 +194,15 @@ _CELL_CLASS = re.compile(r' class="(?:data|row_heading level0) row\d+ col\d+"| c
 
 
 class Table:
-    """A styled table with deterministic HTML and a plain-text form (both compared by nbval)."""
+    """A styled table with deterministic HTML and a plain-text form (both compared by nbval).
+
+    Both forms, and the id of the HTML table, come from the displayed (formatted) cells, never
+    from the full-precision floats behind them, so the last bits of a float cannot change them.
+    """
 
     def __init__(self, styler: Any, frame: pd.DataFrame):
-        digest = hashlib.sha256(frame.to_csv(index=False).encode()).hexdigest()[:12]
-        self._styler, self._frame = styler.set_uuid(digest), frame
+        self._rows = [line.split(_SEP) for line in styler.to_string(delimiter=_SEP).splitlines()]
+        self._styler, self._frame = styler.set_uuid(_digest(self._rows, 12)), frame
 
     def _repr_html_(self) -> str:
         # ids only where a cell has a style (pandas' cell_ids=False), and no per-cell position classes
@@ -131,7 +211,12 @@ class Table:
         return _CELL_CLASS.sub("", self._styler.to_html())
 
     def __repr__(self) -> str:
-        return self._frame.to_string(index=False, max_colwidth=60)
+        header, *body = self._rows or [[]]
+        shown = pd.DataFrame(body, columns=header) if header else pd.DataFrame()
+        return shown.to_string(index=False, max_colwidth=60)
+
+
+_SEP = "\x1f"  # ASCII unit separator: never inside a displayed cell
 
 
 # --------------------------------------------------------------------------------------------
@@ -320,11 +405,25 @@ def table(frame: pd.DataFrame, **formats: str | Callable[[Any], str]) -> Table:
     chosen: dict[str, Callable[[Any], str]] = {}
     for col in frame.columns:
         if col in formats:
-            chosen[col] = _formatter(formats[col])
+            chosen[col] = _settled(_formatter(formats[col]))
         else:
             kind = column_kind(col, frame[col])
-            chosen[col] = yes_no if pd.api.types.is_bool_dtype(frame[col]) else _formatter(kind)
+            chosen[col] = yes_no if pd.api.types.is_bool_dtype(frame[col]) else _settled(_formatter(kind))
     return Table(frame.style.hide(axis="index").format(chosen, na_rep="–"), frame)
+
+
+def _settled(fn: Callable[[Any], str]) -> Callable[[Any], str]:
+    """``fn`` applied to the settled value (:func:`settle`), and a value that displays as zero shown
+    as zero is ("-0.00%" from a -1e-17 rounding residue becomes "0.00%"): cells do not depend on
+    the last bits of a float."""
+
+    def formatter(value: Any) -> str:
+        if not isinstance(value, float) or not math.isfinite(value):
+            return fn(value)
+        text = fn(settle(value))
+        return text if any(c in "123456789" for c in text) else fn(0.0)
+
+    return formatter
 
 
 # --------------------------------------------------------------------------------------------

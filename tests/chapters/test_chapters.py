@@ -21,9 +21,8 @@ def _parameters_cell(slug: str) -> dict:
     assert len(cells) == 1, f"{slug}: exactly one parameters cell"
     values = {}
     for node in ast.parse(cells[0].source).body:
-        assert isinstance(node, (ast.Assign, ast.AnnAssign)), f"{slug}: the parameters cell holds assignments only"
-        target = node.target if isinstance(node, ast.AnnAssign) else node.targets[0]
-        values[target.id] = ast.literal_eval(node.value)  # literals only
+        assert isinstance(node, ast.AnnAssign), f"{slug}: the parameters cell holds typed assignments only"
+        values[node.target.id] = ast.literal_eval(node.value)  # literals only
     assert not any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
     return values
 
@@ -34,7 +33,8 @@ def test_parameters_cell_matches_spec(slug):
     values = _parameters_cell(slug)
     assert set(values) == {p.name for p in spec.params}
     for p in spec.params:
-        assert values[p.name] == p.default, (slug, p.name)
+        default = list(p.default) if isinstance(p.default, tuple) else p.default
+        assert values[p.name] == default, (slug, p.name)
     spec.validate(values)
 
 

@@ -243,7 +243,7 @@ def test_cli_plan_prints_the_recommendation(tmp_path, capsys):
         ("gpuz: [A100]\n", "unknown field 'gpuz'"),
         ("max_gpus: lots\n", "parameter 'max_gpus'"),
         ("- a\n- b\n", "expected a mapping"),
-        ("min_gpus: 100\nmax_gpus: 10\n", "plan field 'max_gpus'"),
+        ("min_gpus: 100\nmax_gpus: 10\n", "min_gpus 100, max_gpus 10: expected integers 1 <= min_gpus <= max_gpus"),
     ],
 )
 def test_cli_plan_bad_files_get_one_line_naming_the_field(tmp_path, capsys, text, needle):
