@@ -412,8 +412,8 @@ def table(name: str, data_dir: str | Path | None = None) -> pd.DataFrame:
     if not schema_path.exists():
         raise KeyError(f"unknown table '{name}'; tables: {', '.join(table_names(root))}")
     frame = _load_table(name, root)
-    out = frame.drop(columns=["_file", "_row"]).copy()
-    out.attrs["schema"] = frame.attrs["schema"]
+    out = frame.drop(columns=["_file", "_row"])
+    out.attrs = {}  # pandas deep-copies attrs on every operation: the schema is data.schema(name)
     return out
 
 
@@ -426,6 +426,9 @@ def clear_cache() -> None:
     """Forget loaded tables (after editing files in ``data/``)."""
     _load_table.cache_clear()
     _claims.cache_clear()
+    _claims_by_id.cache_clear()
+    _gpu.cache_clear()
+    _resolved.cache_clear()
 
 
 # --------------------------------------------------------------------------------------------
@@ -502,6 +505,11 @@ def _opt(value: Any, scale: float = 1.0) -> float | None:
 
 def gpu(name: str) -> GPU:
     """One GPU's figures in SI units; ``KeyError`` lists the known names."""
+    return _gpu(name, _resolved(DATA_DIR))
+
+
+@functools.cache
+def _gpu(name: str, root: Path) -> GPU:
     frame = gpus()
     hit = frame[frame["name"] == name]
     if hit.empty:
@@ -618,21 +626,34 @@ def _claims(root: Path) -> tuple[Claim, ...]:
             values = parse_values(rec["values"], where)
         except ValueError as err:
             raise DataError(rec["_file"], str(err).split(": ", 1)[1], rec["_row"], "values") from None
-        out.append(Claim(**{k: rec[k] for k in CLAIM_COLUMNS}, values=values))
+        fields = {k: rec[k] for k in CLAIM_COLUMNS}
+        reading = fields["reading"]
+        fields["reading"] = reading if isinstance(reading, str) and reading.strip() else None
+        out.append(Claim(**fields, values=values))
     return tuple(out)
+
+
+@functools.cache
+def _claims_by_id(root: Path) -> dict[str, Claim]:
+    return {c.id: c for c in _claims(root)}
+
+
+@functools.lru_cache(maxsize=16)
+def _resolved(path: Path) -> Path:
+    return Path(path).resolve()
 
 
 def claims() -> list[Claim]:
     """Every quantitative claim of both documents, in ledger order."""
-    return list(_claims(DATA_DIR.resolve()))
+    return list(_claims(_resolved(DATA_DIR)))
 
 
 def claim(claim_id: str) -> Claim:
     """One claim by id."""
-    for c in claims():
-        if c.id == claim_id:
-            return c
-    raise KeyError(f"unknown claim '{claim_id}'")
+    found = _claims_by_id(_resolved(DATA_DIR)).get(claim_id)
+    if found is None:
+        raise KeyError(f"unknown claim '{claim_id}'")
+    return found
 
 
 # --------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analyses import data
+from analyses import data, scenario
 
 REPO = data.REPO_ROOT
 
@@ -18,5 +18,7 @@ def data_copy(tmp_path: Path) -> Path:
     target = tmp_path / "data"
     shutil.copytree(REPO / "data", target)
     data.clear_cache()
+    scenario.clear_cache()
     yield target
     data.clear_cache()
+    scenario.clear_cache()

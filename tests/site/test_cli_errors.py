@@ -71,19 +71,10 @@ LAUGHS = "\n".join(
             "window_start 2024, window_end 2013: window_end must not be before",
         ),
         (
-            ["run", "throughput", "-p", "gpu_old", "P100", "-p", "precision_old", "fp4"],
-            "P100 has no dense fp4 tensor throughput in data/gpus.csv; it offers fp32, fp16",
-        ),
-        (
             ["run", "memory", "-p", "tp", "7", "-p", "n_gpus", "28"],
             "tp must divide illustrative-100b's 80 heads: tp one of 1, 2, 4, 5, 8",
         ),
         (["run", "memory", "-p", "tp", "16", "-p", "pp", "1", "-p", "n_gpus", "64"], "tp at most 8 on B300"),
-        (["run", "reliability", "-p", "gpus", "200000", "-p", "checkpoint_s", "0.1"], "gpus 200000, checkpoint_s 0.1"),
-        (
-            ["run", "utilisation", "-p", "snapshots", "1000", "-p", "mean_jobs", "500"],
-            "snapshots x mean_jobs = 500,000 jobs",
-        ),
         (
             ["run", "memory", "-p", "models", "[" + ", ".join(["llama2-7b"] * 10_000) + "]"],
             "expected a list of 1 to 16 different items",

@@ -21,7 +21,7 @@ import pandas as pd
 from analyses import data, ledger, scenario
 from analyses.chapters.memory import checks
 from analyses.chapters.memory.validation import measured_error_table, measured_table, param_count_table, published_table
-from analyses.chapters.params import ChapterSpec, Config, Param
+from analyses.chapters.params import ChapterSpec, Config, Param, Rule
 from analyses.models import memory
 from analyses.site import sliders
 
@@ -42,6 +42,46 @@ HUNDRED_B = "000-2.2-weights-400gb-total-1p5tb"
 PLAN = "000-5-node-plan-memory"
 ZERO_EXAMPLE = "zero-fig1-baseline"  # data/memory_published.csv: the 7.5B model on 64 GPUs
 SLIDER_CLAIMS = ("000-2.2-one-card-cannot-hold", PLAN)
+
+
+def _layout_problem(cfg: Config) -> str | None:
+    if cfg["n_gpus"] % (cfg["tp"] * cfg["pp"]):
+        return f"n_gpus must be a multiple of tp x pp = {cfg['tp'] * cfg['pp']} (data parallelism takes the rest)"
+    return None
+
+
+def _domain_problem(cfg: Config) -> str | None:
+    domain = data.gpu(cfg["gpu"]).nvlink_domain_gpus
+    if cfg["tp"] > domain:
+        return f"tensor parallelism stays within one NVLink domain: tp at most {domain} on {cfg['gpu']}"
+    return None
+
+
+def _split_problem(cfg: Config) -> str | None:
+    s = data.model_shape(cfg["preset"])
+    heads = {int(s["heads"]), int(s["kv_heads"])}
+    if any(h % cfg["tp"] for h in heads):
+        allowed = [t for t in range(1, 73) if all(h % t == 0 for h in heads)]
+        return (
+            f"tensor parallelism splits the attention heads, so tp must divide {cfg['preset']}'s "
+            f"{' and '.join(str(h) for h in sorted(heads, reverse=True))} heads: tp one of {', '.join(map(str, allowed))}"
+        )
+    if cfg["pp"] > s["layers"]:
+        return f"each pipeline stage needs a layer: pp at most {int(s['layers'])} for {cfg['preset']}"
+    return None
+
+
+def _fit_problem(cfg: Config) -> str | None:
+    overhead = scenario.values(cfg)[ALLOWANCE] * GB
+    missing = [g for g in (cfg["previous_gpu"], checks.NEW) if fit_search(cfg["preset"], g, cfg, overhead) is None]
+    if missing:
+        return (
+            f"the chapter compares the smallest layout of {cfg['preset']} on {cfg['previous_gpu']} and on "
+            f"{checks.NEW}, but no searched layout fits on {' or '.join(missing)}; choose a smaller preset, a shorter "
+            f"seq_len or micro_batch, more recomputation or a smaller {ALLOWANCE}"
+        )
+    return None
+
 
 SPEC = ChapterSpec(
     slug=SLUG,
@@ -104,6 +144,15 @@ SPEC = ChapterSpec(
             "-",
             "shape whose activations stand in for part 5's 10B model in the plan's fit search",
             choices=data.model_shape_names,
+        ),
+    ),
+    rules=(
+        Rule(("n_gpus", "tp", "pp"), lambda c: _layout_problem(c)),
+        Rule(("gpu", "tp"), lambda c: _domain_problem(c)),
+        Rule(("preset", "tp", "pp"), lambda c: _split_problem(c)),
+        Rule(
+            ("preset", "previous_gpu", "seq_len", "micro_batch", ALLOWANCE, "recompute"),
+            lambda c: _fit_problem(c),
         ),
     ),
 )

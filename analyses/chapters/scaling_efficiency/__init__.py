@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param, ParamError
+from analyses.chapters.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.chapters.scaling_efficiency import checks
 from analyses.chapters.scaling_efficiency import clusters as cl
 from analyses.models import scaling, units
@@ -35,6 +35,20 @@ SLIDERS = (
     ("batch_million_tokens", ("000-5-network-200gbps", "000-6-poc-4-8-gpus", ETHERNET, THOUSAND)),
     ("rdma_nic_share", ("000-5-network-200gbps", "000-6-poc-4-8-gpus")),
 )
+
+
+def _tp_problem(cfg: Config) -> str | None:
+    domain = data.gpu(cfg["gpu"]).nvlink_domain_gpus
+    if cfg["tp"] > domain:
+        return f"tensor parallelism stays within one NVLink domain: tp at most {domain} on {cfg['gpu']}"
+    return None
+
+
+def _replica_problem(cfg: Config) -> str | None:
+    if cfg["tp"] * cfg["pp"] > cfg["gpus_min"]:
+        return f"the reference cluster must hold one model replica: gpus_min >= tp x pp = {cfg['tp'] * cfg['pp']}"
+    return None
+
 
 SPEC = ChapterSpec(
     slug=SLUG,
@@ -65,6 +79,15 @@ SPEC = ChapterSpec(
         scenario.param("rdma_latency_us"),
         scenario.param("dp_overlap"),
         scenario.param("tokens_per_param"),
+    ),
+    rules=(
+        precision_rule("gpu", "precision"),
+        Rule(
+            ("gpus_min", "gpus_max"),
+            lambda c: None if c["gpus_max"] >= c["gpus_min"] else "gpus_max must be at least gpus_min",
+        ),
+        Rule(("gpu", "tp"), lambda c: _tp_problem(c)),
+        Rule(("tp", "pp", "gpus_min"), lambda c: _replica_problem(c)),
     ),
 )
 
@@ -213,21 +236,8 @@ def validation(s: Mapping[str, Any]) -> pd.DataFrame:
     )
 
 
-def check_config(cfg: Mapping[str, Any]) -> None:
-    """Raise :class:`ParamError` for a combination of parameters the model cannot run."""
-    dense = cl.gpu(cfg["gpu"]).peak_flops_dense
-    if cfg["precision"] not in dense:
-        supported = ", ".join(p for p in dense if p != "fp32" and p != "tf32")
-        raise ParamError(
-            SLUG, "precision", f"expected a precision {cfg['gpu']} runs densely ({supported}), got {cfg['precision']!r}"
-        )
-    if cfg["gpus_max"] < cfg["gpus_min"]:
-        raise ParamError(SLUG, "gpus_max", f"expected at least gpus_min ({cfg['gpus_min']}), got {cfg['gpus_max']}")
-
-
 def compute(cfg: Config) -> Result:
     """Run the models, the inverse questions, the validation and the checks once."""
-    check_config(cfg)
     s = scenario.values(cfg)
     thousand = data.claim(THOUSAND)
     n = thousand.value("gpus_order")

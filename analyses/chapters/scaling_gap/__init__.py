@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param
+from analyses.chapters.params import ChapterSpec, Config, Param, ParamError, Rule
 from analyses.chapters.scaling_gap import checks, trends
 from analyses.models import growth, throughput, units
 from analyses.site import sliders
@@ -27,6 +27,17 @@ SLIDER_CLAIMS = (CENTURIES,)  # the claims whose verdict reads tokens per parame
 
 def _server_names() -> list[str]:
     return list(data.table("reference_servers")["name"])
+
+
+def _window_problem(cfg: Config) -> tuple[tuple[str, ...], str] | str | None:
+    """Why the fitting window cannot be used: each trend needs enough models and GPUs to fit."""
+    if cfg["window_end"] < cfg["window_start"]:
+        return ("window_start", "window_end"), "window_end must not be before window_start"
+    try:
+        trends.fits(cfg)
+    except ParamError as err:
+        return str(err).split(": ", 1)[1]
+    return None
 
 
 SPEC = ChapterSpec(
@@ -56,6 +67,7 @@ SPEC = ChapterSpec(
         Param("server", "str", "cpu-2s-epyc-7763", "-", "the 'ordinary server'", choices=_server_names),
         scenario.param("cpu_sustained_share"),
     ),
+    rules=(Rule(("window_start", "window_end", "model_set", "gpu_basis"), lambda c: _window_problem(c)),),
 )
 
 

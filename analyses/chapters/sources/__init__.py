@@ -42,7 +42,7 @@ def citations() -> pd.DataFrame:
     rows = []
     for name in data.table_names():
         frame = data.table(name)
-        for col in frame.attrs["schema"].columns:
+        for col in data.schema(name).columns:
             if col.type not in ("source", "sources"):
                 continue
             for value in frame[col.name].dropna():
