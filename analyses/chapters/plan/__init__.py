@@ -52,14 +52,14 @@ SPEC = ChapterSpec(
             choices=_shape_choices,
         ),
         Param(
-            "n_params", "float", 1e11, "parameters", "parameters of a generic shape (model_shape = generic)", 1e8, 1e13
+            "n_params", "float", 1e11, "parameters", "parameters of a generic shape (with model_shape generic)", 1e8, 1e13
         ),
         Param(
             "seq_len",
             "int",
             0,
             "tokens",
-            "sequence length (0 = the shape's own; 4096 for a generic shape)",
+            "sequence length (0 for the shape's own; 4096 for a generic shape)",
             0,
             1_048_576,
         ),
@@ -121,7 +121,7 @@ SPEC = ChapterSpec(
             "float",
             4.0,
             "bytes",
-            "input bytes read per training token (4 = int32 token ids)",
+            "input bytes read per training token (4 for int32 token ids)",
             0.1,
             1e6,
         ),
@@ -148,7 +148,7 @@ SPEC = ChapterSpec(
             "float",
             0.0,
             "fraction",
-            "kernel efficiency (0 = calibrated on published throughput)",
+            "kernel efficiency (0 to calibrate on published throughput)",
             0,
             1,
         ),
@@ -157,7 +157,7 @@ SPEC = ChapterSpec(
             "electricity_region", "str", "us", "-", "electricity tariff of owned GPUs", choices=pl.ELECTRICITY_REGIONS
         ),
         Param("depreciation_years", "float", 4.0, "years", "depreciation period of owned servers", 1, 10),
-        Param("cost_of_capital", "float", 0.08, "1/year", "annual cost of capital (0 = straight line)", 0, 0.5),
+        Param("cost_of_capital", "float", 0.08, "1/year", "annual cost of capital (0 for straight-line depreciation)", 0, 0.5),
         Param("cost_basis", "str", "rented", "-", "cost the recommendation minimises", choices=pl.COST_BASES),
         Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the 90% intervals", 100, 1_000_000),
         Param("seed", "int", 2026, "-", "Monte Carlo seed (numpy PCG64)", 0, 2**31 - 1),

@@ -68,7 +68,7 @@ SPEC = ChapterSpec(
             3200,
         ),
         Param("model_params", "float", 13e9, "parameters", "model size", 1e8, 2e12),
-        Param("seq_len", "int", 8192, "tokens", "sequence length (= microbatch tokens)", 128, 131072),
+        Param("seq_len", "int", 8192, "tokens", "sequence length (one micro-batch of tokens)", 128, 131072),
         Param("tp", "int", 1, "GPUs", "tensor-parallel size", 1, 72),
         Param("pp", "int", 1, "GPUs", "pipeline-parallel size", 1, 128),
         Param(
