@@ -61,12 +61,12 @@ def assumptions_table(cfg: Mapping[str, Any], req: pl.Request) -> pd.DataFrame:
     """The scenario's assumptions the page reads (:func:`analyses.scenario.table` at ``cfg``): the
     batch, tokens per parameter, the time model's, the prices of the generations planned under the
     rent class and region chosen, and those the presets read."""
+    prices = [n for g in req.gpus for n in gpu_hour_cost.inputs(g, req.rent_class, req.electricity_region, req.s)]
+    own = {n for g in req.gpus for n in (gpu_hour_cost.server_name(g), gpu_hour_cost.rent_name(g, req.rent_class))}
+    shared = [n for n in dict.fromkeys(prices) if n not in own]
     names = ["batch_million_tokens", "tokens_per_param", *pl.TIME_ASSUMPTIONS]
-    for g in req.gpus:
-        names += gpu_hour_cost.inputs(g, req.rent_class, req.electricity_region, req.s)
-    names = list(dict.fromkeys([*names, *PRESET_ASSUMPTIONS]))
-    frame = scenario.table(cfg).set_index("name").loc[names].reset_index()
-    return frame
+    names += [n for n in prices if n in own] + shared + list(PRESET_ASSUMPTIONS)
+    return scenario.table(cfg).set_index("name").loc[names].reset_index()
 
 
 def efficiency_table(p: pl.Plan) -> pd.DataFrame:
