@@ -46,7 +46,13 @@ def pareto_chart(res: Result) -> alt.LayerChart:
         x="days:Q",
         y="cost:Q",
         color="gpu:N",
-        tooltip=["gpu", "n_gpus", "layout", alt.Tooltip("days:Q", format=".1f"), alt.Tooltip("cost:Q", format=",.0f")],
+        tooltip=[
+            "gpu:N",
+            "n_gpus:Q",
+            "layout:N",
+            alt.Tooltip("days:Q", format=".1f"),
+            alt.Tooltip("cost:Q", format=",.0f"),
+        ],
     )
     xerr = alt.Chart(front).mark_rule(opacity=0.5).encode(x="days_lo:Q", x2="days_hi:Q", y="cost:Q", color="gpu:N")
     yerr = alt.Chart(front).mark_rule(opacity=0.5).encode(y="cost_lo:Q", y2="cost_hi:Q", x="days:Q", color="gpu:N")
@@ -70,7 +76,7 @@ def breakdown_chart(res: Result) -> alt.Chart:
             x=alt.X("days:Q", title="wall-clock days of the recommended layout"),
             color=alt.Color("part:N", sort=parts, title="where the time goes"),
             order=alt.Order("order:Q"),
-            tooltip=["gpu", "part", alt.Tooltip("days:Q", format=".2f"), alt.Tooltip("share:Q", format=".1%")],
+            tooltip=["gpu:N", "part:N", alt.Tooltip("days:Q", format=".2f"), alt.Tooltip("share:Q", format=".1%")],
         )
         .transform_calculate(order=f"indexof({parts}, datum.part)")
         .properties(width=WIDTH, height=30 * max(frame["gpu"].nunique(), 1))
@@ -92,7 +98,7 @@ def sensitivity_chart(res: Result) -> alt.LayerChart:
             y=alt.Y("input:N", sort=list(frame["input"]), title=None),
             x=alt.X("cost_a:Q", title=f"cost of the recommended {gpu} layout (USD)", scale=alt.Scale(zero=False)),
             x2="cost_b:Q",
-            tooltip=["input", alt.Tooltip("cost_a:Q", format=",.0f"), alt.Tooltip("cost_b:Q", format=",.0f")],
+            tooltip=["input:N", alt.Tooltip("cost_a:Q", format=",.0f"), alt.Tooltip("cost_b:Q", format=",.0f")],
         )
     )
     rule = alt.Chart(_rounded(pd.DataFrame({"x": [base]}))).mark_rule(color="black", strokeDash=[4, 3]).encode(x="x:Q")
