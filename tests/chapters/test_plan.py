@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from analyses import data, scenario
+from analyses.chapters import ParamError
 from analyses.chapters import plan as ch
 from analyses.chapters.plan import figures, presets, tables, text
 from analyses.models import plan as pl
@@ -34,6 +35,7 @@ def _grid() -> list[dict]:
             cases += [{p.name: c} for c in choices if c != p.default]
         elif p.kind in ("int", "float"):
             cases += [{p.name: p.min}, {p.name: p.max}]
+    cases.append({"compute_efficiency": 0.5})  # a kernel efficiency the reader sets (the maximum is refused)
     return [CHEAP | c for c in cases]
 
 
@@ -84,11 +86,14 @@ def _render(res: ch.Result) -> None:
 def test_compute_figures_and_sentences_over_the_parameters(values):
     try:
         cfg = ch.SPEC.validate(values)
-        res = ch.compute(cfg)
-    except pl.PlanError as err:  # a combination the planner refuses names a parameter it reads
-        assert err.field in {p.name for p in ch.SPEC.params}
-        assert set(values) - {"gpus"} <= {err.field, "min_gpus", "seq_len"}
+    except ParamError as err:  # the chapter's rule (ch.planner_problem) refuses the combination
+        assert set(values) - {"gpus"} <= set(getattr(err, "names", (err.name,)))
         return
+    problem = ch.planner_problem(cfg)
+    if problem is not None:  # refused before a kernel starts, naming the parameter moved
+        assert set(values) - {"gpus"} <= set(problem[0])
+        return
+    res = ch.compute(cfg)
     assert res.plan.n_candidates > 0 and set(res.request.gpus) == set(cfg["gpus"])
     if res.best is not None:
         assert res.best["fits"] and res.best["mem_bytes"] > 0 and 0 < res.best["goodput"] <= 1
@@ -96,7 +101,29 @@ def test_compute_figures_and_sentences_over_the_parameters(values):
     _render(res)
 
 
-def test_refused_combinations_name_the_parameter():
+REFUSED = [
+    ({"min_gpus": 64, "max_gpus": 8}, ("min_gpus", "max_gpus"), "min_gpus <= max_gpus"),
+    ({"seq_len": 1_048_576, "batch_million_tokens": 1.0}, ("seq_len", "batch_million_tokens"), "one sequence"),
+    ({"precision": "fp8"}, ("gpus", "precision"), "A100 has no dense fp8"),
+    ({"compute_efficiency": 1.0}, ("compute_efficiency",), "an efficiency cannot pass 1"),
+]
+
+
+@pytest.mark.parametrize(("values", "names", "needle"), REFUSED)
+def test_refused_combinations_name_the_parameters(values, names, needle):
+    """What the chapter's rule refuses before any kernel starts (wired as a Rule of SPEC on main)."""
+    try:
+        cfg = ch.SPEC.validate(values)
+    except ParamError as err:
+        assert set(getattr(err, "names", (err.name,))) == set(names) and needle in str(err)
+        return
+    found, message = ch.planner_problem(cfg)
+    assert found == names and needle in message
+    assert ch.planner_problem(ch.SPEC.validate({"compute_efficiency": 0.5})) is None
+    assert ch.planner_problem(ch.SPEC.defaults()) is None
+
+
+def test_the_planner_names_the_chapter_parameter():
     with pytest.raises(pl.PlanError, match="'max_gpus'"):
         ch.run(ch.SPEC.validate({"min_gpus": 131_072}))
     with pytest.raises(pl.PlanError, match="'batch_million_tokens'.*one sequence"):

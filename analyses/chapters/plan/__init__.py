@@ -34,8 +34,14 @@ PUBLISHED_TOLERANCE = 0.25
 """Relative error of the planned GPU-hours of a published run accepted as a pass: the step-time
 model's worst validation error, rounded up (the chapter says why; a test checks it covers that error)."""
 
-# Planner fields whose chapter parameter has another name
+MAX_MC_SAMPLES = 200_000  # the worst allowed run (every generation, 131,072 GPUs) stays near a second
+# Planner fields whose chapter parameter has another name, and the parameters a planner error involves
 PARAM_OF_FIELD = {"global_batch_tokens": "batch_million_tokens"}
+RELATED = {
+    "max_gpus": ("min_gpus", "max_gpus"),
+    "precision": ("gpus", "precision"),
+    "batch_million_tokens": ("seq_len", "batch_million_tokens"),
+}
 GENERATIONS = ("A100", "H100", "B200", "B300")
 
 
@@ -144,7 +150,7 @@ SPEC = ChapterSpec(
         Param(
             "cost_basis", "str", "rented", "-", "cost the recommendation minimises", choices=gpu_hour_cost.COST_BASES
         ),
-        Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the 90% intervals", 100, 1_000_000),
+        Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the 90% intervals", 100, MAX_MC_SAMPLES),
         Param("seed", "int", 2026, "-", "Monte Carlo seed", 0, 2**31 - 1),
         scenario.param("tokens_per_param", "pretraining tokens per parameter (scenario)"),
         scenario.param("interruptions_per_gpu_year", "job interruptions per GPU per year (scenario)"),
@@ -226,6 +232,28 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
         return pl.Request(shape=shape, s=s, **kwargs).validate()
     except pl.PlanError as err:
         raise pl.PlanError(PARAM_OF_FIELD.get(err.field, err.field), err.detail) from None
+
+
+def planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
+    """The combination check of the chapter's parameters (a cross-parameter rule: the parameters at
+    fault and what is allowed, or None), so a bad combination fails before a kernel starts: the
+    planner's own check of the request, and a kernel efficiency the sensitivity would push past 1.
+
+    A model that fits on no GPU is not refused: the page and the command line say so."""
+    try:
+        req = request(cfg)
+    except pl.PlanError as err:
+        names = RELATED.get(err.field, (err.field,))
+        return tuple(n for n in names if n in cfg), err.detail
+    if req.compute_efficiency:
+        top = 1.0 / (1.0 + max(float(pl.validation_errors(req).max()), 0.0))
+        if req.compute_efficiency > top:
+            return (
+                ("compute_efficiency",),
+                f"at most {top:.3f}: the sensitivity raises it by the planner's largest validation error, "
+                "and an efficiency cannot pass 1",
+            )
+    return None
 
 
 def run(cfg: Mapping[str, Any]) -> Run:
