@@ -10,7 +10,8 @@ The planner chains the book's models without changing them:
   the scenario's RDMA NIC share, latency and data-parallel overlap, and the kernel efficiency
   calibrated on published throughput (:mod:`analyses.models.kernel_efficiency`), whose errors on the
   published validation rows are the time uncertainty;
-* data-loading stall: :func:`analyses.models.pipeline.step_time_s` (a prefetching loader, overlap 1);
+* data-loading stall: :func:`analyses.models.pipeline.step_time_s` (a prefetching loader, overlap 1)
+  reading the scenario's bytes per input token;
 * failures: the scenario's interruptions per GPU-year, the optimal checkpoint interval
   (:func:`analyses.models.reliability.checkpoint_interval`) and the expected goodput with the
   scenario's restart time (:func:`analyses.models.reliability.goodput`);
@@ -201,7 +202,7 @@ def evaluate(req: Request, gpu: str, frame: pd.DataFrame | None = None) -> pd.Da
     )
     nodes = np.ceil(n / cfg["gpus_per_node"])
     load_s = pipeline.load_time_s(
-        req.global_batch_tokens * req.bytes_per_token, req.loader_gb_per_s_per_node * GB * nodes
+        req.global_batch_tokens * sc["input_bytes_per_token"], req.loader_gb_per_s_per_node * GB * nodes
     )
     step = pipeline.step_time_s(st.step_s, load_s, overlap=1.0)
     steps = req.tokens / req.global_batch_tokens

@@ -26,6 +26,7 @@ CHECKPOINT_METHODS = ("young", "daly")
 # The scenario's assumptions the time of a layout reads (its cost reads gpu_hour_cost.inputs)
 TIME_ASSUMPTIONS = (
     "framework_memory_gb",
+    "input_bytes_per_token",
     "dp_overlap",
     "rdma_nic_share",
     "rdma_latency_us",
@@ -98,7 +99,6 @@ class Request:
     checkpoint_gb_per_s_per_node: float = 1.0
     checkpoint_method: str = "daly"
     loader_gb_per_s_per_node: float = 1.0
-    bytes_per_token: float = 4.0
     compute_efficiency: float = 0.0
     holdout_sources: tuple[str, ...] = ()
     rent_class: str = "neocloud"
@@ -116,8 +116,7 @@ class Request:
         """Return self, or raise :class:`PlanError` naming the field and what is allowed."""
         for name in ("tokens", "deadline_days", "global_batch_tokens", "checkpoint_gb_per_s_per_node"):
             _positive(name, getattr(self, name))
-        for name in ("loader_gb_per_s_per_node", "bytes_per_token"):
-            _positive(name, getattr(self, name))
+        _positive("loader_gb_per_s_per_node", self.loader_gb_per_s_per_node)
         if self.precision not in PRECISIONS:
             raise PlanError("precision", f"expected one of {', '.join(PRECISIONS)}, got {self.precision!r}")
         known = supported_gpus()

@@ -210,6 +210,7 @@ SHARED = (
     "interruptions_per_gpu_year",
     "restart_s",
     "framework_memory_gb",
+    "input_bytes_per_token",
     "dp_overlap",
     "rdma_nic_share",
     "rdma_latency_us",
@@ -222,7 +223,14 @@ SHARED = (
 
 def test_shared_assumptions_are_scenario_parameters():
     names = {p.name for p in ch.SPEC.params}
-    assert not names & {"restart_min", "overhead_gib", "overlap", "mtbf_source", "global_batch_tokens"}
+    assert not names & {
+        "restart_min",
+        "overhead_gib",
+        "overlap",
+        "mtbf_source",
+        "global_batch_tokens",
+        "bytes_per_token",
+    }
     for name in [*SHARED, *(n for n in names if n.endswith(("_usd_per_gpu", "_usd_per_gpu_hour")))]:
         p, a = ch.SPEC.param(name), scenario.assumption(name)
         assert (p.default, p.unit, p.min, p.max) == (a.central, a.unit, a.min, a.max), name

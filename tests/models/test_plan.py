@@ -146,7 +146,7 @@ def test_step_time_goodput_and_cost_of_a_layout_equal_the_models(req, b300, s):
         **scaling.cluster_kwargs(cfg, peak, nic_share=s["rdma_nic_share"], latency_us=s["rdma_latency_us"]),
     )
     nodes = 512 / 8
-    load = req.global_batch_tokens * 4.0 / (1e9 * nodes)
+    load = req.global_batch_tokens * s["input_bytes_per_token"] / (1e9 * nodes)
     step = float(pipeline.step_time_s(st.step_s, load))
     assert row["step_s"] == pytest.approx(step, rel=1e-12)
     # checkpoint = bf16 weights + fp32 master and Adam moments (2 + 12 bytes per parameter, ZeRO Sec. 3.1)

@@ -121,15 +121,6 @@ SPEC = ChapterSpec(
         ),
         Param("loader_gb_per_s_per_node", "float", 1.0, "GB/s", "input-pipeline read bandwidth per node", 0.001, 1000),
         Param(
-            "bytes_per_token",
-            "float",
-            4.0,
-            "bytes",
-            "input bytes read per training token (4: int32 token ids)",
-            0.1,
-            1e6,
-        ),
-        Param(
             "compute_efficiency",
             "float",
             0.0,
@@ -156,6 +147,7 @@ SPEC = ChapterSpec(
         scenario.param("interruptions_per_gpu_year", "job interruptions per GPU per year (scenario)"),
         scenario.param("restart_s", "time from an interruption to training again (scenario)"),
         scenario.param("framework_memory_gb", "memory a framework keeps on each GPU besides model states (scenario)"),
+        scenario.param("input_bytes_per_token", "bytes the loader reads per training token (scenario)"),
         scenario.param("dp_overlap", "share of the gradient exchange hidden behind compute (scenario)"),
         scenario.param("rdma_nic_share", "share of the NIC wire rate an all-reduce reaches (scenario)"),
         scenario.param("rdma_latency_us", "latency of one collective step over RDMA (scenario)"),
