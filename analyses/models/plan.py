@@ -1,23 +1,17 @@
 """Plan a training run: from a model, its tokens and a deadline to GPUs, layout, time, goodput and cost.
 
-The planner chains the book's models without changing them:
-
-* the layouts searched: :func:`analyses.models.layouts.candidates`;
-* memory per GPU of every layout: :func:`analyses.models.memory.total_bytes_per_gpu`
-  (Korthikanti et al. 2022 activations, ZeRO sharding of the model states), with the scenario's
-  framework memory;
-* step time: :func:`analyses.models.scaling.step_time` on the generation's InfiniBand cluster with
-  the scenario's RDMA NIC share, latency and data-parallel overlap, and the kernel efficiency
-  calibrated on published throughput (:mod:`analyses.models.kernel_efficiency`), whose errors on the
-  published validation rows are the time uncertainty;
-* data-loading stall: :func:`analyses.models.pipeline.step_time_s` (a prefetching loader, overlap 1)
-  reading the scenario's bytes per input token;
-* failures: the scenario's interruptions per GPU-year, the optimal checkpoint interval
-  (:func:`analyses.models.reliability.checkpoint_interval`) and the expected goodput with the
-  scenario's restart time (:func:`analyses.models.reliability.goodput`);
-* cost per GPU-hour, rented or owned, from the scenario's prices
-  (:func:`analyses.models.gpu_hour_cost.per_gpu_hour`), drawn by :func:`analyses.scenario.sample`
-  for the intervals.
+The planner chains the book's models without changing them, every shared assumption read from the
+request's scenario ``req.s``: the layouts searched (:func:`analyses.models.layouts.candidates`);
+memory per GPU (:func:`analyses.models.memory.total_bytes_per_gpu`, Korthikanti et al. 2022
+activations, ZeRO sharding) with the framework memory; step time
+(:func:`analyses.models.scaling.step_time`) on the generation's InfiniBand cluster with the RDMA NIC
+share, latency and data-parallel overlap, and the kernel efficiency calibrated on published
+throughput (:mod:`analyses.models.kernel_efficiency`), whose errors on the published validation
+rows are the time uncertainty; the data-loading stall (:func:`analyses.models.pipeline.step_time_s`,
+a prefetching loader) at the bytes per input token; failures at the interruptions per GPU-year, the
+optimal checkpoint interval and the goodput with the restart time
+(:mod:`analyses.models.reliability`); the cost per GPU-hour, rented or owned, from the prices
+(:func:`analyses.models.gpu_hour_cost.per_gpu_hour`), drawn by :func:`analyses.scenario.sample`.
 
 Every candidate layout of one GPU generation is evaluated in one vectorised pass (numpy arrays
 over layouts). Units: seconds, bytes, FLOP/s and USD unless a name says otherwise; ``days`` are
@@ -45,6 +39,7 @@ from analyses.models import kernel_efficiency as ke
 from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.models.training_run import (
     CHECKPOINT_METHODS,
+    MEMORY_RECIPE,
     PRECISIONS,
     REQUEST_FIELDS,
     TIME_ASSUMPTIONS,
@@ -81,7 +76,6 @@ __all__ = [
     "validation_errors",
 ]
 
-MEMORY_RECIPE = {"bf16": "bf16-mixed", "fp8": "fp8"}
 TIME_PARTS = (
     "compute",
     "recompute",

@@ -22,6 +22,7 @@ from analyses.models import gpu_hour_cost, memory, scaling
 from analyses.models.gpu_hour_cost import COST_BASES
 
 PRECISIONS = ("bf16", "fp8")
+MEMORY_RECIPE = {"bf16": "bf16-mixed", "fp8": "fp8"}  # the memory model's recipe of each training precision
 CHECKPOINT_METHODS = ("young", "daly")
 # The scenario's assumptions the time of a layout reads (its cost reads gpu_hour_cost.inputs)
 TIME_ASSUMPTIONS = (
