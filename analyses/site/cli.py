@@ -209,10 +209,10 @@ def load_params_file(path: str) -> dict[str, Any]:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from analyses.chapters import plan as plan_chapter
+    from analyses.chapters.plan import text as plan_text
 
     cfg = _validated("plan", args.param, load_params_file(args.params_file) if args.params_file is not None else None)
-    req, result = plan_chapter.run(cfg)
-    print(plan_chapter.summary_text(req, result))
+    print(plan_text.summary(plan_chapter.run(cfg)))
     if not args.no_html:
         notebook, page = run_chapter("plan", cfg)
         print(f"notebook: {notebook}")

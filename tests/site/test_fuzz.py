@@ -100,9 +100,10 @@ def run_cli(figures, kind: str, args: list[str], monkeypatch, tmp_path: Path) ->
     monkeypatch.setattr(cli, "RUNS_DIR", runs)
     monkeypatch.setattr(cli, "run_chapter", lambda chapter, cfg, runs_dir=runs: (Path("nb"), Path("html")))
     from analyses.chapters import plan as plan_chapter
+    from analyses.chapters.plan import text as plan_text
 
-    monkeypatch.setattr(plan_chapter, "run", lambda cfg: (None, None))
-    monkeypatch.setattr(plan_chapter, "summary_text", lambda req, result: "planned")
+    monkeypatch.setattr(plan_chapter, "run", lambda cfg: None)
+    monkeypatch.setattr(plan_text, "summary", lambda run: "planned")
     before = _watched()
     err, out = io.StringIO(), io.StringIO()
     code, hang = None, False

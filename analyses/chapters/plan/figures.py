@@ -1,0 +1,167 @@
+"""The plan page's charts and tables, drawn from a computed :class:`~analyses.chapters.plan.Result`."""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from analyses.chapters.plan import Result
+from analyses.chapters.plan.tables import recommended_table
+from analyses.models import plan as pl
+from analyses.site.notebook import Table, table
+
+SIG = 6  # significant figures of chart data (what a chart shows never depends on the last bits)
+WIDTH = 520
+
+
+def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every float column rounded to :data:`SIG` significant figures."""
+    out = frame.copy()
+    for col in out.columns:
+        if pd.api.types.is_float_dtype(out[col]):
+            x = out[col].to_numpy(float)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mag = np.where(np.isfinite(x) & (x != 0), np.floor(np.log10(np.abs(x))), 0)
+            scale = 10.0 ** (SIG - 1 - mag)
+            out[col] = np.where(np.isfinite(x), np.round(x * scale) / scale, x)
+    return out
+
+
+def pareto_chart(res: Result) -> alt.LayerChart:
+    """Time vs cost: the cheapest layout of each GPU count (dots) and the Pareto front per generation with 90% intervals."""
+    req = res.request
+    cols = ["gpu", "days", "cost", "days_lo", "days_hi", "cost_lo", "cost_hi", "n_gpus", "layout"]
+    front = _rounded(res.front[cols] if not res.front.empty else pd.DataFrame(columns=cols))
+    cloud = (
+        alt.Chart(_rounded(res.cloud[["gpu", "days", "cost"]]))
+        .mark_circle(size=18, opacity=0.35)
+        .encode(
+            x=alt.X("days:Q", scale=alt.Scale(type="log"), title="wall-clock days"),
+            y=alt.Y("cost:Q", scale=alt.Scale(type="log"), title=f"cost ({req.cost_basis}, USD)"),
+            color=alt.Color("gpu:N", title="GPU"),
+        )
+    )
+    pts = alt.Chart(front).encode(
+        x="days:Q",
+        y="cost:Q",
+        color="gpu:N",
+        tooltip=[
+            "gpu:N",
+            "n_gpus:Q",
+            "layout:N",
+            alt.Tooltip("days:Q", format=".1f"),
+            alt.Tooltip("cost:Q", format=",.0f"),
+        ],
+    )
+    xerr = alt.Chart(front).mark_rule(opacity=0.5).encode(x="days_lo:Q", x2="days_hi:Q", y="cost:Q", color="gpu:N")
+    yerr = alt.Chart(front).mark_rule(opacity=0.5).encode(y="cost_lo:Q", y2="cost_hi:Q", x="days:Q", color="gpu:N")
+    deadline = (
+        alt.Chart(pd.DataFrame({"days": [req.deadline_days]}))
+        .mark_rule(strokeDash=[4, 3], color="black")
+        .encode(x="days:Q")
+    )
+    return (cloud + xerr + yerr + pts.mark_line(point=True) + deadline).properties(width=WIDTH, height=340)
+
+
+def breakdown_chart(res: Result) -> alt.Chart:
+    """Days of each generation's recommended layout, stacked by where they go."""
+    frame = _rounded(res.breakdown)
+    parts = list(pl.TIME_PARTS)
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            y=alt.Y("gpu:N", title=None),
+            x=alt.X("days:Q", title="wall-clock days of the recommended layout"),
+            color=alt.Color("part:N", sort=parts, title="where the time goes"),
+            order=alt.Order("order:Q"),
+            tooltip=["gpu:N", "part:N", alt.Tooltip("days:Q", format=".2f"), alt.Tooltip("share:Q", format=".1%")],
+        )
+        .transform_calculate(order=f"indexof({parts}, datum.part)")
+        .properties(width=WIDTH, height=30 * max(frame["gpu"].nunique(), 1))
+    )
+
+
+def sensitivity_chart(res: Result) -> alt.LayerChart:
+    """Cost of the recommended layout with each input at its two extremes (a tornado)."""
+    frame = (
+        _rounded(res.sensitivity) if not res.sensitivity.empty else pd.DataFrame(columns=["input", "cost_a", "cost_b"])
+    )
+    best = res.best
+    base = float(best["cost"]) if best is not None else float("nan")
+    gpu = best["gpu"] if best is not None else "-"
+    bars = (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            y=alt.Y("input:N", sort=list(frame["input"]), title=None),
+            x=alt.X("cost_a:Q", title=f"cost of the recommended {gpu} layout (USD)", scale=alt.Scale(zero=False)),
+            x2="cost_b:Q",
+            tooltip=["input:N", alt.Tooltip("cost_a:Q", format=",.0f"), alt.Tooltip("cost_b:Q", format=",.0f")],
+        )
+    )
+    rule = alt.Chart(_rounded(pd.DataFrame({"x": [base]}))).mark_rule(color="black", strokeDash=[4, 3]).encode(x="x:Q")
+    return (bars + rule).properties(width=420, height=26 * max(len(frame), 1))
+
+
+# --------------------------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------------------------
+
+
+def recommended_view(res: Result) -> Table:
+    """The recommended layout per generation, formatted for the page."""
+    return table(
+        recommended_table(res.run.recommended, res.plan.efficiency_basis),
+        **{
+            "memory (GiB)": "{:.0f}",
+            "MFU": "{:.0%}",
+            "goodput": "{:.1%}",
+            "days": "{:.1f}",
+            "rented (M USD)": "{:.2f}",
+            "owned (M USD)": "{:.2f}",
+            "kernel eff.": "{:.2f}",
+        },
+    )
+
+
+def efficiency_view(res: Result) -> Table:
+    """Where each generation's kernel efficiency comes from."""
+    return table(res.efficiency)
+
+
+def assumptions_view(res: Result) -> Table:
+    """The scenario's assumptions the plan reads, at this run, with their 90% ranges and sources."""
+    return table(res.assumptions.drop(columns=["name", "derived from"]))
+
+
+def comparison_view(res: Result) -> Table:
+    """The published runs planned (the layout and basis are in the prose)."""
+    shown = res.comparison.drop(columns=["preset", "basis", "layout", "GPUs", "tokens"])
+    return table(
+        shown,
+        **{
+            "kernel efficiency": "{:.3f}",
+            "MFU": "{:.1%}",
+            "goodput": "{:.1%}",
+            "days": "{:.1f}",
+            "planned GPU-hours": "{:,.0f}",
+            "published GPU-hours": "{:,.0f}",
+            "error": "{:+.1%}",
+        },
+    )
+
+
+def scenarios_view(res: Result) -> Table:
+    """The documents' scenarios planned."""
+    return table(
+        res.scenarios,
+        **{
+            "parameters": "{:.3g}",
+            "tokens": "{:.2g}",
+            "stated days": "{:g}",
+            "planned days": "{:.2f}",
+            "cost (USD)": "{:,.0f}",
+        },
+    )

@@ -1,0 +1,187 @@
+"""Sentences of the plan page (the recommendation, captions, takeaways) and the command line's summary,
+each read from a computed result, so a reader's parameters change the words with the numbers."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analyses.chapters.plan import PUBLISHED_TOLERANCE, Result, Run
+from analyses.chapters.plan.tables import out_of_sample, recommended_table
+from analyses.models import layouts
+from analyses.models.units import HOURS_PER_DAY, MB
+from analyses.site.notebook import fmt, stated
+
+# The documents' scenarios the takeaway compares (rows of data/plan_presets.csv)
+ANECDOTE_A100, ANECDOTE_B300 = "doc000-13b-a100", "doc000-13b-b300"
+NODES_10B, NODES_100B = "doc000-10b-4-8-nodes", "doc000-100b-4-8-nodes"
+FINETUNE = "doc001-case-finetune"
+
+
+def _days(x: float) -> str:
+    return fmt(x, "days", 3)
+
+
+def _usd(x: float) -> str:
+    return fmt(x / MB, "million USD", 3)
+
+
+def _cost(res_or_run: Result | Run, row: pd.Series) -> str:
+    """The cost of a recommended layout, or why it has none (a generation without that rent)."""
+    req = res_or_run.request
+    if pd.isna(row["cost"]):
+        return f"no {req.cost_basis} cost (the scenario has no {req.rent_class} rent for {row['gpu']})"
+    return f"{_usd(row['cost'])} ({req.cost_basis})"
+
+
+def _stated_days(x: float) -> str:
+    return f"{stated(x)} days"
+
+
+def _billions(n_params: float) -> str:
+    return f"{fmt(n_params / 1e9, sig=2)}B"
+
+
+def summary(run: Run) -> str:
+    """The recommendation as plain text for the terminal (``python -m analyses plan``)."""
+    req, p = run.request, run.plan
+    s = req.shape
+    lines = [
+        f"Plan: {s.name}, {s.n_params / 1e9:.1f}B parameters, {req.tokens:.3g} tokens, "
+        f"deadline {req.deadline_days:g} days, {req.precision}, cost basis {req.cost_basis}",
+    ]
+    if p.no_fit:
+        lines.append(f"No layout fits in memory on: {', '.join(p.no_fit)}")
+    if p.recommended.empty:
+        return "\n".join(lines)
+    frame = recommended_table(run.recommended, run.plan.efficiency_basis)
+    shown = frame.drop(columns=["memory (GiB)", "MFU", "goodput", "kernel eff.", "eff. from"])
+    lines.append(shown.to_string(index=False, na_rep="n/a", float_format=lambda x: f"{x:,.2f}"))
+    best = p.best
+    verdict = "meets the deadline" if best["meets_deadline"] else "is the fastest, but misses the deadline"
+    cost = f"{best['cost'] / MB:.2f} M USD ({req.cost_basis})" if pd.notna(best["cost"]) else _cost(run, best)
+    lines.append(
+        f"Recommended: {int(best['n_gpus'])} x {best['gpu']} ({layouts.label(best)}), "
+        f"{best['days']:.1f} days, {cost}; it {verdict}."
+    )
+    return "\n".join(lines)
+
+
+def recommendation(res: Result) -> str:
+    """The recommendation in one sentence (or why there is none)."""
+    req, best = res.request, res.best
+    no_fit = f" No layout fits in memory on {', '.join(res.plan.no_fit)}." if res.plan.no_fit else ""
+    if best is None:
+        return (
+            f"No layout of this model fits in the memory of any generation considered "
+            f"({', '.join(req.gpus)}) between {req.min_gpus:,} and {req.max_gpus:,} GPUs: allow more GPUs "
+            "(pipeline and ZeRO stages shard the model further) or a shorter sequence."
+        )
+    where = (
+        "the cheapest layout that meets the deadline"
+        if best["meets_deadline"]
+        else f"the fastest layout, though no layout meets the {_days(req.deadline_days)} deadline within {req.max_gpus:,} GPUs"
+    )
+    return (
+        f"The recommendation, {where}, is {int(best['n_gpus']):,} × {best['gpu']} in the layout "
+        f"{layouts.label(best)}: {_days(best['days'])} and {_cost(res, best)}, at a model "
+        f"FLOP utilisation of {fmt(best['mfu'], pct=True, sig=2)} and a goodput of "
+        f"{fmt(best['goodput'], pct=True, sig=3)}.{no_fit}"
+    )
+
+
+def breakdown_caption(res: Result) -> str:
+    """Caption of the breakdown chart: what takes the most time besides useful compute."""
+    frame = res.breakdown[res.breakdown["part"] != "compute"]
+    if frame.empty:
+        return "Days of the recommended layout of each generation, by where they go (no layout fits)."
+    top = frame.loc[frame["share"].idxmax()]
+    return (
+        f"Days of the recommended layout of each generation, by where they go. Besides useful compute, "
+        f"the largest part is the {top['part']} of the {top['gpu']} layout, "
+        f"{fmt(top['share'], pct=True, sig=2)} of its time."
+    )
+
+
+def sensitivity_caption(res: Result) -> str:
+    """Caption of the tornado: the input that moves the cost most."""
+    if res.sensitivity.empty:
+        return "No layout fits in memory, so there is no cost to move."
+    top = res.sensitivity.iloc[0]
+    if pd.isna(top["cost_swing"]):
+        return f"The recommended layout has {_cost(res, res.best)}, so there is no cost to move."
+    low, high = sorted((top["cost_a"], top["cost_b"]))
+    return (
+        f"Cost of the recommended layout with each input at its two extremes, the others fixed; dashed: the "
+        f"planned cost. The widest bar, {top['input']}, moves it from {_usd(low)} to {_usd(high)}: "
+        "the input to pin down first."
+    )
+
+
+def validation_takeaway(res: Result) -> str:
+    """Whether the out-of-sample published runs land within the tolerance."""
+    rows = out_of_sample(res.comparison)
+    unfit = rows[rows["error"].isna()]
+    if not unfit.empty:
+        runs = " and the ".join(unfit["run"])
+        return f"the {runs} no longer fit in memory, so the planner cannot be checked on them at these settings"
+    worst = rows.loc[rows["error"].abs().idxmax()]
+    tol = fmt(PUBLISHED_TOLERANCE, pct=True, sig=2)
+    if (rows["error"].abs() <= PUBLISHED_TOLERANCE).all():
+        return (
+            f"every published run lands within ±{tol} without its own throughput in the calibration; the largest "
+            f"error, {fmt(worst['error'], pct=True, sig=2)}, is that of the {worst['run']}"
+        )
+    return (
+        f"{worst['run']} misses the ±{tol} tolerance with an error of {fmt(worst['error'], pct=True, sig=2)}: "
+        "at these settings the planner is not validated on it"
+    )
+
+
+def _scenario(res: Result, preset_id: str) -> pd.Series | None:
+    rows = res.scenarios.set_index("preset")
+    if preset_id not in rows.index or pd.isna(rows.loc[preset_id].get("GPUs")):
+        return None
+    return rows.loc[preset_id]
+
+
+def _finish(row: pd.Series | None, gpu: str) -> str:
+    if row is None:
+        return f"no {gpu} layout fits"
+    if row["meets"]:
+        return f"{int(row['GPUs']):,} {gpu}s finish in {_stated_days(row['stated days'])}"
+    return (
+        f"even {int(row['GPUs']):,} {gpu}s take {_days(row['planned days'])}, "
+        f"beyond the stated {_stated_days(row['stated days'])}"
+    )
+
+
+def scenarios_takeaway(res: Result) -> str:
+    """What the documents' scenarios need inside the planner."""
+    a100, b300 = _scenario(res, ANECDOTE_A100), _scenario(res, ANECDOTE_B300)
+    ten, hundred, tune = _scenario(res, NODES_10B), _scenario(res, NODES_100B), _scenario(res, FINETUNE)
+    sentences = [
+        f"With {fmt(res.s['tokens_per_param'], sig=2)} training tokens per parameter, the 13B anecdote of "
+        f"document 000 (part 2.1) needs the cluster size as much as the generation: {_finish(a100, 'A100')}, "
+        f"{_finish(b300, 'B300')}."
+    ]
+    if ten is not None and hundred is not None:
+        largest = (
+            f"trains in {_days(hundred['planned days'])} on {int(hundred['GPUs'])} B300s"
+            if hundred["meets"]
+            else f"needs {_days(hundred['planned days'])} even on {int(hundred['GPUs'])} B300s"
+        )
+        sentences.append(
+            f"Read as a {_billions(ten['parameters'])}-parameter model, the 4-to-8-node plan of part 5 trains in "
+            f"{_days(ten['planned days'])} on {int(ten['GPUs'])} B300s; read as {_billions(hundred['parameters'])}, "
+            f"it {largest}."
+        )
+    if tune is not None:
+        hours, stated = tune["planned days"] * HOURS_PER_DAY, tune["stated days"] * HOURS_PER_DAY
+        bound = (
+            "so the stated time is not compute-bound" if hours < stated else "so computing alone fills the stated time"
+        )
+        sentences.append(
+            f"The fine-tune of document 001's case study (part 4) needs about {fmt(hours, 'hours', 2)} of computing "
+            f"on its {int(tune['GPUs'])} B300s against the {_stated_days(tune['stated days'])} stated, {bound}."
+        )
+    return " ".join(sentences)

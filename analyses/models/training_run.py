@@ -1,0 +1,236 @@
+"""A training run to plan: the model's shape, the request (tokens, deadline, GPUs, cluster bounds,
+cost basis, ...) with the scenario it is planned under, and the facts a request may name.
+
+:class:`Request` holds what the reader sets; every assumption the plan shares with the rest of the
+book is read from its ``s``, the scenario (:func:`analyses.scenario.values`, with the reader's
+overrides). :meth:`Request.validate` names the first wrong field (:class:`PlanError`). The
+generations a request may name are those with an InfiniBand cluster configuration
+(``data/cluster_configs.csv``: NVLink figures and node size) and prices in the scenario.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+import numpy as np
+
+from analyses import data, scenario
+from analyses.models import gpu_hour_cost, memory, scaling
+from analyses.models.gpu_hour_cost import COST_BASES
+
+PRECISIONS = ("bf16", "fp8")
+MEMORY_RECIPE = {"bf16": "bf16-mixed", "fp8": "fp8"}  # the memory model's recipe of each training precision
+CHECKPOINT_METHODS = ("young", "daly")
+# The scenario's assumptions the time of a layout reads (its cost reads gpu_hour_cost.inputs)
+TIME_ASSUMPTIONS = (
+    "framework_memory_gb",
+    "input_bytes_per_token",
+    "dp_overlap",
+    "rdma_nic_share",
+    "rdma_latency_us",
+    "interruptions_per_gpu_year",
+    "restart_s",
+)
+SHARES = ("dp_overlap", "rdma_nic_share")  # assumptions that are fractions from 0 to 1
+
+
+class PlanError(ValueError):
+    """A planning input is wrong; ``field`` names it."""
+
+    def __init__(self, field_name: str, message: str):
+        self.field = field_name
+        self.detail = message
+        super().__init__(f"plan field '{field_name}': {message}")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A dense transformer's shape: parameters, layers, width, heads and sequence length."""
+
+    name: str
+    n_params: float
+    layers: int
+    hidden: int
+    heads: int
+    seq_len: int
+
+    @classmethod
+    def from_table(cls, name: str, seq_len: int | None = None) -> Shape:
+        """A row of ``data/model_shapes.csv``; parameters counted from the shape (memory.shape_parameter_count)."""
+        shapes = _shapes(str(data.DATA_DIR))
+        if name not in shapes:
+            raise PlanError("model_shape", f"unknown shape {name!r}; known: {', '.join(shapes)}")
+        own = shapes[name]
+        return own if not seq_len else replace(own, seq_len=int(seq_len))
+
+    @classmethod
+    def from_params(cls, n_params: float, seq_len: int = 4096) -> Shape:
+        """A GPT-style shape for ``n_params``: :func:`analyses.models.scaling.default_shape`, the rule the
+        step-time model uses when no shape is given, with layers rounded and heads of width 128.
+        The shape's own count then differs by a few percent; ``n_params`` is kept as given.
+        """
+        if not n_params > 0:
+            raise PlanError("n_params", f"expected a positive number, got {n_params!r}")
+        n_layers = max(2, int(round(float(scaling.default_shape(n_params)[0]))))
+        hidden = int(scaling.ASPECT) * n_layers
+        return cls(f"{n_params / 1e9:g}B (generic)", float(n_params), n_layers, hidden, hidden // 128, int(seq_len))
+
+
+@dataclass(frozen=True)
+class Request:
+    """Everything the planner needs; :meth:`validate` names the first wrong field.
+
+    ``s`` is the scenario (:func:`analyses.scenario.values`, with a reader's overrides): every
+    assumption the plan shares with the rest of the book (the prices, the framework memory, the
+    fabric, the failure rate, the restart time, ...) is read there. ``global_batch_tokens`` None
+    means the scenario's batch.
+    """
+
+    shape: Shape
+    tokens: float
+    deadline_days: float
+    precision: str = "bf16"
+    gpus: tuple[str, ...] = ("A100", "H100", "B200", "B300")
+    global_batch_tokens: float | None = None
+    min_gpus: int = 8
+    max_gpus: int = 4096
+    checkpoint_gb_per_s_per_node: float = 1.0
+    checkpoint_method: str = "daly"
+    loader_gb_per_s_per_node: float = 1.0
+    compute_efficiency: float = 0.0
+    holdout_sources: tuple[str, ...] = ()
+    rent_class: str = "neocloud"
+    electricity_region: str = "us"
+    cost_basis: str = "rented"
+    mc_samples: int = 20_000
+    seed: int = 2026
+    s: Mapping[str, float] = field(default_factory=scenario.values, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.global_batch_tokens is None:
+            object.__setattr__(self, "global_batch_tokens", float(self.s["batch_million_tokens"]) * 1e6)
+
+    def validate(self) -> Request:
+        """Return self, or raise :class:`PlanError` naming the field and what is allowed."""
+        for name in ("tokens", "deadline_days", "global_batch_tokens", "checkpoint_gb_per_s_per_node"):
+            _positive(name, getattr(self, name))
+        _positive("loader_gb_per_s_per_node", self.loader_gb_per_s_per_node)
+        if self.precision not in PRECISIONS:
+            raise PlanError("precision", f"expected one of {', '.join(PRECISIONS)}, got {self.precision!r}")
+        known = supported_gpus()
+        if not self.gpus or any(g not in known for g in self.gpus):
+            raise PlanError("gpus", f"expected a non-empty list from {', '.join(known)}, got {list(self.gpus)!r}")
+        for g in self.gpus:
+            if self.precision not in datasheet(g).peak_flops_dense:
+                raise PlanError("precision", f"{g} has no dense {self.precision} peak in data/gpus.csv")
+        if not (
+            isinstance(self.min_gpus, int) and isinstance(self.max_gpus, int) and 1 <= self.min_gpus <= self.max_gpus
+        ):
+            raise PlanError(
+                "max_gpus", f"expected integers 1 <= min_gpus <= max_gpus, got {self.min_gpus!r}, {self.max_gpus!r}"
+            )
+        if self.max_gpus > 2**17:
+            raise PlanError("max_gpus", f"expected at most {2**17}, got {self.max_gpus}")
+        choices = {
+            "checkpoint_method": CHECKPOINT_METHODS,
+            "rent_class": gpu_hour_cost.RENT_CLASSES,
+            "electricity_region": gpu_hour_cost.ELECTRICITY_REGIONS,
+            "cost_basis": COST_BASES,
+        }
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise PlanError(name, f"expected one of {', '.join(allowed)}, got {getattr(self, name)!r}")
+        if not 0 <= self.compute_efficiency <= 1:
+            raise PlanError(
+                "compute_efficiency", f"expected 0 (calibrated) or a fraction up to 1, got {self.compute_efficiency!r}"
+            )
+        for name in TIME_ASSUMPTIONS:
+            value = self.s.get(name)
+            if not (isinstance(value, int | float) and np.isfinite(value) and value >= 0):
+                raise PlanError(name, f"expected a number >= 0 from the scenario, got {value!r}")
+        for name in SHARES:
+            if not self.s[name] <= 1:
+                raise PlanError(name, f"expected a fraction from 0 to 1, got {self.s[name]!r}")
+        if self.global_batch_tokens < self.shape.seq_len:
+            raise PlanError("global_batch_tokens", f"expected at least one sequence ({self.shape.seq_len} tokens)")
+        if not (isinstance(self.mc_samples, int) and 100 <= self.mc_samples <= 1_000_000):
+            raise PlanError("mc_samples", f"expected an integer from 100 to 1000000, got {self.mc_samples!r}")
+        return self
+
+    def with_(self, **changes: Any) -> Request:
+        """A copy with some fields changed (validated); ``s`` entries merge into the scenario."""
+        if "s" in changes:
+            changes["s"] = dict(self.s) | dict(changes["s"])
+        return replace(self, **changes).validate()
+
+
+REQUEST_FIELDS = tuple(f.name for f in fields(Request))
+
+
+@functools.cache
+def _shapes(data_dir: str) -> dict[str, Shape]:
+    """Every shape of ``data/model_shapes.csv`` at its own sequence length, by name (read once)."""
+    return {
+        r["name"]: Shape(
+            name=str(r["label"]),
+            n_params=float(memory.shape_parameter_count(r)),
+            layers=int(r["layers"]),
+            hidden=int(r["hidden"]),
+            heads=int(r["heads"]),
+            seq_len=int(r["seq_len"]),
+        )
+        for _, r in data.model_shapes().iterrows()
+    }
+
+
+def _positive(name: str, value: Any) -> None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
+        raise PlanError(name, f"expected a positive number, got {value!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Facts read from data (once per data directory)
+# --------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _datasheet(name: str, data_dir: str) -> data.GPU:
+    return data.gpu(name)
+
+
+def datasheet(name: str) -> data.GPU:
+    """A GPU's datasheet (:func:`analyses.data.gpu`), read once per data directory."""
+    return _datasheet(name, str(data.DATA_DIR))
+
+
+@functools.cache
+def _clusters(data_dir: str) -> dict[str, dict[str, Any]]:
+    frame = data.table("cluster_configs")
+    frame = frame[frame["network"] == "infiniband"].sort_values("nic_gbit_per_s_per_gpu", ascending=False)
+    return {g: rows.iloc[0].to_dict() for g, rows in frame.groupby("gpu", sort=False)}
+
+
+def cluster_config(gpu: str) -> dict[str, Any]:
+    """The InfiniBand cluster configuration of a generation (the fastest NIC listed for it).
+
+    Its NVLink figures and node size are used; its NIC share and latency give way to the scenario's.
+    """
+    rows = _clusters(str(data.DATA_DIR))
+    if gpu not in rows:
+        raise PlanError("gpus", f"no InfiniBand cluster configuration for {gpu} in data/cluster_configs.csv")
+    return rows[gpu]
+
+
+@functools.cache
+def _supported(data_dir: str) -> tuple[str, ...]:
+    names = scenario.assumptions()
+    clusters = _clusters(data_dir)
+    return tuple(g for g in data.gpu_names() if g in clusters and gpu_hour_cost.has_prices(g, names))
+
+
+def supported_gpus() -> list[str]:
+    """Generations with an InfiniBand cluster configuration, a system price and a neocloud rent."""
+    return list(_supported(str(data.DATA_DIR)))

@@ -1,0 +1,402 @@
+"""The plan chapter: compute, figures and sentences over its parameters, the published-run check, the
+presets, the scenario it reads, and the command line that shares its code."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from analyses import data, scenario
+from analyses.chapters import ParamError
+from analyses.chapters import plan as ch
+from analyses.chapters.plan import figures, presets, tables, text
+from analyses.models import plan as pl
+from analyses.site import notebook
+from analyses.site.cli import main
+
+CHEAP = {"gpus": ["B300"]}  # one generation keeps each grid case near a tenth of a second
+
+
+def _grid() -> list[dict]:
+    """Every parameter at its minimum and maximum and every choice, the rest at the defaults (one
+    generation, except where the generations are the parameter)."""
+    cases = [{}]
+    for p in ch.SPEC.params:
+        choices = p.allowed_choices()
+        if p.kind == "str_list":
+            cases += [{p.name: [c]} for c in choices]
+        elif choices is not None:
+            cases += [{p.name: c} for c in choices if c != p.default]
+        elif p.kind in ("int", "float"):
+            cases += [{p.name: p.min}, {p.name: p.max}]
+    cases.append({"compute_efficiency": 0.5})  # a kernel efficiency the reader sets (the maximum is refused)
+    return [CHEAP | c for c in cases]
+
+
+def _id(values: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in values.items() if k != "gpus" or v != CHEAP["gpus"]) or "defaults"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _sources_read_once():
+    """The site's source linker reads the sources table for every text cell; read it once here so the
+    grid renders every table in reasonable time (the lead caches it in the site layer)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(notebook, "_source_ids", functools.cache(notebook._source_ids))
+        yield
+
+
+@pytest.fixture(scope="module")
+def default() -> ch.Result:
+    return ch.compute(ch.SPEC.defaults())
+
+
+def _render(res: ch.Result) -> None:
+    for chart in (figures.pareto_chart(res), figures.breakdown_chart(res), figures.sensitivity_chart(res)):
+        assert isinstance(chart, alt.TopLevelMixin)
+        chart.to_dict()
+    views = (
+        figures.recommended_view(res),
+        figures.efficiency_view(res),
+        figures.assumptions_view(res),
+        figures.comparison_view(res),
+        figures.scenarios_view(res),
+    )
+    for view in views:
+        assert "<table" in view._repr_html_()
+    sentences = [
+        text.recommendation(res),
+        text.breakdown_caption(res),
+        text.sensitivity_caption(res),
+        text.validation_takeaway(res),
+        text.scenarios_takeaway(res),
+        text.summary(res.run),
+    ]
+    for sentence in sentences:
+        assert len(sentence) > 20 and "nan" not in sentence and "{" not in sentence
+
+
+@pytest.mark.parametrize("values", _grid(), ids=_id)
+def test_compute_figures_and_sentences_over_the_parameters(values):
+    try:
+        cfg = ch.SPEC.validate(values)
+    except ParamError as err:  # the chapter's rule (ch.planner_problem) refuses the combination
+        assert set(values) - {"gpus"} <= set(getattr(err, "names", (err.name,)))
+        return
+    problem = ch.planner_problem(cfg)
+    if problem is not None:  # refused before a kernel starts, naming the parameter moved
+        assert set(values) - {"gpus"} <= set(problem[0])
+        return
+    res = ch.compute(cfg)
+    assert res.plan.n_candidates > 0 and set(res.request.gpus) == set(cfg["gpus"])
+    if res.best is not None:
+        assert res.best["fits"] and res.best["mem_bytes"] > 0 and 0 < res.best["goodput"] <= 1
+        assert res.run.recommended["days_lo"].le(res.run.recommended["days_hi"]).all()
+    _render(res)
+
+
+REFUSED = [
+    ({"min_gpus": 64, "max_gpus": 8}, ("min_gpus", "max_gpus"), "min_gpus <= max_gpus"),
+    ({"seq_len": 1_048_576, "batch_million_tokens": 1.0}, ("seq_len", "batch_million_tokens"), "one sequence"),
+    ({"precision": "fp8"}, ("gpus", "precision"), "A100 has no dense fp8"),
+    ({"compute_efficiency": 1.0}, ("compute_efficiency",), "an efficiency cannot pass 1"),
+]
+
+
+@pytest.mark.parametrize(("values", "names", "needle"), REFUSED)
+def test_refused_combinations_name_the_parameters(values, names, needle):
+    """What the chapter's rule refuses before any kernel starts (wired as a Rule of SPEC on main)."""
+    try:
+        cfg = ch.SPEC.validate(values)
+    except ParamError as err:
+        assert set(getattr(err, "names", (err.name,))) == set(names) and needle in str(err)
+        return
+    found, message = ch.planner_problem(cfg)
+    assert found == names and needle in message
+    assert ch.planner_problem(ch.SPEC.validate({"compute_efficiency": 0.5})) is None
+    assert ch.planner_problem(ch.SPEC.defaults()) is None
+
+
+def test_the_planner_names_the_chapter_parameter():
+    with pytest.raises(pl.PlanError, match="'max_gpus'"):
+        ch.run(ch.SPEC.validate({"min_gpus": 131_072}))
+    with pytest.raises(pl.PlanError, match="'batch_million_tokens'.*one sequence"):
+        ch.run(ch.SPEC.validate({"seq_len": 1_048_576, "batch_million_tokens": 1.0}))
+    with pytest.raises(pl.PlanError, match="'precision'.*A100"):
+        ch.run(ch.SPEC.validate({"precision": "fp8"}))
+
+
+# --------------------------------------------------------------------------------------------
+# The page at the defaults
+# --------------------------------------------------------------------------------------------
+
+
+def test_default_plan_and_its_recommendation(default):
+    best = default.best
+    assert list(default.run.recommended["gpu"]) == ["A100", "H100", "B200", "B300"]
+    assert best["gpu"] == "B200" and best["meets_deadline"]
+    assert best["cost"] == default.run.recommended["cost"][default.run.recommended["meets_deadline"]].min()
+    # the default tokens are the scenario's tokens per parameter x the shape's parameters
+    assert default.request.tokens == pytest.approx(default.s["tokens_per_param"] * default.request.shape.n_params)
+    assert "cheapest layout that meets the deadline" in text.recommendation(default)
+    table = tables.recommended_table(default.run.recommended, default.plan.efficiency_basis)
+    assert set(table["eff. from"]) == {"calibrated", "borrowed"}
+    assert (default.front.groupby("gpu")["days"].is_monotonic_increasing).all()
+
+
+def test_published_runs_land_within_the_stated_tolerance(default):
+    """Llama 3.1 405B on 16,384 H100 (model card: 30.84M GPU-hours) and LLaMA-65B on 2,048 A100
+    (carbon table: 1,022,362 GPU-hours), planned without their own throughput in the calibration.
+
+    The tolerance (25%) is the step-time model's worst validation error, rounded up (see the chapter).
+    """
+    outside = tables.out_of_sample(default.comparison).set_index("preset")
+    assert set(outside.index) == {"llama3-405b", "llama1-65b"}
+    assert outside.loc["llama3-405b", "published GPU-hours"] == data.model("Llama 3.1 405B")["gpu_hours"]
+    assert outside.loc["llama1-65b", "published GPU-hours"] == data.model("LLaMA-65B")["gpu_hours"]
+    assert (outside["error"].abs() <= ch.PUBLISHED_TOLERANCE).all()
+    assert ch.PUBLISHED_TOLERANCE >= default.worst_error
+    # the planner finds the Llama 3 paper's own tensor x pipeline split by itself
+    assert default.published_layout == "TP8 PP16"
+    assert outside.loc["llama3-405b", "layout"].startswith(default.published_layout + " ")
+    # LLaMA-65B: the paper reports about 21 days on 2,048 A100s (Sec 2.4); we plan within 25%
+    assert outside.loc["llama1-65b", "days"] == pytest.approx(21, rel=ch.PUBLISHED_TOLERANCE)
+    # the run's own throughput in the calibration flatters the planner
+    inside = default.comparison[default.comparison["run's own throughput"] == "in the calibration"].iloc[0]
+    assert abs(inside["error"]) < abs(outside.loc["llama3-405b", "error"])
+    assert "every published run lands within" in text.validation_takeaway(default)
+
+
+def test_document_scenarios(default):
+    rows = default.scenarios.set_index("preset")
+    assert set(rows.index) == set(presets.of_kind(presets.DOCUMENT_SCENARIO, default.s))
+    # tokens are the scenario's tokens per parameter times the document's 13B
+    c = data.claim("000-2.1-13b-anecdote-days")
+    assert rows.loc["doc000-13b-a100", "tokens"] == c.value("params") * default.s["tokens_per_param"]
+    assert rows.loc["doc000-13b-a100", "stated days"] == c.value("days_a100")
+    assert rows.loc["doc000-13b-a100", "meets"] and rows.loc["doc000-13b-b300", "meets"]
+    assert rows.loc["doc000-13b-b300", "GPUs"] < rows.loc["doc000-13b-a100", "GPUs"]
+    assert not rows.loc["doc000-100b-4-8-nodes", "meets"]  # 100B on 64 B300s misses its 90 days
+    sentence = text.scenarios_takeaway(default)
+    assert "not compute-bound" in sentence and "even on 64 B300s" in sentence
+
+
+def test_the_scenarios_follow_the_readers_tokens_per_parameter(default):
+    more = ch.scenarios_table(ch.SPEC.validate({"tokens_per_param": 40.0})).set_index("preset")
+    base = default.scenarios.set_index("preset")
+    assert more.loc["doc000-13b-a100", "tokens"] == pytest.approx(2 * base.loc["doc000-13b-a100", "tokens"])
+
+
+def test_related_claims_keep_their_own_chapters_verdicts(default):
+    related = default.related.set_index("id")
+    assert set(related.index) == set(presets.related_claims(default.s))
+    assert (related["chapter"] != "plan").all()
+    assert related.loc["000-5-node-plan-time", "verdict"] in {"consistent", "inconsistent", "implausible"}
+
+
+# --------------------------------------------------------------------------------------------
+# The scenario is the only source of the assumptions the plan shares with the book
+# --------------------------------------------------------------------------------------------
+
+SHARED = (
+    "batch_million_tokens",
+    "tokens_per_param",
+    "interruptions_per_gpu_year",
+    "restart_s",
+    "framework_memory_gb",
+    "input_bytes_per_token",
+    "dp_overlap",
+    "rdma_nic_share",
+    "rdma_latency_us",
+    "depreciation_years",
+    "cost_of_capital",
+    "electricity_usd_per_kwh",
+    "electricity_us_usd_per_kwh",
+)
+
+
+def test_shared_assumptions_are_scenario_parameters():
+    names = {p.name for p in ch.SPEC.params}
+    assert not names & {
+        "restart_min",
+        "overhead_gib",
+        "overlap",
+        "mtbf_source",
+        "global_batch_tokens",
+        "bytes_per_token",
+    }
+    for name in [*SHARED, *(n for n in names if n.endswith(("_usd_per_gpu", "_usd_per_gpu_hour")))]:
+        p, a = ch.SPEC.param(name), scenario.assumption(name)
+        assert (p.default, p.unit, p.min, p.max) == (a.central, a.unit, a.min, a.max), name
+    assert {f"rent_{g}_usd_per_gpu_hour" for g in ("a100", "h100", "b200", "b300")} <= names
+
+
+def test_a_readers_price_moves_only_that_generation(default):
+    cfg = ch.SPEC.validate({"rent_b200_usd_per_gpu_hour": 2 * default.s["rent_b200_usd_per_gpu_hour"]})
+    moved = ch.run(cfg).plan.layouts.groupby("gpu")["cost_rented"].min()
+    base = default.plan.layouts.groupby("gpu")["cost_rented"].min()
+    assert moved["B200"] == pytest.approx(2 * base["B200"])
+    assert moved["H100"] == pytest.approx(base["H100"])
+    assert ch.run(cfg).plan.best["gpu"] != "B200"  # twice the rent loses it the recommendation
+
+
+def test_the_assumptions_table_is_the_scenarios(default):
+    shown = default.assumptions.set_index("name")
+    assert {"restart_s", "rdma_nic_share", "server_b300_usd_per_gpu", "electricity_us_usd_per_kwh"} <= set(shown.index)
+    assert "electricity_usd_per_kwh" not in shown.index  # the US tariff is the one a default run reads
+    assert shown.loc["restart_s", "central"] == scenario.assumption("restart_s").central
+
+
+def test_sensitivity_reads_the_scenarios_ranges(default):
+    frame = default.sensitivity.set_index("input")
+    label = f"{scenario.assumption('dp_overlap').label} (90% range)"
+    assert label in frame.index
+    assert frame.iloc[0]["cost_swing"] == frame["cost_swing"].max()
+    assert default.sensitivity.iloc[0]["input"] in text.sensitivity_caption(default)
+
+
+# --------------------------------------------------------------------------------------------
+# Sentence branches
+# --------------------------------------------------------------------------------------------
+
+
+def test_sentences_when_nothing_meets_or_fits(default):
+    late = ch.compute(ch.SPEC.validate(CHEAP | {"deadline_days": 0.01}))
+    assert "though no layout meets" in text.recommendation(late)
+    assert "it is the fastest" in text.summary(late.run)
+    none = ch.compute(ch.SPEC.validate({"gpus": ["A100"], "model_shape": "megatron-1t", "max_gpus": 8}))
+    assert none.best is None and "No layout of this model fits" in text.recommendation(none)
+    assert "no cost to move" in text.sensitivity_caption(none)
+    assert "no layout fits" in text.breakdown_caption(none)
+    assert "No layout fits in memory on: A100" in text.summary(none.run)
+    figures.pareto_chart(none).to_dict()
+    figures.breakdown_chart(none).to_dict()
+    figures.sensitivity_chart(none).to_dict()
+    some = ch.compute(ch.SPEC.validate({"gpus": ["A100", "B300"], "model_shape": "llama31-405b", "max_gpus": 64}))
+    assert "No layout fits in memory on A100" in text.recommendation(some)
+
+
+def test_validation_and_scenario_branches(default):
+    bad = dataclasses.replace(
+        default,
+        comparison=default.comparison.assign(error=lambda f: f["error"].where(f["preset"] != "llama1-65b", 0.6)),
+    )
+    assert "misses the ±25% tolerance" in text.validation_takeaway(bad)
+    rows = default.scenarios.copy()
+    i = rows.index[rows["preset"] == text.NODES_100B][0]
+    rows.loc[i, "meets"] = True
+    j = rows.index[rows["preset"] == text.FINETUNE][0]
+    rows.loc[j, "planned days"] = 10.0
+    k = rows.index[rows["preset"] == text.ANECDOTE_A100][0]
+    rows.loc[k, ["meets", "planned days"]] = [False, 40.0]
+    sentence = text.scenarios_takeaway(dataclasses.replace(default, scenarios=rows))
+    assert "trains in" in sentence and "computing alone fills" in sentence and "beyond the stated" in sentence
+    unfit = rows.assign(GPUs=np.nan)
+    assert "no A100 layout fits" in text.scenarios_takeaway(dataclasses.replace(default, scenarios=unfit))
+
+
+def test_a_published_run_that_no_longer_fits_is_shown_as_such():
+    res = ch.compute(ch.SPEC.validate(CHEAP | {"framework_memory_gb": 100.0}))
+    frame = res.comparison
+    assert (frame["layout"] == "does not fit in memory").any()
+    assert frame.loc[frame["layout"] == "does not fit in memory", "error"].isna().all()
+    assert "cannot be checked" in text.validation_takeaway(res)
+
+
+# --------------------------------------------------------------------------------------------
+# Presets
+# --------------------------------------------------------------------------------------------
+
+
+def test_presets_read_their_figures_from_the_claims_data_and_scenario():
+    s = scenario.values()
+    p = presets.preset("doc000-10b-4-8-nodes", s)
+    c = data.claim("000-5-node-plan-time")
+    assert p["min_gpus"] == c.value("nodes_low") * c.value("gpus_per_node")
+    assert p["max_gpus"] == c.value("nodes_high") * c.value("gpus_per_node")
+    assert p["n_params"] == c.value("params")
+    assert "batch_million_tokens" not in p  # the scenario's batch
+    llama = presets.preset("llama3-405b", s)
+    assert llama["tokens"] == data.model("Llama 3.1 405B")["training_tokens"]
+    bench = data.table("scaling_benchmarks").set_index("id").loc["llama3-405b-16384"]
+    assert llama["batch_million_tokens"] * 1e6 == pytest.approx(bench["global_batch_seqs"] * bench["seq_len"])
+    tune = presets.preset("doc001-case-finetune", s)
+    samples = data.claim("001-4-case-workload-7b-13b").value("new_samples_per_month_high")
+    assert tune["tokens"] == samples * s["finetune_tokens_per_sample"] * s["finetune_epochs"]
+    assert math.isnan(tune["compare_gpu_hours"])
+
+
+def test_preset_fills_only_fields_left_at_their_defaults():
+    req = ch.request(ch.SPEC.validate({"preset": "doc000-13b-b300", "max_gpus": 64}))
+    assert req.gpus == ("B300",) and req.max_gpus == 64 and req.shape.name == "Llama 2 13B"
+    assert req.global_batch_tokens == scenario.values()["batch_million_tokens"] * 1e6
+
+
+def test_bad_preset_expressions_and_ids_name_the_field():
+    s = scenario.values()
+    assert presets.resolve("2 * 3", s) == 6.0 and presets.resolve(5, s) == 5.0
+    with pytest.raises(pl.PlanError, match="'tokens'.*cannot resolve"):
+        presets.resolve("claim:no-such-claim:x", s, "tokens")
+    with pytest.raises(pl.PlanError, match="'tokens'"):
+        presets.resolve("scenario:no_such_assumption", s, "tokens")
+    with pytest.raises(pl.PlanError, match="'preset'"):
+        presets.preset("nope", s)
+
+
+# --------------------------------------------------------------------------------------------
+# The command line shares the chapter's code
+# --------------------------------------------------------------------------------------------
+
+
+def test_cli_plan_prints_the_recommendation(tmp_path, capsys):
+    f = tmp_path / "my.yaml"
+    f.write_text("preset: doc000-13b-b300\nmax_gpus: 64\n")
+    assert main(["plan", "--params-file", str(f), "--no-html"]) == 0
+    out = capsys.readouterr().out
+    assert "Recommended:" in out and "B300" in out and "A100" not in out
+
+
+def test_cli_plan_preset_prints_what_the_chapter_computes(capsys):
+    assert main(["plan", "-p", "preset", "llama3-405b", "--no-html"]) == 0
+    out = capsys.readouterr().out
+    cfg = ch.SPEC.validate({"preset": "llama3-405b"})
+    assert out.strip() == text.summary(ch.run(cfg)).strip()
+    assert "16384 x H100 (TP8 PP16" in out
+
+
+@pytest.mark.parametrize(
+    ("text_", "needle"),
+    [
+        ("gpuz: [A100]\n", "unknown field 'gpuz'"),
+        ("max_gpus: lots\n", "parameter 'max_gpus'"),
+        ("- a\n- b\n", "expected a mapping"),
+        ("min_gpus: 100\nmax_gpus: 10\n", "plan field 'max_gpus'"),
+        ("seq_len: 1048576\nbatch_million_tokens: 1\n", "plan field 'batch_million_tokens'"),
+    ],
+)
+def test_cli_plan_bad_files_get_one_line_naming_the_field(tmp_path, capsys, text_, needle):
+    f = tmp_path / "bad.yaml"
+    f.write_text(text_)
+    assert main(["plan", "--params-file", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err
+
+
+def test_cli_plan_reads_yaml_numbers_without_a_signed_exponent(tmp_path, capsys):
+    # PyYAML (YAML 1.1) reads 3.0e10 as a string; the CLI takes it as the number a reader meant
+    f = tmp_path / "my.yaml"
+    f.write_text("model_shape: generic\nn_params: 3.0e10\ntokens: 6.0e11\ngpus: [B300]\nmax_gpus: 64\n")
+    assert main(["plan", "--params-file", str(f), "--no-html"]) == 0
+    assert "30.0B parameters" in capsys.readouterr().out
+
+
+def test_summary_columns(default):
+    out = text.summary(default.run)
+    assert "days 5-95%" in out and "owned 5-95%" in out
+    assert pd.notna(default.run.recommended["cost_owned_hi"]).all()
