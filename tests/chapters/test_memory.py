@@ -32,7 +32,18 @@ SENTENCES = (
 
 @functools.cache
 def result(**over) -> ch.Result:
-    return ch.compute(ch.SPEC.validate(over))
+    return ch.compute(ch.SPEC.validate(_layout_for(over)))
+
+
+def _layout_for(over: dict) -> dict:
+    """``over`` with a tensor-parallel degree the preset's heads and the GPU's NVLink domain allow,
+    where ``over`` does not choose one (the spec's rules refuse the others: tested below)."""
+    if "tp" in over or not ({"preset", "gpu"} & set(over)):
+        return over
+    s = data.model_shape(over.get("preset", ch.SPEC.param("preset").default))
+    domain = data.gpu(over.get("gpu", ch.SPEC.param("gpu").default)).nvlink_domain_gpus
+    tp = max(t for t in (1, 2, 4, 8) if t <= domain and s["heads"] % t == 0 and s["kv_heads"] % t == 0)
+    return over | {"tp": tp}
 
 
 def render(res: ch.Result) -> list[str]:
@@ -66,9 +77,9 @@ def _grid() -> list[dict]:
             out += [{p.name: p.min}, {p.name: p.max}]
     out += [
         {"n_gpus": 1, "tp": 1, "pp": 1},
-        {"n_gpus": 65536, "tp": 8, "pp": 256},
-        {"n_gpus": 72, "tp": 72, "pp": 1},
-        {"n_gpus": 256, "tp": 1, "pp": 256},
+        {"n_gpus": 64000, "tp": 8, "pp": 80},  # the most stages the default preset's 80 layers allow
+        {"n_gpus": 72, "tp": 8, "pp": 1, "gpu": "GB300"},  # NVL72: one NVLink domain of 72 GPUs
+        {"n_gpus": 80, "tp": 1, "pp": 80},
     ]
     return out
 
@@ -83,7 +94,7 @@ def test_compute_figures_and_sentences_over_the_grid(over):
 
 @pytest.mark.parametrize("name", data.model_shape_names())
 def test_every_shape_through_the_layout_the_fits_and_the_plan(name):
-    cfg = ch.SPEC.validate({"preset": name, "plan_preset": name, "models": [name]})
+    cfg = ch.SPEC.validate(_layout_for({"preset": name, "plan_preset": name, "models": [name]}))
     lay = ch.layout_check(cfg, 5e9)
     assert lay["total"] > 0 and lay["model"] == data.model_shape(name)["label"]
     assert not ch.zero_curves(cfg, 5e9).empty and not ch.accounting_table(cfg).empty
@@ -93,15 +104,19 @@ def test_every_shape_through_the_layout_the_fits_and_the_plan(name):
 
 @pytest.mark.parametrize("gpu", data.gpu_names())
 def test_every_gpu_through_the_layout_and_the_fits(gpu):
-    cfg = ch.SPEC.validate({"gpu": gpu, "previous_gpu": gpu})
+    cfg = ch.SPEC.validate(_layout_for({"gpu": gpu, "previous_gpu": gpu}))
     assert ch.layout_check(cfg, 5e9)["usable_gb"] == pytest.approx(data.gpu(gpu).hbm_usable_bytes / 1e9)
     best = ch.fit_search("llama2-7b", gpu, cfg, 5e9)
     assert best is None or best["total"] <= data.gpu(gpu).hbm_usable_bytes - 5e9
 
 
 def test_a_layout_that_does_not_divide_names_the_parameters():
-    with pytest.raises(ValueError, match="'n_gpus', 'tp' and 'pp'.*not a multiple of tp x pp = 32"):
+    with pytest.raises(ValueError, match="n_gpus 48, tp 8, pp 4: n_gpus must be a multiple of tp x pp = 32"):
         result(n_gpus=48)
+    with pytest.raises(ValueError, match="tp must divide bert-base's 12 heads: tp one of 1, 2, 3, 4, 6, 12"):
+        ch.SPEC.validate({"preset": "bert-base", "tp": 8})
+    with pytest.raises(ValueError, match="pp at most 12 for bert-base"):
+        ch.SPEC.validate({"preset": "bert-base", "tp": 4, "pp": 16, "n_gpus": 64})
 
 
 def test_sentence_branches():

@@ -124,12 +124,14 @@ def test_refused_combinations_name_the_parameters(values, names, needle):
 
 
 def test_the_planner_names_the_chapter_parameter():
-    with pytest.raises(pl.PlanError, match="'max_gpus'"):
-        ch.run(ch.SPEC.validate({"min_gpus": 131_072}))
-    with pytest.raises(pl.PlanError, match="'batch_million_tokens'.*one sequence"):
-        ch.run(ch.SPEC.validate({"seq_len": 1_048_576, "batch_million_tokens": 1.0}))
-    with pytest.raises(pl.PlanError, match="'precision'.*A100"):
-        ch.run(ch.SPEC.validate({"precision": "fp8"}))
+    """The spec's rule runs the planner's own check before anything executes, naming the chapter's
+    parameters at fault."""
+    with pytest.raises(ParamError, match="min_gpus 131072, max_gpus 4096: expected integers 1 <= min_gpus <= max_gpus"):
+        ch.SPEC.validate({"min_gpus": 131_072})
+    with pytest.raises(ParamError, match="seq_len 1048576, batch_million_tokens 1.0: expected at least one sequence"):
+        ch.SPEC.validate({"seq_len": 1_048_576, "batch_million_tokens": 1.0})
+    with pytest.raises(ParamError, match="precision 'fp8'.*A100"):
+        ch.SPEC.validate({"precision": "fp8"})
 
 
 # --------------------------------------------------------------------------------------------
@@ -376,8 +378,8 @@ def test_cli_plan_preset_prints_what_the_chapter_computes(capsys):
         ("gpuz: [A100]\n", "unknown field 'gpuz'"),
         ("max_gpus: lots\n", "parameter 'max_gpus'"),
         ("- a\n- b\n", "expected a mapping"),
-        ("min_gpus: 100\nmax_gpus: 10\n", "plan field 'max_gpus'"),
-        ("seq_len: 1048576\nbatch_million_tokens: 1\n", "plan field 'batch_million_tokens'"),
+        ("min_gpus: 100\nmax_gpus: 10\n", "min_gpus 100, max_gpus 10: expected integers 1 <= min_gpus <= max_gpus"),
+        ("seq_len: 1048576\nbatch_million_tokens: 1\n", "batch_million_tokens 1.0: expected at least one sequence"),
     ],
 )
 def test_cli_plan_bad_files_get_one_line_naming_the_field(tmp_path, capsys, text_, needle):

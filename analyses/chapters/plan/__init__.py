@@ -214,7 +214,7 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
     """The planner request of a (validated) chapter configuration: its preset filled in, the scenario
     at ``cfg``; a wrong combination raises :class:`~analyses.models.plan.PlanError` naming the parameter."""
     s = scenario.values(cfg)
-    m = presets.merged(cfg, s, SPEC.defaults())
+    m = presets.merged(cfg, s, SPEC.param_defaults())
     try:
         if m["model_shape"] == GENERIC:
             shape = pl.Shape.from_params(m["n_params"], m["seq_len"] or GENERIC_SEQ_LEN)
