@@ -8,6 +8,7 @@ notebook writes identical outputs (nbval and ``git diff`` stay quiet).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import json
@@ -456,16 +457,24 @@ def check_href(claim_id: str, chapter: str) -> str:
 def _source_ids() -> frozenset[str]:
     from analyses import data
 
+    return _source_ids_in(str(data.DATA_DIR))
+
+
+@functools.lru_cache(maxsize=4)
+def _source_ids_in(data_dir: str) -> frozenset[str]:
+    from analyses import data
+
     return frozenset(data.sources()["id"])
 
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9.-]*[a-z0-9]|[a-z0-9]")
 
 
-def source_links(value: Any) -> str:
+def source_links(value: Any, base: str = "") -> str:
     """Text for an HTML cell: each known source id in it (``aiwiki-dgx-b300;v2pseo-gpu-tco-2026``,
     ``id, Table 2``, an id named in a note) becomes a link to its entry on the sources page; the rest
-    is escaped, its e-notation rewritten and ``;`` lists spaced."""
+    is escaped, its e-notation rewritten and ``;`` lists spaced. ``base`` prefixes the links (from a
+    page outside ``book/``)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     text, known = str(value), _source_ids()
@@ -478,7 +487,7 @@ def source_links(value: Any) -> str:
         if m.group(0) in known:
             out += [
                 plain(text[pos : m.start()]),
-                f'<a class="source-link" href="{source_href(m.group(0))}">{m.group(0)}</a>',
+                f'<a class="source-link" href="{base}{source_href(m.group(0))}">{m.group(0)}</a>',
             ]
             pos = m.end()
     out.append(plain(text[pos:]))
@@ -570,7 +579,7 @@ def ledger_cell(
         return "–", ""
     if isinstance(value, float):
         return readable(value), f"{value:.6g}"
-    return source_links(value), None
+    return source_links(value, base), None
 
 
 def _sort_attr(key: str | None) -> str:

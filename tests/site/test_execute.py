@@ -47,7 +47,7 @@ def outputs(nb: nbformat.NotebookNode) -> list[tuple[str, str, list]]:
     [
         ("memory", {}),
         ("scaling-gap", {}),
-        ("memory", {"zero_stage": 3, "gpus": ["H100", "B300"], "overhead_gb": 7.5}),
+        ("memory", {"zero_stage": 3, "gpus": ["H100", "B300"], "framework_memory_gb": 7.5}),
     ],
 )
 def test_same_outputs_as_papermill(chapter, parameters, tmp_path):
