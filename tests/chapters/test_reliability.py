@@ -61,12 +61,13 @@ def test_sentence_branches(default):
     # the other side of each sentence's branch, reached by moving an assumption
     fast = ch.compute(ch.SPEC.validate({"checkpoint_write_s": 1.0, "b300_failure_ratio": 0.05}))
     assert "do better than" in text.policy_takeaway(fast)
-    assert "plausible" in text.clean_run_sentence(fast)
+    assert "the clean run is plausible" in text.clean_run_sentence(default)
+    fragile = ch.compute(ch.SPEC.validate({"b300_failure_ratio": 6.0}))
+    assert "less often than published failure rates allow" in text.clean_run_sentence(fragile)
     # no single rate lies within a factor of two of every published log (they span 4.7x); with Llama 3 alone it does
     llama_only = dataclasses.replace(default, logs=default.logs[default.logs["id"].str.startswith("llama3")])
     assert "Every log lies within" in text.logs_sentence(llama_only)
     assert "cost more than they save" in text.policy_takeaway(default)
-    assert "less often than before" in text.clean_run_sentence(default)
     assert "opt-175b-hardware-all" in text.logs_sentence(default)
     assert "within reach" in text.causes_sentence(ch.compute(ch.SPEC.validate({"preventable_interruption_share": 0.9})))
     assert "keeps only" in text.policy_takeaway(ch.compute(ch.SPEC.validate({"checkpoint_write_s": 600.0})))
@@ -74,15 +75,15 @@ def test_sentence_branches(default):
 
 
 VERDICTS_AT_DEFAULTS = {
-    "000-2.4-weeks-long-runs-hours-to-recover": "inconsistent",
+    "000-2.4-weeks-long-runs-hours-to-recover": "consistent",
     "000-2.4-failure-rate-industry-lowest": "unverifiable",
     "000-2.4-recovery-hours-to-minutes": "consistent",
-    "000-2.4-fintech-crash-every-5-days": "implausible",
+    "000-2.4-fintech-crash-every-5-days": "consistent",
     "000-3-table-stability": "implausible",
     "001-2.4-weeks-long-runs-hours-lost": "consistent",
     "001-2.4-failure-rate-very-low": "unverifiable",
     "001-2.4-loss-hours-to-minutes": "consistent",
-    "001-2.4-fintech-crash-every-5-days": "implausible",
+    "001-2.4-fintech-crash-every-5-days": "consistent",
     "001-2.4-rd-efficiency-18pct": "inconsistent",
     "001-2.4-checkpoint-15min-then-hourly": "consistent",
 }
@@ -95,17 +96,19 @@ def test_verdicts_at_the_defaults(default):
 
 def test_what_decides_the_verdicts(default):
     led = default.ledger.set_index("id")
-    # a restart of 10 minutes is not hours; it would take one of about 55 minutes (1 h / 1.1)
-    assert "10.0 min" in led.loc["000-2.4-weeks-long-runs-hours-to-recover", "recomputed"]
-    assert led.loc["000-2.4-weeks-long-runs-hours-to-recover", "flips_if"].startswith("consistent if restart")
+    # a 10-minute restart plus the work since the last checkpoint at the best interval (1.81 h) costs 64.5
+    # minutes, about the hour the claim reads as; with faster checkpoints the best interval shortens
+    assert "64.5 min" in led.loc["000-2.4-weeks-long-runs-hours-to-recover", "recomputed"]
+    assert led.loc["000-2.4-weeks-long-runs-hours-to-recover", "flips_if"].startswith("inconsistent if checkpoint")
     # the best interval for 512 GPUs at Llama 3's rate and 60 s checkpoints is 1.81 h: hours can be lost
     assert default.optimum.exact_s / 3600 == pytest.approx(1.81, abs=0.005)
     assert (
         "strict reading (2–9 h) would make it inconsistent" in led.loc["001-2.4-weeks-long-runs-hours-lost", "reason"]
     )
-    # 50 clean days need a B300 job MTBF of 50 / ln 20 = 16.7 days; an equal failure rate gives 5
+    # 50 clean days need a job MTBF of 50 / ln 20 = 16.7 days; 64 B300s (document 000's 8 nodes for a 10B
+    # model) at 0.173 interruptions per GPU-year fail every 365.25 / 0.173 / 64 = 33.0 days
     assert default.fintech.need_mtbf_days == pytest.approx(50 / math.log(20))
-    assert default.fintech.b300_mtbf_days == pytest.approx(5.0)
+    assert default.fintech.b300_mtbf_days == pytest.approx(365.25 / 0.173 / 64)
     assert "16.7 days" in led.loc["001-2.4-fintech-crash-every-5-days", "reason"]
     # 30 h of 1,200 h is 2.5%, not 18%
     assert default.fintech.saved_share == pytest.approx(0.025)
@@ -124,9 +127,9 @@ def test_what_decides_the_verdicts(default):
     ("values", "claim", "verdict"),
     [
         ({"checkpoint_write_s": 600.0}, checks.POLICY, "inconsistent"),
-        ({"restart_s": 4000.0}, "000-2.4-weeks-long-runs-hours-to-recover", "consistent"),
+        ({"checkpoint_write_s": 10.0}, "000-2.4-weeks-long-runs-hours-to-recover", "inconsistent"),
         ({"restart_s": 5000.0}, "000-2.4-recovery-hours-to-minutes", "inconsistent"),
-        ({"b300_failure_ratio": 0.2}, "001-2.4-fintech-crash-every-5-days", "consistent"),
+        ({"b300_failure_ratio": 6.0}, "001-2.4-fintech-crash-every-5-days", "implausible"),
         ({"preventable_interruption_share": 0.9}, checks.STABILITY, "consistent"),
         ({"checkpoint_write_s": 6.3}, "001-2.4-weeks-long-runs-hours-lost", "inconsistent"),
     ],

@@ -89,9 +89,10 @@ class Fintech:
     saved_share: float  # saved hours over the clean run's hours
     gpus_at_rate: float  # job size whose MTBF is the stated crash interval at the scenario's rate
     need_mtbf_days: float  # smallest B300 job MTBF under which the clean run lies in the 90% interval
-    b300_mtbf_days: float
-    p_clean: float  # chance of the clean run at the scenario's B300 failure ratio
-    p_clean_old: float  # ... at the old platform's rate
+    plan_gpus: tuple[float, float]  # document 000's cluster for a 10B model (4-8 nodes)
+    b300_mtbf_days: float  # that cluster's larger end at the scenario's rate and B300 failure ratio
+    p_clean: float  # chance of the clean run on it
+    p_clean_old: float  # ... for a job failing as often as the old platform did
 
 
 @dataclass(frozen=True)
@@ -252,6 +253,7 @@ def _fintech(s: dict[str, float]) -> Fintech:
         saved_share=float(n["saved_h"] / n["run_h"]),
         gpus_at_rate=float(n["gpus_at_rate"]),
         need_mtbf_days=float(n["need_mtbf_days"]),
+        plan_gpus=tuple(float(g) for g in n["gpus"]),
         b300_mtbf_days=float(n["b300_mtbf_days"]),
         p_clean=float(n["p_clean"]),
         p_clean_old=float(rel.prob_no_failure(case.run_days_no_fault, case.crash_interval_days)),

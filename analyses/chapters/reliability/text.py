@@ -84,18 +84,27 @@ def causes_sentence(res: Result) -> str:
 
 
 def clean_run_sentence(res: Result) -> str:
-    """How likely the anecdote's clean run is at the scenario's B300 failure ratio."""
+    """How likely the anecdote's clean run is for a B300 job of the size document 000 plans for a 10B
+    model, at the scenario's per-GPU rate and B300 failure ratio, against the old platform's rate."""
     f = res.fintech
     days = fmt(f.case.run_days_no_fault, "days", sig=2)
     ratio = res.s["b300_failure_ratio"]
-    rate = "at the old platform's rate" if ratio == 1 else f"at {fmt(ratio, 'x', sig=2)} the old platform's rate"
-    text = f"And {rate}, {days} without a crash would happen with probability {fmt(f.p_clean, pct=True, sig=2)}"
+    rate = "the scenario's per-GPU rate" if ratio == 1 else f"{fmt(ratio, 'x', sig=2)} the scenario's per-GPU rate"
+    lo, hi = f.plan_gpus
+    text = (
+        f"A B300 job of {fmt(int(lo))}-{fmt(int(hi))} GPUs, the cluster document 000 plans for a 10B model, fails "
+        f"every {fmt(f.b300_mtbf_days, 'days', 2)} or less often at {rate}, so {days} without a crash happen with "
+        f"probability {fmt(f.p_clean, pct=True, sig=2)} or more"
+    )
     if f.p_clean < checks.CLEAN_RUN_TAIL:
         return (
-            text + f": the anecdote needs a B300 job that fails at most once every {fmt(f.need_mtbf_days, 'days', 2)}, "
-            f"{fmt(f.need_mtbf_days / f.case.crash_interval_days, 'x', 2)} less often than before."
+            text + f": the anecdote needs a job that fails at most once every {fmt(f.need_mtbf_days, 'days', 2)}, "
+            "less often than published failure rates allow."
         )
-    return text + ": at this failure ratio the clean run is plausible."
+    return (
+        text + f": the clean run is plausible, although a job failing as often as the old platform did would have "
+        f"only a {fmt(f.p_clean_old, pct=True, sig=2)} chance of it."
+    )
 
 
 def recovery_sentence(res: Result) -> str:

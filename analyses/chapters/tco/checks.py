@@ -144,7 +144,7 @@ def check_gmv_8pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, An
         value=None,
         unit="%",
         recomputed=f"+{stated(100 * gain)}% GMV: no cost or compute quantity determines it",
-        context="a business result of an unnamed company, which nothing public links to its training hardware",
+        context="a feed's revenue moves with the ranking model and the market, not with the hardware it trained on",
         reading=claim.reading or "",
     )
 
