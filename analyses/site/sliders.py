@@ -152,16 +152,22 @@ def short_label(claim: data.Claim) -> str:
     return f"{doc} §{section} {slug}"
 
 
-def caption(s: Slider, slug: str) -> str:
-    """The standard caption sentence of a slider figure (what the marks mean, how it relates to a rerun)."""
-    return (
-        f"Move the slider to set the {s.label} ({s.unit}); the other assumptions stay at the scenario's central "
-        "values. Each strip shows the verdict a claim would get at each value (computed by the book's own "
-        "checks when the chapter ran), the dashed line marks the scenario's central value and the diamonds the "
-        "points where a verdict flips; the column on the right gives each verdict and recomputed value at the "
-        f"slider. Rerunning the chapter with `python -m analyses run {slug} -p {s.input} VALUE` moves every other "
-        "number on the page too."
+def caption(s: Slider, slug: str, lead: str = "") -> str:
+    """The caption of a slider figure: ``lead`` (what the chapter wants the reader to look for), then
+    what the strips, the dashed line, the diamonds and the text mean, the flip points, and how the
+    figure relates to rerunning the chapter."""
+    central = verdicts.show(s.central, s.unit, 3)
+    flips = "; ".join(f"{r.label} turns {r.verdict} at {verdicts.show(r.x, s.unit, 2)}" for r in s.flips.itertuples())
+    marks = (
+        f"white diamonds mark where a verdict flips ({flips})" if flips else "no verdict flips within the span shown"
     )
+    body = (
+        f"Each strip is a claim's verdict as the {s.label} moves, recomputed by the claim's own check with every other "
+        f"assumption at the scenario's central value; the dashed line marks the scenario's {central}, {marks}, and the "
+        "text at right gives each verdict and recomputed figure at the slider. Rerunning the chapter "
+        f"(python -m analyses run {slug} -p {s.input} VALUE) changes every other number on the page too."
+    )
+    return f"{lead.rstrip()} {body}" if lead else body
 
 
 def figure(s: Slider, width: int = 340) -> alt.Chart:

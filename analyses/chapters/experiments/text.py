@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from analyses.chapters.experiments import SLUG, Result, checks
+from analyses.site import sliders
 from analyses.site.notebook import fmt, in_words
 from analyses.site.sliders import Slider
 
@@ -78,15 +79,5 @@ def runs_takeaway(res: Result) -> str:
 
 
 def slider_caption(s: Slider) -> str:
-    """Caption of the speed-up slider: what it shows and how it relates to rerunning the chapter."""
-    where = (
-        f"the white diamond marks the speed-up below which the sweep's verdict flips ({fmt(s.flips['x'].iloc[0], s.unit, 2)})"
-        if not s.flips.empty
-        else "no verdict flips within the range shown"
-    )
-    return (
-        f"The sweep's verdict as the {s.label} moves, the rest of the scenario at its central values: the strip is "
-        f"coloured by the verdict the claim's own check gives, the dashed line marks the scenario's "
-        f"{fmt(s.central, s.unit, 3)}, and {where}. Rerunning the chapter (python -m analyses run {SLUG} -p "
-        f"{s.input} VALUE) moves every number on this page too."
-    )
+    """Caption of the speed-up slider."""
+    return sliders.caption(s, SLUG, "The sweep's verdict as the B300 cluster's per-GPU speed-up moves.")

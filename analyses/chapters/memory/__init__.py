@@ -71,7 +71,6 @@ def _split_problem(cfg: Config) -> str | None:
     return None
 
 
-
 SPEC = ChapterSpec(
     slug=SLUG,
     title="Memory budgets",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from analyses import data
 from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, checks, gpu, layout_text, shape
+from analyses.site import sliders
 from analyses.site.notebook import fmt, stated
 
 
@@ -120,15 +121,9 @@ def measured_caption(res: Result) -> str:
 
 
 def slider_caption(res: Result) -> str:
+    """Caption of the framework-memory slider."""
     s = res.sliders[0]
-    moved = (
-        "no value a reader may set flips either verdict: they rest on datasheet capacities and byte counts"
-        if s.flips.empty
-        else "white diamonds mark where a verdict flips"
-    )
-    return (
-        f"Move the {s.label} (the memory a framework keeps on each GPU besides model states) and read the two claims "
-        f"that depend on it: the strips give each verdict across the slider's span, the text beside them the verdict "
-        f"and recomputed value at the slider, the dashed line the scenario's {fmt(s.central, s.unit, 2)}. Here {moved}. "
-        f"Rerunning the chapter (`python -m analyses run {SLUG} -p {s.input} VALUE`) moves every fit on the page too."
-    )
+    lead = "Move the memory a framework keeps on each GPU besides model states."
+    if s.flips.empty:
+        lead += " No value a reader may set flips these verdicts: they rest on datasheet capacities and byte counts."
+    return sliders.caption(s, SLUG, lead)

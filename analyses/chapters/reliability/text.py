@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from analyses.chapters.reliability import SLUG, Result, checks
 from analyses.models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
+from analyses.site import sliders
 from analyses.site.notebook import fmt, stated
 from analyses.site.sliders import Slider
 
@@ -116,13 +117,5 @@ def recovery_sentence(res: Result) -> str:
 
 
 def slider_caption(s: Slider) -> str:
-    """Caption of a slider figure: what it shows and how it relates to rerunning the chapter."""
-    flips = (
-        "white diamonds mark where a verdict flips" if not s.flips.empty else "no verdict flips within the range shown"
-    )
-    return (
-        f"Verdicts of the claims that depend on the {s.label} as it moves (the rest of the scenario at its central "
-        f"values): each strip is coloured by the verdict the claim's own check gives at that value, the dashed "
-        f"line marks the scenario's {fmt(s.central, s.unit, 3)}, and {flips}. Rerunning the chapter "
-        f"(python -m analyses run {SLUG} -p {s.input} VALUE) moves every number on this page too."
-    )
+    """Caption of a slider figure."""
+    return sliders.caption(s, SLUG)

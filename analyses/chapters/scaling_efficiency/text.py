@@ -6,6 +6,7 @@ import math
 
 from analyses import data
 from analyses.chapters.scaling_efficiency import SLUG, TABLE, Result
+from analyses.site import sliders
 from analyses.site.notebook import fmt, stated
 
 
@@ -56,17 +57,8 @@ def thousand_takeaway(res: Result) -> str:
 
 
 def slider_caption(res: Result, index: int = 0) -> str:
-    """Caption of a slider figure: what the strips, the dashed line and the diamonds mean."""
-    s = res.sliders[index]
-    flips = "; ".join(f"{r.label} flips to {r.verdict} at {fmt(r.x, sig=2)}" for r in s.flips.itertuples())
-    return (
-        f"Move the slider to set the {s.label} ({s.unit}; scenario central value {fmt(s.central, sig=2)}, dashed line). "
-        "Each strip shows a claim's verdict along the slider, recomputed by the claim's own check with every other "
-        "assumption at its central value; diamonds mark where a verdict flips"
-        + (f" ({flips})" if flips else "")
-        + ", and the text beside the strips gives each verdict and recomputed figure at the slider's value. Rerunning "
-        f"the chapter (`python -m analyses run {SLUG} -p {s.input} VALUE`) changes everything else on the page too."
-    )
+    """Caption of slider figure ``index``."""
+    return sliders.caption(res.sliders[index], SLUG)
 
 
 def stated_plus(res: Result) -> str:

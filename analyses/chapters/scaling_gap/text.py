@@ -5,6 +5,7 @@ from __future__ import annotations
 from analyses import data
 from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, PER_YEAR, Result, trends
 from analyses.models import growth
+from analyses.site import sliders
 from analyses.site.notebook import fmt, in_words
 
 SHORT = {"parameters": "parameter counts", "training compute": "training compute", "per-GPU FLOP/s": "per-GPU FLOP/s"}
@@ -110,11 +111,4 @@ def centuries_takeaway(res: Result) -> str:
 
 def slider_caption(res: Result) -> str:
     """Caption of the tokens-per-parameter slider."""
-    s = res.sliders[0]
-    return (
-        f"Move the slider to set the {s.label} (scenario central value {fmt(s.central, sig=2)}, dashed line). Each strip "
-        "shows a claim's verdict along the slider, recomputed by the claim's own check with every other assumption at "
-        "its central value; diamonds mark where a verdict flips, and the text beside each strip gives the verdict and "
-        "the recomputed figure at the slider's value. Rerunning the chapter "
-        "(`python -m analyses run scaling-gap -p tokens_per_param VALUE`) changes everything else on the page too."
-    )
+    return sliders.caption(res.sliders[0], "scaling-gap")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from analyses.chapters.tco import NEW, OLD, Result
 from analyses.chapters.tco.rebuilt import TCO_ROW, money, months, stated_money
+from analyses.site import sliders
 from analyses.site.notebook import fmt, in_words, stated
 
 
@@ -215,13 +216,5 @@ def inefficiency_sentence(res: Result) -> str:
 
 
 def slider_caption(res: Result, index: int) -> str:
-    """Caption of slider figure ``index``: what it moves, what the marks mean, and how to rerun."""
-    s = res.sliders[index]
-    claims = ", ".join(dict.fromkeys(s.grid["label"]))
-    return (
-        f"Verdicts of {claims} as {s.label} moves over the grid the checks computed, the other assumptions at the "
-        f"scenario's central values. The dashed line is the scenario's central value ({fmt(s.central, s.unit, 3)}), "
-        "white diamonds mark where a verdict flips, and the text at right gives each claim's verdict and recomputed "
-        f"value at the slider. Rerunning the chapter (python -m analyses run tco -p {s.input} VALUE) changes every "
-        "other number on the page too."
-    )
+    """Caption of slider figure ``index``."""
+    return sliders.caption(res.sliders[index], "tco")

@@ -6,6 +6,7 @@ from analyses import data
 from analyses.chapters.throughput import SLUG, Result, billions, checks
 from analyses.models import units
 from analyses.models.uncertainty import INTERVAL_LEVEL
+from analyses.site import sliders
 from analyses.site.notebook import fmt, stated
 from analyses.site.sliders import Slider
 
@@ -165,13 +166,5 @@ def _flips(s: Slider) -> str:
 
 
 def slider_caption(res: Result, index: int) -> str:
-    s = res.sliders[index]
-    flips = _flips(s)
-    return (
-        f"Move {s.label} and read each claim's verdict (strips: the verdict at each value, coloured; beside them the "
-        f"verdict and recomputed value at the slider). The dashed line marks the scenario's central value "
-        f"({fmt(s.central, s.unit, 3)}), white diamonds the points where a verdict flips"
-        + (f" ({flips})" if flips else "")
-        + f". Rerunning the chapter (`python -m analyses run {SLUG} -p {s.input} VALUE`) moves every other number "
-        "on the page too."
-    )
+    """Caption of slider figure ``index``."""
+    return sliders.caption(res.sliders[index], SLUG)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from analyses import data
-from analyses.chapters.utilisation import SLIDERS, Result, wiring
+from analyses.chapters.utilisation import Result, wiring
 from analyses.models import units
+from analyses.site import sliders
 from analyses.site.notebook import fmt, stated
-from analyses.site.sliders import short_label
 from analyses.verdicts import RULES, VERDICTS, Finding, Interval, rounded, verdict_codes
 
 pct = wiring.pct
@@ -211,14 +211,6 @@ def procurement_sentence(res: Result) -> str:
 
 
 def slider_caption(res: Result, i: int) -> str:
-    """Caption of slider figure ``i``: what moves, what the marks mean, how to change the whole page."""
+    """Caption of slider figure ``i``."""
     s = res.sliders[i]
-    claims = " and ".join(short_label(data.claim(cid)) for cid in SLIDERS[i][1])
-    central = pct(s.central) if s.unit == "fraction" else fmt(s.central, s.unit)
-    return (
-        f"What if {s.label} were different? The strips show the verdict of {claims} as it moves, with the rest of the "
-        f"scenario at its central values; the dashed line is the scenario's {central}, white diamonds mark where a "
-        f"verdict flips, and the text beside the strips gives the verdict and recomputed value at the slider. "
-        f"Rerunning the chapter with python -m analyses run utilisation -p {s.input} VALUE changes everything else "
-        "on the page too."
-    )
+    return sliders.caption(s, "utilisation", f"What if the {s.label} were different?")
