@@ -182,6 +182,9 @@ def test_normalise_strips_run_specific_metadata():
 
 @pytest.fixture(scope="module")
 def built_book() -> Path:
+    # The test command never rewrites committed notebooks: with a stale one, fail before building.
+    stale = [p.name for p in build.stale()]
+    assert stale == [], f"stale notebooks (re-run `python -m analyses build` and commit): {stale}"
     proc = subprocess.run([sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "up to date" in proc.stdout  # nothing was re-executed: the committed outputs are current
