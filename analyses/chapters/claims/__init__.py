@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
 import pandas as pd
 
-from analyses import chapters, ledger, verdicts
-from analyses.chapters.params import ChapterSpec, Param
-from analyses.site import downloads
-from analyses.site.notebook import VERDICT_COLOURS, HtmlTable, ledger_table, short_document
+from analyses import chapters, ledger, robustness, verdicts
+from analyses.chapters.params import ChapterSpec, Config, Param
+from analyses.site import downloads, sliders
+from analyses.site.notebook import VERDICT_COLOURS, HtmlTable, Table, ledger_table, short_document, table
 
 DOCUMENTS = ("all", "000_f164c1abc5db046d.txt", "001_df9bc65650076e7a.txt")
 FILTERS = ("verdict", "document", "chapter", "kind")  # a filter for each of these the ledger has
@@ -42,14 +43,45 @@ SPEC = ChapterSpec(
 )
 
 
+def _keep(cfg: Mapping[str, Any], document: str, verdict: str) -> bool:
+    return cfg["document"] in ("all", document) and cfg["verdict"] in ("all", verdict)
+
+
 def filtered_ledger(cfg: Mapping[str, Any]) -> pd.DataFrame:
     """The ledger restricted to the chosen document and verdict."""
     frame = ledger.ledger()
-    if cfg["document"] != "all":
-        frame = frame[frame["document"] == cfg["document"]]
-    if cfg["verdict"] != "all":
-        frame = frame[frame["verdict"] == cfg["verdict"]]
-    return frame.reset_index(drop=True)
+    keep = [_keep(cfg, d, v) for d, v in zip(frame["document"], frame["verdict"], strict=True)]
+    return frame[keep].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Result:
+    """Everything the ledger page shows, computed once."""
+
+    cfg: Config
+    ledger: pd.DataFrame  # the ledger rows the filters keep
+    counts: dict[str, int]  # claims per verdict (every verdict, zero where none), and "all"
+    rules: pd.DataFrame  # kind, claims of that kind, the rule in words
+    flips: pd.DataFrame  # :func:`analyses.site.sliders.flip_points` of the kept rows
+    draws: int = robustness.DRAWS  # joint scenario draws behind ``holds``
+
+
+def rules_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each kind of claim with how many of ``frame``'s claims are of it and its verdict rule in words."""
+    per_kind = frame["kind"].value_counts()
+    return pd.DataFrame(
+        [(kind, int(per_kind.get(kind, 0)), rule) for kind, rule in verdicts.rules_table()],
+        columns=["kind", "claims", "rule"],
+    )
+
+
+def compute(cfg: Config) -> Result:
+    """Assess every claim once, keep those the filters select, and derive the page's tables."""
+    rows = [a for a in ledger.assessments() if _keep(cfg, a.claim.document, a.verdict)]
+    frame = ledger.frame(rows)
+    counts = {v: int((frame["verdict"] == v).sum()) for v in (*verdicts.VERDICTS, "pending")}
+    counts["all"] = len(frame)
+    return Result(cfg, frame, counts, rules_frame(frame), sliders.flip_points(rows))
 
 
 def verdict_order(frame: pd.DataFrame) -> list[str]:
@@ -221,3 +253,24 @@ each recomputed from sourced public data: {parts}. The same table comes from
 {ledger}
 </body></html>
 """
+
+
+def flip_caption(res: Result) -> str:
+    """The caption of the flip map: what its marks mean and where the sliders are."""
+    if res.flips.empty:
+        return "No verdict among the claims shown flips anywhere within its assumptions' 90% ranges."
+    n = len(res.flips)
+    inputs = ", ".join(sorted(set(res.flips["assumption"])))
+    return (
+        f"The {n} claims whose verdict flips within the 90% range of one assumption ({inputs}). The grey bar is that "
+        "range from its 5th to its 95th percentile, the black tick its central value, and the diamond the point where "
+        "the verdict flips, coloured by the verdict it would flip to and labelled with the threshold. A diamond near "
+        "the tick is a fragile verdict; one near an end of the bar needs an unusual value to flip. Each chapter's "
+        "slider figures show the same flips over a precomputed grid."
+    )
+
+
+def flips_view(res: Result) -> Table:
+    """The flip points as a table, the flip's percentile within the assumption's 90% range rounded."""
+    shown = res.flips.drop(columns=["label"]).rename(columns={"percentile": "flip percentile"})
+    return table(shown, **{"flip percentile": "{:.0f}"})
