@@ -108,7 +108,7 @@ def verdict_chart(frame: pd.DataFrame) -> alt.Chart:
     """Stacked bars: claims per topic, coloured by verdict, one panel per document."""
     order = list(verdicts.VERDICTS)
     colours = alt.Scale(domain=order, range=[VERDICT_COLOURS[v] for v in order])
-    frame = frame.assign(document=frame["document"].map(short_document))
+    frame = frame[["topic", "verdict"]].assign(document=frame["document"].map(short_document))
     return (
         alt.Chart(frame)
         .mark_bar()
