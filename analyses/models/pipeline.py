@@ -117,9 +117,11 @@ def energy_ratio(util_before: ArrayLike, util_after: ArrayLike, idle_power_fract
 def mix_share_for_saving(target: ArrayLike, saving_a: ArrayLike, saving_b: ArrayLike) -> np.ndarray:
     """Share ``w`` of a bill in item B for the bill to fall by ``target`` when item A falls by
     ``saving_a`` and item B by ``saving_b``: ``w·b + (1 − w)·a = target`` solved for ``w``
-    (outside [0, 1] when no mix reaches the target)."""
+    (outside [0, 1] when no mix reaches the target; infinite or NaN where ``a == b``, when every
+    mix saves the same)."""
     a, b = np.asarray(saving_a, dtype=float), np.asarray(saving_b, dtype=float)
-    return (np.asarray(target, dtype=float) - a) / (b - a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.asarray(target, dtype=float) - a) / (b - a)
 
 
 def llm_tokens_per_s_per_gpu(params: ArrayLike, achieved_flops: ArrayLike) -> np.ndarray:

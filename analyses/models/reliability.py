@@ -27,7 +27,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy.special import lambertw
 
-from analyses.models.units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_YEAR
+from analyses.models.units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_YEAR, settle
 
 ArrayLike = npt.ArrayLike
 
@@ -202,6 +202,10 @@ def simulate_goodput(
     truncated to its attempt's length, by inverse CDF) and a restart ``R``. Returns the goodput
     ``work_s / wall time`` of each run.
     """
+    # settled: a last-bit difference in an input must not change the number of whole segments
+    interval_s, checkpoint_s, mtbf_s, restart_s, work_s = map(
+        settle, (interval_s, checkpoint_s, mtbf_s, restart_s, work_s)
+    )
     rng = np.random.default_rng(seed)
     n_full = int(work_s // interval_s)
     tail = work_s - n_full * interval_s

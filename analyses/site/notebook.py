@@ -21,6 +21,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from analyses.models.units import settle
+
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -57,22 +59,6 @@ def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
     if unit in ("%", "x", "×"):
         return Text(f"{text}{'×' if unit in ('x', '×') else '%'}")
     return Text(f"{text} {unit}".strip())
-
-
-# Significant digits a number is settled to before any display rounding: far below what is shown
-# (at most 6 digits) and far above the last bits of a double (about 16 digits), which differ
-# between CPUs and after a one-ulp change of an input.
-SETTLE_DIGITS = 12
-
-
-def settle(value: float) -> float:
-    """``value`` rounded to :data:`SETTLE_DIGITS` significant digits.
-
-    A result that is mathematically a short decimal (23.075 = 2.5 x 7.1 x 1.3) lands a few ulps
-    either side of it depending on the CPU's code path, and displayed with 2 decimals it would
-    print 23.07 on one machine and 23.08 on another; settled first, it prints the same everywhere.
-    """
-    return float(f"{value:.{SETTLE_DIGITS}g}") if math.isfinite(value) else value
 
 
 def stated(value: float) -> Text:

@@ -95,10 +95,13 @@ def build(name: str, claim_ids: Sequence[str], cfg_by_chapter: Mapping[str, Mapp
     a = scenario.assumption(name)
     central = float(_sig(scenario.values(cfg0)[name]))
     # a regular lattice through the central value, so the slider's step lands on grid points
+    # every bound settled to 6 digits: a last-bit difference in a bound must not add or drop a point
+    lo, hi, a_min, a_max = (float(v) for v in _sig(np.array([lo, hi, a.min, a.max]), 6))
     step = float(_sig((hi - lo) / (POINTS - 1), 2))
-    k_lo, k_hi = int(np.floor((lo - central) / step)), int(np.ceil((hi - central) / step))
+    k_lo = int(np.floor(_sig((lo - central) / step, 6)))
+    k_hi = int(np.ceil(_sig((hi - central) / step, 6)))
     xs = np.unique(_sig(central + step * np.arange(k_lo, k_hi + 1), 6))
-    xs = xs[(xs >= a.min) & (xs <= a.max)]
+    xs = xs[(xs >= a_min) & (xs <= a_max)]
     rows, flips = [], []
     for claim, fn, cfg in items:
         out = robustness.sweep(fn, claim, cfg, name, xs)

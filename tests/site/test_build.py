@@ -303,3 +303,62 @@ def test_sphinx_is_skipped_only_when_the_site_inputs_are_unchanged(tmp_path):
     assert build.site_is_current(root)
     (root / "book" / "intro.md").write_text("changed")
     assert not build.site_is_current(root)
+
+
+# The slider figures checked in the browser: (chapter, figure id, index of the slider in the chapter's result).
+SLIDERS_CHECKED = (("throughput", "fig-speedup-slider", 0), ("tco", "fig-tco-slider-price", 1))
+
+
+def _texts(page, fig: str) -> list[tuple[str, str]]:
+    """The (text, fill colour) of every verdict label a slider figure shows."""
+    found = page.eval_on_selector_all(
+        f"#{fig} g.mark-text.role-mark text", "els => els.map(e => [e.textContent, e.getAttribute('fill')])"
+    )
+    return [tuple(x) for x in found]
+
+
+def _expected(rows) -> list[tuple[str, str]]:
+    from analyses.site.notebook import VERDICT_COLOURS
+
+    return sorted((f"{r.verdict} ({r.recomputed})", VERDICT_COLOURS[r.verdict]) for r in rows.itertuples())
+
+
+def test_sliders_move_to_what_the_models_give(built_book):
+    """Move a slider on two pages: the value shown and each claim's verdict, figure and colour become
+    what the chapter's own Python checks computed for that value (not a formula in JavaScript)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
+    import numpy as np
+    from playwright.sync_api import sync_playwright
+
+    from analyses import chapters
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        for slug, fig, index in SLIDERS_CHECKED:
+            s = chapters.module(slug).compute(chapters.spec(slug).defaults()).sliders[index]
+            central = s.at(s.central)
+            # the grid point whose verdicts differ most from the central value's
+            xs = np.unique(s.grid["x"].to_numpy())
+            changed = [(s.at(x)["verdict"] != central["verdict"]).sum() for x in xs]
+            target = float(xs[int(np.argmax(changed))])
+            assert max(changed) > 0, f"{slug}: no verdict moves over the slider's span"
+            page = browser.new_page()
+            page.goto((built_book / "book" / f"{slug}.html").as_uri())
+            page.wait_for_function(f"document.querySelectorAll('#{fig} g.mark-text.role-mark text').length > 0", timeout=20_000)
+            assert sorted(_texts(page, fig)) == _expected(central), slug
+            page.eval_on_selector(
+                f"#{fig} input[type=range]",
+                "(el, x) => { el.value = x; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+                target,
+            )
+            want = _expected(s.at(target))
+            for _ in range(100):  # Vega re-renders asynchronously: wait up to 10 s for the new rows
+                if sorted(_texts(page, fig)) == want:
+                    break
+                page.wait_for_timeout(100)
+            shown = float(page.inner_text(f"#{fig} .vega-bind input[type=range] + span"))
+            assert shown == pytest.approx(target, rel=1e-9), slug
+            assert sorted(_texts(page, fig)) == want, (slug, target)
+            page.close()
+        browser.close()

@@ -20,8 +20,9 @@ import pandas as pd
 
 from analyses import chapters, ledger, robustness, verdicts
 from analyses.chapters.params import ChapterSpec, Config, Param
+from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.site import downloads, sliders
-from analyses.site.notebook import VERDICT_COLOURS, HtmlTable, Table, ledger_table, short_document, table
+from analyses.site.notebook import VERDICT_COLOURS, HtmlTable, Table, fmt, ledger_table, short_document, table
 
 DOCUMENTS = ("all", "000_f164c1abc5db046d.txt", "001_df9bc65650076e7a.txt")
 FILTERS = ("verdict", "document", "chapter", "kind")  # a filter for each of these the ledger has
@@ -64,6 +65,7 @@ class Result:
     rules: pd.DataFrame  # kind, claims of that kind, the rule in words
     flips: pd.DataFrame  # :func:`analyses.site.sliders.flip_points` of the kept rows
     draws: int = robustness.DRAWS  # joint scenario draws behind ``holds``
+    level: float = INTERVAL_LEVEL  # two-sided level of every range the checks recompute
 
 
 def rules_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -257,12 +259,13 @@ each recomputed from sourced public data: {parts}. The same table comes from
 
 def flip_caption(res: Result) -> str:
     """The caption of the flip map: what its marks mean and where the sliders are."""
+    level = fmt(res.level, pct=True, sig=2)
     if res.flips.empty:
-        return "No verdict among the claims shown flips anywhere within its assumptions' 90% ranges."
+        return f"No verdict among the claims shown flips anywhere within its assumptions' {level} ranges."
     n = len(res.flips)
     inputs = ", ".join(sorted(set(res.flips["assumption"])))
     return (
-        f"The {n} claims whose verdict flips within the 90% range of one assumption ({inputs}). The grey bar is that "
+        f"The {n} claims whose verdict flips within the {level} range of one assumption ({inputs}). The grey bar is that "
         "range from its 5th to its 95th percentile, the black tick its central value, and the diamond the point where "
         "the verdict flips, coloured by the verdict it would flip to and labelled with the threshold. A diamond near "
         "the tick is a fragile verdict; one near an end of the bar needs an unusual value to flip. Each chapter's "

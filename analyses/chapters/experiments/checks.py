@@ -182,8 +182,8 @@ def check_runs_per_month_4_plus_6(claim: data.Claim, s: Mapping[str, Any], cfg: 
 def single_cut_full_runs(configs: int) -> dict[str, float]:
     """Full-run equivalents of one early cut: eta 2 at half a run, eta 3 at a third (resuming)."""
     return {
-        "half": float(ex.successive_halving_full_runs(configs, 2, 1 / 2, resume=True)),
-        "third": float(ex.successive_halving_full_runs(configs, 3, 1 / 3, resume=True)),
+        "half": float(ex.successive_halving_full_runs(configs, eta=2, min_budget=1 / 2, resume=True)),
+        "third": float(ex.successive_halving_full_runs(configs, eta=3, min_budget=1 / 3, resume=True)),
     }
 
 

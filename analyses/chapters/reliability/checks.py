@@ -17,7 +17,7 @@ import numpy as np
 from analyses import cases, data
 from analyses.models import reliability as rel
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.models.units import HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
+from analyses.models.units import HOURS_PER_DAY, MINUTES_PER_HOUR, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
 from analyses.site.notebook import fmt, stated
 from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, exactly, rounded
 
@@ -122,7 +122,9 @@ def check_weeks_long_runs_hours_to_recover(claim: data.Claim, s: Mapping[str, An
             "恢复 read as getting back to where the run stood: the restart plus the work redone since the last "
             f"checkpoint (strictly, the restart alone); {READING_HOURS}"
         ),
-        strict=between(claim.value("recovery_hours_low") * 60, claim.value("recovery_hours_high") * 60),
+        strict=between(
+            claim.value("recovery_hours_low") * MINUTES_PER_HOUR, claim.value("recovery_hours_high") * MINUTES_PER_HOUR
+        ),
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analyses.chapters.reliability import SLUG, Result, checks
-from analyses.models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
+from analyses.models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE, settle
 from analyses.site import sliders
 from analyses.site.notebook import fmt, stated
 from analyses.site.sliders import Slider
@@ -90,7 +90,9 @@ def clean_run_sentence(res: Result) -> str:
     f = res.fintech
     days = fmt(f.case.run_days_no_fault, "days", sig=2)
     ratio = res.s["b300_failure_ratio"]
-    rate = "the scenario's per-GPU rate" if ratio == 1 else f"{fmt(ratio, 'x', sig=2)} the scenario's per-GPU rate"
+    rate = (
+        "the scenario's per-GPU rate" if settle(ratio) == 1 else f"{fmt(ratio, 'x', sig=2)} the scenario's per-GPU rate"
+    )
     lo, hi = f.plan_gpus
     text = (
         f"A B300 job of {fmt(int(lo))}-{fmt(int(hi))} GPUs, the cluster document 000 plans for a 10B model, fails "

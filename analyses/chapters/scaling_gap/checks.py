@@ -18,6 +18,7 @@ import numpy as np
 from analyses import data
 from analyses.chapters.scaling_gap import trends
 from analyses.models import growth, throughput
+from analyses.models.units import MONTHS_PER_YEAR, settle
 from analyses.site.notebook import fmt, in_words, stated
 from analyses.verdicts import RULES, VERDICTS, Finding, between, check, exactly, verdict_codes
 
@@ -48,7 +49,7 @@ BASIS_WORDS = {"fp32": "FP32", "tensor16": "16-bit tensor", "lowest": "lowest-pr
 
 def per_period(months: float) -> str:
     """ "a year" or "per 18 months"."""
-    return "a year" if months == 12 else f"per {stated(months)} months"
+    return "a year" if settle(months) == MONTHS_PER_YEAR else f"per {stated(months)} months"
 
 
 def hardware_growth(cfg: Mapping[str, Any], months: float) -> dict[str, tuple[float, float, float]]:
