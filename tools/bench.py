@@ -147,9 +147,9 @@ from analyses.site import cli
 t1 = time.perf_counter()
 cfg = cli._validated(sys.argv[1], [[sys.argv[2], sys.argv[3]]])
 t2 = time.perf_counter()
-from analyses.site import build, execute, export
+from analyses.site import build, deps, execute, export
 with tempfile.TemporaryDirectory() as tmp:
-    nb = execute.execute_file(build.BOOK_DIR / f"{sys.argv[1]}.ipynb", Path(tmp) / "run.ipynb", {sys.argv[2]: cfg[sys.argv[2]]})
+    nb = execute.execute_file(deps.BOOK_DIR / f"{sys.argv[1]}.ipynb", Path(tmp) / "run.ipynb", {sys.argv[2]: cfg[sys.argv[2]]})
     t3 = time.perf_counter()
     export.to_html(nb, Path(tmp) / "run.html")
     t4 = time.perf_counter()

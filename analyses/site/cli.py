@@ -142,14 +142,14 @@ def run_chapter(chapter: str, cfg: chapters.Config, runs_dir: Path | None = None
     """Execute ``chapter`` with ``cfg`` into ``runs_dir`` (default :data:`RUNS_DIR`, read when called)
     and export it to HTML; return both paths."""
     runs_dir = RUNS_DIR if runs_dir is None else runs_dir
-    from analyses.site import build
+    from analyses.site import deps
 
     # lists arrive validated as tuples; compare them as the lists the defaults and papermill use
     values = {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.items()}
     params = {k: v for k, v in values.items() if v != chapters.spec(chapter).param(k).default}
     tag = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:8]
     stem = f"{chapter}-{tag}"
-    source = build.BOOK_DIR / f"{chapter}.ipynb"
+    source = deps.BOOK_DIR / f"{chapter}.ipynb"
     if not source.exists():
         raise UsageError(f"chapter '{chapter}' has no notebook at {source}")
     return execute_and_export(source, runs_dir / f"{stem}.ipynb", runs_dir / f"{stem}.html", params)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, ledger, robustness, scenario, verdicts
-from analyses.site.notebook import VERDICT_COLOURS
+from analyses.site.ledger_html import VERDICT_COLOURS
 
 POINTS = 41  # grid points of a slider (the page stays small: POINTS x claims rows)
 SEARCH = 81  # points of the wide search for flip points beyond the 90% range

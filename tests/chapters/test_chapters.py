@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from analyses import chapters
 from analyses.data import REPO_ROOT
-from analyses.site import build
+from analyses.site import build, deps
 
 
 def _parameters_cell(slug: str) -> dict:
-    nb = nbformat.read(build.BOOK_DIR / f"{slug}.ipynb", as_version=4)
+    nb = nbformat.read(deps.BOOK_DIR / f"{slug}.ipynb", as_version=4)
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(cells) == 1, f"{slug}: exactly one parameters cell"
     values = {}

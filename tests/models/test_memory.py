@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from analyses import data
-from analyses.models import memory
+from analyses.models import activations, memory
 
 SHAPES = data.model_shapes()
 PUBLISHED = data.memory_published()
@@ -118,7 +118,7 @@ def test_korthikanti_table2_closed_forms():
     """Table 2 rows at s=2048, b=1, h=12288, a=96, t=8 (GPT-3), written out independently."""
     s, b, h, a, t = 2048, 1, 12288, 96, 8
     sbh = s * b * h
-    f = memory.activation_bytes_per_layer
+    f = activations.activation_bytes_per_layer
     assert f(s, b, h, a) == sbh * (34 + 5 * a * s / h)
     assert f(s, b, h, a, tp=t) == pytest.approx(sbh * (10 + 24 / t + 5 * a * s / (h * t)))
     assert f(s, b, h, a, tp=t, sequence_parallel=True) == pytest.approx(sbh / t * (34 + 5 * a * s / h))

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 from analyses.data import REPO_ROOT
-from analyses.site import build
+from analyses.site import build, deps
 
 HTML = REPO_ROOT / "_build" / "html"
 # Console errors that every Jupyter Book 1 page logs and that do not affect the content.
@@ -100,7 +100,7 @@ def test_old_metadata_depends_on_everything(tmp_path):
     (root / "data" / "t.csv").write_text("a\n1\n")
     (root / "analyses" / "m.py").write_text("X = 1\n")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
-    nb.metadata["audit"] = {"inputs_sha256": build.inputs_digest(nb, build.shared_inputs_digest(root))}
+    nb.metadata["audit"] = {"inputs_sha256": deps.inputs_digest(nb, deps.shared_inputs_digest(root))}
     nbformat.write(nb, root / "book" / "c.ipynb")
     assert build.stale(root=root) == []
     (root / "analyses" / "m.py").write_text("X = 2\n")  # never recorded as read, yet stale
@@ -117,10 +117,10 @@ def test_recorded_deps_and_digest(tmp_path):
     (root / "data" / "a.csv").write_text("x\n1\n")
     (root / "data" / "b.csv").write_text("x\n2\n")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
-    deps = {"files": ["data/a.csv", "data/absent.csv"], "listings": ["data/sub/*.csv", "data"]}
-    d0 = build.deps_digest(nb, deps, build.snapshot(root), root=root)
+    read = {"files": ["data/a.csv", "data/absent.csv"], "listings": ["data/sub/*.csv", "data"]}
+    d0 = deps.deps_digest(nb, read, deps.snapshot(root), root=root)
     (root / "data" / "b.csv").write_text("x\n3\n")  # not read: same digest
-    assert build.deps_digest(nb, deps, build.snapshot(root), root=root) == d0
+    assert deps.deps_digest(nb, read, deps.snapshot(root), root=root) == d0
     for change in (
         lambda: (root / "data" / "a.csv").write_text("x\n9\n"),
         lambda: (root / "data" / "absent.csv").write_text("x\n"),
@@ -128,16 +128,16 @@ def test_recorded_deps_and_digest(tmp_path):
         lambda: (root / "data" / "c.txt").write_text(""),
         lambda: (root / "pyproject.toml").write_text("[project]\nname = 'x'\n"),
     ):
-        before = build.deps_digest(nb, deps, build.snapshot(root), root=root)
+        before = deps.deps_digest(nb, read, deps.snapshot(root), root=root)
         change()
-        assert build.deps_digest(nb, deps, build.snapshot(root), root=root) != before
+        assert deps.deps_digest(nb, read, deps.snapshot(root), root=root) != before
     report = {
         "opened": [str(root / "analyses" / "__pycache__" / "m.cpython-311.pyc"), "/usr/lib/python3/x.py"],
         "listed": [str(root / "data" / "sub")],
         "modules": [str(root / "analyses" / "m.py")],
         "reads": ["data/a.csv", "data/q/*.csv"],
     }
-    assert build.recorded_deps(report, root) == {
+    assert deps.recorded_deps(report, root) == {
         "files": ["analyses/m.py", "data/a.csv"],
         "listings": ["data/q/*.csv", "data/sub"],
     }
@@ -157,13 +157,13 @@ def test_execute_records_what_the_kernel_read(tmp_path):
     nbformat.write(nb, tmp_path / "probe.ipynb")
     out = build.execute(tmp_path / "probe.ipynb", tmp_path / "out.ipynb")
     written = nbformat.read(out, as_version=4)
-    deps = written.metadata["audit"]["deps"]
+    read = written.metadata["audit"]["deps"]
     assert len(written.cells) == 1 and written.cells[0].execution_count == 1  # probe cells removed
     for rel in ("README.md", "analyses/data.py", "data/gpus.csv", "data/gpus.schema.yaml", "data/sources/hardware.csv"):
-        assert rel in deps["files"], rel
-    assert "analyses/models/memory.py" not in deps["files"] and "data/prices.csv" not in deps["files"]
-    assert {"tools", "data/sources/*.csv", "data/gpus/*.csv"} <= set(deps["listings"])
-    assert written.metadata["audit"]["inputs_sha256"] == build.deps_digest(nb, deps, build.snapshot())
+        assert rel in read["files"], rel
+    assert "analyses/models/memory.py" not in read["files"] and "data/prices.csv" not in read["files"]
+    assert {"tools", "data/sources/*.csv", "data/gpus/*.csv"} <= set(read["listings"])
+    assert written.metadata["audit"]["inputs_sha256"] == deps.deps_digest(nb, read, deps.snapshot())
 
 
 def test_normalise_strips_run_specific_metadata():
@@ -318,7 +318,7 @@ def _texts(page, fig: str) -> list[tuple[str, str]]:
 
 
 def _expected(rows) -> list[tuple[str, str]]:
-    from analyses.site.notebook import VERDICT_COLOURS
+    from analyses.site.ledger_html import VERDICT_COLOURS
 
     return sorted((f"{r.verdict} ({r.recomputed})", VERDICT_COLOURS[r.verdict]) for r in rows.itertuples())
 
@@ -345,7 +345,9 @@ def test_sliders_move_to_what_the_models_give(built_book):
             assert max(changed) > 0, f"{slug}: no verdict moves over the slider's span"
             page = browser.new_page()
             page.goto((built_book / "book" / f"{slug}.html").as_uri())
-            page.wait_for_function(f"document.querySelectorAll('#{fig} g.mark-text.role-mark text').length > 0", timeout=20_000)
+            page.wait_for_function(
+                f"document.querySelectorAll('#{fig} g.mark-text.role-mark text').length > 0", timeout=20_000
+            )
             assert sorted(_texts(page, fig)) == _expected(central), slug
             page.eval_on_selector(
                 f"#{fig} input[type=range]",

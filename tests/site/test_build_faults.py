@@ -17,7 +17,7 @@ import pytest
 
 from analyses import data
 from analyses.data import REPO_ROOT
-from analyses.site import build
+from analyses.site import build, deps
 
 
 def _copy_repo(tmp_path: Path) -> Path:
@@ -151,14 +151,14 @@ def test_audit_data_dir_puts_no_machine_path_in_notebook_metadata(tmp_path, monk
     out = build.execute(tmp_path / "probe.ipynb", tmp_path / "out.ipynb")
     written = out.read_text()
     assert str(data_copy) not in written and str(tmp_path) not in written
-    deps = nbformat.read(out, as_version=4).metadata["audit"]["deps"]
-    assert "data/gpus.csv" in deps["files"] and "data/gpus/*.csv" in deps["listings"]
-    assert all(not Path(p).is_absolute() for p in deps["files"] + deps["listings"])
+    read = nbformat.read(out, as_version=4).metadata["audit"]["deps"]
+    assert "data/gpus.csv" in read["files"] and "data/gpus/*.csv" in read["listings"]
+    assert all(not Path(p).is_absolute() for p in read["files"] + read["listings"])
     # the digest follows the data folder in use: a change there stales the notebook
     digest = nbformat.read(out, as_version=4).metadata["audit"]["inputs_sha256"]
-    assert build.deps_digest(nb, deps, build.snapshot()) == digest
+    assert deps.deps_digest(nb, read, deps.snapshot()) == digest
     (data_copy / "gpus.csv").write_text((data_copy / "gpus.csv").read_text() + "\n")
-    assert build.deps_digest(nb, deps, build.snapshot()) != digest
+    assert deps.deps_digest(nb, read, deps.snapshot()) != digest
 
 
 def test_folders_on_the_kernels_path_are_not_recorded(tmp_path):
@@ -167,4 +167,4 @@ def test_folders_on_the_kernels_path_are_not_recorded(tmp_path):
     (tmp_path / "book").mkdir()
     (tmp_path / "data" / "sub").mkdir(parents=True)
     report = {"listed": [str(tmp_path), str(tmp_path / "book"), str(tmp_path / "data" / "sub")]}
-    assert build.recorded_deps(report, tmp_path, tmp_path / "book")["listings"] == ["data/sub"]
+    assert deps.recorded_deps(report, tmp_path, tmp_path / "book")["listings"] == ["data/sub"]

@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 from analyses.data import REPO_ROOT
-from analyses.site import build, execute
+from analyses.site import build, deps, execute
 
 _IN_PROCESS = (
     "import json, sys; from pathlib import Path; from analyses.site import execute; "
@@ -51,7 +51,7 @@ def outputs(nb: nbformat.NotebookNode) -> list[tuple[str, str, list]]:
     ],
 )
 def test_same_outputs_as_papermill(chapter, parameters, tmp_path):
-    source = build.BOOK_DIR / f"{chapter}.ipynb"
+    source = deps.BOOK_DIR / f"{chapter}.ipynb"
     ours, theirs = tmp_path / "ours.ipynb", tmp_path / "papermill.ipynb"
     proc = in_process(source, ours, parameters)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from analyses import chapters, data
 from analyses.data import REPO_ROOT, DataError
-from analyses.site import build, cli
+from analyses.site import build, cli, deps
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0"))  # 0: the small derandomised set of make test
 HANG_S = 60  # the worst allowed run finishes in under a minute; validation in far less
@@ -369,11 +369,11 @@ def run_notebook(slug: str, params: dict[str, Any]) -> None:
     from IPython.core.formatters import DisplayFormatter
 
     formatter = DisplayFormatter()
-    nb = nbformat.read(build.BOOK_DIR / f"{slug}.ipynb", as_version=4)
+    nb = nbformat.read(deps.BOOK_DIR / f"{slug}.ipynb", as_version=4)
     namespace: dict[str, Any] = {"__name__": "__main__"}
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(IPython.display, "display", lambda *objs, **kw: [formatter.format(o) for o in objs])
-        mp.chdir(build.BOOK_DIR)
+        mp.chdir(deps.BOOK_DIR)
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue

@@ -15,7 +15,7 @@ import pytest
 
 from analyses import chapters
 from analyses.chapters.params import literal, parameters_source
-from analyses.site import build
+from analyses.site import build, deps
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ TYPES = {"int": "int", "float": "float", "str": "str", "bool": "bool", "str_list
 
 
 def _cell(slug: str) -> nbformat.NotebookNode:
-    nb = nbformat.read(build.BOOK_DIR / f"{slug}.ipynb", as_version=4)
+    nb = nbformat.read(deps.BOOK_DIR / f"{slug}.ipynb", as_version=4)
     return next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
 
 
@@ -45,7 +45,7 @@ def test_committed_parameters_cell_is_the_rendering_of_the_spec(slug):
 def test_papermill_reads_every_parameter_with_its_type(papermill_log):
     for slug in chapters.chapter_slugs():
         spec = chapters.spec(slug)
-        found = papermill.inspect_notebook(str(build.BOOK_DIR / f"{slug}.ipynb"))
+        found = papermill.inspect_notebook(str(deps.BOOK_DIR / f"{slug}.ipynb"))
         assert list(found) == [p.name for p in spec.params], slug
         for p in spec.params:
             assert found[p.name]["inferred_type_name"] == TYPES[p.kind], (slug, p.name)
@@ -57,7 +57,7 @@ def test_papermill_reads_every_parameter_with_its_type(papermill_log):
 def test_papermill_help_notebook_lists_types():
     papermill_cli = Path(sys.executable).parent / "papermill"
     proc = subprocess.run(
-        [str(papermill_cli), "--help-notebook", str(build.BOOK_DIR / "memory.ipynb")], capture_output=True, text=True
+        [str(papermill_cli), "--help-notebook", str(deps.BOOK_DIR / "memory.ipynb")], capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
     assert "Unable to parse" not in proc.stderr + proc.stdout
@@ -76,7 +76,7 @@ def test_rendering_refuses_what_papermill_cannot_read():
 
 def test_our_entry_point_rejects_a_misspelt_parameter_before_any_kernel(tmp_path):
     with pytest.raises(chapters.ParamError, match="'thresold'.*parameters are: threshold"):
-        build.execute(build.BOOK_DIR / "peers.ipynb", tmp_path / "out.ipynb", parameters={"thresold": 0.1})
+        build.execute(deps.BOOK_DIR / "peers.ipynb", tmp_path / "out.ipynb", parameters={"thresold": 0.1})
     assert list(tmp_path.iterdir()) == []
 
 
@@ -84,10 +84,10 @@ def test_plain_papermill_fails_on_a_misspelt_parameter(tmp_path, capfd, papermil
     """papermill only warns about an unknown name; the chapter's config() cell rejects it."""
     with pytest.raises(papermill.PapermillExecutionError) as info:
         papermill.execute_notebook(
-            str(build.BOOK_DIR / "peers.ipynb"),
+            str(deps.BOOK_DIR / "peers.ipynb"),
             str(tmp_path / "out.ipynb"),
             parameters={"thresold": 0.1},
-            cwd=str(build.BOOK_DIR),
+            cwd=str(deps.BOOK_DIR),
             progress_bar=False,
             **build.kernel_options(),
         )
@@ -106,7 +106,7 @@ def test_config_reads_injected_names_only_from_the_injected_cell():
 
 
 def test_a_run_with_a_valid_parameter_gives_no_papermill_warning(tmp_path, capfd, papermill_log):
-    out = build.execute(build.BOOK_DIR / "peers.ipynb", tmp_path / "out.ipynb", parameters={"threshold": 0.05})
+    out = build.execute(deps.BOOK_DIR / "peers.ipynb", tmp_path / "out.ipynb", parameters={"threshold": 0.05})
     assert out.exists()
     assert "Passed unknown parameter" not in papermill_log.text and "Unable to parse" not in papermill_log.text
     assert "without encryption" not in capfd.readouterr().err

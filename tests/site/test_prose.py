@@ -11,7 +11,7 @@ import re
 import nbformat
 import pytest
 
-from analyses.site import build
+from analyses.site import build, deps
 
 FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.S | re.M)
 CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
@@ -29,10 +29,10 @@ def math_in(markdown: str) -> list[str]:
 
 def _markdown_sources() -> list[tuple[str, str]]:
     out = []
-    for path in sorted(build.BOOK_DIR.glob("*.ipynb")):
+    for path in sorted(deps.BOOK_DIR.glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         out += [(f"{path.name} cell {i}", c.source) for i, c in enumerate(nb.cells) if c.cell_type == "markdown"]
-    out += [(path.name, path.read_text()) for path in sorted(build.BOOK_DIR.glob("*.md"))]
+    out += [(path.name, path.read_text()) for path in sorted(deps.BOOK_DIR.glob("*.md"))]
     return out
 
 

@@ -25,7 +25,7 @@ from analyses import data
 from analyses import ledger as book_ledger
 from analyses.chapters import claims, sources
 from analyses.data import REPO_ROOT
-from analyses.site import build, downloads, notebook
+from analyses.site import build, deps, downloads, ledger_html, notebook
 
 HTML = REPO_ROOT / "_build" / "html"
 E_NOTATION = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
@@ -165,13 +165,13 @@ def _ledger_with_new_columns() -> pd.DataFrame:
 
 def test_verdict_tables_anchor_every_check_and_show_new_columns():
     plain = book_ledger.ledger(chapter="memory")
-    shown = notebook.verdict_table(plain)._repr_html_()
+    shown = ledger_html.verdict_table(plain)._repr_html_()
     for cid in plain["id"]:
         assert f'<tr id="check-{cid}">' in shown
         assert f'href="memory.html#check-{cid}"' in shown
     assert shown.index("verdict") < shown.index(">claim<")  # the verdict first
     rich = _ledger_with_new_columns()
-    shown = notebook.verdict_table(rich)._repr_html_()
+    shown = ledger_html.verdict_table(rich)._repr_html_()
     assert "flips if" in shown and "speedup_b300_a100 &lt; 3.2" in shown
     assert ">75%<" in shown and ">capability<" in shown
 
@@ -188,7 +188,7 @@ def test_ledger_filters_follow_the_columns_it_has():
     labels = [h[2] for h in headers]
     assert labels[0] == "verdict" and {"claim id", "kind", "holds", "flips if", "reason"} <= set(labels)
     for col in rich.columns:  # every column of the ledger has a header to sort by
-        assert notebook.LEDGER_LABELS.get(col, col).replace("_", " ") in labels, col
+        assert ledger_html.LEDGER_LABELS.get(col, col).replace("_", " ") in labels, col
 
 
 # --------------------------------------------------------------------------------------------
@@ -205,11 +205,11 @@ def test_fold_rule_keeps_parameters_open_and_is_idempotent():
         nb.cells.append(cell)
     nb.cells.append(nbformat.v4.new_markdown_cell("prose"))
     before = copy.deepcopy(nb)
-    once = build.fold_code_cells(nb)
+    once = deps.fold_code_cells(nb)
     tags = [c.metadata.get("tags") for c in once.cells]
     assert tags == [["hide-input"], ["parameters"], ["remove-cell"], ["remove-input"], ["hide-input"], None]
-    assert build.fold_code_cells(once) == once
-    assert build.cells_digest(once) == build.cells_digest(before)  # folding never re-executes a chapter
+    assert deps.fold_code_cells(once) == once
+    assert deps.cells_digest(once) == deps.cells_digest(before)  # folding never re-executes a chapter
 
 
 @pytest.mark.parametrize("path", build.notebooks(), ids=lambda p: p.name)
@@ -217,10 +217,10 @@ def test_committed_notebooks_fold_all_code_but_parameters(path):
     nb = nbformat.read(path, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
-    assert len(params) == 1 and not set(params[0].metadata["tags"]) & build.HIDDEN_TAGS
+    assert len(params) == 1 and not set(params[0].metadata["tags"]) & deps.HIDDEN_TAGS
     for cell in code:
         if cell is not params[0]:
-            assert set(cell.metadata.get("tags", [])) & build.HIDDEN_TAGS, cell.source[:60]
+            assert set(cell.metadata.get("tags", [])) & deps.HIDDEN_TAGS, cell.source[:60]
 
 
 # --------------------------------------------------------------------------------------------
@@ -478,7 +478,7 @@ def test_ledger_page_filters_sorts_and_links_at_1280_px(site, browser):
     page.click('button[data-sort-field="id"]')
     assert [r["id"] for r in _visible_rows(page)] == ids[::-1]
     page.click('th button[data-sort-col="0"]')  # verdicts in the book's order
-    order = {v: i for i, v in enumerate(notebook.VERDICT_COLOURS)}
+    order = {v: i for i, v in enumerate(ledger_html.VERDICT_COLOURS)}
     ranks = [order[r["verdict"]] for r in _visible_rows(page)]
     assert ranks == sorted(ranks)
 

@@ -2,7 +2,7 @@
 and the printable summary written with the site's downloads.
 
 The ledger's columns come from :func:`analyses.ledger.ledger`; every column it has is shown, in
-the reading order of :data:`analyses.site.notebook.LEDGER_ORDER` (verdict first). ``kind``,
+the reading order of :data:`analyses.site.ledger_html.LEDGER_ORDER` (verdict first). ``kind``,
 ``holds`` and ``flips_if`` get a filter, a percentage and plain text when the ledger has them.
 The filters and sorting are ``_static/audit.js`` (no external script); without JavaScript the
 table shows every row.
@@ -22,7 +22,8 @@ from analyses import chapters, ledger, robustness, verdicts
 from analyses.chapters.params import ChapterSpec, Config, Param
 from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.site import downloads, sliders
-from analyses.site.notebook import VERDICT_COLOURS, HtmlTable, Table, fmt, ledger_table, short_document, table
+from analyses.site.ledger_html import VERDICT_COLOURS, HtmlTable, ledger_table, short_document
+from analyses.site.notebook import Table, fmt, table
 
 DOCUMENTS = ("all", "000_f164c1abc5db046d.txt", "001_df9bc65650076e7a.txt")
 FILTERS = ("verdict", "document", "chapter", "kind")  # a filter for each of these the ledger has
@@ -132,7 +133,7 @@ def _option_label(column: str, value: str) -> str:
 def ledger_html(
     frame: pd.DataFrame, written: frozenset[str] | None = None, base: str = "", buttons: bool = True
 ) -> str:
-    """The ledger as a table (:func:`analyses.site.notebook.ledger_table`): every column, verdict
+    """The ledger as a table (:func:`analyses.site.ledger_html.ledger_table`): every column, verdict
     first; the claim id links to the row of its check in its chapter (``base`` prefixes links)."""
     written = frozenset(chapters.chapter_slugs()) if written is None else written
     return ledger_table(frame, written=written, base=base, filters=FILTERS, buttons=buttons)

@@ -22,7 +22,7 @@ from analyses import data, ledger, scenario
 from analyses.chapters.memory import checks
 from analyses.chapters.memory.validation import measured_error_table, measured_table, param_count_table, published_table
 from analyses.chapters.params import ChapterSpec, Config, Param, Rule
-from analyses.models import memory
+from analyses.models import activations, memory
 from analyses.site import sliders
 
 SLUG = "memory"
@@ -104,7 +104,7 @@ SPEC = ChapterSpec(
         Param("pp", "int", 4, "-", "pipeline-parallel stages (1F1B schedule)", 1, 256),
         Param("seq_len", "int", 4096, "tokens", "sequence length", 128, 1048576),
         Param("micro_batch", "int", 1, "sequences", "micro-batch per GPU", 1, 1024),
-        Param("recompute", "str", "selective", "-", "activation recomputation", choices=memory.RECOMPUTE),
+        Param("recompute", "str", "selective", "-", "activation recomputation", choices=activations.RECOMPUTE),
         Param("sequence_parallel", "bool", True, "-", "Megatron sequence parallelism alongside tensor parallelism"),
         Param("flash", "bool", True, "-", "fused (flash) attention that never stores the attention matrix"),
         scenario.param(ALLOWANCE, "memory a framework keeps on each GPU besides model states (scenario)"),
@@ -300,7 +300,7 @@ def accounting_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
     for name in cfg["models"]:
         s = shape(name)
         parts = memory.model_state_bytes_by_part(s["n_params"], **recipe(cfg))
-        act = s["layers"] * memory.activation_bytes_per_layer(
+        act = s["layers"] * activations.activation_bytes_per_layer(
             cfg["seq_len"], cfg["micro_batch"], s["hidden"], s["heads"], recompute=cfg["recompute"], flash=cfg["flash"]
         )
         for part, value in [*parts.items(), ("activations", act)]:
@@ -420,9 +420,9 @@ def compute(cfg: Config) -> Result:
         param_counts=param_count_table(),
         accounting=accounting_table(cfg),
         activation_layer_gb=float(
-            memory.activation_bytes_per_layer(*args, tp=cfg["tp"], **activation_settings(cfg)) / GB
+            activations.activation_bytes_per_layer(*args, tp=cfg["tp"], **activation_settings(cfg)) / GB
         ),
-        activation_plain_gb=float(memory.activation_bytes_per_layer(*args) / GB),
+        activation_plain_gb=float(activations.activation_bytes_per_layer(*args) / GB),
         layout=layout,
         zero=zero_curves(cfg, overhead),
         fits=fits,

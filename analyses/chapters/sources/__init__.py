@@ -19,7 +19,8 @@ import pandas as pd
 from analyses import data
 from analyses.chapters.params import ChapterSpec, Param
 from analyses.site import downloads
-from analyses.site.notebook import HtmlTable, readable_text, source_anchor, source_links
+from analyses.site.ledger_html import HtmlTable
+from analyses.site.notebook import readable_text, source_anchor, source_links
 
 SPEC = ChapterSpec(
     slug="sources",

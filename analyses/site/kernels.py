@@ -1,0 +1,105 @@
+"""Kernels for executing chapters: tracked and killable, so Ctrl-C stops a build at once.
+
+nbclient starts each kernel in its own session, out of reach of a terminal's Ctrl-C; the kernel
+manager of :func:`kernel_options` registers every kernel's process group in :data:`KERNELS`, whose
+:meth:`_Kernels.stop` kills them all from the main thread (see :mod:`analyses.site.build`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from typing import Any
+
+
+class _Kernels:
+    """The kernels this process started, so that Ctrl-C can kill them from the main thread.
+
+    Kernels run in their own session (jupyter_client starts them with ``start_new_session``), so
+    a terminal's Ctrl-C never reaches them: :meth:`stop` kills each kernel's process group, and
+    a kernel that starts after :meth:`stop` kills itself at once.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.groups: set[int] = set()
+        self.stopping = False
+
+    def add(self, pgid: int) -> bool:
+        with self.lock:
+            if not self.stopping:
+                self.groups.add(pgid)
+        if self.stopping:
+            _kill_group(pgid)
+            return False
+        return True
+
+    def discard(self, pgid: int) -> None:
+        with self.lock:
+            self.groups.discard(pgid)
+
+    def stop(self) -> int:
+        with self.lock:
+            self.stopping = True
+            groups = list(self.groups)
+        for pgid in groups:
+            _kill_group(pgid)
+        return len(groups)
+
+    def reset(self) -> None:
+        with self.lock:
+            self.stopping = False
+            self.groups.clear()
+
+
+KERNELS = _Kernels()
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _kernel_manager_class() -> type:
+    from jupyter_client.manager import AsyncKernelManager
+
+    class TrackedKernelManager(AsyncKernelManager):
+        """nbclient's kernel manager, registering each kernel's process group in :data:`KERNELS`."""
+
+        async def _async_start_kernel(self, **kw: Any) -> None:
+            await super()._async_start_kernel(**kw)
+            pgid = getattr(self.provisioner, "pgid", None) or getattr(self.provisioner, "pid", None)
+            if pgid and not KERNELS.add(pgid):
+                raise KeyboardInterrupt("build interrupted")
+            self._audit_pgid = pgid
+
+        async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+            try:
+                await super()._async_shutdown_kernel(now=now, restart=restart)
+            finally:
+                if getattr(self, "_audit_pgid", None):
+                    KERNELS.discard(self._audit_pgid)
+
+        start_kernel = _async_start_kernel  # the public names nbclient awaits
+        shutdown_kernel = _async_shutdown_kernel
+
+    return TrackedKernelManager
+
+
+def kernel_options() -> dict[str, Any]:
+    """papermill/nbclient options for every kernel the project starts.
+
+    The kernel manager provisions CurveZMQ keys (``KernelManager.transport_encryption = "auto"``;
+    the ipykernel kernelspec declares curve support), so the kernel's messages are encrypted and
+    it no longer warns "Kernel is running over TCP without encryption"; and each kernel is
+    registered in :data:`KERNELS` so that an interrupted build can kill it.
+    """
+    import zmq
+    from traitlets.config import Config
+
+    options: dict[str, Any] = {"kernel_manager_class": _kernel_manager_class()}
+    if zmq.has("curve"):
+        options["config"] = Config({"KernelManager": {"transport_encryption": "auto"}})
+    return options

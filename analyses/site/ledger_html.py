@@ -1,0 +1,208 @@
+"""The ledger as HTML: verdict colours, the reading order of its columns, one cell per value, the
+whole table with sort buttons and filters (``_static/audit.js``), and a chapter's verdict summary.
+
+Used by every chapter's summary table (:func:`verdict_table`), the ledger page and its printable
+form; numbers and source links come from :mod:`analyses.site.notebook`.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from analyses.site.notebook import check_anchor, check_href, readable, share, source_links
+
+VERDICT_COLOURS = {
+    "consistent": "#1b9e77",
+    "inconsistent": "#d95f02",
+    "implausible": "#e7298a",
+    "unverifiable": "#7570b3",
+    "pending": "#bbbbbb",
+}
+
+
+# Columns of the ledger in the order a reader scans them: the verdict first, then what was claimed
+# and what we found; the lead's columns kind, holds and flips_if where the ledger has them.
+LEDGER_ORDER = (
+    "verdict",
+    "id",
+    "document",
+    "section",
+    "kind",
+    "topic",
+    "chapter",
+    "claim",
+    "stated",
+    "recomputed",
+    "reason",
+    "holds",
+    "flips_if",
+)
+# Short columns stacked in one cell ("claim"), each still sortable from its own header button.
+ABOUT = ("id", "document", "section", "kind", "topic", "chapter")
+LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "document": "doc", "claim": "claim"}
+VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
+
+
+def ledger_columns(ledger: pd.DataFrame, leave_out: tuple[str, ...] = ()) -> list[str]:
+    """The ledger's columns in :data:`LEDGER_ORDER`, any column it does not know at the end."""
+    known = [c for c in LEDGER_ORDER if c in ledger.columns]
+    return [c for c in known + [c for c in ledger.columns if c not in LEDGER_ORDER] if c not in leave_out]
+
+
+def short_document(name: str) -> str:
+    """A document's short name as the book cites it: ``000`` for ``000_f164c1abc5db046d.txt``."""
+    return str(name).split("_", 1)[0]
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or str(value).strip() == ""
+
+
+def ledger_cell(
+    column: str, row: Mapping[str, Any], written: frozenset[str] | None = None, base: str = ""
+) -> tuple[str, str | None]:
+    """One ledger value as ``(html, sort key)``, the key None where the value's text sorts right.
+
+    The verdict is coloured; the claim id links to the row of its check
+    (``<chapter>.html#check-<id>``) when its chapter is ``written`` (all when None); holds is a
+    percentage; text has its e-notation rewritten; ``base`` prefixes links (from a page outside
+    ``book/``). Keys order verdicts as :data:`VERDICT_COLOURS` lists them, sections and numbers by value.
+    """
+    value = row.get(column)
+    if column == "verdict":
+        colour = VERDICT_COLOURS.get(value, "inherit")
+        text = html.escape(str(value))
+        return f'<b class="verdict verdict-{text}" style="color:{colour}">{text}</b>', str(VERDICT_RANK.get(value, 9))
+    if column == "id":
+        cid, chapter = html.escape(str(value)), str(row.get("chapter", ""))
+        code = f"<code>{cid}</code>"
+        if written is None or chapter in written:
+            return f'<a class="check-link" href="{base}{check_href(str(value), chapter)}">{code}</a>', None
+        return code, None
+    if column == "holds":
+        if _blank(value):
+            return "–", "-1"
+        return share(float(value)), f"{float(value):.6f}"
+    if column == "document":
+        name = html.escape(str(value))
+        return f'<span title="{name}">{html.escape(short_document(value))}</span>', name
+    if column == "section":
+        parts = [int(p) if p.isdigit() else 0 for p in str(value).split(".")]
+        return f"§{html.escape(str(value))}", ".".join(f"{p:04d}" for p in parts)
+    if column == "chapter" and (written is None or value in written):
+        name = html.escape(str(value))
+        return f'<a href="{base}{name}.html">{name}</a>', None
+    if _blank(value):
+        return "–", ""
+    if isinstance(value, float):
+        return readable(value), f"{value:.6g}"
+    return source_links(value, base), None
+
+
+def _sort_attr(key: str | None) -> str:
+    return "" if key is None else f' data-sort="{html.escape(key)}"'
+
+
+def _about_cell(fields: list[str], row: Mapping[str, Any], written: frozenset[str] | None, base: str) -> str:
+    """The stacked short columns of one claim: its id, document and section, kind, topic, chapter."""
+    lines, line = [], []
+    for c in fields:
+        shown, key = ledger_cell(c, row, written, base)
+        span = f'<span data-field="{c}"{_sort_attr(key)}>{shown}</span>'
+        if c in ("document", "section"):
+            line.append(span)
+            continue
+        if line:
+            lines.append(" ".join(line))
+            line = []
+        lines.append(span if c == "id" else f'<span class="k">{LEDGER_LABELS.get(c, c)}</span> {span}')
+    if line:
+        lines.append(" ".join(line))
+    return "".join(f"<div>{ln}</div>" for ln in lines)
+
+
+def ledger_table(
+    ledger: pd.DataFrame,
+    leave_out: tuple[str, ...] = (),
+    written: frozenset[str] | None = None,
+    base: str = "",
+    anchors: bool = False,
+    filters: tuple[str, ...] = (),
+    css: str = "ledger-table",
+    buttons: bool = True,
+) -> str:
+    """The ledger as an HTML table, every column of ``ledger`` except ``leave_out``: the verdict
+    first, then one cell stacking the short columns (:data:`ABOUT`), then the claim, the figures
+    stated and recomputed, the reason, holds and flips_if, then any other column. Every column has
+    a sort button (``_static/audit.js``). ``anchors`` gives each row the id ``check-<claim id>``;
+    each column in ``filters`` becomes a ``data-<column>`` attribute of its rows. Without
+    ``buttons`` the headers are plain text (for print: browsers leave form controls out of the
+    header rows they repeat on every page)."""
+    cols = ledger_columns(ledger, leave_out)
+    about = [c for c in cols if c in ABOUT]
+    main = [c for c in cols if c not in ABOUT]
+    layout: list[str | list[str]] = [*main[:1], *([about] if about else []), *main[1:]]
+
+    def label(c: str) -> str:
+        return LEDGER_LABELS.get(c, c).replace("_", " ")
+
+    heads, cols_html = [], []
+    for i, item in enumerate(layout):
+        if not buttons:
+            text = " · ".join(label(c) for c in item) if isinstance(item, list) else label(item)
+            heads.append(f'<th scope="col">{text}</th>')
+            cols_html.append(f'<col class="col-{"about" if isinstance(item, list) else item}">')
+            continue
+        if isinstance(item, list):
+            buttons = " ".join(
+                f'<button type="button" data-sort-col="{i}" data-sort-field="{c}">{label(c)}</button>' for c in item
+            )
+            heads.append(f'<th scope="col" class="about">{buttons}</th>')
+            cols_html.append('<col class="col-about">')
+        else:
+            heads.append(f'<th scope="col"><button type="button" data-sort-col="{i}">{label(item)}</button></th>')
+            cols_html.append(f'<col class="col-{item}">')
+    rows = []
+    for row in ledger.to_dict("records"):
+        attrs = "".join(f' data-{c}="{html.escape(str(row.get(c, "")))}"' for c in filters if c in ledger.columns)
+        if anchors:
+            attrs = f' id="{check_anchor(str(row["id"]))}"' + attrs
+        cells = []
+        for item in layout:
+            if isinstance(item, list):
+                cells.append(f'<td class="about">{_about_cell(item, row, written, base)}</td>')
+            else:
+                shown, key = ledger_cell(item, row, written, base)
+                cells.append(f"<td{_sort_attr(key)}>{shown}</td>")
+        rows.append(f"<tr{attrs}>{''.join(cells)}</tr>")
+    return (
+        f'<table class="{css}"{" data-sortable" if buttons else ""}><colgroup>{"".join(cols_html)}</colgroup>'
+        f"<thead><tr>{''.join(heads)}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+class HtmlTable:
+    """Prebuilt deterministic HTML (rows with ids and links) with a plain-text form for nbval."""
+
+    def __init__(self, html_text: str, frame: pd.DataFrame):
+        self._html, self._frame = html_text, frame
+
+    def _repr_html_(self) -> str:
+        return self._html
+
+    def __repr__(self) -> str:
+        return self._frame.to_string(index=False, max_colwidth=60)
+
+
+def verdict_table(ledger: pd.DataFrame) -> HtmlTable:
+    """A chapter's summary of verdicts: one row per claim with the HTML id ``check-<claim id>``
+    (the ledger page links there), the verdict first and coloured, then the claim id with its
+    document, section and kind, the claim, the figures as stated and recomputed, the reason, and
+    the ledger's holds and flips_if where present (see :func:`ledger_table`)."""
+    text = ledger_table(ledger, leave_out=("topic", "chapter"), anchors=True, css="audit-verdicts")
+    return HtmlTable(f'<div class="audit-table">{text}</div>', ledger[ledger_columns(ledger, ("topic", "chapter"))])
