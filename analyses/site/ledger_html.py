@@ -42,8 +42,8 @@ LEDGER_ORDER = (
     "holds",
     "flips_if",
 )
-# Short columns stacked in one cell ("claim"), each still sortable from its own header button.
-ABOUT = ("id", "document", "section", "kind", "topic", "chapter")
+# The colour of each verdict, once per table rather than on every cell.
+VERDICT_STYLE = "<style>" + "".join(f"b.verdict-{v}{{color:{c}}}" for v, c in VERDICT_COLOURS.items()) + "</style>"
 LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "document": "doc", "claim": "claim"}
 VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
 
@@ -75,9 +75,8 @@ def ledger_cell(
     """
     value = row.get(column)
     if column == "verdict":
-        colour = VERDICT_COLOURS.get(value, "inherit")
         text = html.escape(str(value))
-        return f'<b class="verdict verdict-{text}" style="color:{colour}">{text}</b>', str(VERDICT_RANK.get(value, 9))
+        return f'<b class="verdict verdict-{text}">{text}</b>', str(VERDICT_RANK.get(value, 9))
     if column == "id":
         cid, chapter = html.escape(str(value)), str(row.get("chapter", ""))
         code = f"<code>{cid}</code>"
@@ -90,7 +89,7 @@ def ledger_cell(
         return share(float(value)), f"{float(value):.6f}"
     if column == "document":
         name = html.escape(str(value))
-        return f'<span title="{name}">{html.escape(short_document(value))}</span>', name
+        return f'<span title="{name}">{html.escape(short_document(value))}</span>', None  # "000" sorts as the name
     if column == "section":
         parts = [int(p) if p.isdigit() else 0 for p in str(value).split(".")]
         return f"§{html.escape(str(value))}", ".".join(f"{p:04d}" for p in parts)
@@ -108,22 +107,41 @@ def _sort_attr(key: str | None) -> str:
     return "" if key is None else f' data-sort="{html.escape(key)}"'
 
 
+def _field(column: str, row: Mapping[str, Any], written: frozenset[str] | None, base: str) -> str:
+    """One value of the about cell as a single element carrying ``data-field`` (and its sort key):
+    on the link or span :func:`ledger_cell` made, or on a span around plain text."""
+    shown, key = ledger_cell(column, row, written, base)
+    attrs = f' data-field="{column}"{_sort_attr(key)}'
+    if shown.startswith(("<a ", "<span ")) and shown.count("<a ") + shown.count("<span ") == 1:
+        tag = shown.split(" ", 1)[0]
+        return f"{tag}{attrs} {shown[len(tag) + 1 :]}"
+    return f"<span{attrs}>{shown}</span>"
+
+
+# Short columns stacked in one "about" cell, each still sortable from its own header button: the
+# id; document, section and kind; topic and chapter (labelled).
+ABOUT_LINES = (("id",), ("document", "section", "kind"), ("topic", "chapter"))
+ABOUT_LABELLED = ("topic", "chapter")
+ABOUT = tuple(c for line in ABOUT_LINES for c in line)
+
+
+def filter_value(column: str, value: Any) -> str:
+    """A row's value for a filter: the short document name ("000"), other values as text."""
+    return short_document(value) if column == "document" else str(value)
+
+
 def _about_cell(fields: list[str], row: Mapping[str, Any], written: frozenset[str] | None, base: str) -> str:
-    """The stacked short columns of one claim: its id, document and section, kind, topic, chapter."""
-    lines, line = [], []
-    for c in fields:
-        shown, key = ledger_cell(c, row, written, base)
-        span = f'<span data-field="{c}"{_sort_attr(key)}>{shown}</span>'
-        if c in ("document", "section"):
-            line.append(span)
-            continue
-        if line:
-            lines.append(" ".join(line))
-            line = []
-        lines.append(span if c == "id" else f'<span class="k">{LEDGER_LABELS.get(c, c)}</span> {span}')
-    if line:
-        lines.append(" ".join(line))
-    return "".join(f"<div>{ln}</div>" for ln in lines)
+    """The stacked short columns of one claim, one line each of :data:`ABOUT_LINES` that has any."""
+    lines = []
+    for group in ABOUT_LINES:
+        parts = [
+            (f"<i>{LEDGER_LABELS.get(c, c)}</i> " if c in ABOUT_LABELLED else "") + _field(c, row, written, base)
+            for c in group
+            if c in fields
+        ]
+        if parts:
+            lines.append(" ".join(parts))
+    return "<br>".join(lines)
 
 
 def ledger_table(
@@ -169,7 +187,9 @@ def ledger_table(
             cols_html.append(f'<col class="col-{item}">')
     rows = []
     for row in ledger.to_dict("records"):
-        attrs = "".join(f' data-{c}="{html.escape(str(row.get(c, "")))}"' for c in filters if c in ledger.columns)
+        attrs = "".join(
+            f' data-{c}="{html.escape(filter_value(c, row.get(c, "")))}"' for c in filters if c in ledger.columns
+        )
         if anchors:
             attrs = f' id="{check_anchor(str(row["id"]))}"' + attrs
         cells = []
@@ -181,7 +201,7 @@ def ledger_table(
                 cells.append(f"<td{_sort_attr(key)}>{shown}</td>")
         rows.append(f"<tr{attrs}>{''.join(cells)}</tr>")
     return (
-        f'<table class="{css}"{" data-sortable" if buttons else ""}><colgroup>{"".join(cols_html)}</colgroup>'
+        f'{VERDICT_STYLE}<table class="{css}"{" data-sortable" if buttons else ""}><colgroup>{"".join(cols_html)}</colgroup>'
         f"<thead><tr>{''.join(heads)}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 

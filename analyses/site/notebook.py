@@ -151,21 +151,13 @@ def chart_spec(spec: dict) -> dict:
 
 
 def _book_renderer(spec: dict, **kwargs: Any) -> dict[str, str]:
-    """altair renderer: the default HTML output of the rounded spec, with an id derived from it."""
-    from altair.utils.html import spec_to_html
+    """altair renderer: a short script that draws the rounded spec (:func:`analyses.site.vega_offline.chart_html`),
+    in a div whose id is derived from the spec."""
+    from analyses.site import vega_offline
 
     spec = chart_spec(spec)
-    html = spec_to_html(
-        spec,
-        mode="vega-lite",
-        vega_version=alt.VEGA_VERSION,
-        vegaembed_version=alt.VEGAEMBED_VERSION,
-        vegalite_version=alt.VEGALITE_VERSION,
-        output_div=f"altair-viz-{_digest(spec, 20)}",
-        embed_options={"actions": False},
-        fullhtml=False,
-        template="universal",
-    )
+    versions = {"vega": alt.VEGA_VERSION, "vega-lite": alt.VEGALITE_VERSION, "vega-embed": alt.VEGAEMBED_VERSION}
+    html = vega_offline.chart_html(spec, f"altair-viz-{_digest(spec, 20)}", versions, {"actions": False})
     return {"text/html": html}
 
 

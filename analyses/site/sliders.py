@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, ledger, robustness, scenario, verdicts
+from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.site.ledger_html import VERDICT_COLOURS
 
 POINTS = 41  # grid points of a slider (the page stays small: POINTS x claims rows)
@@ -268,8 +269,12 @@ def flip_map(frame: pd.DataFrame, width: int = 420) -> alt.LayerChart:
     """Each flipping claim's flip point within its assumption's 90% range (grey bar, 5th to 95th
     percentile; black tick: central value), coloured by the verdict it would flip to."""
     colours = alt.Scale(domain=list(verdicts.VERDICTS), range=[VERDICT_COLOURS[v] for v in verdicts.VERDICTS])
-    frame = frame.assign(lo=5.0, mid=50.0, hi=95.0)
-    base = alt.Chart(frame).encode(y=alt.Y("label:N", title=None, sort=None))
+    tail = 50.0 * (1.0 - INTERVAL_LEVEL)  # percent below the range's low end (5th percentile)
+    base = (
+        alt.Chart(frame)
+        .transform_calculate(lo=f"{tail:g}", mid="50", hi=f"{100 - tail:g}")
+        .encode(y=alt.Y("label:N", title=None, sort=None))
+    )
     bar = base.mark_rule(color="#bbbbbb", strokeWidth=6).encode(
         x=alt.X(
             "lo:Q",

@@ -22,11 +22,14 @@ from analyses import chapters, ledger, robustness, verdicts
 from analyses.chapters.params import ChapterSpec, Config, Param
 from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.site import downloads, sliders
-from analyses.site.ledger_html import VERDICT_COLOURS, HtmlTable, ledger_table, short_document
-from analyses.site.notebook import Table, fmt, table
+from analyses.site.ledger_html import VERDICT_COLOURS, HtmlTable, filter_value, ledger_table, short_document
+from analyses.site.notebook import fmt
 
 DOCUMENTS = ("all", "000_f164c1abc5db046d.txt", "001_df9bc65650076e7a.txt")
 FILTERS = ("verdict", "document", "chapter", "kind")  # a filter for each of these the ledger has
+# Left out of the page's table (kept in the downloads and the printable page): the topic, which the
+# chart by topic shows, so that the page stays small.
+PAGE_LEAVES_OUT = ("topic",)
 
 SPEC = ChapterSpec(
     slug="claims",
@@ -111,32 +114,39 @@ def verdict_chart(frame: pd.DataFrame) -> alt.Chart:
     """Stacked bars: claims per topic, coloured by verdict, one panel per document."""
     order = list(verdicts.VERDICTS)
     colours = alt.Scale(domain=order, range=[VERDICT_COLOURS[v] for v in order])
-    frame = frame[["topic", "verdict"]].assign(document=frame["document"].map(short_document))
+    counted = (
+        frame.assign(document=frame["document"].map(short_document))
+        .groupby(["document", "topic", "verdict"])
+        .size()
+        .rename("claims")
+        .reset_index()
+    )
     return (
-        alt.Chart(frame)
+        alt.Chart(counted)
         .mark_bar()
         .encode(
             y=alt.Y("topic:N", title=None, sort="-x"),
-            x=alt.X("count():Q", title="claims"),
+            x=alt.X("sum(claims):Q", title="claims"),
             color=alt.Color("verdict:N", scale=colours, legend=alt.Legend(orient="bottom")),
             row=alt.Row("document:N", title=None),
-            tooltip=["topic:N", "verdict:N", "count():Q"],
+            tooltip=["topic:N", "verdict:N", "claims:Q"],
         )
         .properties(width=460, height=180)
     )
 
 
-def _option_label(column: str, value: str) -> str:
-    return short_document(value) if column == "document" else value
-
-
 def ledger_html(
-    frame: pd.DataFrame, written: frozenset[str] | None = None, base: str = "", buttons: bool = True
+    frame: pd.DataFrame,
+    written: frozenset[str] | None = None,
+    base: str = "",
+    buttons: bool = True,
+    leave_out: tuple[str, ...] = (),
 ) -> str:
-    """The ledger as a table (:func:`analyses.site.ledger_html.ledger_table`): every column, verdict
-    first; the claim id links to the row of its check in its chapter (``base`` prefixes links)."""
+    """The ledger as a table (:func:`analyses.site.ledger_html.ledger_table`): every column but
+    ``leave_out``, verdict first; the claim id links to the row of its check in its chapter
+    (``base`` prefixes links)."""
     written = frozenset(chapters.chapter_slugs()) if written is None else written
-    return ledger_table(frame, written=written, base=base, filters=FILTERS, buttons=buttons)
+    return ledger_table(frame, leave_out=leave_out, written=written, base=base, filters=FILTERS, buttons=buttons)
 
 
 class LedgerTable:
@@ -153,7 +163,8 @@ class LedgerTable:
                 continue
             values = verdict_order(self.frame) if col == "verdict" else sorted(set(self.frame[col].astype(str)))
             options = "".join(
-                f'<option value="{html.escape(v)}" title="{html.escape(v)}">{html.escape(_option_label(col, v))}</option>'
+                f'<option value="{html.escape(filter_value(col, v))}" title="{html.escape(v)}">'
+                f"{html.escape(filter_value(col, v))}</option>"
                 for v in values
             )
             selects.append(
@@ -164,7 +175,8 @@ class LedgerTable:
         return f'<div class="ledger-controls" hidden>{"".join(selects)}{search}{count}</div>'
 
     def _repr_html_(self) -> str:
-        return f'<div class="audit-ledger">{self._controls()}{ledger_html(self.frame)}</div>'
+        table = ledger_html(self.frame, leave_out=PAGE_LEAVES_OUT)
+        return f'<div class="audit-ledger">{self._controls()}{table}</div>'
 
     def __repr__(self) -> str:
         return self.frame[[c for c in ("id", "verdict", "chapter") if c in self.frame.columns]].to_string(index=False)
@@ -211,7 +223,7 @@ table.summary td:not(:first-child) { text-align: right; }
 table.ledger-table { width: 100%; font-size: 8pt; table-layout: fixed; }
 col.col-verdict { width: 8.2em; } col.col-about { width: 11em; } col.col-holds { width: 3.6em; }
 col.col-flips_if { width: 8em; }
-b.verdict { white-space: nowrap; } td.about .k { color: #666; }
+b.verdict { white-space: nowrap; } td.about i { color: #666; }
 table.ledger-table th button { all: unset; font-weight: bold; }
 table.ledger-table td { overflow-wrap: anywhere; }
 code { font-size: .95em; }
@@ -272,9 +284,3 @@ def flip_caption(res: Result) -> str:
         "the tick is a fragile verdict; one near an end of the bar needs an unusual value to flip. Each chapter's "
         "slider figures show the same flips over a precomputed grid."
     )
-
-
-def flips_view(res: Result) -> Table:
-    """The flip points as a table, the flip's percentile within the assumption's 90% range rounded."""
-    shown = res.flips.drop(columns=["label"]).rename(columns={"percentile": "flip percentile"})
-    return table(shown, **{"flip percentile": "{:.0f}"})
