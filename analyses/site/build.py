@@ -418,8 +418,11 @@ def publish_downloads(html_dir: Path | None = None) -> None:
 
     Run after every HTML step, skipped Sphinx run included: the ledger and data can change without
     any page changing. Files whose content is unchanged are left alone."""
+    from analyses import ledger
+    from analyses.chapters import claims
     from analyses.site import downloads
 
-    written = downloads.write_downloads(html_dir or BUILD_DIR / "html")
+    frame = ledger.ledger()
+    written = downloads.write_downloads(html_dir or BUILD_DIR / "html", frame, claims.printable_page(frame))
     if written:
         print(f"Wrote {len(written)} download(s) under {downloads.DOWNLOADS}/.", flush=True)

@@ -79,18 +79,15 @@ def _write(path: Path, content: bytes) -> bool:
     return True
 
 
-def write_downloads(html_dir: Path, ledger: pd.DataFrame | None = None) -> list[Path]:
-    """Write the ledger (CSV, JSON), the printable page and a copy of every data file under
+def write_downloads(html_dir: Path, ledger: pd.DataFrame, printable: str) -> list[Path]:
+    """Write ``ledger`` (CSV, JSON), the ``printable`` page (HTML, see
+    :func:`analyses.chapters.claims.printable_page`) and a copy of every data file under
     ``html_dir/downloads``; stale files left by an earlier build are removed. Returns what it wrote."""
-    from analyses import ledger as book_ledger
-    from analyses.chapters import claims
-
-    frame = book_ledger.ledger() if ledger is None else ledger
     out = Path(html_dir) / DOWNLOADS
     wanted: dict[Path, bytes] = {
-        out / "ledger.csv": ledger_text(frame, "csv").encode(),
-        out / "ledger.json": ledger_text(frame, "json").encode(),
-        out / PRINTABLE: claims.printable_page(frame).encode(),
+        out / "ledger.csv": ledger_text(ledger, "csv").encode(),
+        out / "ledger.json": ledger_text(ledger, "json").encode(),
+        out / PRINTABLE: printable.encode(),
     }
     for rel in data_files():
         wanted[out / "data" / rel] = (Path(data.DATA_DIR) / rel).read_bytes()
