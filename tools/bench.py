@@ -13,10 +13,13 @@ What it measures, all on this machine in one run:
 - models: memory per GPU, step time and a cost Monte Carlo, each on 100,000 configurations (draws),
   in seconds and µs per configuration, and llm-analysis / MLSys·im per configuration for ratios
   (skipped with a message when they are not installed: ``pip install -e '.[bench]'``);
+- chapters: each chapter's ``compute()`` at its defaults, and the whole ledger (every check with
+  its holds and flips_if), each in a fresh interpreter after imports;
 - pages: bytes of every built chapter page and of the shared chart script.
 
 Targets (printed with pass/fail): no-op rebuild < 5 s; one chapter rerun < 3 s; each model on
-100,000 configurations < 0.3 s; each chapter page < 150 KB (the shared chart script not counted).
+100,000 configurations < 0.3 s; the TCO chapter's compute < 1 s; the whole ledger < 5 s; each
+chapter page < 150 KB (the shared chart script not counted).
 """
 
 from __future__ import annotations
@@ -47,7 +50,15 @@ IGNORE = shutil.ignore_patterns(
 )  # fmt: skip
 N_CONFIGS = 100_000
 RERUN = ("memory", "zero_stage", "3")  # chapter, parameter, new value
-TARGETS = {"noop_s": 5.0, "rerun_s": 3.0, "model_s": 0.3, "plan_s": 1.0, "page_bytes": 150_000}
+TARGETS = {
+    "noop_s": 5.0,
+    "rerun_s": 3.0,
+    "model_s": 0.3,
+    "plan_s": 1.0,
+    "page_bytes": 150_000,
+    "tco_compute_s": 1.0,
+    "ledger_s": 5.0,
+}
 
 sys.path.insert(0, str(REPO))
 
@@ -287,6 +298,40 @@ def bench_models(repeat: int) -> dict[str, float]:
     }
 
 
+# In a fresh interpreter: import the chapter and validate its defaults (data loaded), then time
+# only its compute(), the chapter's own work; "ledger" times every claim's check and robustness.
+_CHAPTER_TIMER = """
+import sys, time
+from analyses import chapters, ledger
+slug = sys.argv[1]
+if slug == "ledger":
+    t = time.perf_counter(); ledger.ledger(); print(time.perf_counter() - t)
+else:
+    module, cfg = chapters.module(slug), chapters.spec(slug).defaults()
+    t = time.perf_counter(); module.compute(cfg); print(time.perf_counter() - t)
+"""
+
+
+def bench_chapters(repeat: int) -> dict[str, float]:
+    """Seconds of each chapter's compute() at its defaults, and of the whole ledger, each in a fresh
+    interpreter (no cache warm from an earlier run)."""
+    from analyses import chapters
+
+    out = {}
+    for slug in [*chapters.chapter_slugs(), "ledger"]:
+        if slug != "ledger" and not hasattr(chapters.module(slug), "compute"):
+            continue
+
+        def once(slug: str = slug) -> float:
+            proc = subprocess.run(
+                [PY, "-c", _CHAPTER_TIMER, slug], cwd=REPO, capture_output=True, text=True, check=True
+            )
+            return float(proc.stdout.strip().splitlines()[-1])
+
+        out[slug] = median_of(once, repeat)
+    return out
+
+
 def bench_peers(repeat: int, n: int = 60) -> dict[str, float] | str:
     """Seconds per configuration of each peer, on the shared grid's kinds of configurations."""
     missing = [m for m in ("llm_analysis", "mlsysim") if importlib.util.find_spec(m) is None]
@@ -350,7 +395,7 @@ def rerun_lines(build: dict) -> list[str]:
     ]
 
 
-def report(build: dict, jb_s: float | None, models: dict, peer: dict | str, repeat: int) -> list[str]:
+def report(build: dict, jb_s: float | None, models: dict, peer: dict | str, repeat: int, chapters_s: dict) -> list[str]:
     us = {k: v / N_CONFIGS * 1e6 for k, v in models.items()}
     lines = [
         f"Benchmark of {REPO.name} ({datetime.date.today().isoformat()}), median of {repeat} run(s)",
@@ -380,6 +425,20 @@ def report(build: dict, jb_s: float | None, models: dict, peer: dict | str, repe
         f"  planner, every layout of one generation ({models['plan_layouts']:,} B300 layouts of a 100B model)"
         f" {models['plan_s']:.3f} s   target < {TARGETS['plan_s']} s: {verdict(models['plan_s'], TARGETS['plan_s'])}"
     )
+    lines += ["", "Chapters: compute() at the defaults, in a fresh interpreter after imports and validation"]
+    for slug, seconds in chapters_s.items():
+        if slug == "ledger":
+            continue
+        target = (
+            f"   target < {TARGETS['tco_compute_s']} s: {verdict(seconds, TARGETS['tco_compute_s'])}"
+            if slug == "tco"
+            else ""
+        )
+        lines.append(f"  {slug:<28} {seconds:6.2f} s{target}")
+    lines.append(
+        f"  the whole ledger (every check, holds and flips_if) {chapters_s['ledger']:.2f} s   "
+        f"target < {TARGETS['ledger_s']:.0f} s: {verdict(chapters_s['ledger'], TARGETS['ledger_s'])}"
+    )
     lines += ["", "Peers, per configuration evaluated"]
     if isinstance(peer, str):
         lines.append(f"  {peer}")
@@ -403,6 +462,8 @@ def report(build: dict, jb_s: float | None, models: dict, peer: dict | str, repe
     fails += [k for k in ("noop_s", "rerun_s") if build[k] >= TARGETS[k]]
     fails += [k for k in ("memory_s", "step_s", "cost_s") if models[k] >= TARGETS["model_s"]]
     fails += ["plan_s"] if models["plan_s"] >= TARGETS["plan_s"] else []
+    fails += ["tco compute"] if chapters_s["tco"] >= TARGETS["tco_compute_s"] else []
+    fails += ["ledger"] if chapters_s["ledger"] >= TARGETS["ledger_s"] else []
     lines += ["", "All targets pass." if not fails else f"Targets failed: {', '.join(fails)}"]
     return lines
 
@@ -439,7 +500,9 @@ def main(argv: list[str] | None = None) -> int:
     print("models...", flush=True)
     models = bench_models(max(repeat, 3))
     peer = bench_peers(repeat)
-    lines = report(build, jb_s, models, peer, repeat)
+    print("chapters...", flush=True)
+    chapters_s = bench_chapters(repeat)
+    lines = report(build, jb_s, models, peer, repeat, chapters_s)
     print("\n".join(lines))
     if args.record:
         args.record.write_text(
