@@ -33,7 +33,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from analyses import data, scenario
-from analyses.models.units import DAYS_PER_MONTH, HOURS_PER_DAY, HOURS_PER_MONTH, HOURS_PER_YEAR, PETA, SECONDS_PER_HOUR
+from analyses.models.units import (
+    DAYS_PER_MONTH,
+    HOURS_PER_DAY,
+    HOURS_PER_MONTH,
+    HOURS_PER_YEAR,
+    MONTHS_PER_YEAR,
+    PETA,
+    SECONDS_PER_HOUR,
+)
 
 ArrayLike = float | np.ndarray
 Scenario = Mapping[str, Any]
@@ -110,7 +118,7 @@ def opex_per_gpu_hour(
     node_kw = np.asarray(tdp_w, dtype=float) / 1000.0 * np.asarray(server_power_overhead, dtype=float)
     return Opex(
         energy=node_kw * np.asarray(pue, dtype=float) * np.asarray(electricity_per_kwh, dtype=float),
-        hosting=node_kw * np.asarray(hosting_per_kw_month, dtype=float) * 12.0 / HOURS_PER_YEAR,
+        hosting=node_kw * np.asarray(hosting_per_kw_month, dtype=float) * MONTHS_PER_YEAR / HOURS_PER_YEAR,
         staff=np.asarray(staff_per_gpu_year, dtype=float) / HOURS_PER_YEAR,
     )
 

@@ -232,30 +232,35 @@ def layout_text(best: pd.Series | None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def layout_check(cfg: Mapping[str, Any], overhead_bytes: float) -> dict[str, Any]:
-    """Memory per GPU of the configured model, GPU and layout (GB), and whether it fits."""
-    n, tp, pp = cfg["n_gpus"], cfg["tp"], cfg["pp"]
-    if n % (tp * pp):
-        raise ValueError(
-            f"parameters 'n_gpus', 'tp' and 'pp' of chapter 'memory': n_gpus={n} is not a multiple of tp x pp = {tp * pp}"
-        )
-    s = shape(cfg["preset"])
-    dp = n // (tp * pp)
-    parts = memory.total_bytes_per_gpu(
+def _totals(cfg: Mapping[str, Any], s: Mapping[str, Any], zero_stage: int, dp: Any, overhead_bytes: float) -> dict:
+    """Memory per GPU by part (bytes) of shape ``s`` at the configured sequence, micro-batch, tp, pp,
+    recipe and activation settings, for ``zero_stage`` and ``dp`` (a number or an array)."""
+    return memory.total_bytes_per_gpu(
         s["n_params"],
         s["layers"],
         cfg["seq_len"],
         cfg["micro_batch"],
         s["hidden"],
         s["heads"],
-        zero_stage=cfg["zero_stage"],
+        zero_stage=zero_stage,
         dp=dp,
-        tp=tp,
-        pp=pp,
+        tp=cfg["tp"],
+        pp=cfg["pp"],
         overhead_bytes=overhead_bytes,
         **recipe(cfg),
         **activation_settings(cfg),
     )
+
+
+def layout_check(cfg: Mapping[str, Any], overhead_bytes: float) -> dict[str, Any]:
+    """Memory per GPU of the configured model, GPU and layout (GB), and whether it fits."""
+    n, tp, pp = cfg["n_gpus"], cfg["tp"], cfg["pp"]
+    problem = _layout_problem(cfg)  # SPEC's rule refuses this before compute; a direct call gets the same words
+    if problem:
+        raise ValueError(f"parameters 'n_gpus', 'tp' and 'pp' of chapter 'memory': {problem}")
+    s = shape(cfg["preset"])
+    dp = n // (tp * pp)
+    parts = _totals(cfg, s, cfg["zero_stage"], dp, overhead_bytes)
     out = {k: float(v) / GB for k, v in parts.items()}
     hbm = gpu(cfg["gpu"]).hbm_usable_bytes / GB
     return out | {
@@ -317,21 +322,7 @@ def zero_curves(cfg: Mapping[str, Any], overhead_bytes: float) -> pd.DataFrame:
     n = np.array([c for c in (2**k for k in range(13)) if c >= mp and c % mp == 0])
     rows = []
     for stage in range(4):
-        parts = memory.total_bytes_per_gpu(
-            s["n_params"],
-            s["layers"],
-            cfg["seq_len"],
-            cfg["micro_batch"],
-            s["hidden"],
-            s["heads"],
-            zero_stage=stage,
-            dp=n // mp,
-            tp=cfg["tp"],
-            pp=cfg["pp"],
-            overhead_bytes=overhead_bytes,
-            **recipe(cfg),
-            **activation_settings(cfg),
-        )
+        parts = _totals(cfg, s, stage, n // mp, overhead_bytes)
         rows.append(pd.DataFrame({"GPUs": n, "ZeRO stage": f"ZeRO-{stage}", "GB per GPU": parts["total"] / GB}))
     return pd.concat(rows, ignore_index=True)
 
