@@ -6,6 +6,7 @@ import pytest
 
 from analyses import data, verdicts
 from analyses.chapters import claims as ch
+from analyses.site.notebook import fmt
 
 
 @pytest.fixture(scope="module")
@@ -39,3 +40,31 @@ def test_filters_narrow_every_table():
     assert set(res.ledger["verdict"]) == {"implausible"} and set(res.ledger["document"]) == {cfg["document"]}
     assert res.counts["all"] == res.counts["implausible"] == len(res.ledger) > 0
     assert set(res.flips["claim"]) <= set(res.ledger["id"])
+
+
+def test_summaries_chart_and_captions_follow_the_ledger(res):
+    by_kind = ch.summary(res.ledger, "kind").set_index("kind")
+    assert by_kind.loc["all", "total"] == len(res.ledger)
+    assert by_kind.drop(index="all")["total"].sum() == len(res.ledger)
+    view = ch.summary_view(res.ledger, "chapter")
+    assert "<table" in view._repr_html_() and "total" in repr(view)
+    chart = ch.verdict_chart(res.ledger).to_dict()
+    counted = next(iter(chart["datasets"].values()))
+    assert sum(r["claims"] for r in counted) == len(res.ledger)  # one bar segment per topic and verdict
+    caption = ch.flip_caption(res)
+    assert f"The {len(res.flips)} claims" in caption and fmt(res.level, pct=True, sig=2) in caption
+    empty = ch.compute(ch.SPEC.validate({"verdict": "unverifiable"}))
+    assert empty.flips.empty or set(empty.flips["verdict"]) == {"unverifiable"}
+    if empty.flips.empty:
+        assert ch.flip_caption(empty).startswith("No verdict")
+
+
+def test_ledger_table_leaves_the_topic_to_the_downloads(res):
+    page = ch.LedgerTable(res.ledger)._repr_html_()
+    printable = ch.printable_page(res.ledger)
+    assert 'data-field="topic"' not in page and 'data-field="topic"' in printable
+    for cid in res.ledger["id"]:
+        assert f"#check-{cid}" in page and "../book/" in printable
+    assert 'data-document="000"' in page and '<option value="000" title="000_f164c1abc5db046d.txt">' in page
+    assert repr(ch.LedgerTable(res.ledger)).count("\n") == len(res.ledger)  # header + one line a claim
+    assert [link for link, _ in ch.download_links().items][-1].endswith("ledger-print.html")

@@ -291,6 +291,9 @@ def test_ghp_import_commits_the_site_to_a_pages_branch(tmp_path):
 
 @pytest.fixture(scope="module")
 def site() -> Path:
+    # the test command never rewrites committed notebooks: with a stale one, fail before building
+    stale = [p.name for p in build.stale()]
+    assert stale == [], f"stale notebooks (re-run `python -m analyses build` and commit): {stale}"
     proc = subprocess.run([sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "up to date" in proc.stdout  # nothing re-executed: the committed notebooks are current

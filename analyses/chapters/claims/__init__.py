@@ -52,13 +52,6 @@ def _keep(cfg: Mapping[str, Any], document: str, verdict: str) -> bool:
     return cfg["document"] in ("all", document) and cfg["verdict"] in ("all", verdict)
 
 
-def filtered_ledger(cfg: Mapping[str, Any]) -> pd.DataFrame:
-    """The ledger restricted to the chosen document and verdict."""
-    frame = ledger.ledger()
-    keep = [_keep(cfg, d, v) for d, v in zip(frame["document"], frame["verdict"], strict=True)]
-    return frame[keep].reset_index(drop=True)
-
-
 @dataclass(frozen=True)
 class Result:
     """Everything the ledger page shows, computed once."""
@@ -103,11 +96,6 @@ def summary(frame: pd.DataFrame, by: str) -> pd.DataFrame:
     out["total"] = out.sum(axis=1)
     out.loc["all"] = out.sum()
     return out.reset_index().rename(columns={by: by}).rename_axis(columns=None)
-
-
-def counts(frame: pd.DataFrame) -> pd.DataFrame:
-    """Claims per document and verdict (with totals)."""
-    return summary(frame, "document")
 
 
 def verdict_chart(frame: pd.DataFrame) -> alt.Chart:

@@ -1,0 +1,35 @@
+"""The sources page: every source with the tables citing it, links, and the data files to download."""
+
+from __future__ import annotations
+
+from analyses import data
+from analyses.chapters import sources
+
+
+def test_every_cited_source_is_listed_with_its_citing_tables():
+    cited = sources.citations().set_index("id")["cited by (rows)"]
+    frame = sources.sources_table(sources.SPEC.defaults())
+    assert set(frame["id"]) == set(data.sources()["id"])
+    gpus = data.table("gpus")
+    ids = [data.SOURCE_SPLIT.split(v) for v in gpus["source"]]  # a row may cite several sources
+    for sid in {i for row in ids for i in row}:
+        rows = sum(sid in row for row in ids)
+        assert f"gpus ({rows})" in cited[sid]  # the count of rows citing it, as the page shows
+
+
+def test_one_table_narrows_the_list_to_its_sources():
+    only = sources.sources_table(sources.SPEC.validate({"table": "gpus"}))
+    assert set(only["id"]) == {sid for v in data.table("gpus")["source"] for sid in data.SOURCE_SPLIT.split(v)}
+
+
+def test_data_files_link_every_table_and_its_schema():
+    frame = sources.data_files()
+    assert list(frame["table"]) == data.table_names()
+    assert (frame["rows"] == [len(data.table(n)) for n in frame["table"]]).all()
+    view = sources.data_files_view()._repr_html_()
+    for name in frame["table"]:
+        assert f'href="../downloads/data/{name}.schema.yaml"' in view
+    assert "sources/" in " ".join(f for files in frame["files"] for f in files)  # a folder table lists its files
+    html = sources.sources_view(sources.sources_table(sources.SPEC.defaults()))._repr_html_()
+    assert 'id="source-' in html
+    assert "ledger (CSV)" in repr(sources.download_links())
