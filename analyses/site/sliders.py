@@ -120,15 +120,10 @@ def build(name: str, claim_ids: Sequence[str], cfg_by_chapter: Mapping[str, Mapp
         i0 = int(np.argmin(np.abs(xs - central)))
         for i in range(1, xs.size):
             if codes[i] != codes[i - 1]:
-                beyond = codes[i] if i > i0 else codes[i - 1]
-                flips.append(
-                    {
-                        "claim": claim.id,
-                        "label": label,
-                        "x": float(_sig((xs[i] + xs[i - 1]) / 2)),
-                        "verdict": str(beyond),
-                    }
-                )
+                # the grid point on the central side is "inside"; the flip is narrowed between the two
+                inside, outside = (i - 1, i) if i > i0 else (i, i - 1)
+                at = robustness.refine_flip(fn, claim, cfg, name, float(xs[inside]), float(xs[outside]))
+                flips.append({"claim": claim.id, "label": label, "x": float(_sig(at)), "verdict": str(codes[outside])})
     return Slider(
         name,
         a.label,

@@ -33,3 +33,25 @@ def test_a_chapter_ledger_at_its_defaults_equals_the_book_ledger():
     for slug in ("throughput",):
         own = ledger.ledger(slug, chapters.spec(slug).defaults()).set_index("id")
         assert own.equals(book.loc[own.index]), slug
+
+
+def test_slider_flip_marks_agree_with_the_ledgers_flips_if():
+    """A flip the ledger names (its input, its threshold) is marked at the same value by the slider
+    over that input, to the two significant figures the ledger shows."""
+    import pytest
+
+    flips = {a.claim.id: a.flip for a in ledger.assessments() if a.flip}
+    compared = 0
+    for slug in chapters.chapter_slugs():
+        module = chapters.module(slug)
+        if not hasattr(module, "compute"):
+            continue
+        for s in getattr(module.compute(chapters.spec(slug).defaults()), "sliders", ()):
+            for row in s.flips.itertuples():
+                flip = flips.get(row.claim)
+                if flip is None or flip["input"] != s.input:
+                    continue
+                near = min(s.flips[s.flips["claim"] == row.claim]["x"], key=lambda x: abs(x - flip["threshold"]))
+                assert near == pytest.approx(flip["threshold"], rel=0.02), (row.claim, s.input)
+                compared += 1
+    assert compared >= 5
