@@ -5,8 +5,9 @@
  *   (`data-sort-field` names the `[data-field]` element). A cell's (or field's) `data-sort`
  *   attribute, where present, is its sort key (verdicts in the book's order, sections and
  *   percentages by value); otherwise its text, numbers compared as numbers.
- * - In `.audit-ledger`, each `select[data-filter=COL]` keeps the rows whose `data-COL` equals the
- *   chosen value, and `input[data-filter-text]` keeps rows containing the text. The choice is kept
+ * - In `.audit-ledger`, each `select[data-filter=COL]` keeps the rows whose `[data-field=COL]`
+ *   element's text equals the chosen value, and `input[data-filter-text]` keeps rows containing the
+ *   text. The choice is kept
  *   in the page address (?verdict=inconsistent&document=...) so a filtered view can be shared.
  * Without JavaScript every row shows and the controls stay hidden.
  */
@@ -71,7 +72,8 @@
       var shown = 0;
       rows.forEach(function (tr) {
         var keep = selects.every(function (s) {
-          return !s.value || tr.getAttribute("data-" + s.getAttribute("data-filter")) === s.value;
+          var field = tr.querySelector('[data-field="' + s.getAttribute("data-filter") + '"]');
+          return !s.value || (field !== null && field.textContent.trim() === s.value);
         });
         if (keep && q) keep = tr.textContent.toLowerCase().indexOf(q) >= 0;
         tr.style.display = keep ? "" : "none";

@@ -76,7 +76,7 @@ def ledger_cell(
     value = row.get(column)
     if column == "verdict":
         text = html.escape(str(value))
-        return f'<b class="verdict verdict-{text}">{text}</b>', str(VERDICT_RANK.get(value, 9))
+        return f'<b class="verdict verdict-{text}" data-field="verdict">{text}</b>', str(VERDICT_RANK.get(value, 9))
     if column == "id":
         cid, chapter = html.escape(str(value)), str(row.get("chapter", ""))
         code = f"<code>{cid}</code>"
@@ -150,15 +150,14 @@ def ledger_table(
     written: frozenset[str] | None = None,
     base: str = "",
     anchors: bool = False,
-    filters: tuple[str, ...] = (),
     css: str = "ledger-table",
     buttons: bool = True,
 ) -> str:
     """The ledger as an HTML table, every column of ``ledger`` except ``leave_out``: the verdict
     first, then one cell stacking the short columns (:data:`ABOUT`), then the claim, the figures
     stated and recomputed, the reason, holds and flips_if, then any other column. Every column has
-    a sort button (``_static/audit.js``). ``anchors`` gives each row the id ``check-<claim id>``;
-    each column in ``filters`` becomes a ``data-<column>`` attribute of its rows. Without
+    a sort button (``_static/audit.js``), and its value a ``data-field`` element that the ledger
+    page's filters read. ``anchors`` gives each row the id ``check-<claim id>``. Without
     ``buttons`` the headers are plain text (for print: browsers leave form controls out of the
     header rows they repeat on every page)."""
     cols = ledger_columns(ledger, leave_out)
@@ -187,11 +186,7 @@ def ledger_table(
             cols_html.append(f'<col class="col-{item}">')
     rows = []
     for row in ledger.to_dict("records"):
-        attrs = "".join(
-            f' data-{c}="{html.escape(filter_value(c, row.get(c, "")))}"' for c in filters if c in ledger.columns
-        )
-        if anchors:
-            attrs = f' id="{check_anchor(str(row["id"]))}"' + attrs
+        attrs = f' id="{check_anchor(str(row["id"]))}"' if anchors else ""
         cells = []
         for item in layout:
             if isinstance(item, list):

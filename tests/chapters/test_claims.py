@@ -59,12 +59,16 @@ def test_summaries_chart_and_captions_follow_the_ledger(res):
         assert ch.flip_caption(empty).startswith("No verdict")
 
 
-def test_ledger_table_leaves_the_topic_to_the_downloads(res):
+def test_ledger_table_shows_every_column_and_filters_on_its_cells(res):
     page = ch.LedgerTable(res.ledger)._repr_html_()
     printable = ch.printable_page(res.ledger)
-    assert 'data-field="topic"' not in page and 'data-field="topic"' in printable
+    for col in ("verdict", "id", "document", "section", "kind", "topic", "chapter"):
+        assert f'data-field="{col}"' in page and f'data-field="{col}"' in printable, col
     for cid in res.ledger["id"]:
-        assert f"#check-{cid}" in page and "../book/" in printable
-    assert 'data-document="000"' in page and '<option value="000" title="000_f164c1abc5db046d.txt">' in page
+        assert f'href="{res.ledger.set_index("id").loc[cid, "chapter"]}.html#check-{cid}"' in page
+        assert f"../book/{res.ledger.set_index('id').loc[cid, 'chapter']}.html#check-{cid}" in printable
+    # the document filter's values are the short names the cells show, titled with the file name
+    assert '<option value="000" title="000_f164c1abc5db046d.txt">' in page
+    assert '<span data-field="document" title="000_f164c1abc5db046d.txt">000</span>' in page
     assert repr(ch.LedgerTable(res.ledger)).count("\n") == len(res.ledger)  # header + one line a claim
     assert [link for link, _ in ch.download_links().items][-1].endswith("ledger-print.html")

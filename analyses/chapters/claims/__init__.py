@@ -27,9 +27,6 @@ from analyses.site.notebook import fmt
 
 DOCUMENTS = ("all", "000_f164c1abc5db046d.txt", "001_df9bc65650076e7a.txt")
 FILTERS = ("verdict", "document", "chapter", "kind")  # a filter for each of these the ledger has
-# Left out of the page's table (kept in the downloads and the printable page): the topic, which the
-# chart by topic shows, so that the page stays small.
-PAGE_LEAVES_OUT = ("topic",)
 
 SPEC = ChapterSpec(
     slug="claims",
@@ -134,7 +131,7 @@ def ledger_html(
     ``leave_out``, verdict first; the claim id links to the row of its check in its chapter
     (``base`` prefixes links)."""
     written = frozenset(chapters.chapter_slugs()) if written is None else written
-    return ledger_table(frame, leave_out=leave_out, written=written, base=base, filters=FILTERS, buttons=buttons)
+    return ledger_table(frame, leave_out=leave_out, written=written, base=base, buttons=buttons)
 
 
 class LedgerTable:
@@ -163,8 +160,7 @@ class LedgerTable:
         return f'<div class="ledger-controls" hidden>{"".join(selects)}{search}{count}</div>'
 
     def _repr_html_(self) -> str:
-        table = ledger_html(self.frame, leave_out=PAGE_LEAVES_OUT)
-        return f'<div class="audit-ledger">{self._controls()}{table}</div>'
+        return f'<div class="audit-ledger">{self._controls()}{ledger_html(self.frame)}</div>'
 
     def __repr__(self) -> str:
         return self.frame[[c for c in ("id", "verdict", "chapter") if c in self.frame.columns]].to_string(index=False)
