@@ -111,3 +111,16 @@ def test_every_claim_sees_the_same_draws_of_an_assumption():
     one = scenario.sample(["speedup_b300_a100"], 200, 7)
     two = scenario.sample(["goodput", "speedup_b300_a100"], 200, 7)
     np.testing.assert_array_equal(one["speedup_b300_a100"], two["speedup_b300_a100"])
+
+
+def test_the_capability_tolerance_is_the_step_time_models_worst_error_rounded_up():
+    """MODEL_TOLERANCE (capability and anecdote claims) is the step-time model's largest relative
+    error on its published validation runs, rounded up to the next 5%: recomputed here."""
+    import math
+
+    from analyses.models import kernel_efficiency
+
+    worst = float(max(kernel_efficiency.validation_errors(), key=abs))  # signed
+    assert verdicts.MODEL_TOLERANCE == math.ceil(abs(worst) / 0.05) * 0.05
+    assert verdicts.RULES["capability"].tolerance == verdicts.RULES["anecdote"].tolerance == verdicts.MODEL_TOLERANCE
+    assert f"({verdicts.fmt(worst, pct=True, sig=2)})" in verdicts.RULES["capability"].text()
