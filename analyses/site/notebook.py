@@ -37,8 +37,9 @@ def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
     """Format a number for prose: ``sig`` significant figures, thousands separators, a unit.
 
     ``pct=True`` treats ``value`` as a fraction and prints a percentage (0.352 -> "35.2%").
-    Magnitudes of 1e7 and above (or below 1e-3) use powers of ten: 3.1×10²³. A Python ``int``
-    below 1e7 is a count and keeps every digit (45,076).
+    Large figures round to ``sig`` figures too (126,431 at 3 -> "126,000"); a percentage keeps its
+    units digit. Magnitudes of 1e7 and above (or below 1e-3) use powers of ten: 3.1×10²³. A Python
+    ``int`` below 1e7 is a count and keeps every digit (45,076).
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return Text("n/a")
@@ -54,8 +55,12 @@ def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
     elif abs(value) >= HUGE or abs(value) < TINY:
         text = power_of_ten(value, max(sig - 1, 0))
     else:
-        digits = max(sig - 1 - int(math.floor(math.log10(abs(value)))), 0)
-        text = f"{round(value, digits):,.{digits}f}"
+        # ``sig`` significant figures: decimals below the figure, zeros above it (126,431 -> 126,000);
+        # a percentage keeps its units digit (118%, not 120%)
+        places = sig - 1 - int(math.floor(math.log10(abs(value))))
+        places = max(places, 0) if pct else places
+        digits = max(places, 0)
+        text = f"{round(value, places):,.{digits}f}"
     if unit in ("%", "x", "×"):
         return Text(f"{text}{'×' if unit in ('x', '×') else '%'}")
     return Text(f"{text} {unit}".strip())
