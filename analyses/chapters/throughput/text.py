@@ -8,7 +8,6 @@ from analyses.models import units
 from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.site import sliders
 from analyses.site.notebook import fmt, stated
-from analyses.site.sliders import Slider
 
 STATED_RANGE = "000-3-table-throughput"
 STATED_CLAIMS = ("000-2.1-per-gpu-2-3x", STATED_RANGE)  # the documents' two stated per-GPU ranges
@@ -150,19 +149,6 @@ def speedup_caption(res: Result) -> str:
         f"{fmt(r.low, 'x')} to {fmt(r.high, 'x')}) and the datasheet ratios (dashed rules). A bar below the "
         "scenario's speed-up asks for no more than B300 delivers: an anecdote may fall short of the hardware."
     )
-
-
-def _flips(s: Slider) -> str:
-    """The flip points of a slider in words: "000 §2.1 per-gpu-2-3x: consistent below 3.86×"."""
-    parts = []
-    for _, g in s.flips.groupby("claim", sort=False):
-        label = g["label"].iloc[0]
-        words = []
-        for row in g.itertuples():
-            side = "below" if row.x < s.central else "above"
-            words.append(f"{row.verdict} {side} {fmt(row.x, s.unit, 3)}")
-        parts.append(f"{label}: " + ", ".join(words))
-    return "; ".join(parts)
 
 
 def slider_caption(res: Result, index: int) -> str:
