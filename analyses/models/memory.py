@@ -23,9 +23,7 @@ Sources
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -484,22 +482,3 @@ def measured_predictions(measured: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=["states", "activations_torch", "activations_megatron"], index=measured.index)
-
-
-def smallest_fits(shape: dict, limits: Mapping[str, tuple[float, int]], **kwargs: Any) -> dict[str, pd.Series | None]:
-    """:func:`smallest_fit` of one model on several GPU types from one :func:`fit_table`.
-
-    ``limits`` maps a GPU name to its (usable bytes, largest tensor-parallel degree); ``kwargs``
-    are :func:`fit_table`'s. A layout's bytes do not depend on the GPU, so the table is computed
-    once for the widest tensor parallelism and each GPU keeps its own rows: the same result as
-    one :func:`fit_table` per GPU.
-    """
-    if not limits:
-        return {}
-    table = fit_table(shape, np.inf, max_tp=max(m for _, m in limits.values()), **kwargs)
-    tp, total = table["tp"].to_numpy(), table["total"].to_numpy()
-    out: dict[str, pd.Series | None] = {}
-    for name, (usable, max_tp) in limits.items():
-        rows = tp <= max_tp
-        out[name] = smallest_fit(table[rows].assign(fits=total[rows] <= usable))
-    return out

@@ -155,33 +155,6 @@ def owned_cost_per_gpu_hour(
     )
 
 
-OWNED_INPUTS = ("network_storage", "power_overhead", "pue", "electricity", "hosting", "staff")
-
-
-def owned_cost_from_inputs(
-    inputs: Mapping[str, ArrayLike],
-    server_price_per_gpu: ArrayLike,
-    tdp_w: ArrayLike,
-    depreciation_years: ArrayLike,
-    cost_of_capital: ArrayLike,
-) -> OwnedCost:
-    """:func:`owned_cost_per_gpu_hour` with the shared inputs taken from a mapping (central values or
-    Monte Carlo draws) under the names of :data:`OWNED_INPUTS` (the planner's price inputs)."""
-    v = inputs
-    return owned_cost_per_gpu_hour(
-        server_price_per_gpu,
-        v["network_storage"],
-        depreciation_years,
-        cost_of_capital,
-        tdp_w,
-        v["power_overhead"],
-        v["pue"],
-        v["electricity"],
-        v["hosting"],
-        v["staff"],
-    )
-
-
 def rented_cost_per_gpu_hour(rent_per_gpu_hour: ArrayLike, rental_overhead_fraction: ArrayLike) -> np.ndarray:
     """Cost of one billed rented GPU-hour: the GPU rate plus storage, network and egress on top."""
     return np.asarray(rent_per_gpu_hour, dtype=float) * (1.0 + np.asarray(rental_overhead_fraction, dtype=float))

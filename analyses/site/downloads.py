@@ -20,7 +20,6 @@ import pandas as pd
 from analyses import data
 
 DOWNLOADS = "downloads"  # folder under the site root
-LEDGER_FILES = ("ledger.csv", "ledger.json")
 PRINTABLE = "ledger-print.html"
 FROM_BOOK = f"../{DOWNLOADS}/"  # a chapter page (book/<slug>.html) to the downloads folder
 
@@ -41,12 +40,6 @@ def data_files(data_dir: Path | None = None) -> list[Path]:
     return sorted(
         p.relative_to(root) for p in root.rglob("*") if p.is_file() and p.name.endswith((".csv", ".schema.yaml"))
     )
-
-
-def table_file(name: str) -> str:
-    """Path of a data table's CSV under the downloads folder (``data/gpus.csv``); a table stored as
-    several files (``sources``) has a folder (``data/sources/``)."""
-    return f"data/{name}.csv" if (Path(data.DATA_DIR) / f"{name}.csv").is_file() else f"data/{name}/"
 
 
 def links(items: Iterable[tuple[str, str]], prefix: str = FROM_BOOK) -> LinkList:

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import altair as alt
 import pandas as pd
 
 from analyses.site.notebook import check_anchor, check_href, readable, share, source_links
@@ -21,8 +22,15 @@ VERDICT_COLOURS = {
     "inconsistent": "#d95f02",
     "implausible": "#e7298a",
     "unverifiable": "#7570b3",
-    "pending": "#bbbbbb",
 }
+# Figures reuse two of them: orange for what a document states, green for what the book recomputes.
+STATED_COLOUR = VERDICT_COLOURS["inconsistent"]
+RECOMPUTED_COLOUR = VERDICT_COLOURS["consistent"]
+
+
+def verdict_scale() -> alt.Scale:
+    """The colour scale of verdicts in every chart (the ledger's colours, in the ledger's order)."""
+    return alt.Scale(domain=list(VERDICT_COLOURS), range=list(VERDICT_COLOURS.values()))
 
 
 # Columns of the ledger in the order a reader scans them: the verdict first, then what was claimed

@@ -21,7 +21,7 @@ import pandas as pd
 
 from analyses import data, ledger, robustness, scenario, verdicts
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.site.ledger_html import VERDICT_COLOURS
+from analyses.site.ledger_html import verdict_scale
 
 POINTS = 41  # grid points of a slider (the page stays small: POINTS x claims rows)
 SEARCH = 81  # points of the wide search for flip points beyond the 90% range
@@ -172,7 +172,7 @@ def caption(s: Slider, slug: str, lead: str = "") -> str:
 def figure(s: Slider, width: int = 340) -> alt.Chart:
     """The slider figure: verdict strips over the grid, the central value (black triangle), the flip
     points (white diamonds), and beside them each claim's verdict and recomputed value at the slider."""
-    colours = alt.Scale(domain=list(verdicts.VERDICTS), range=[VERDICT_COLOURS[v] for v in verdicts.VERDICTS])
+    colours = verdict_scale()
     xs = np.unique(s.grid["x"].to_numpy())
     pick = alt.param(
         name="at",
@@ -263,7 +263,7 @@ def flip_points(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
 def flip_map(frame: pd.DataFrame, width: int = 420) -> alt.LayerChart:
     """Each flipping claim's flip point within its assumption's 90% range (grey bar, 5th to 95th
     percentile; black tick: central value), coloured by the verdict it would flip to."""
-    colours = alt.Scale(domain=list(verdicts.VERDICTS), range=[VERDICT_COLOURS[v] for v in verdicts.VERDICTS])
+    colours = verdict_scale()
     tail = 50.0 * (1.0 - INTERVAL_LEVEL)  # percent below the range's low end (5th percentile)
     base = (
         alt.Chart(frame)

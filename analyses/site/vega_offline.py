@@ -101,15 +101,6 @@ def debug_preset(html: str) -> str | None:
     return f"var VEGA_DEBUG = {{{items}}};"
 
 
-def inline_into(html: str) -> str:
-    """A standalone page: inline the bundle and the preset before ``</head>`` (for ``analyses run``)."""
-    preset = debug_preset(html)
-    if preset is None:
-        return html
-    scripts = f"<script>{preset}</script>\n<script>{bundle_js()}</script>\n"
-    return html.replace("</head>", scripts + "</head>", 1)
-
-
 def _write_bundle(app: Any) -> None:
     static = Path(app.outdir) / "_static"
     static.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,14 @@ from analyses import chapters, ledger, robustness, verdicts
 from analyses.chapters.params import ChapterSpec, Config, Param
 from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.site import downloads, sliders
-from analyses.site.ledger_html import VERDICT_COLOURS, HtmlTable, filter_value, ledger_table, short_document
+from analyses.site.ledger_html import (
+    VERDICT_COLOURS,
+    HtmlTable,
+    filter_value,
+    ledger_table,
+    short_document,
+    verdict_scale,
+)
 from analyses.site.notebook import fmt
 
 DOCUMENTS = ("all", "000_f164c1abc5db046d.txt", "001_df9bc65650076e7a.txt")
@@ -75,7 +82,7 @@ def compute(cfg: Config) -> Result:
     """Assess every claim once, keep those the filters select, and derive the page's tables."""
     rows = [a for a in ledger.assessments() if _keep(cfg, a.claim.document, a.verdict)]
     frame = ledger.frame(rows)
-    counts = {v: int((frame["verdict"] == v).sum()) for v in (*verdicts.VERDICTS, "pending")}
+    counts = {v: int((frame["verdict"] == v).sum()) for v in verdicts.VERDICTS}
     counts["all"] = len(frame)
     return Result(cfg, frame, counts, rules_frame(frame), sliders.flip_points(rows))
 
@@ -97,8 +104,7 @@ def summary(frame: pd.DataFrame, by: str) -> pd.DataFrame:
 
 def verdict_chart(frame: pd.DataFrame) -> alt.Chart:
     """Stacked bars: claims per topic, coloured by verdict, one panel per document."""
-    order = list(verdicts.VERDICTS)
-    colours = alt.Scale(domain=order, range=[VERDICT_COLOURS[v] for v in order])
+    colours = verdict_scale()
     counted = (
         frame.assign(document=frame["document"].map(short_document))
         .groupby(["document", "topic", "verdict"])

@@ -10,8 +10,9 @@ from analyses import data
 from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, Result
 from analyses.models import growth
 from analyses.site import sliders
+from analyses.site.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
 
-STATED_COLOUR, FITTED_COLOUR = "#d95f02", "#1b9e77"
+FITTED_COLOUR = RECOMPUTED_COLOUR
 YEARS_SHOWN = 30  # points of each growth line
 
 

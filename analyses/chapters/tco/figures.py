@@ -9,10 +9,11 @@ from analyses.chapters.tco import GENERATIONS, NEW, Result
 from analyses.chapters.tco.rebuilt import stated_money
 from analyses.models import tco
 from analyses.site import sliders
+from analyses.site.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
 from analyses.site.notebook import stated
 
-STATED = "#d95f02"  # stated figures and bands (the verdict palette's orange)
-PUBLIC = "#1b9e77"  # recomputed intervals
+STATED = STATED_COLOUR  # stated figures and bands
+PUBLIC = RECOMPUTED_COLOUR  # recomputed intervals
 
 
 def stack_chart(res: Result) -> alt.LayerChart:

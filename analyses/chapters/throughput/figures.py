@@ -7,6 +7,7 @@ import pandas as pd
 
 from analyses.chapters.throughput import SPEEDUP, Result
 from analyses.site import sliders
+from analyses.site.ledger_html import RECOMPUTED_COLOUR
 from analyses.site.notebook import stated
 
 
@@ -58,7 +59,7 @@ def speedup_chart(res: Result) -> alt.LayerChart:
         )
     )
     range_band = (
-        alt.Chart(band).mark_rect(opacity=0.15, color="#1b9e77").encode(x=alt.X("lo:Q", scale=scale), x2="hi:Q")
+        alt.Chart(band).mark_rect(opacity=0.15, color=RECOMPUTED_COLOUR).encode(x=alt.X("lo:Q", scale=scale), x2="hi:Q")
     )
     rules = (
         alt.Chart(refs)
