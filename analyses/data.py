@@ -40,6 +40,7 @@ from analyses.tables import (  # noqa: F401  (the schema machinery, re-exported 
     read_csv_rows,
     record,
 )
+from analyses.units import BITS_PER_BYTE, GIB, GIGA, TERA
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("AUDIT_DATA_DIR", REPO_ROOT / "data"))
@@ -110,7 +111,6 @@ def source(source_id: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
-TERA, GIGA, GIB = 1e12, 1e9, 2.0**30
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ def _gpu(name: str, root: Path) -> GPU:
         raise KeyError(f"unknown GPU '{name}'; known: {', '.join(gpu_names())}")
     r = hit.iloc[0]
     flops = {p: _opt(r[f"peak_tflops_dense_{p}"], TERA) for p in PRECISIONS}
-    nic = _opt(r["nic_gbit_per_s_per_gpu"], GIGA / 8)
+    nic = _opt(r["nic_gbit_per_s_per_gpu"], GIGA / BITS_PER_BYTE)
     nvlink = _opt(r["nvlink_gb_per_s_per_direction"], GIGA)
     gen = _opt(r["nvlink_generation"])
     return GPU(

@@ -35,7 +35,7 @@ import numpy as np
 
 from analyses import data
 from analyses.models import kernel_efficiency
-from analyses.site.notebook import fmt, stated
+from analyses.units.formats import fmt, stated
 
 VERDICTS = ("consistent", "inconsistent", "implausible", "unverifiable")
 _CODE = {v: i for i, v in enumerate(VERDICTS)}

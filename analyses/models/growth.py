@@ -19,7 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from analyses.models.throughput import training_flops
-from analyses.models.units import MONTHS_PER_YEAR, SECONDS_PER_YEAR, TERA
+from analyses.units import MONTHS_PER_YEAR, SECONDS_PER_YEAR, TERA
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ from analyses.models.training_run import (
     datasheet,
     supported_gpus,
 )
-from analyses.models.units import GB, HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR
+from analyses.units import GB, HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 __all__ = [
     "CHECKPOINT_METHODS",

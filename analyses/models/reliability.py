@@ -27,7 +27,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy.special import lambertw
 
-from analyses.models.units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_YEAR, settle
+from analyses.units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_YEAR, settle
 
 ArrayLike = npt.ArrayLike
 
@@ -45,7 +45,7 @@ def per_gpu_mtbf_s(interruptions: ArrayLike, days: ArrayLike, gpus: ArrayLike) -
 def interruptions_per_gpu_year(interruptions: ArrayLike, days: ArrayLike, gpus: ArrayLike) -> np.ndarray:
     """Interruptions per GPU per year implied by a job's log: ``interruptions · 365.25 / (gpus · days)``.
 
-    The reciprocal of :func:`per_gpu_mtbf_s` in GPU-years (a Julian year, :mod:`analyses.models.units`).
+    The reciprocal of :func:`per_gpu_mtbf_s` in GPU-years (a Julian year, :mod:`analyses.units`).
     """
     gpu_days = np.asarray(gpus, dtype=float) * np.asarray(days, dtype=float)
     return np.asarray(interruptions, dtype=float) * DAYS_PER_YEAR / gpu_days

@@ -32,7 +32,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy.optimize import brentq
 
-from analyses.models.units import BITS_PER_BYTE, GB, MICROSECOND, TERA
+from analyses.units import BITS_PER_BYTE, GB, MICROSECOND, TERA
 
 
 def allreduce_time_s(size_bytes: ArrayLike, bus_bytes_per_s: ArrayLike, n: ArrayLike) -> np.ndarray:

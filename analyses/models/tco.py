@@ -15,7 +15,7 @@ Conventions (stated once):
 * Useful compute is ``achieved FLOP/s x utilisation x goodput``, with achieved FLOP/s = dense peak
   x MFU of a busy, healthy job; utilisation is the share of (owned or billed) hours a job runs and
   goodput the share of run time not lost to failures and reruns. A PFLOP-day is 1e15 FLOP/s for a day.
-* Time conventions (hours per year and month) are those of :mod:`analyses.models.units`.
+* Time conventions (hours per year and month) are those of :mod:`analyses.units`.
 * The capital charge uses the annuity (capital recovery) factor ``r / (1 - (1 + r)^-n)``, which
   reduces to straight-line depreciation ``1/n`` at ``r = 0``.
 
@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from analyses import data, scenario
-from analyses.models.units import (
+from analyses.units import (
     DAYS_PER_MONTH,
     HOURS_PER_DAY,
     HOURS_PER_MONTH,

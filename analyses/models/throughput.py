@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from analyses.models.units import DAYS_PER_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR
+from analyses.units import DAYS_PER_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 
 def training_flops(
@@ -123,7 +123,7 @@ def pretrain_months(
 ) -> np.ndarray:
     """Months to pretrain ``params`` parameters on ``tokens_per_param`` tokens each (``6·N·D``).
 
-    A month is :data:`analyses.models.units.DAYS_PER_MONTH` days; see :func:`time_to_train_s`.
+    A month is :data:`analyses.units.DAYS_PER_MONTH` days; see :func:`time_to_train_s`.
     """
     n = np.asarray(params, float)
     flops = training_flops(n, n * np.asarray(tokens_per_param, float))

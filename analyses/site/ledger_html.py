@@ -15,7 +15,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from analyses.site.notebook import check_anchor, check_href, readable, share, source_links
+from analyses.site.notebook import check_anchor, check_href, source_links
+from analyses.units.formats import readable, share
 
 VERDICT_COLOURS = {
     "consistent": "#1b9e77",

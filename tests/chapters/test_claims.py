@@ -6,7 +6,7 @@ import pytest
 
 from analyses import data, verdicts
 from analyses.chapters import claims as ch
-from analyses.site.notebook import fmt
+from analyses.units.formats import fmt
 
 
 @pytest.fixture(scope="module")

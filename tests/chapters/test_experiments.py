@@ -13,7 +13,7 @@ import pytest
 from analyses import data, scenario, verdicts
 from analyses.chapters import experiments as ch
 from analyses.chapters.experiments import checks, figures, text
-from analyses.models.units import DAYS_PER_MONTH
+from analyses.units import DAYS_PER_MONTH
 
 SWEEP = "001-2.5-hyperparam-sweep-36-to-9-days"
 WEEKLY = "000-4-monthly-to-weekly-updates"

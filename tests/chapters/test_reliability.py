@@ -71,7 +71,6 @@ def test_sentence_branches(default):
     assert "opt-175b-hardware-all" in text.logs_sentence(default)
     assert "within reach" in text.causes_sentence(ch.compute(ch.SPEC.validate({"preventable_interruption_share": 0.9})))
     assert "keeps only" in text.policy_takeaway(ch.compute(ch.SPEC.validate({"checkpoint_write_s": 600.0})))
-    assert text.duration(3 * 86400).endswith("days") and text.duration(3600).endswith("h")
 
 
 VERDICTS_AT_DEFAULTS = {

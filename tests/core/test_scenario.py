@@ -10,9 +10,11 @@ import pytest
 
 from analyses import chapters, ledger, scenario
 from analyses.data import REPO_ROOT
+from analyses.units import formats
 
 CHAPTER_DIR = REPO_ROOT / "analyses" / "chapters"
-DISPLAY = {"fmt", "money", "stated", "stated_money", "rounded", "show", "show_interval", "pct", "times"}
+# the formatters (analyses.units.formats) and the verdict words: their numeric arguments are display settings
+DISPLAY = {n for n, f in vars(formats).items() if callable(f)} | {"rounded", "show", "show_interval"}
 
 
 def test_every_assumption_has_a_range_a_unit_and_a_source():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyses import data
-from analyses.models import growth, throughput, units
+from analyses import data, units
+from analyses.models import growth, throughput
 
 
 def test_fit_recovers_an_exact_exponential():

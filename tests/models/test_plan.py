@@ -14,7 +14,7 @@ from analyses import data, scenario
 from analyses.models import gpu_hour_cost, layouts, memory, pipeline, reliability, scaling, tco, uncertainty
 from analyses.models import kernel_efficiency as ke
 from analyses.models import plan as pl
-from analyses.models.units import GB, SECONDS_PER_DAY
+from analyses.units import GB, SECONDS_PER_DAY
 
 
 @pytest.fixture(scope="module")

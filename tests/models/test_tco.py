@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from analyses import data, scenario
-from analyses.models import tco, uncertainty, units
+from analyses import data, scenario, units
+from analyses.models import tco, uncertainty
 from analyses.models.uncertainty import Range
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyses import data, scenario
-from analyses.models import throughput, units
+from analyses import data, scenario, units
+from analyses.models import throughput
 
 
 def test_pretrain_months_is_6nd_over_the_cluster_rate():

@@ -7,8 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from analyses import data
-from analyses.models import scaling, throughput, units
+from analyses import data, units
+from analyses.models import scaling, throughput
 
 
 def test_6nd_matches_gpt3_table_d1():

@@ -30,7 +30,7 @@ from analyses.site.ledger_html import (
     short_document,
     verdict_scale,
 )
-from analyses.site.notebook import fmt
+from analyses.units.formats import fmt
 
 DOCUMENTS = ("all", "000_f164c1abc5db046d.txt", "001_df9bc65650076e7a.txt")
 FILTERS = ("verdict", "document", "chapter", "kind")  # a filter for each of these the ledger has

@@ -16,8 +16,8 @@ import numpy as np
 
 from analyses import cases, data
 from analyses.models import experiments as ex
-from analyses.models.units import DAYS_PER_MONTH, DAYS_PER_WEEK
-from analyses.site.notebook import fmt, in_words, stated
+from analyses.units import DAYS_PER_MONTH, DAYS_PER_WEEK
+from analyses.units.formats import fmt, in_words, stated
 from analyses.verdicts import Arithmetic, Finding, between, check, exactly, rounded
 
 SPEEDUP = "speedup_b300_a100"

@@ -7,7 +7,7 @@ import pandas as pd
 
 from analyses.chapters.experiments import Result
 from analyses.site import sliders
-from analyses.site.notebook import stated
+from analyses.units.formats import stated
 
 
 def timeline_chart(res: Result) -> alt.LayerChart:

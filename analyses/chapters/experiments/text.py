@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from analyses.chapters.experiments import SLUG, Result, checks
 from analyses.site import sliders
-from analyses.site.notebook import fmt, in_words
 from analyses.site.sliders import Slider
+from analyses.units.formats import fmt, in_words
 
 SWEEP = "001-2.5-hyperparam-sweep-36-to-9-days"
 WEEKLY = "000-4-monthly-to-weekly-updates"

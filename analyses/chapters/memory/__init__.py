@@ -24,9 +24,9 @@ from analyses.chapters.memory.validation import measured_error_table, measured_t
 from analyses.chapters.params import ChapterSpec, Config, Param, Rule
 from analyses.models import activations, memory
 from analyses.site import sliders
+from analyses.units import GB
 
 SLUG = "memory"
-GB = memory.GB
 ALLOWANCE = checks.ALLOWANCE
 DEFAULT_MODELS = (
     "llama2-7b",

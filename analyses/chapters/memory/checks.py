@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from analyses import data
-from analyses.models import memory, units
-from analyses.site.notebook import fmt, stated
+from analyses.models import memory
+from analyses.units import GB, TB
+from analyses.units.formats import fmt, stated
 from analyses.verdicts import Finding, at_least, check, exactly
 
-GB, TB = units.GB, units.TB
 RECIPE = "fp16-mixed"  # the documents' recipe (000 §2.2: FP16 weights, gradients, Adam momentum and variance)
 NEW, PREVIOUS = "B300", "A100"  # the previous generation of the documents' own comparison (000 §3)
 ALLOWANCE = "framework_memory_gb"

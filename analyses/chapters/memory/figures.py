@@ -5,9 +5,10 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from analyses.chapters.memory import GB, Result, gpu, shape
+from analyses.chapters.memory import Result, gpu, shape
 from analyses.models import memory
 from analyses.site import sliders
+from analyses.units import GB
 
 
 def accounting_chart(res: Result) -> alt.Chart:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from analyses import data
 from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, checks, gpu, layout_text, shape
 from analyses.site import sliders
-from analyses.site.notebook import fmt, stated
+from analyses.units.formats import fmt, stated
 
 
 def weights_takeaway(res: Result) -> str:

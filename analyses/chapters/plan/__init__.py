@@ -25,7 +25,7 @@ from analyses.chapters.params import ChapterSpec, Config, Param, Rule
 from analyses.chapters.plan import presets, tables
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
-from analyses.models.units import MB
+from analyses.units import MB
 
 SLUG = "plan"
 GENERIC = "generic"

@@ -14,7 +14,7 @@ from typing import Any
 
 from analyses import data
 from analyses.models import plan as pl
-from analyses.models.units import MB
+from analyses.units import MB
 
 NONE = "none"
 PUBLISHED_RUN, DOCUMENT_SCENARIO = "published-run", "document-scenario"

@@ -11,7 +11,7 @@ import pandas as pd
 from analyses import scenario
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
-from analyses.models.units import GIB, MB
+from analyses.units import GIB, MB
 
 
 def _range_m(lo: float, hi: float) -> str:

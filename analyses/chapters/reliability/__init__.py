@@ -19,8 +19,8 @@ from analyses import cases, data, ledger, scenario
 from analyses.chapters.params import ChapterSpec, Config
 from analyses.chapters.reliability import checks
 from analyses.models import reliability as rel
-from analyses.models.units import HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
 from analyses.site import sliders
+from analyses.units import HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
 
 SLUG = "reliability"
 RATE = "interruptions_per_gpu_year"

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario
+from analyses import data, ledger, scenario, units
 from analyses.chapters.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.chapters.scaling_efficiency import checks
 from analyses.chapters.scaling_efficiency import clusters as cl
-from analyses.models import scaling, units
+from analyses.models import scaling
 from analyses.site import sliders
 
 SLUG = "scaling-efficiency"

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from analyses import data
+from analyses import data, units
 from analyses.chapters.scaling_efficiency import clusters as cl
-from analyses.models import scaling, throughput, units
-from analyses.site.notebook import fmt, stated
+from analyses.models import scaling, throughput
+from analyses.units.formats import fmt, millions, stated
 from analyses.verdicts import (
     RULES,
     VERDICTS,
@@ -39,11 +39,6 @@ def rule_verdict(kind: str, finding: Finding) -> str:
     """The verdict the rule of ``kind`` gives ``finding`` at the central scenario: how an alternative
     reading of a claim is judged (by the rule, not a private threshold)."""
     return VERDICTS[int(verdict_codes(finding, RULES[kind], 1)[0])]
-
-
-def millions(tokens: float) -> str:
-    """A token count in millions for prose: 4e6 -> "4M"."""
-    return f"{fmt(tokens / units.MB, sig=2)}M"
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from analyses import cases, data
-from analyses.models import scaling, units
+from analyses import cases, data, units
+from analyses.models import scaling
 
 NEW, OLD = "B300", "A100"  # the generations of the scenario's speed-up (speedup_b300_a100)
 NEW_PRECISION = "fp8"  # the documents' B300 training precision (000 §2.1: FP8)

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario
+from analyses import data, ledger, scenario, units
 from analyses.chapters.params import ChapterSpec, Config, Param, ParamError, Rule
 from analyses.chapters.scaling_gap import checks, trends
-from analyses.models import growth, throughput, units
+from analyses.models import growth, throughput
 from analyses.site import sliders
 
 SLUG = trends.SLUG

@@ -18,8 +18,8 @@ import numpy as np
 from analyses import data
 from analyses.chapters.scaling_gap import trends
 from analyses.models import growth, throughput
-from analyses.models.units import MONTHS_PER_YEAR, settle
-from analyses.site.notebook import fmt, in_words, stated
+from analyses.units import MONTHS_PER_YEAR, settle
+from analyses.units.formats import fmt, in_words, stated
 from analyses.verdicts import RULES, VERDICTS, Finding, between, check, exactly, verdict_codes
 
 

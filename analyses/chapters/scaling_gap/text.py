@@ -6,7 +6,7 @@ from analyses import data
 from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, PER_YEAR, Result, trends
 from analyses.models import growth
 from analyses.site import sliders
-from analyses.site.notebook import fmt, in_words
+from analyses.units.formats import fmt, in_words
 
 SHORT = {"parameters": "parameter counts", "training compute": "training compute", "per-GPU FLOP/s": "per-GPU FLOP/s"}
 

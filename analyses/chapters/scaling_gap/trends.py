@@ -16,14 +16,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import data
+from analyses import data, units
 from analyses.chapters.params import ParamError
-from analyses.models import growth, throughput, units
+from analyses.models import growth, throughput
 from analyses.verdicts import Interval, between, rounded
 
 SLUG = "scaling-gap"
 QUANTITIES = ("parameters", "training compute", "per-GPU FLOP/s")
-GIGA = 1e9  # the SI prefix of a clock in GHz
 
 
 # --------------------------------------------------------------------------------------------
@@ -179,7 +178,7 @@ def server_flop_per_s(name: str) -> float:
     """Peak FLOP/s of a reference server (CPU: sockets × cores × base clock × FLOP/cycle; GPU: n × peak)."""
     row = server_row(name)
     if row["kind"] == "cpu":
-        per_core = row["clock_ghz"] * GIGA * row["flop_per_cycle_per_core"]
+        per_core = row["clock_ghz"] * units.GIGA * row["flop_per_cycle_per_core"]
         return float(row["units"] * row["cores_per_socket"] * per_core)
     return float(row["units"] * data.gpu(row["gpu"]).peak_flops(row["precision"]))
 

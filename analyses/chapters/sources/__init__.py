@@ -20,7 +20,8 @@ from analyses import data
 from analyses.chapters.params import ChapterSpec, Param
 from analyses.site import downloads
 from analyses.site.ledger_html import HtmlTable
-from analyses.site.notebook import readable_text, source_anchor, source_links
+from analyses.site.notebook import source_anchor, source_links
+from analyses.units.formats import readable_text
 
 SPEC = ChapterSpec(
     slug="sources",

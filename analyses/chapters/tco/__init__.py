@@ -26,9 +26,9 @@ from analyses import cases, ledger, scenario
 from analyses.chapters.params import ChapterSpec, Config, Param
 from analyses.chapters.tco import rebuilt
 from analyses.models import tco, uncertainty
-from analyses.models.units import HOURS_PER_DAY, HOURS_PER_MONTH
 from analyses.site import sliders
-from analyses.site.notebook import stated
+from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
+from analyses.units.formats import round_sig, stated
 
 SLUG = "tco"
 NEW, OLD = rebuilt.NEW, rebuilt.OLD
@@ -224,7 +224,7 @@ def stack_table(s: Mapping[str, float], k: float) -> pd.DataFrame:
 
 def _shown(x: float) -> float:
     """A table cell as the page shows it: three significant figures (principle 9: round what is shown)."""
-    return rebuilt.round_sig(x, 3)
+    return round_sig(x, 3)
 
 
 def _summary_rows(items: Mapping[str, np.ndarray], k: np.ndarray | float, key: str) -> pd.DataFrame:

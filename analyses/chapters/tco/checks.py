@@ -24,8 +24,6 @@ from analyses.chapters.tco.rebuilt import (
     TCO_ROW,
     band_sizes,
     documents_speedup,
-    money,
-    months,
     own_implied_price,
     own_rmb,
     payback_value,
@@ -36,16 +34,14 @@ from analyses.chapters.tco.rebuilt import (
     rental_rmb,
     reserve_markup,
     rmb,
-    scalar,
     several_million_band,
-    stated_money,
     tco_row_stated,
     training_cost_rmb,
     training_sizes,
 )
 from analyses.models import tco
-from analyses.models.units import HOURS_PER_MONTH
-from analyses.site.notebook import fmt, stated
+from analyses.units import HOURS_PER_MONTH
+from analyses.units.formats import amount, fmt, months, scalar, stated, stated_amount
 from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, rounded
 
 # --------------------------------------------------------------------------------------------
@@ -115,7 +111,7 @@ def check_monthly_cost_47pct_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg
             f"of before; -{stated(100 * (1 - r.cost_ratio))}% needs a {NEW} GPU-hour at {fmt(need, 'x')} an {OLD}'s; "
             f"at the scenario's {fmt(scalar(s[tco.SPEEDUP]), 'x')} per GPU the run would cost {fmt(at_speed, pct=True, sig=2)}; "
             f"a {stated(100 * (1 - r.cost_ratio))}% cut of one {OLD} run a month saves {rmb(saving, s, 2)} a year "
-            f"(stated: more than {stated_money(r.annual_saving_min_rmb)})"
+            f"(stated: more than {stated_amount(r.annual_saving_min_rmb)})"
         )
 
     return Finding(
@@ -240,7 +236,7 @@ def check_several_million(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
         fits = [scalar(n) / 1e9 for n in band_sizes(s)]
         return (
             f"compute alone on owned {OLD}s at {fmt(scalar(s['tokens_per_param']), sig=2)} tokens per parameter: "
-            f"{stated(n_lo / 1e9)}B {money(scalar(small), 'RMB', 2)}, {stated(n_hi / 1e9)}B {money(scalar(large), 'RMB', 2)}; "
+            f"{stated(n_lo / 1e9)}B {amount(scalar(small), 'RMB', 2)}, {stated(n_hi / 1e9)}B {amount(scalar(large), 'RMB', 2)}; "
             f"{stated(c_lo / 1e6)}-{stated(c_hi / 1e6)} million RMB buys a {fmt(fits[0], sig=2)}-{fmt(fits[1], sig=2)}B model"
         )
 
@@ -322,8 +318,8 @@ def check_rental_80k_rmb_month(claim: data.Claim, s: Mapping[str, Any], cfg: Map
         value=bill,
         unit="RMB",
         recomputed=lambda: (
-            f"{stated(c.gpus)} {OLD}s rented around the clock in China cost {money(scalar(bill), 'RMB', 2)} a month with storage "
-            f"and network; {stated_money(c.rent_rmb_per_month)} rents "
+            f"{stated(c.gpus)} {OLD}s rented around the clock in China cost {amount(scalar(bill), 'RMB', 2)} a month with storage "
+            f"and network; {stated_amount(c.rent_rmb_per_month)} rents "
             f"{fmt(c.rent_rmb_per_month / scalar(tco.rented_a100_china_cny(s) * HOURS_PER_MONTH), sig=2)} of them"
         ),
         context="a plausible bill for a cluster the size of the case's new one; the anecdote itself cannot be checked",
@@ -343,10 +339,10 @@ def check_own_42k_vs_rent_80k(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
         months_life = 12 * c.depreciation_years
         capital = c.gpus * r.low * scalar(s["usd_cny"]) / months_life
         return (
-            f"{stated(c.gpus)} owned {NEW}s over {stated(c.depreciation_years)} years cost {money(scalar(cost), 'RMB', 3)} a month "
-            f"all in; the servers alone at the lowest public price ({money(r.low, 'USD', 3)} per GPU) are "
-            f"{money(capital, 'RMB', 3)} a month; {stated_money(c.own_rmb_per_month)} implies a system price of "
-            f"{money(own_implied_price(s), 'USD', 2)} per GPU"
+            f"{stated(c.gpus)} owned {NEW}s over {stated(c.depreciation_years)} years cost {amount(scalar(cost), 'RMB', 3)} a month "
+            f"all in; the servers alone at the lowest public price ({amount(r.low, 'USD', 3)} per GPU) are "
+            f"{amount(capital, 'RMB', 3)} a month; {stated_amount(c.own_rmb_per_month)} implies a system price of "
+            f"{amount(own_implied_price(s), 'USD', 2)} per GPU"
         )
 
     saving = 100 * (1 - c.own_rmb_per_month / c.rent_rmb_per_month)

@@ -1,4 +1,4 @@
-"""The documents' cost cases rebuilt with :mod:`analyses.models.tco`, and how the chapter writes amounts.
+"""The documents' cost cases rebuilt with :mod:`analyses.models.tco`, and its amounts in RMB.
 
 Thin compositions of the cost models with the figures of a case (``analyses.cases``) or a claim:
 the GPU-days of document 000's recommender run, the owned and rented bills of document 001's
@@ -16,52 +16,19 @@ import numpy as np
 
 from analyses import cases, data
 from analyses.models import tco
-from analyses.models.units import HOURS_PER_DAY, HOURS_PER_MONTH
-from analyses.site.notebook import fmt, stated
+from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
+from analyses.units.formats import NEVER_MONTHS, amount, scalar
 
 (NEW, NEW_PRECISION), (OLD, OLD_PRECISION) = tco.generations()
 
 # --------------------------------------------------------------------------------------------
-# How amounts are written
+# Amounts in RMB
 # --------------------------------------------------------------------------------------------
-
-NEVER_MONTHS = 1200.0  # a payback of a century or more is shown as "never" (it never comes within any server's life)
-
-
-def scalar(x: Any) -> float:
-    """A 0-d array or float as a float (for words at the central scenario)."""
-    return float(np.asarray(x))
-
-
-def round_sig(x: float, sig: int = 3) -> float:
-    """``x`` rounded to ``sig`` significant figures (408,250 -> 408,000 at 3): money is not known to the yuan."""
-    x = float(x)
-    if x == 0 or not np.isfinite(x):
-        return x
-    return round(x, sig - 1 - int(np.floor(np.log10(abs(x)))))
-
-
-def money(x: Any, unit: str, sig: int = 3) -> str:
-    """An amount with its unit, rounded to ``sig`` significant figures ("126,000 RMB"; "12 million RMB")."""
-    x = round_sig(scalar(x), sig)
-    if abs(x) >= 1e6:
-        return str(fmt(x / 1e6, f"million {unit}", sig))
-    return str(fmt(x, unit, sig))
-
-
-def stated_money(x: float, unit: str = "RMB") -> str:
-    """A stated amount as the documents write it ("3 million RMB", "42,000 RMB")."""
-    return f"{stated(x / 1e6)} million {unit}" if abs(x) >= 1e6 else f"{stated(x)} {unit}"
-
-
-def months(x: Any) -> str:
-    """A payback in words ("5.7 months", "never")."""
-    return "never" if scalar(x) >= NEVER_MONTHS else str(fmt(scalar(x), "months", 2))
 
 
 def rmb(usd: Any, s: Mapping[str, Any], sig: int = 3) -> str:
     """A USD amount in RMB at the scenario's exchange rate."""
-    return money(scalar(usd) * scalar(s["usd_cny"]), "RMB", sig)
+    return amount(scalar(usd) * scalar(s["usd_cny"]), "RMB", sig)
 
 
 # --------------------------------------------------------------------------------------------

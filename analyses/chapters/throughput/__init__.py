@@ -22,7 +22,7 @@ from analyses.chapters.throughput import checks
 from analyses.models import throughput
 from analyses.models.uncertainty import Range
 from analyses.site import sliders
-from analyses.site.notebook import stated
+from analyses.units.formats import billions, stated
 
 SLUG = "throughput"
 SPEEDUP = "speedup_b300_a100"
@@ -176,11 +176,6 @@ def precision_speedups() -> pd.DataFrame:
     mid = (frame["speedup_low"] + frame["speedup_high"]) / 2
     frame["implied matmul share"] = throughput.matmul_share_from_speedup(mid, frame["datasheet_peak_ratio"])
     return frame
-
-
-def billions(params: float) -> str:
-    """A parameter count as the documents write it: 13e9 -> "13B"."""
-    return f"{stated(params / 1e9)}B"
 
 
 def anecdote_label(a: cases.Anecdote) -> str:

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from analyses import cases, data
-from analyses.models import throughput, units
-from analyses.site.notebook import fmt, stated
+from analyses import cases, data, units
+from analyses.models import throughput
+from analyses.units.formats import fmt, stated
 from analyses.verdicts import Arithmetic, Finding, at_least, between, check, exactly, rounded
 
 OLD, NEW = "A100", "B300"  # the generations of the scenario's speed-up (speedup_b300_a100)

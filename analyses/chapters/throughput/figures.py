@@ -8,7 +8,7 @@ import pandas as pd
 from analyses.chapters.throughput import SPEEDUP, Result
 from analyses.site import sliders
 from analyses.site.ledger_html import RECOMPUTED_COLOUR
-from analyses.site.notebook import stated
+from analyses.units.formats import stated
 
 
 def ladder_chart(res: Result) -> alt.Chart:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from analyses import data
-from analyses.chapters.throughput import SLUG, Result, billions, checks
-from analyses.models import units
+from analyses import data, units
+from analyses.chapters.throughput import SLUG, Result, checks
 from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.site import sliders
-from analyses.site.notebook import fmt, stated
+from analyses.units.formats import billions, fmt, stated
 
 STATED_RANGE = "000-3-table-throughput"
 STATED_CLAIMS = ("000-2.1-per-gpu-2-3x", STATED_RANGE)  # the documents' two stated per-GPU ranges

@@ -16,16 +16,10 @@ import pandas as pd
 
 from analyses import cases, data
 from analyses.models import mig, pipeline
-from analyses.site.notebook import fmt
 
 NEW, OLD = "B300", "A100"  # the documents' new and old GPUs
 OLD_PRECISION = "bf16"  # the precision of the scenario's A100 MFU
 PERCENT = 100.0  # stated percentages to fractions
-
-
-def pct(x: Any, sig: int = 2) -> str:
-    """A fraction as a percentage for prose."""
-    return str(fmt(float(np.asarray(x)), pct=True, sig=sig))
 
 
 def profile_table(gpu: str = NEW) -> pd.DataFrame:
