@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from analyses import data
-from analyses.models import kernel_efficiency
+from analyses.scenario import calibration
 from analyses.units.formats import fmt, stated
 
 VERDICTS = ("consistent", "inconsistent", "implausible", "unverifiable")
@@ -89,7 +89,7 @@ MODEL_TOLERANCE = 0.25
 
 def step_time_basis(tolerance: float) -> str:
     """Why ``tolerance``: the step-time model's worst validation error, computed from the data."""
-    worst = float(max(kernel_efficiency.validation_errors(), key=abs))
+    worst = float(max(calibration.validation_errors(), key=abs))
     return (
         f"{fmt(tolerance, pct=True, sig=2)} is the largest error of the book's step-time model against published "
         f"runs ({fmt(worst, pct=True, sig=2)}), rounded up"

@@ -279,12 +279,13 @@ def bench_models(repeat: int) -> dict[str, float]:
         return time.perf_counter() - t
 
     from analyses.models import plan
+    from analyses.scenario import planning
 
-    req = plan.Request(shape=plan.Shape.from_table("illustrative-100b"), tokens=2e12, deadline_days=30)
+    req = planning.request(shape=planning.shape("illustrative-100b"), tokens=2e12, deadline_days=30)
 
     def planner() -> float:
         t = time.perf_counter()
-        plan.evaluate(req, "B300")
+        planning.evaluate(req, "B300")
         return time.perf_counter() - t
 
     for fn in (mem, step, cost, planner):  # warm up (first-call imports, allocations, calibration cache)

@@ -1,7 +1,7 @@
 """The book's chapters, in one explicit list, and access to their specs.
 
 Each chapter is a package ``analyses/chapters/<name>/`` (``scaling_gap`` for
-``book/scaling-gap.ipynb``) that defines ``SPEC`` (its parameters, see :mod:`analyses.chapters.params`)
+``book/scaling-gap.ipynb``) that defines ``SPEC`` (its parameters, see :mod:`analyses.scenario.params`)
 and, where it checks claims, its checks. Nothing is registered as a side effect of an import:
 :data:`CHAPTERS` names every chapter, and :func:`module` imports one on demand, so a chapter's
 kernel imports its own code and no other chapter's (the build records what each chapter read).
@@ -15,7 +15,16 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from analyses.chapters.params import ChapterSpec, Config, Param, ParamError, Rule, parameters_source, precision_rule
+from analyses.scenario.params import (
+    ChapterSpec,
+    Config,
+    Param,
+    ParamError,
+    Rule,
+    parameters_source,
+    precision_rule,
+    short,
+)
 
 __all__ = [
     "CHAPTERS",
@@ -29,6 +38,7 @@ __all__ = [
     "module",
     "parameters_source",
     "precision_rule",
+    "short",
     "spec",
 ]
 

@@ -18,7 +18,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy import stats
 
-from analyses.models.throughput import training_flops
+from analyses.models.flops import flops_per_token, training_flops
 from analyses.units import MONTHS_PER_YEAR, SECONDS_PER_YEAR, TERA
 
 
@@ -133,7 +133,9 @@ def tokens_per_param_for_years(
     """
     n = np.asarray(params, dtype=float)
     seconds = np.asarray(years, dtype=float) * SECONDS_PER_YEAR
-    return seconds * np.asarray(flop_per_s, dtype=float) * np.asarray(utilisation, dtype=float) / (6.0 * n * n)
+    return (
+        seconds * np.asarray(flop_per_s, dtype=float) * np.asarray(utilisation, dtype=float) / (flops_per_token(n) * n)
+    )
 
 
 # --------------------------------------------------------------------------------------------

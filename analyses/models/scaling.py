@@ -315,20 +315,6 @@ def cluster_kwargs(
     }
 
 
-def mfu_from_speedup(speedup: ArrayLike, peak_new: ArrayLike, peak_old: ArrayLike, mfu_old: ArrayLike) -> np.ndarray:
-    """MFU of a new GPU that a per-GPU speed-up over an old one implies: ``S · peak_old · MFU_old / peak_new``.
-
-    The inverse of the achieved-throughput ratio ``(peak·MFU)_new / (peak·MFU)_old``
-    (:func:`analyses.models.throughput.achieved_ratio`); peaks dense, at each GPU's precision.
-    """
-    return (
-        np.asarray(speedup, float)
-        * np.asarray(peak_old, float)
-        * np.asarray(mfu_old, float)
-        / np.asarray(peak_new, float)
-    )
-
-
 def efficiency(
     n_gpus: ArrayLike, reference_gpus: float, *, weak: bool, tokens_per_step: ArrayLike, **kwargs
 ) -> np.ndarray:

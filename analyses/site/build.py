@@ -147,8 +147,8 @@ def _chapter_spec(path: Path) -> Any:
 
 def sync_parameters(nb: nbformat.NotebookNode, spec: Any) -> bool:
     """Make ``nb``'s ``parameters`` cell the rendering of ``spec`` (see
-    :func:`analyses.chapters.params.parameters_source`); True if it changed."""
-    from analyses.chapters.params import parameters_source
+    :func:`analyses.scenario.params.parameters_source`); True if it changed."""
+    from analyses.scenario.params import parameters_source
 
     for cell in nb.cells:
         if "parameters" in cell.metadata.get("tags", []):

@@ -201,9 +201,7 @@ def load_params_file(path: str) -> dict[str, Any]:
     names = [p.name for p in chapters.spec("plan").params]
     for name in values:
         if name not in names:
-            raise UsageError(
-                f"--params-file {path}: unknown field {chapters.params.short(name)}; fields: {', '.join(names)}"
-            )
+            raise UsageError(f"--params-file {path}: unknown field {chapters.short(name)}; fields: {', '.join(names)}")
     return {k: _numbers(v) for k, v in values.items()}
 
 

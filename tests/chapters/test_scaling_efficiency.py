@@ -9,11 +9,12 @@ import math
 import altair as alt
 import pytest
 
-from analyses import cases, chapters, data, ledger, scenario
+from analyses import chapters, data, ledger, scenario
 from analyses.chapters import scaling_efficiency as ch
 from analyses.chapters.scaling_efficiency import clusters as cl
 from analyses.chapters.scaling_efficiency import figures, text
 from analyses.models import scaling
+from analyses.scenario import cases
 
 SPEC = ch.SPEC
 DEFAULTS = SPEC.defaults()

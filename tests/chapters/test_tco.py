@@ -9,10 +9,10 @@ import functools
 import numpy as np
 import pytest
 
-from analyses import cases, data, ledger, scenario
+from analyses import data, ledger, scenario
 from analyses.chapters import tco as ch
 from analyses.chapters.tco import figures, rebuilt, text
-from analyses.models import tco
+from analyses.scenario import cases, costs
 
 VIEW = {"currency", "workload_pflop_days_per_month", "mc_samples", "seed"}  # settings that judge no claim
 
@@ -153,7 +153,7 @@ def test_what_decides_the_tco_row():
     f = _finding("000-3-table-tco")
     s = scenario.values()
     # same task: the owned price ratio per GPU-hour over the scenario's speed-up
-    assert float(f.value) == pytest.approx(float(tco.price_ratio(s)) / s["speedup_b300_a100"])
+    assert float(f.value) == pytest.approx(float(costs.price_ratio(s)) / s["speedup_b300_a100"])
     assert (f.stated.lo, f.stated.hi) == (0.35, 0.45)
     assert 0.30 < float(f.value) < 0.40
     # with the documents' own 2.5-3x the same task would cost more on B300 than on A100
@@ -177,7 +177,7 @@ def test_what_decides_the_case_studies():
     r, c = cases.recommender(), cases.customer_service()
     f = _finding("000-4-monthly-cost-47pct-3m-rmb")
     s = scenario.values()
-    want = float(tco.price_ratio(s)) * r.gpus_after * r.days_after / (r.gpus_before * r.days_before)
+    want = float(costs.price_ratio(s)) * r.gpus_after * r.days_after / (r.gpus_before * r.days_before)
     assert float(f.value) == pytest.approx(want)
     assert f.stated.shown == pytest.approx(1 - 0.47)
     own = _finding("001-4-own-42k-vs-rent-80k")
@@ -208,7 +208,7 @@ def test_what_decides_the_other_claims():
     assert _finding("000-5-reserve-10-15pct-exploration").value is None
     assert _finding("000-4-gmv-8pct").value is None
     metric = _finding("001-6-effective-compute-cost-formula")
-    assert float(metric.value) == pytest.approx(1 - float(tco.same_task_ratio(scenario.values())))
+    assert float(metric.value) == pytest.approx(1 - float(costs.same_task_ratio(scenario.values())))
     assert verdicts(result(speedup_b300_a100=2.0))["001-6-effective-compute-cost-formula"] == "inconsistent"
 
 

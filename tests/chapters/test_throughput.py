@@ -8,10 +8,12 @@ import functools
 
 import pytest
 
-from analyses import cases, chapters, data, ledger, scenario
+from analyses import chapters, data, ledger, scenario
 from analyses.chapters import throughput as ch
 from analyses.chapters.throughput import checks, figures, text
 from analyses.models import throughput
+from analyses.scenario import cases
+from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_PRECISION
 
 SCENARIO_PARAMS = (
     "speedup_b300_a100",
@@ -180,12 +182,9 @@ def test_the_page_uses_the_checks_scenario_values():
 
 
 def test_generations_match_the_scenario_speedup():
-    assert scenario.speedup_gpus("speedup_b300_a100") == (checks.NEW, checks.OLD)
+    assert scenario.speedup_gpus("speedup_b300_a100") == (NEW, OLD)
     argument = scenario.assumption("speedup_b300_a100").argument
-    assert (
-        argument.startswith(f"{checks.NEW}:{checks.NEW_PRECISION}:")
-        and f"/{checks.OLD}:{checks.OLD_PRECISION}:" in argument
-    )
+    assert argument.startswith(f"{NEW}:{NEW_PRECISION}:") and f"/{OLD}:{OLD_PRECISION}:" in argument
 
 
 def test_readings_are_the_claims_table():

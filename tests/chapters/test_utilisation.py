@@ -9,10 +9,11 @@ import functools
 import numpy as np
 import pytest
 
-from analyses import cases, chapters, data, ledger, scenario
+from analyses import chapters, data, ledger, scenario
 from analyses.chapters import utilisation as ch
 from analyses.chapters.utilisation import figures, text, wiring
 from analyses.models import mig, pipeline
+from analyses.scenario import cases
 
 SCENARIO_PARAMS = ("utilisation", "goodput", "idle_power_fraction", "mig_small_job_compute", "mig_small_job_memory")
 VIEW_PARAMS = ("gpu", "mean_jobs", "snapshots", "seed", "prefetch_cv")

@@ -19,8 +19,8 @@ import altair as alt
 import pandas as pd
 
 from analyses import chapters, ledger, robustness, verdicts
-from analyses.chapters.params import ChapterSpec, Config, Param
 from analyses.models.uncertainty import INTERVAL_LEVEL
+from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.site import downloads, sliders
 from analyses.site.ledger_html import (
     VERDICT_COLOURS,

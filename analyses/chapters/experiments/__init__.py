@@ -15,14 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyses import cases, data, ledger, scenario
+from analyses import data, ledger, scenario
 from analyses.chapters.experiments import checks
-from analyses.chapters.params import ChapterSpec, Config, Param
 from analyses.models import experiments as ex
+from analyses.scenario import cases
+from analyses.scenario.generations import NEW, SPEEDUP
+from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.site import sliders
 
 SLUG = "experiments"
-SPEEDUP = checks.SPEEDUP
 RANK_CORRELATION = "early_stop_rank_correlation"
 
 SPEC = ChapterSpec(
@@ -146,7 +147,7 @@ def timeline(sw: Sweep) -> pd.DataFrame:
     lanes = (
         ("serial, old cluster", sw.case.run_days, 1),
         (f"{k} at a time, old cluster", sw.old_concurrent_days / waves, k),
-        (f"{k} at a time, {checks.NEW_GPU}", sw.b300_concurrent_days / waves, k),
+        (f"{k} at a time, {NEW}", sw.b300_concurrent_days / waves, k),
     )
     rows = [
         {

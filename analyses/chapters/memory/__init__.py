@@ -21,8 +21,10 @@ import pandas as pd
 from analyses import data, ledger, scenario
 from analyses.chapters.memory import checks
 from analyses.chapters.memory.validation import measured_error_table, measured_table, param_count_table, published_table
-from analyses.chapters.params import ChapterSpec, Config, Param, Rule
 from analyses.models import activations, memory
+from analyses.scenario import generations
+from analyses.scenario.generations import NEW, OLD
+from analyses.scenario.params import ChapterSpec, Config, Param, Rule
 from analyses.site import sliders
 from analyses.units import GB
 
@@ -37,7 +39,6 @@ DEFAULT_MODELS = (
     "llama31-405b",
     "megatron-1t",
 )
-DEFAULT_GPUS = ("A100", "H100", "H200", "B200", "B300")
 HUNDRED_B = "000-2.2-weights-400gb-total-1p5tb"
 PLAN = "000-5-node-plan-memory"
 ZERO_EXAMPLE = "zero-fig1-baseline"  # data/memory_published.csv: the 7.5B model on 64 GPUs
@@ -116,7 +117,9 @@ SPEC = ChapterSpec(
             "model shapes in the fit table and charts",
             choices=data.model_shape_names,
         ),
-        Param("gpus", "str_list", list(DEFAULT_GPUS), "-", "GPU types in the fit table", choices=data.gpu_names),
+        Param(
+            "gpus", "str_list", generations.documents_span(), "-", "GPU types in the fit table", choices=data.gpu_names
+        ),
         Param(
             "previous_gpu",
             "str",
@@ -349,9 +352,9 @@ def _hundred_b(cfg: Mapping[str, Any]) -> HundredB:
 
 
 def _hbm() -> dict[str, float]:
-    b300, prev = gpu(checks.NEW), gpu(checks.PREVIOUS)
+    b300, prev = gpu(NEW), gpu(OLD)
     dis = data.gpu_spec_disagreements()
-    bw = dis[(dis["gpu"] == checks.NEW) & (dis["field"] == "hbm_bandwidth_tb_per_s")]["value"].astype(float)
+    bw = dis[(dis["gpu"] == NEW) & (dis["field"] == "hbm_bandwidth_tb_per_s")]["value"].astype(float)
     return {
         "capacity_gb": b300.hbm_bytes / GB,
         "usable_gb": b300.hbm_usable_bytes / GB,
@@ -372,7 +375,7 @@ def compute(cfg: Config) -> Result:
     layout = layout_check(cfg, overhead)
     pairs = dict.fromkeys(
         [(m, g) for m in cfg["models"] for g in cfg["gpus"]]
-        + [(cfg["preset"], g) for g in (*cfg["gpus"], cfg["previous_gpu"], checks.NEW)]
+        + [(cfg["preset"], g) for g in (*cfg["gpus"], cfg["previous_gpu"], NEW)]
     )
     fits = {(m, g): fit_search(m, g, cfg, overhead) for m, g in pairs}
     gpus_needed = pd.DataFrame(
@@ -419,8 +422,8 @@ def compute(cfg: Config) -> Result:
         fits=fits,
         gpus_needed=gpus_needed,
         hundred_b_gpus=hundred_b_gpus,
-        hundred_b_states_b300=float(memory.gpus_for_states(states, gpu(checks.NEW).hbm_usable_bytes, overhead)),
-        plan_fit=fit_search(cfg["plan_preset"], checks.NEW, cfg, overhead, n_params=plan.value("params")),
+        hundred_b_states_b300=float(memory.gpus_for_states(states, gpu(NEW).hbm_usable_bytes, overhead)),
+        plan_fit=fit_search(cfg["plan_preset"], NEW, cfg, overhead, n_params=plan.value("params")),
         plan_capacity={k: float(v) for k, v in checks.plan_capacity(plan, s).items()},
         hbm=_hbm(),
         published=published_table(),

@@ -21,10 +21,11 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param, Rule
 from analyses.chapters.plan import presets, tables
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
+from analyses.scenario import planning
+from analyses.scenario.params import ChapterSpec, Config, Param, Rule
 from analyses.units import MB
 
 SLUG = "plan"
@@ -42,7 +43,7 @@ RELATED = {
     "precision": ("gpus", "precision"),
     "batch_million_tokens": ("seq_len", "batch_million_tokens"),
 }
-GENERATIONS = ("A100", "H100", "B200", "B300")
+GENERATIONS = tuple(planning.supported_gpus())  # every generation the planner can place and price
 
 
 @functools.cache
@@ -106,7 +107,9 @@ SPEC = ChapterSpec(
         Param(
             "precision", "str", "bf16", "-", "training precision (peak FLOP/s and memory recipe)", choices=pl.PRECISIONS
         ),
-        Param("gpus", "str_list", list(GENERATIONS), "-", "GPU generations to consider", choices=pl.supported_gpus),
+        Param(
+            "gpus", "str_list", list(GENERATIONS), "-", "GPU generations to consider", choices=planning.supported_gpus
+        ),
         Param("min_gpus", "int", 8, "GPUs", "smallest cluster to consider", 1, 131_072),
         Param("max_gpus", "int", 4096, "GPUs", "largest cluster to consider", 1, 131_072),
         scenario.param("batch_million_tokens", "global batch per optimizer step (scenario)"),
@@ -170,7 +173,7 @@ class Run:
 
     request: pl.Request
     plan: pl.Plan
-    recommended: pd.DataFrame  # plan.recommended with pl.intervals' columns
+    recommended: pd.DataFrame  # plan.recommended with planning.intervals' columns
 
 
 @dataclass(frozen=True)
@@ -219,7 +222,7 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
         if m["model_shape"] == GENERIC:
             shape = pl.Shape.from_params(m["n_params"], m["seq_len"] or GENERIC_SEQ_LEN)
         else:
-            shape = pl.Shape.from_table(m["model_shape"], m["seq_len"] or None)
+            shape = planning.shape(m["model_shape"], m["seq_len"] or None)
         kwargs = {k: m[k] for k in pl.REQUEST_FIELDS if k in m and k not in ("shape", "s")}
         kwargs |= {
             "gpus": tuple(m["gpus"]),
@@ -227,7 +230,7 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
             "tokens": m["tokens"] or s["tokens_per_param"] * shape.n_params,
             "global_batch_tokens": m["batch_million_tokens"] * MB,
         }
-        return pl.Request(shape=shape, s=s, **kwargs).validate()
+        return planning.request(shape=shape, s=s, **kwargs)
     except pl.PlanError as err:
         raise pl.PlanError(PARAM_OF_FIELD.get(err.field, err.field), err.detail) from None
 
@@ -244,7 +247,7 @@ def planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
         names = RELATED.get(err.field, (err.field,))
         return tuple(n for n in names if n in cfg), err.detail
     if req.compute_efficiency:
-        top = 1.0 / (1.0 + max(float(pl.validation_errors(req).max()), 0.0))
+        top = 1.0 / (1.0 + max(float(planning.validation_errors(req).max()), 0.0))
         if req.compute_efficiency > top:
             return (
                 ("compute_efficiency",),
@@ -257,8 +260,8 @@ def planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
 def run(cfg: Mapping[str, Any]) -> Run:
     """The planner once at ``cfg``, with the intervals of each generation's recommendation."""
     req = request(cfg)
-    p = pl.plan(req)
-    rec = pl.intervals(req, p.recommended) if not p.recommended.empty else p.recommended
+    p = planning.plan(req)
+    rec = planning.intervals(req, p.recommended) if not p.recommended.empty else p.recommended
     return Run(req, p, rec)
 
 
@@ -279,7 +282,7 @@ def _kept(cfg: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
 def preset_plan(preset_id: str, cfg: Mapping[str, Any]) -> tuple[pl.Request, pl.Plan, dict[str, Any]]:
     """Plan a preset with the chapter's other settings and assumptions (checkpoint, prices, ...)."""
     req = request(SPEC.validate(dict(_kept(cfg)) | {"preset": preset_id}))
-    return req, pl.plan(req), presets.preset(preset_id, req.s)
+    return req, planning.plan(req), presets.preset(preset_id, req.s)
 
 
 def published_comparison(cfg: Mapping[str, Any]) -> pd.DataFrame:
@@ -307,7 +310,7 @@ def _published(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame
         req, p, meta = preset_plan(pid, cfg)
         variants = [("held out" if req.holdout_sources else "not in the data", p)]
         if req.holdout_sources:
-            variants.append(("in the calibration", pl.plan(req.with_(holdout_sources=()))))
+            variants.append(("in the calibration", planning.plan(req.with_(holdout_sources=()))))
         for label, plan_ in variants:
             row = {"preset": pid, "run": meta["label"], "run's own throughput": label}
             if plan_.recommended.empty:  # a reader's framework memory may leave no layout that fits
@@ -392,10 +395,10 @@ def compute(cfg: Config) -> Result:
         assumptions=tables.assumptions_table(cfg, r.request),
         efficiency=tables.efficiency_table(r.plan),
         breakdown=tables.breakdown_table(r.plan),
-        sensitivity=pl.sensitivity(r.request, best) if best is not None else pd.DataFrame(),
+        sensitivity=planning.sensitivity(r.request, best) if best is not None else pd.DataFrame(),
         comparison=published_comparison(cfg),
         published_layout=presets.published_layout(r.request.s),
-        worst_error=float(abs(pl.validation_errors(r.request)).max()),
+        worst_error=float(abs(planning.validation_errors(r.request)).max()),
         scenarios=scenarios_table(cfg),
         related=related_ledger(),
     )

@@ -11,6 +11,7 @@ import pandas as pd
 from analyses import scenario
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
+from analyses.scenario import planning
 from analyses.units import GIB, MB
 
 
@@ -89,7 +90,7 @@ def front_table(p: pl.Plan) -> pd.DataFrame:
     """Each generation's Pareto front with its intervals and a ``layout`` label."""
     if p.front.empty:
         return p.front
-    front = pl.intervals(p.request, p.front)
+    front = planning.intervals(p.request, p.front)
     return front.assign(layout=[layouts.label(x) for _, x in front.iterrows()])
 
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyses import cases, data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config
+from analyses import data, ledger, scenario
 from analyses.chapters.reliability import checks
 from analyses.models import reliability as rel
+from analyses.scenario import cases
+from analyses.scenario.params import ChapterSpec, Config
 from analyses.site import sliders
 from analyses.units import HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
 

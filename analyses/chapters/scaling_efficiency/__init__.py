@@ -17,10 +17,11 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, ledger, scenario, units
-from analyses.chapters.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.chapters.scaling_efficiency import checks
 from analyses.chapters.scaling_efficiency import clusters as cl
 from analyses.models import scaling
+from analyses.scenario.generations import NEW, OLD
+from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.site import sliders
 
 SLUG = "scaling-efficiency"
@@ -244,7 +245,7 @@ def compute(cfg: Config) -> Result:
     return Result(
         cfg=cfg,
         s=s,
-        nvlink_gb={g: cl.nvlink_per_direction_gb(g) for g in (cl.OLD, cl.NEW)},
+        nvlink_gb={g: cl.nvlink_per_direction_gb(g) for g in (OLD, NEW)},
         clusters=data.table("cluster_configs").drop(columns=["notes", "source"]),
         curves=curves(cfg, s),
         ethernet=ethernet(s),

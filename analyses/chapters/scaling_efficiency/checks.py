@@ -17,7 +17,8 @@ import numpy as np
 
 from analyses import data, units
 from analyses.chapters.scaling_efficiency import clusters as cl
-from analyses.models import scaling, throughput
+from analyses.models import flops, scaling, throughput
+from analyses.scenario.generations import NEW, OLD
 from analyses.units.formats import fmt, millions, stated
 from analyses.verdicts import (
     RULES,
@@ -31,8 +32,6 @@ from analyses.verdicts import (
     exactly,
     verdict_codes,
 )
-
-NEW, OLD = cl.NEW, cl.OLD
 
 
 def rule_verdict(kind: str, finding: Finding) -> str:
@@ -320,8 +319,8 @@ def plan_days(s: Mapping[str, Any], n_gpus: Any) -> tuple[Any, Any]:
     B300s: ``6·N·(r·N) / (n · peak · MFU · efficiency)`` with the scenario's tokens per parameter r."""
     p, kw = cl.plan(), cl.b300(s)
     eff = scaling.efficiency(n_gpus, p.gpus_per_node, weak=False, tokens_per_step=cl.batch_tokens(s), **kw)
-    flops = throughput.training_flops(p.params, p.params * np.asarray(s["tokens_per_param"]))
-    seconds = throughput.time_to_train_s(flops, n_gpus, kw["peak_flops"], kw["compute_efficiency"] * eff)
+    work = flops.training_flops(p.params, p.params * np.asarray(s["tokens_per_param"]))
+    seconds = throughput.time_to_train_s(work, n_gpus, kw["peak_flops"], kw["compute_efficiency"] * eff)
     return seconds / units.SECONDS_PER_DAY, eff
 
 

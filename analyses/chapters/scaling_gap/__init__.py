@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, ledger, scenario, units
-from analyses.chapters.params import ChapterSpec, Config, Param, ParamError, Rule
 from analyses.chapters.scaling_gap import checks, trends
-from analyses.models import growth, throughput
+from analyses.models import flops, growth
+from analyses.scenario.params import ChapterSpec, Config, Param, ParamError, Rule
 from analyses.site import sliders
 
 SLUG = trends.SLUG
@@ -236,7 +236,7 @@ def centuries(s: dict[str, float], cfg: Config) -> Centuries:
     server = cfg["server"]
     return Centuries(
         params=n,
-        flop=float(throughput.training_flops(n, n * s["tokens_per_param"])),
+        flop=float(flops.training_flops(n, n * s["tokens_per_param"])),
         server_flop_per_s=trends.server_flop_per_s(server),
         share=float(trends.server_share(s, server)),
         years=float(trends.server_years(s, n, server)),

@@ -17,7 +17,7 @@ import numpy as np
 
 from analyses import data
 from analyses.chapters.scaling_gap import trends
-from analyses.models import growth, throughput
+from analyses.models import flops, growth
 from analyses.units import MONTHS_PER_YEAR, settle
 from analyses.units.formats import fmt, in_words, stated
 from analyses.verdicts import RULES, VERDICTS, Finding, between, check, exactly, verdict_codes
@@ -178,7 +178,7 @@ def _industry_row(claim: data.Claim, s: Mapping[str, Any]) -> Finding:
 
     def dense() -> str:
         tpp = float(s["tokens_per_param"])
-        top = float(throughput.training_flops(hi, hi * tpp))
+        top = float(flops.training_flops(hi, hi * tpp))
         fits = float(growth.params_for_compute(default.hi, tpp))
         return (
             f"read as dense models trained on {fmt(tpp, sig=2)} tokens per parameter, only those up to about "
@@ -231,7 +231,7 @@ def check_centuries(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
         value=years,
         unit="years",
         recomputed=lambda: (
-            f"{fmt(years, 'years', 2)}: {fmt(float(throughput.training_flops(n, n * s['tokens_per_param'])), 'FLOP')} "
+            f"{fmt(years, 'years', 2)}: {fmt(float(flops.training_flops(n, n * s['tokens_per_param'])), 'FLOP')} "
             f"({fmt(s['tokens_per_param'], sig=2)} tokens per parameter) on {server} at "
             f"{fmt(share, pct=True, sig=2)} of its {fmt(flop_per_s / 1e12, 'TFLOP/s')} peak"
         ),

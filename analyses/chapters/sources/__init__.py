@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from analyses import data
-from analyses.chapters.params import ChapterSpec, Param
+from analyses.scenario.params import ChapterSpec, Param
 from analyses.site import downloads
 from analyses.site.ledger_html import HtmlTable
 from analyses.site.notebook import source_anchor, source_links

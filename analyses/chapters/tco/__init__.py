@@ -22,17 +22,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import cases, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param
+from analyses import ledger, scenario
 from analyses.chapters.tco import rebuilt
-from analyses.models import tco, uncertainty
+from analyses.models import gpu_hour_cost, tco, uncertainty
+from analyses.scenario import cases, costs, generations
+from analyses.scenario.generations import NEW, OLD
+from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.site import sliders
 from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
 from analyses.units.formats import round_sig, stated
 
 SLUG = "tco"
-NEW, OLD = rebuilt.NEW, rebuilt.OLD
-GENERATIONS = ("A100", "H100", "B200", "B300")  # the cost-per-GPU-hour table and chart
+GENERATIONS = tuple(generations.priced())  # the cost-per-GPU-hour table and chart: every priced GPU
 CURRENCIES = ("RMB", "USD")
 
 SPEC = ChapterSpec(
@@ -41,8 +42,8 @@ SPEC = ChapterSpec(
     params=(
         Param("currency", "str", "RMB", "-", "currency in which results are shown", choices=CURRENCIES),
         scenario.param("usd_cny"),
-        scenario.param(tco.SPEEDUP),
-        scenario.param(tco.OLD_MFU),
+        scenario.param(generations.SPEEDUP),
+        scenario.param(generations.OLD_MFU),
         scenario.param("server_a100_usd_per_gpu"),
         scenario.param("server_b300_usd_per_gpu"),
         scenario.param("rent_a100_usd_per_gpu_hour"),
@@ -69,13 +70,13 @@ SPEC = ChapterSpec(
 
 # Every assumption the chapter's quantities read: drawn together for the page's intervals.
 DRAWN = (
-    tco.SPEEDUP,
-    tco.OLD_MFU,
+    generations.SPEEDUP,
+    generations.OLD_MFU,
     "utilisation",
     "goodput",
     "tokens_per_param",
-    *(f"server_{g.lower()}_usd_per_gpu" for g in GENERATIONS),
-    *(f"rent_{g.lower()}_usd_per_gpu_hour" for g in GENERATIONS),
+    *(gpu_hour_cost.server_name(g) for g in GENERATIONS),
+    *(gpu_hour_cost.rent_name(g) for g in GENERATIONS),
     "rent_a100_china_cny_per_gpu_hour",
     "electricity_usd_per_kwh",
     "pue",
@@ -94,7 +95,7 @@ DRAWN = (
 # each is left out to keep the page light)
 SPEEDUP_SLIDER = ("000-3-table-tco", "000-6-payback-6-12-months")
 PRICE_SLIDER = ("001-4-own-42k-vs-rent-80k", "000-6-payback-6-12-months")
-SLIDERS = ((tco.SPEEDUP, SPEEDUP_SLIDER), ("server_b300_usd_per_gpu", PRICE_SLIDER))
+SLIDERS = ((generations.SPEEDUP, SPEEDUP_SLIDER), ("server_b300_usd_per_gpu", PRICE_SLIDER))
 
 
 @dataclass(frozen=True)
@@ -214,10 +215,10 @@ def stack_table(s: Mapping[str, float], k: float) -> pd.DataFrame:
     """Owned cost per GPU-hour by component and generation (central), with the rent, times ``k``."""
     rows = []
     for gpu in GENERATIONS:
-        owned = tco.owned(s, gpu)
+        owned = costs.owned(s, gpu)
         row = {"gpu": gpu} | {c: k * float(getattr(owned, c)) for c in tco.COMPONENTS}
         row["owned total"] = k * float(owned.total)
-        row["rented (incl. storage/network)"] = k * float(tco.rented(s, gpu))
+        row["rented (incl. storage/network)"] = k * float(costs.rented(s, gpu))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -238,7 +239,7 @@ def _summary_rows(items: Mapping[str, np.ndarray], k: np.ndarray | float, key: s
 def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame]:
     r = cases.recommender()
     before, after = rebuilt.recommender_gpu_days()
-    price = tco.price_ratio(b, "owned")
+    price = costs.price_ratio(b, "owned")
     run_rmb = rebuilt.recommender_run_cost(b) * b["usd_cny"]
     fleet = tco.usage_cost_ratio(price, r.gpus_before, r.gpus_after)
     case = Recommender(
@@ -254,7 +255,7 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
         cost_ratio=Summary.of(rebuilt.recommender_cost_ratio(b)),
         need_price_ratio=float(tco.implied_price_ratio(r.cost_ratio, before, after)),
         price_ratio=Summary.of(price),
-        at_scenario=Summary.of(tco.same_task_ratio(b, "owned")),
+        at_scenario=Summary.of(costs.same_task_ratio(b, "owned")),
         saving_rmb_year=Summary.of((1 - r.cost_ratio) * run_rmb * 12),
         used_after=r.runs_after * after,
         available_after=r.gpus_after * HOURS_PER_MONTH / HOURS_PER_DAY,
@@ -263,7 +264,7 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
         {
             f"fleet bills ({stated(r.gpus_before)} {OLD} vs {stated(r.gpus_after)} {NEW})": fleet,
             "one run, the case's GPU-days": rebuilt.recommender_cost_ratio(b),
-            "one run, the scenario's speed-up": tco.same_task_ratio(b, "owned"),
+            "one run, the scenario's speed-up": costs.same_task_ratio(b, "owned"),
         },
         1.0,
         "reading",
@@ -274,7 +275,7 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
 def _customer(b: Mapping[str, np.ndarray], cfg: Config) -> CustomerService:
     c = cases.customer_service()
     r = scenario.ranges(cfg)["server_b300_usd_per_gpu"]
-    hour_cny = tco.rented_a100_china_cny(b) * HOURS_PER_MONTH
+    hour_cny = costs.rented_a100_china_cny(b) * HOURS_PER_MONTH
     return CustomerService(
         gpus=c.gpus,
         years=c.depreciation_years,
@@ -337,8 +338,8 @@ def _payback(b: Mapping[str, np.ndarray]) -> pd.DataFrame:
 def _plan(b: Mapping[str, np.ndarray], k: np.ndarray, pflop_days: float) -> pd.DataFrame:
     rows = []
     for gpu, mode in ((OLD, "rented"), (NEW, "rented"), (OLD, "owned"), (NEW, "owned")):
-        n = tco.workload_gpus(b, gpu, pflop_days)
-        cost = Summary.of(n * tco.hourly(b, gpu, mode) * HOURS_PER_MONTH * k)
+        n = costs.workload_gpus(b, gpu, pflop_days)
+        cost = Summary.of(n * costs.hourly(b, gpu, mode) * HOURS_PER_MONTH * k)
         verb = "rent" if mode == "rented" else "own"
         rows.append(
             {
@@ -360,7 +361,7 @@ def _training(b: Mapping[str, np.ndarray]) -> pd.DataFrame:
         rows.append(
             {
                 "model": f"{stated(n / 1e9)}B",
-                f"{OLD}-hours": _shown(tco.training_hours(b, n, OLD)[0]),
+                f"{OLD}-hours": _shown(costs.training_hours(b, n, OLD)[0]),
                 "RMB": _shown(sm.central),
                 "RMB 5%": _shown(sm.low),
                 "RMB 95%": _shown(sm.high),
@@ -374,7 +375,7 @@ def compute(cfg: Config) -> Result:
     s = scenario.values(cfg)
     b = draws(cfg)
     k = b["usd_cny"] if cfg["currency"] == "RMB" else 1.0
-    pfd = {f"{gpu} {mode}": tco.pflop_day_cost(b, gpu, mode) for gpu in (OLD, NEW) for mode in ("owned", "rented")}
+    pfd = {f"{gpu} {mode}": costs.pflop_day_cost(b, gpu, mode) for gpu in (OLD, NEW) for mode in ("owned", "rented")}
     lo, hi = rebuilt.documents_speedup()
     recommender, readings = _recommender(b)
     return Result(
@@ -383,13 +384,16 @@ def compute(cfg: Config) -> Result:
         inputs=inputs_table(cfg),
         stack=stack_table(s, s["usd_cny"] if cfg["currency"] == "RMB" else 1.0),
         pflop_day=_summary_rows(pfd, k, "option"),
-        mfu={gpu: float(tco.mfu(s, gpu)) for gpu in (OLD, NEW)},
+        mfu={gpu: float(generations.mfu(s, gpu)) for gpu in (OLD, NEW)},
         tco_row_stated=rebuilt.tco_row_stated(),
-        same_task=Summary.of(tco.same_task_ratio(b, "owned")),
-        same_task_documents=(float(tco.same_task_ratio(s, "owned", hi)), float(tco.same_task_ratio(s, "owned", lo))),
+        same_task=Summary.of(costs.same_task_ratio(b, "owned")),
+        same_task_documents=(
+            float(costs.same_task_ratio(s, "owned", hi)),
+            float(costs.same_task_ratio(s, "owned", lo)),
+        ),
         documents_speedup=(lo, hi),
-        price_ratio_owned=Summary.of(tco.price_ratio(b, "owned")),
-        price_ratio_rented=Summary.of(tco.price_ratio(b, "rented")),
+        price_ratio_owned=Summary.of(costs.price_ratio(b, "owned")),
+        price_ratio_rented=Summary.of(costs.price_ratio(b, "rented")),
         recommender=recommender,
         recommender_readings=readings,
         customer=_customer(b, cfg),
@@ -400,8 +404,8 @@ def compute(cfg: Config) -> Result:
         training=_training(b),
         several_million=rebuilt.several_million_band(),
         several_million_sizes=tuple(float(n) for n in rebuilt.band_sizes(s)),
-        wasted_share=float(tco.wasted_share(s)),
-        idle_share=float(tco.idle_share(s)),
+        wasted_share=float(costs.wasted_share(s)),
+        idle_share=float(costs.idle_share(s)),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=tuple(sliders.build(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )

@@ -16,17 +16,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import cases, data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param
+from analyses import data, ledger, scenario
 from analyses.chapters.throughput import checks
 from analyses.models import throughput
 from analyses.models.uncertainty import Range
+from analyses.scenario import cases, generations
+from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_MFU, OLD_PRECISION, SPEEDUP
+from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.site import sliders
 from analyses.units.formats import billions, stated
 
 SLUG = "throughput"
-SPEEDUP = "speedup_b300_a100"
-LADDER_GPUS = ("V100", "A100", "H100", "H200", "B200", "B300", "GB300")
 PRECISIONS = ("bf16", "fp8", "fp4")
 
 SPEC = ChapterSpec(
@@ -34,14 +34,14 @@ SPEC = ChapterSpec(
     title="Throughput and time-to-train",
     params=(
         scenario.param(SPEEDUP, "B300 FP8 over A100 BF16, achieved FLOP/s per GPU (scenario)"),
-        scenario.param("mfu_a100_bf16", "A100 model FLOP utilisation in BF16 (scenario)"),
+        scenario.param(OLD_MFU, "A100 model FLOP utilisation in BF16 (scenario)"),
         scenario.param("tokens_per_param", "pretraining tokens per parameter (scenario)"),
         scenario.param("finetune_tokens_per_sample", "tokens in one fine-tuning corpus entry (scenario)"),
         scenario.param("finetune_epochs", "passes over the fine-tuning corpus (scenario)"),
         Param(
             "ladder_gpus",
             "str_list",
-            list(LADDER_GPUS),
+            generations.since(generations.FIRST_TENSOR_CORES),
             "-",
             "GPU generations in the peak-and-achieved table and chart",
             choices=data.gpu_names,
@@ -238,7 +238,7 @@ def _finetune(s: dict[str, float]) -> Finetune:
 def compute(cfg: Config) -> Result:
     """Every table, figure input and number of the page at ``cfg`` (one pass)."""
     s = scenario.values(cfg)
-    new, old = data.gpu(checks.NEW), data.gpu(checks.OLD)
+    new, old = data.gpu(NEW), data.gpu(OLD)
     bf16_ratio = checks.datasheet_bf16_ratio()
     lo, hi = cases.stated_speedup()
     return Result(
@@ -248,18 +248,11 @@ def compute(cfg: Config) -> Result:
         ladder=ladder(tuple(cfg["ladder_gpus"])),
         precision=precision_speedups(),
         bf16_ratio=bf16_ratio,
-        fp8_ratio=new.peak_flops(checks.NEW_PRECISION) / old.peak_flops(checks.OLD_PRECISION),
+        fp8_ratio=new.peak_flops(NEW_PRECISION) / old.peak_flops(OLD_PRECISION),
         fp8_over_bf16=new.peak_flops("fp8") / new.peak_flops("bf16"),
         fp4_over_fp8=new.peak_flops("fp4") / new.peak_flops("fp8"),
         best_published=checks.best_published_ratio(),
-        mfu_b300=float(
-            throughput.mfu_for_speedup(
-                s[SPEEDUP],
-                new.peak_flops(checks.NEW_PRECISION),
-                old.peak_flops(checks.OLD_PRECISION),
-                s["mfu_a100_bf16"],
-            )
-        ),
+        mfu_b300=float(generations.mfu(s, NEW)),
         fp8_gain=s[SPEEDUP] / bf16_ratio,
         stated_low=lo,
         stated_high=hi,

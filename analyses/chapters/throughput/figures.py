@@ -5,7 +5,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from analyses.chapters.throughput import SPEEDUP, Result
+from analyses.chapters.throughput import Result
+from analyses.scenario.generations import SPEEDUP
 from analyses.site import sliders
 from analyses.site.ledger_html import RECOMPUTED_COLOUR
 from analyses.units.formats import stated

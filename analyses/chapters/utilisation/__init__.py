@@ -17,11 +17,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analyses import cases, data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param
+from analyses import data, ledger, scenario
 from analyses.chapters.utilisation import checks, wiring
 from analyses.models import mig, pipeline
 from analyses.models.uncertainty import Range
+from analyses.scenario import cases
+from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.site import sliders
 
 SLUG = "utilisation"

@@ -1,6 +1,6 @@
 """Checks of the utilisation chapter: GPUs waiting for data (GDS) and GPUs shared with MIG.
 
-Each check recomputes its claim from sourced data, the documents' own figures (:mod:`analyses.cases`)
+Each check recomputes its claim from sourced data, the documents' own figures (:mod:`analyses.scenario.cases`)
 and the scenario (``s``: GPU utilisation, goodput, the power of a server whose GPUs wait, the
 needs of jobs that use part of a GPU, bytes per token, the B300/A100 speed-up and the A100's MFU),
 and returns a :class:`~analyses.verdicts.Finding`; the rule of the claim's kind decides the verdict.
@@ -14,15 +14,12 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from analyses import cases, data, scenario, units
+from analyses import data, scenario, units
 from analyses.chapters.utilisation.wiring import (
-    NEW,
-    OLD,
     PERCENT,
     electricity_saving,
     gds_context,
     gds_timing,
-    gpu,
     llm_input,
     max_instances,
     mig_bound,
@@ -31,6 +28,8 @@ from analyses.chapters.utilisation.wiring import (
     same_slicing,
 )
 from analyses.models import mig, pipeline
+from analyses.scenario import cases
+from analyses.scenario.generations import NEW, OLD, gpu
 from analyses.units.formats import fmt, percent, stated
 from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, exactly, rounded
 

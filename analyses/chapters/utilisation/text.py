@@ -11,6 +11,7 @@ import numpy as np
 
 from analyses import data, units
 from analyses.chapters.utilisation import Result, wiring
+from analyses.scenario.generations import NEW, OLD
 from analyses.site import sliders
 from analyses.units.formats import fmt, percent, stated
 from analyses.verdicts import RULES, VERDICTS, Finding, Interval, rounded, verdict_codes
@@ -169,9 +170,9 @@ def table_mig_sentence(res: Result) -> str:
     """Document 000's MIG row: the same MIG on A100 and B300, and what MIG itself reaches from 50%."""
     row = res.mig_cases.set_index("claim").loc["000-3-table-mig"]
     same = (
-        f"{wiring.OLD} offers the same MIG profiles as {wiring.NEW}"
+        f"{OLD} offers the same MIG profiles as {NEW}"
         if res.same_slicing
-        else f"{wiring.OLD} and {wiring.NEW} offer different MIG profiles"
+        else f"{OLD} and {NEW} offer different MIG profiles"
     )
     return (
         f"{same}; from {percent(row['before (whole GPUs)'])} on whole GPUs, MIG on either reaches at most "
@@ -182,9 +183,9 @@ def table_mig_sentence(res: Result) -> str:
 def mig_takeaway(res: Result) -> str:
     """What MIG recovers, whether it is new in B300, and where the two documents' MIG gains stand."""
     new = (
-        f"it is not new in {wiring.NEW} ({wiring.OLD} offers the same profiles)"
+        f"it is not new in {NEW} ({OLD} offers the same profiles)"
         if res.same_slicing
-        else f"{wiring.NEW}'s profiles differ from {wiring.OLD}'s"
+        else f"{NEW}'s profiles differ from {OLD}'s"
     )
     return (
         f"MIG pays where many jobs need a fraction of a GPU; {new}; document 001's cloud-provider gain is "

@@ -44,6 +44,7 @@ import pandas as pd
 from analyses import data
 from analyses.models import reliability
 from analyses.models.uncertainty import Z90, Range, sample_range
+from analyses.scenario.params import Param
 from analyses.units.formats import round_sig
 
 
@@ -310,11 +311,9 @@ def table(overrides: Mapping[str, Any] | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def param(name: str, help: str | None = None, **bounds: float) -> Any:
+def param(name: str, help: str | None = None, **bounds: float) -> Param:
     """A chapter parameter that overrides assumption ``name`` (default = its central value, unit
     and allowed range from the scenario)."""
-    from analyses.chapters.params import Param
-
     a = assumption(name)
     return Param(
         name,
