@@ -303,7 +303,8 @@ def bench_models(repeat: int) -> dict[str, float]:
 # only its compute(), the chapter's own work; "ledger" times every claim's check and robustness.
 _CHAPTER_TIMER = """
 import sys, time
-from analyses import chapters, ledger
+from analyses import chapters
+from analyses.chapters import ledger
 slug = sys.argv[1]
 if slug == "ledger":
     t = time.perf_counter(); ledger.ledger(); print(time.perf_counter() - t)

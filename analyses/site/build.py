@@ -361,6 +361,8 @@ SITE_INPUTS = (
     "analyses/__init__.py",
     "analyses/site/__init__.py",
     "analyses/site/vega_offline.py",
+    "analyses/pages/__init__.py",
+    "analyses/pages/charts.py",  # the chart script's version comment the extension reads
 )
 SITE_STAMP = BUILD_DIR / "site-inputs.sha256"
 
@@ -418,8 +420,7 @@ def publish_downloads(html_dir: Path | None = None) -> None:
 
     Run after every HTML step, skipped Sphinx run included: the ledger and data can change without
     any page changing. Files whose content is unchanged are left alone."""
-    from analyses import ledger
-    from analyses.chapters import claims
+    from analyses.chapters import claims, ledger
     from analyses.site import downloads
 
     frame = ledger.ledger()

@@ -247,7 +247,8 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 
 def cmd_verdicts(args: argparse.Namespace) -> int:
-    from analyses import data, ledger
+    from analyses import data
+    from analyses.chapters import ledger
 
     data.validate()  # a data fault is one line naming file, row and column, before any check runs
     frame = ledger.ledger()

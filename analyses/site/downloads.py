@@ -9,19 +9,14 @@ data files are copies of ``data/``. The book's pages link here with :func:`links
 
 from __future__ import annotations
 
-import html
 import json
 import shutil
-from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
 
 from analyses import data
-
-DOWNLOADS = "downloads"  # folder under the site root
-PRINTABLE = "ledger-print.html"
-FROM_BOOK = f"../{DOWNLOADS}/"  # a chapter page (book/<slug>.html) to the downloads folder
+from analyses.pages.links import DOWNLOADS, PRINTABLE
 
 
 def ledger_text(frame: pd.DataFrame, fmt: str) -> str:
@@ -40,25 +35,6 @@ def data_files(data_dir: Path | None = None) -> list[Path]:
     return sorted(
         p.relative_to(root) for p in root.rglob("*") if p.is_file() and p.name.endswith((".csv", ".schema.yaml"))
     )
-
-
-def links(items: Iterable[tuple[str, str]], prefix: str = FROM_BOOK) -> LinkList:
-    """A line of download links, ``items`` as (file under downloads/, label)."""
-    return LinkList([(prefix + path, label) for path, label in items])
-
-
-class LinkList:
-    """A short line of links for a notebook's output (HTML, with a plain-text form)."""
-
-    def __init__(self, items: list[tuple[str, str]]):
-        self.items = items
-
-    def _repr_html_(self) -> str:
-        parts = " · ".join(f'<a href="{html.escape(h)}">{html.escape(label)}</a>' for h, label in self.items)
-        return f'<p class="audit-downloads"><span>Download:</span> {parts}</p>'
-
-    def __repr__(self) -> str:
-        return "Download: " + ", ".join(label for _, label in self.items)
 
 
 def _write(path: Path, content: bytes) -> bool:

@@ -17,7 +17,7 @@ from analyses.chapters import ParamError
 from analyses.chapters import plan as ch
 from analyses.chapters.plan import figures, presets, tables, text
 from analyses.models import plan as pl
-from analyses.site import notebook
+from analyses.pages import links
 from analyses.site.cli import main
 
 CHEAP = {"gpus": ["B300"]}  # one generation keeps each grid case near a tenth of a second
@@ -48,7 +48,7 @@ def _sources_read_once():
     """The site's source linker reads the sources table for every text cell; read it once here so the
     grid renders every table in reasonable time (the lead caches it in the site layer)."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(notebook, "_source_ids", functools.cache(notebook._source_ids))
+        mp.setattr(links, "_source_ids", functools.cache(links._source_ids))
         yield
 
 

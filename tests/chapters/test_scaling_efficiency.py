@@ -9,7 +9,8 @@ import math
 import altair as alt
 import pytest
 
-from analyses import chapters, data, ledger, scenario
+from analyses import chapters, data, scenario
+from analyses.chapters import ledger
 from analyses.chapters import scaling_efficiency as ch
 from analyses.chapters.scaling_efficiency import clusters as cl
 from analyses.chapters.scaling_efficiency import figures, text

@@ -8,7 +8,8 @@ import functools
 import altair as alt
 import pytest
 
-from analyses import chapters, data, ledger, scenario
+from analyses import chapters, data, scenario
+from analyses.chapters import ledger
 from analyses.chapters import scaling_gap as ch
 from analyses.chapters.scaling_gap import checks, figures, text, trends
 from analyses.models import growth

@@ -9,7 +9,8 @@ import functools
 import numpy as np
 import pytest
 
-from analyses import data, ledger, scenario
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters import tco as ch
 from analyses.chapters.tco import figures, rebuilt, text
 from analyses.scenario import cases, costs

@@ -8,7 +8,8 @@ import functools
 
 import pytest
 
-from analyses import chapters, data, ledger, scenario
+from analyses import chapters, data, scenario
+from analyses.chapters import ledger
 from analyses.chapters import throughput as ch
 from analyses.chapters.throughput import checks, figures, text
 from analyses.models import throughput

@@ -9,7 +9,8 @@ import functools
 import numpy as np
 import pytest
 
-from analyses import chapters, data, ledger, scenario
+from analyses import chapters, data, scenario
+from analyses.chapters import ledger
 from analyses.chapters import utilisation as ch
 from analyses.chapters.utilisation import figures, text, wiring
 from analyses.models import mig, pipeline

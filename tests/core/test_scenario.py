@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from analyses import chapters, ledger, scenario
+from analyses import chapters, scenario
+from analyses.chapters import ledger
 from analyses.data import REPO_ROOT
 from analyses.units import formats
 

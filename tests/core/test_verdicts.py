@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analyses import data, robustness, scenario, verdicts
+from analyses import data, scenario, verdicts
 from analyses.models.uncertainty import Z90, Range
-from analyses.verdicts import RULES, Arithmetic, Finding, at_least, between, exactly, rounded
+from analyses.verdicts import RULES, Arithmetic, Finding, at_least, between, exactly, robustness, rounded
 
 
 def code(f: Finding, kind: str) -> str:

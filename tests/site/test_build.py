@@ -318,7 +318,7 @@ def _texts(page, fig: str) -> list[tuple[str, str]]:
 
 
 def _expected(rows) -> list[tuple[str, str]]:
-    from analyses.site.ledger_html import VERDICT_COLOURS
+    from analyses.pages.ledger_html import VERDICT_COLOURS
 
     return sorted((f"{r.verdict} ({r.recomputed})", VERDICT_COLOURS[r.verdict]) for r in rows.itertuples())
 

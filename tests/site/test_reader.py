@@ -25,7 +25,9 @@ from analyses import data
 from analyses import ledger as book_ledger
 from analyses.chapters import claims, sources
 from analyses.data import REPO_ROOT
-from analyses.site import build, deps, downloads, ledger_html, notebook
+from analyses.pages import ledger_html, links, notebook
+from analyses.site import build, deps, downloads
+from analyses.units import formats
 
 HTML = REPO_ROOT / "_build" / "html"
 E_NOTATION = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
@@ -115,8 +117,8 @@ def test_explicit_formats_never_print_e_notation(spec, value, shown):
 
 
 def test_text_cells_rewrite_e_notation_but_not_ids():
-    assert notebook.readable_text("compute for 2.0e+12 tokens; 1e9 bytes") == "compute for 2.0×10¹² tokens; 10⁹ bytes"
-    assert notebook.readable_text("001_df9bc65650076e7a.txt, commit 3e5a") == "001_df9bc65650076e7a.txt, commit 3e5a"
+    assert formats.readable_text("compute for 2.0e+12 tokens; 1e9 bytes") == "compute for 2.0×10¹² tokens; 10⁹ bytes"
+    assert formats.readable_text("001_df9bc65650076e7a.txt, commit 3e5a") == "001_df9bc65650076e7a.txt, commit 3e5a"
 
 
 # --------------------------------------------------------------------------------------------
@@ -125,15 +127,15 @@ def test_text_cells_rewrite_e_notation_but_not_ids():
 
 
 def test_source_cells_link_each_known_id():
-    cell = notebook.source_links("aiwiki-dgx-b300;v2pseo-gpu-tco-2026")
+    cell = links.source_links("aiwiki-dgx-b300;v2pseo-gpu-tco-2026")
     assert cell == (
         '<a class="source-link" href="sources.html#source-aiwiki-dgx-b300">aiwiki-dgx-b300</a>; '
         '<a class="source-link" href="sources.html#source-v2pseo-gpu-tco-2026">v2pseo-gpu-tco-2026</a>'
     )
-    cell = notebook.source_links("rajbhandari2020-zero, Fig 1 and Sec 5 (baseline)")
+    cell = links.source_links("rajbhandari2020-zero, Fig 1 and Sec 5 (baseline)")
     assert cell.startswith('<a class="source-link" href="sources.html#source-rajbhandari2020-zero">')
     assert cell.endswith("</a>, Fig 1 and Sec 5 (baseline)")
-    assert notebook.source_links("not-a-source & co") == "not-a-source &amp; co"
+    assert links.source_links("not-a-source & co") == "not-a-source &amp; co"
 
 
 def test_references_link_urls_arxiv_and_dois_and_invent_nothing():

@@ -1,8 +1,8 @@
 """Page ``claims``: the whole ledger with verdicts, a filterable and sortable table, a chart by topic,
 and the printable summary written with the site's downloads.
 
-The ledger's columns come from :func:`analyses.ledger.ledger`; every column it has is shown, in
-the reading order of :data:`analyses.site.ledger_html.LEDGER_ORDER` (verdict first). ``kind``,
+The ledger's columns come from :func:`analyses.chapters.ledger.ledger`; every column it has is shown, in
+the reading order of :data:`analyses.pages.ledger_html.LEDGER_ORDER` (verdict first). ``kind``,
 ``holds`` and ``flips_if`` get a filter, a percentage and plain text when the ledger has them.
 The filters and sorting are ``_static/audit.js`` (no external script); without JavaScript the
 table shows every row.
@@ -18,11 +18,11 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from analyses import chapters, ledger, robustness, verdicts
+from analyses import chapters, verdicts
+from analyses.chapters import ledger
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.scenario.params import ChapterSpec, Config, Param
-from analyses.site import downloads, sliders
-from analyses.site.ledger_html import (
+from analyses.pages import links
+from analyses.pages.ledger_html import (
     VERDICT_COLOURS,
     HtmlTable,
     filter_value,
@@ -30,7 +30,9 @@ from analyses.site.ledger_html import (
     short_document,
     verdict_scale,
 )
+from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.units.formats import fmt
+from analyses.verdicts import robustness, sweeps
 
 DOCUMENTS = ("all", "000_f164c1abc5db046d.txt", "001_df9bc65650076e7a.txt")
 FILTERS = ("verdict", "document", "chapter", "kind")  # a filter for each of these the ledger has
@@ -64,7 +66,7 @@ class Result:
     ledger: pd.DataFrame  # the ledger rows the filters keep
     counts: dict[str, int]  # claims per verdict (every verdict, zero where none), and "all"
     rules: pd.DataFrame  # kind, claims of that kind, the rule in words
-    flips: pd.DataFrame  # :func:`analyses.site.sliders.flip_points` of the kept rows
+    flips: pd.DataFrame  # :func:`analyses.pages.sliders.flip_points` of the kept rows
     draws: int = robustness.DRAWS  # joint scenario draws behind ``holds``
     level: float = INTERVAL_LEVEL  # two-sided level of every range the checks recompute
 
@@ -84,7 +86,7 @@ def compute(cfg: Config) -> Result:
     frame = ledger.frame(rows)
     counts = {v: int((frame["verdict"] == v).sum()) for v in verdicts.VERDICTS}
     counts["all"] = len(frame)
-    return Result(cfg, frame, counts, rules_frame(frame), sliders.flip_points(rows))
+    return Result(cfg, frame, counts, rules_frame(frame), sweeps.flip_points(rows))
 
 
 def verdict_order(frame: pd.DataFrame) -> list[str]:
@@ -133,7 +135,7 @@ def ledger_html(
     buttons: bool = True,
     leave_out: tuple[str, ...] = (),
 ) -> str:
-    """The ledger as a table (:func:`analyses.site.ledger_html.ledger_table`): every column but
+    """The ledger as a table (:func:`analyses.pages.ledger_html.ledger_table`): every column but
     ``leave_out``, verdict first; the claim id links to the row of its check in its chapter
     (``base`` prefixes links)."""
     written = frozenset(chapters.chapter_slugs()) if written is None else written
@@ -195,10 +197,10 @@ def summary_view(frame: pd.DataFrame, by: str) -> HtmlTable:
     return HtmlTable(f'<div class="audit-table">{summary_html(frame, by)}</div>', summary(frame, by))
 
 
-def download_links() -> downloads.LinkList:
+def download_links() -> links.LinkList:
     """Links to the ledger's downloads and the printable page."""
-    return downloads.links(
-        [("ledger.csv", "ledger (CSV)"), ("ledger.json", "ledger (JSON)"), (downloads.PRINTABLE, "printable ledger")]
+    return links.links(
+        [("ledger.csv", "ledger (CSV)"), ("ledger.json", "ledger (JSON)"), (links.PRINTABLE, "printable ledger")]
     )
 
 

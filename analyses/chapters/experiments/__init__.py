@@ -15,13 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters.experiments import checks
 from analyses.models import experiments as ex
 from analyses.scenario import cases
 from analyses.scenario.generations import NEW, SPEEDUP
 from analyses.scenario.params import ChapterSpec, Config, Param
-from analyses.site import sliders
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "experiments"
 RANK_CORRELATION = "early_stop_rank_correlation"
@@ -107,7 +108,7 @@ class Result:
     single_cut: dict[str, float]
     runs: pd.DataFrame
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     def verdict(self, claim_id: str) -> str:
         """The ledger's verdict of one claim of this chapter."""
@@ -305,5 +306,5 @@ def compute(cfg: Config) -> Result:
         single_cut=checks.single_cut_full_runs(before),
         runs=runs_table(),
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=(sliders.build(SPEEDUP, SWEEP_SLIDER, {SLUG: cfg}),),
+        sliders=(ledger.slider(SPEEDUP, SWEEP_SLIDER, {SLUG: cfg}),),
     )

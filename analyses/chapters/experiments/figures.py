@@ -6,7 +6,7 @@ import altair as alt
 import pandas as pd
 
 from analyses.chapters.experiments import Result
-from analyses.site import sliders
+from analyses.pages import sliders
 from analyses.units.formats import stated
 
 

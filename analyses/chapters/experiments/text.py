@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from analyses.chapters.experiments import SLUG, Result
+from analyses.pages import sliders
 from analyses.scenario.generations import NEW, SPEEDUP
-from analyses.site import sliders
-from analyses.site.sliders import Slider
 from analyses.units.formats import fmt, in_words
+from analyses.verdicts.sweeps import Slider
 
 SWEEP = "001-2.5-hyperparam-sweep-36-to-9-days"
 WEEKLY = "000-4-monthly-to-weekly-updates"

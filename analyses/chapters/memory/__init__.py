@@ -18,15 +18,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters.memory import checks
 from analyses.chapters.memory.validation import measured_error_table, measured_table, param_count_table, published_table
 from analyses.models import activations, memory
 from analyses.scenario import generations
 from analyses.scenario.generations import NEW, OLD
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule
-from analyses.site import sliders
 from analyses.units import GB
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "memory"
 ALLOWANCE = checks.ALLOWANCE
@@ -186,7 +187,7 @@ class Result:
     measured: pd.DataFrame
     measured_errors: pd.DataFrame
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     def min_gpus(self, shape: str, gpu: str) -> int | None:
         best = self.fits[(shape, gpu)]
@@ -435,5 +436,5 @@ def compute(cfg: Config) -> Result:
         measured=measured,
         measured_errors=measured_error_table(measured),
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=(sliders.build(ALLOWANCE, SLIDER_CLAIMS, {SLUG: cfg}),),
+        sliders=(ledger.slider(ALLOWANCE, SLIDER_CLAIMS, {SLUG: cfg}),),
     )

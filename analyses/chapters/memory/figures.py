@@ -7,7 +7,7 @@ import pandas as pd
 
 from analyses.chapters.memory import Result, gpu, shape
 from analyses.models import memory
-from analyses.site import sliders
+from analyses.pages import sliders
 from analyses.units import GB
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from analyses import data
 from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, gpu, layout_text, shape
+from analyses.pages import sliders
 from analyses.scenario.generations import NEW, OLD
-from analyses.site import sliders
 from analyses.units.formats import fmt, stated
 
 

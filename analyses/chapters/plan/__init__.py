@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters.plan import presets, tables
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl

@@ -7,7 +7,7 @@ import pandas as pd
 
 from analyses.chapters.reliability import Result
 from analyses.models import reliability as rel
-from analyses.site import sliders
+from analyses.pages import sliders
 from analyses.units.formats import stated
 
 

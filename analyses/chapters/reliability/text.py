@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from analyses.chapters.reliability import SLUG, Result, checks
-from analyses.site import sliders
-from analyses.site.sliders import Slider
+from analyses.pages import sliders
 from analyses.units import SECONDS_PER_MINUTE, settle
 from analyses.units.formats import duration, fmt, stated
+from analyses.verdicts.sweeps import Slider
 
 AGREEMENT_FACTOR = 2.0  # the logs "agree" when their per-GPU rates lie within this factor (the scenario's
 # b300_failure_ratio range rests on the same factor)

@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario, units
+from analyses import data, scenario, units
+from analyses.chapters import ledger
 from analyses.chapters.scaling_efficiency import checks
 from analyses.chapters.scaling_efficiency import clusters as cl
 from analyses.models import scaling
 from analyses.scenario.generations import NEW, OLD
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
-from analyses.site import sliders
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "scaling-efficiency"
 ETHERNET = "000-2.3-64-to-256-gpus-2p1x"
@@ -216,7 +217,7 @@ class Result:
     bandwidth_90: float  # your cluster's NIC per GPU for >90% at a thousand GPUs
     validation: pd.DataFrame
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     @property
     def your_curve(self) -> pd.DataFrame:
@@ -256,7 +257,7 @@ def compute(cfg: Config) -> Result:
         bandwidth_90=bandwidth_for(cfg, s, thousand.value("scaling_efficiency_min_pct") / 100, n),
         validation=validation(s),
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=tuple(sliders.build(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
+        sliders=tuple(ledger.slider(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )
 
 

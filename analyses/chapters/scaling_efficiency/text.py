@@ -6,7 +6,7 @@ import math
 
 from analyses import data
 from analyses.chapters.scaling_efficiency import SLUG, TABLE, Result
-from analyses.site import sliders
+from analyses.pages import sliders
 from analyses.units.formats import fmt, stated
 
 

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario, units
+from analyses import data, scenario, units
+from analyses.chapters import ledger
 from analyses.chapters.scaling_gap import checks, trends
 from analyses.models import flops, growth
 from analyses.scenario.params import ChapterSpec, Config, Param, ParamError, Rule
-from analyses.site import sliders
+from analyses.verdicts.sweeps import Slider
 
 SLUG = trends.SLUG
 CENTURIES = "000-0-centuries"
@@ -105,7 +106,7 @@ class Result:
     centuries: Centuries
     server_years: pd.DataFrame
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     def factor(self, quantity: str, months: float) -> tuple[float, float, float]:
         """Fitted growth of ``quantity`` over ``months``: (central, low, high)."""
@@ -263,7 +264,7 @@ def compute(cfg: Config) -> Result:
         centuries=centuries(s, cfg),
         server_years=server_years_grid(s, data.claim(CENTURIES).value("params")),
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=(sliders.build("tokens_per_param", SLIDER_CLAIMS, {SLUG: cfg}),),
+        sliders=(ledger.slider("tokens_per_param", SLIDER_CLAIMS, {SLUG: cfg}),),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from analyses import data
 from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, PER_YEAR, Result, trends
 from analyses.models import growth
-from analyses.site import sliders
+from analyses.pages import sliders
 from analyses.units.formats import fmt, in_words
 
 SHORT = {"parameters": "parameter counts", "training compute": "training compute", "per-GPU FLOP/s": "per-GPU FLOP/s"}

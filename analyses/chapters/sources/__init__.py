@@ -17,10 +17,10 @@ from typing import Any
 import pandas as pd
 
 from analyses import data
+from analyses.pages import links
+from analyses.pages.ledger_html import HtmlTable
+from analyses.pages.links import source_anchor, source_links
 from analyses.scenario.params import ChapterSpec, Param
-from analyses.site import downloads
-from analyses.site.ledger_html import HtmlTable
-from analyses.site.notebook import source_anchor, source_links
 from analyses.units.formats import readable_text
 
 SPEC = ChapterSpec(
@@ -167,7 +167,7 @@ def data_files() -> pd.DataFrame:
 def data_files_view() -> HtmlTable:
     """:func:`data_files` with each file and schema linked to its copy in the site's downloads."""
     frame = data_files()
-    prefix = downloads.FROM_BOOK + "data/"
+    prefix = links.FROM_BOOK + "data/"
 
     def link(rel: str, label: str | None = None) -> str:
         return f'<a href="{prefix}{html.escape(rel)}">{html.escape(label or rel)}</a>'
@@ -192,6 +192,6 @@ def data_files_view() -> HtmlTable:
     return HtmlTable(f'<div class="audit-sources">{text}</div>', frame.drop(columns=["files"]))
 
 
-def download_links() -> downloads.LinkList:
+def download_links() -> links.LinkList:
     """Links to the ledger's downloads (the data files are listed in their own table)."""
-    return downloads.links([("ledger.csv", "ledger (CSV)"), ("ledger.json", "ledger (JSON)")])
+    return links.links([("ledger.csv", "ledger (CSV)"), ("ledger.json", "ledger (JSON)")])

@@ -22,15 +22,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import ledger, scenario
+from analyses import scenario
+from analyses.chapters import ledger
 from analyses.chapters.tco import rebuilt
 from analyses.models import gpu_hour_cost, tco, uncertainty
 from analyses.scenario import cases, costs, generations
 from analyses.scenario.generations import NEW, OLD
 from analyses.scenario.params import ChapterSpec, Config, Param
-from analyses.site import sliders
 from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
 from analyses.units.formats import round_sig, stated
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "tco"
 GENERATIONS = tuple(generations.priced())  # the cost-per-GPU-hour table and chart: every priced GPU
@@ -181,7 +182,7 @@ class Result:
     wasted_share: float
     idle_share: float
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     @property
     def unit(self) -> str:
@@ -407,5 +408,5 @@ def compute(cfg: Config) -> Result:
         wasted_share=float(costs.wasted_share(s)),
         idle_share=float(costs.idle_share(s)),
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=tuple(sliders.build(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
+        sliders=tuple(ledger.slider(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )

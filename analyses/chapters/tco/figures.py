@@ -7,8 +7,8 @@ import pandas as pd
 
 from analyses.chapters.tco import GENERATIONS, NEW, Result
 from analyses.models import tco
-from analyses.site import sliders
-from analyses.site.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
+from analyses.pages import sliders
+from analyses.pages.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
 from analyses.units.formats import stated, stated_amount
 
 STATED = STATED_COLOUR  # stated figures and bands

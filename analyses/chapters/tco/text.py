@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from analyses.chapters.tco import NEW, OLD, Result
 from analyses.chapters.tco.rebuilt import TCO_ROW
-from analyses.site import sliders
+from analyses.pages import sliders
 from analyses.units.formats import amount, fmt, in_words, months, percent, stated, stated_amount, times
 
 

@@ -16,15 +16,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters.throughput import checks
 from analyses.models import throughput
 from analyses.models.uncertainty import Range
 from analyses.scenario import cases, generations
 from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_MFU, OLD_PRECISION, SPEEDUP
 from analyses.scenario.params import ChapterSpec, Config, Param
-from analyses.site import sliders
 from analyses.units.formats import billions, stated
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "throughput"
 PRECISIONS = ("bf16", "fp8", "fp4")
@@ -110,7 +111,7 @@ class Result:
     hundred_b: HundredB
     finetune: Finetune
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     def verdict(self, claim_id: str) -> str:
         """The ledger's verdict of one claim of this chapter."""
@@ -261,7 +262,7 @@ def compute(cfg: Config) -> Result:
         finetune=_finetune(s),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=(
-            sliders.build(SPEEDUP, SPEEDUP_SLIDER, {SLUG: cfg}),
-            sliders.build("tokens_per_param", MONTHS_SLIDER, {SLUG: cfg}),
+            ledger.slider(SPEEDUP, SPEEDUP_SLIDER, {SLUG: cfg}),
+            ledger.slider("tokens_per_param", MONTHS_SLIDER, {SLUG: cfg}),
         ),
     )

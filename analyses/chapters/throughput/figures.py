@@ -6,9 +6,9 @@ import altair as alt
 import pandas as pd
 
 from analyses.chapters.throughput import Result
+from analyses.pages import sliders
+from analyses.pages.ledger_html import RECOMPUTED_COLOUR
 from analyses.scenario.generations import SPEEDUP
-from analyses.site import sliders
-from analyses.site.ledger_html import RECOMPUTED_COLOUR
 from analyses.units.formats import stated
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from analyses import data, units
 from analyses.chapters.throughput import SLUG, Result
 from analyses.models.uncertainty import INTERVAL_LEVEL
+from analyses.pages import sliders
 from analyses.scenario.generations import NEW, OLD, OLD_MFU, SPEEDUP
-from analyses.site import sliders
 from analyses.units.formats import billions, fmt, stated
 
 STATED_RANGE = "000-3-table-throughput"

@@ -11,8 +11,8 @@ import numpy as np
 
 from analyses import data, units
 from analyses.chapters.utilisation import Result, wiring
+from analyses.pages import sliders
 from analyses.scenario.generations import NEW, OLD
-from analyses.site import sliders
 from analyses.units.formats import fmt, percent, stated
 from analyses.verdicts import RULES, VERDICTS, Finding, Interval, rounded, verdict_codes
 

@@ -1,17 +1,14 @@
-"""Presentation helpers for chapters: one number formatter, glue, deterministic altair output.
+"""What a chapter's notebook calls: :func:`setup`, :func:`glue` and :func:`table`.
 
 Every number in a chapter's prose is glued through :func:`glue`, which formats it with
-:func:`fmt`, the one place that fixes rounding and units. Charts are rendered by the ``book``
-altair renderer, whose output ids derive from the chart spec so a re-execution of an unchanged
-notebook writes identical outputs (nbval and ``git diff`` stay quiet).
+:func:`analyses.units.formats.fmt`, the one place that fixes rounding and units. Tables format each
+column by its meaning and never print e-notation. Charts are rendered by the ``book`` altair
+renderer (:mod:`analyses.pages.charts`), whose output ids derive from the chart spec so a
+re-execution of an unchanged notebook writes identical outputs (nbval and ``git diff`` stay quiet).
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import html
-import json
 import math
 import re
 from collections.abc import Callable
@@ -21,6 +18,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from analyses.pages import charts
+from analyses.pages.links import source_links
 from analyses.units import settle
 from analyses.units.formats import (
     HUGE,
@@ -32,11 +31,18 @@ from analyses.units.formats import (
     power_of_ten,
     ratio,
     readable,
-    readable_text,
     share,
     year,
     yes_no,
 )
+
+
+def setup() -> None:
+    """Use the deterministic renderer and no row limit (the book's data are small)."""
+    alt.renderers.register("book", charts.render)
+    _ = alt.renderers.enable("book")
+    alt.data_transformers.disable_max_rows()
+    pd.set_option("display.max_rows", 200)
 
 
 def glue(name: str, value: Any, unit: str = "", sig: int = 3, pct: bool = False) -> Any:
@@ -54,81 +60,6 @@ def glue(name: str, value: Any, unit: str = "", sig: int = 3, pct: bool = False)
     return value
 
 
-# Significant digits of every float in a chart's spec. A chart is at most about 1,000 pixels
-# across, so 4 digits place every mark to the pixel; 6 keep tooltips and data exports at least as
-# precise as any fact in data/ (datasheets and papers print 2-4 digits) while staying 10 orders of
-# magnitude above the last bits of a double (about 1e-16 relative), which differ between CPUs
-# (numpy's AVX-512 and AVX2 code paths) and after a one-ulp change of an input. A rounded value
-# changes with those bits only when the value lies within 1e-16 of a 6-digit rounding boundary.
-CHART_DIGITS = 6
-
-
-# Below this magnitude a float in a chart is the rounding residue of a quantity that is zero by
-# construction (the error of a calibration point: -5e-14 on one machine, -3.7e-12 after a one-ulp
-# change of an input); no quantity the book charts is that small in its own units.
-CHART_ZERO = 1e-9
-
-
-def round_floats(value: Any, digits: int = CHART_DIGITS) -> Any:
-    """``value`` (JSON-like: dicts, lists, numbers, strings) with every finite float rounded to
-    ``digits`` significant digits (residues below :data:`CHART_ZERO` become 0); ints, strings
-    and booleans as they are."""
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return value
-        return 0.0 if abs(value) < CHART_ZERO else float(f"{settle(value):.{digits}g}")
-    if isinstance(value, dict):
-        return {k: round_floats(v, digits) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [round_floats(v, digits) for v in value]
-    return value
-
-
-def _digest(value: Any, n: int) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:n]
-
-
-def _rename(value: Any, names: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        return names.get(value, value)
-    if isinstance(value, dict):
-        return {k: _rename(v, names) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_rename(v, names) for v in value]
-    return value
-
-
-def chart_spec(spec: dict) -> dict:
-    """A Vega-Lite spec as the book shows it: floats rounded (:data:`CHART_DIGITS`), and datasets,
-    which altair names by a hash of their full-precision values, renamed by their rounded values."""
-    spec = round_floats(spec)
-    datasets = spec.get("datasets") or {}
-    names = {old: f"data-{_digest(values, 32)}" for old, values in datasets.items()}
-    if names:
-        spec = _rename({k: v for k, v in spec.items() if k != "datasets"}, names)
-        spec["datasets"] = {names[old]: values for old, values in datasets.items()}
-    return spec
-
-
-def _book_renderer(spec: dict, **kwargs: Any) -> dict[str, str]:
-    """altair renderer: a short script that draws the rounded spec (:func:`analyses.site.vega_offline.chart_html`),
-    in a div whose id is derived from the spec."""
-    from analyses.site import vega_offline
-
-    spec = chart_spec(spec)
-    versions = {"vega": alt.VEGA_VERSION, "vega-lite": alt.VEGALITE_VERSION, "vega-embed": alt.VEGAEMBED_VERSION}
-    html = vega_offline.chart_html(spec, f"altair-viz-{_digest(spec, 20)}", versions, {"actions": False})
-    return {"text/html": html}
-
-
-def setup() -> None:
-    """Use the deterministic renderer and no row limit (the book's data are small)."""
-    alt.renderers.register("book", _book_renderer)
-    _ = alt.renderers.enable("book")
-    alt.data_transformers.disable_max_rows()
-    pd.set_option("display.max_rows", 200)
-
-
 _CELL_CLASS = re.compile(r' class="(?:data|row_heading level0) row\d+ col\d+"| class="data row\d+ col\d+"')
 
 
@@ -141,7 +72,7 @@ class Table:
 
     def __init__(self, styler: Any, frame: pd.DataFrame):
         self._rows = [line.split(_SEP) for line in styler.to_string(delimiter=_SEP).splitlines()]
-        self._styler, self._frame = styler.set_uuid(_digest(self._rows, 12)), frame
+        self._styler, self._frame = styler.set_uuid(charts.digest(self._rows, 12)), frame
 
     def _repr_html_(self) -> str:
         # ids only where a cell has a style (pandas' cell_ids=False), and no per-cell position classes
@@ -273,70 +204,3 @@ def _settled(fn: Callable[[Any], str]) -> Callable[[Any], str]:
         return text if any(c in "123456789" for c in text) else fn(0.0)
 
     return formatter
-
-
-# --------------------------------------------------------------------------------------------
-# Links: source ids to the sources page, claims to the row of their check
-# --------------------------------------------------------------------------------------------
-
-SOURCES_PAGE = "sources.html"
-
-
-def source_anchor(source_id: str) -> str:
-    """The HTML id of a source's entry on the sources page."""
-    return f"source-{source_id}"
-
-
-def check_anchor(claim_id: str) -> str:
-    """The HTML id of a claim's row in its chapter's summary verdict table."""
-    return f"check-{claim_id}"
-
-
-def source_href(source_id: str) -> str:
-    """Relative link from a book page to a source's entry on the sources page."""
-    return f"{SOURCES_PAGE}#{source_anchor(source_id)}"
-
-
-def check_href(claim_id: str, chapter: str) -> str:
-    """Relative link from a book page to the row of the chapter that checks ``claim_id``."""
-    return f"{chapter}.html#{check_anchor(claim_id)}"
-
-
-def _source_ids() -> frozenset[str]:
-    from analyses import data
-
-    return _source_ids_in(str(data.DATA_DIR))
-
-
-@functools.lru_cache(maxsize=4)
-def _source_ids_in(data_dir: str) -> frozenset[str]:
-    from analyses import data
-
-    return frozenset(data.sources()["id"])
-
-
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9.-]*[a-z0-9]|[a-z0-9]")
-
-
-def source_links(value: Any, base: str = "") -> str:
-    """Text for an HTML cell: each known source id in it (``aiwiki-dgx-b300;v2pseo-gpu-tco-2026``,
-    ``id, Table 2``, an id named in a note) becomes a link to its entry on the sources page; the rest
-    is escaped, its e-notation rewritten and ``;`` lists spaced. ``base`` prefixes the links (from a
-    page outside ``book/``)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    text, known = str(value), _source_ids()
-
-    def plain(segment: str) -> str:
-        return html.escape(readable_text(re.sub(r"\s*;\s*", "; ", segment)), quote=False)
-
-    out, pos = [], 0
-    for m in _TOKEN.finditer(text):
-        if m.group(0) in known:
-            out += [
-                plain(text[pos : m.start()]),
-                f'<a class="source-link" href="{base}{source_href(m.group(0))}">{m.group(0)}</a>',
-            ]
-            pos = m.end()
-    out.append(plain(text[pos:]))
-    return "".join(out)

@@ -15,7 +15,7 @@ kind's tolerance, in this order:
    relative tolerance: overlapping is ``consistent``; a stated figure above it gets the kind's
    ``above`` verdict, one below it the kind's ``below`` verdict.
 
-Robustness (:func:`analyses.robustness.assess`): the verdict at the scenario's central values is the ledger's verdict;
+Robustness (:func:`analyses.verdicts.robustness.assess`): the verdict at the scenario's central values is the ledger's verdict;
 ``holds`` is the share of joint draws of the scenario's ranges (the inputs the check reads) in
 which the same rule gives the same verdict, and ``flips_if`` names the single input, varied alone
 within its 90% range, whose smallest change flips it, and the threshold. Checks are written with
