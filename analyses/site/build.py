@@ -420,10 +420,11 @@ def publish_downloads(html_dir: Path | None = None) -> None:
 
     Run after every HTML step, skipped Sphinx run included: the ledger and data can change without
     any page changing. Files whose content is unchanged are left alone."""
-    from analyses.chapters import claims, ledger
+    from analyses.chapters import ledger
+    from analyses.chapters.claims import figures as claims_page
     from analyses.site import downloads
 
     frame = ledger.ledger()
-    written = downloads.write_downloads(html_dir or BUILD_DIR / "html", frame, claims.printable_page(frame))
+    written = downloads.write_downloads(html_dir or BUILD_DIR / "html", frame, claims_page.printable_page(frame))
     if written:
         print(f"Wrote {len(written)} download(s) under {downloads.DOWNLOADS}/.", flush=True)

@@ -50,7 +50,7 @@ def _write(path: Path, content: bytes) -> bool:
 
 def write_downloads(html_dir: Path, ledger: pd.DataFrame, printable: str) -> list[Path]:
     """Write ``ledger`` (CSV, JSON), the ``printable`` page (HTML, see
-    :func:`analyses.chapters.claims.printable_page`) and a copy of every data file under
+    :func:`analyses.chapters.claims.figures.printable_page`) and a copy of every data file under
     ``html_dir/downloads``; stale files left by an earlier build are removed. Returns what it wrote."""
     out = Path(html_dir) / DOWNLOADS
     wanted: dict[Path, bytes] = {

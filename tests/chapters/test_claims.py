@@ -6,6 +6,7 @@ import pytest
 
 from analyses import data, verdicts
 from analyses.chapters import claims as ch
+from analyses.chapters.claims import figures, text
 from analyses.units.formats import fmt
 
 
@@ -46,22 +47,22 @@ def test_summaries_chart_and_captions_follow_the_ledger(res):
     by_kind = ch.summary(res.ledger, "kind").set_index("kind")
     assert by_kind.loc["all", "total"] == len(res.ledger)
     assert by_kind.drop(index="all")["total"].sum() == len(res.ledger)
-    view = ch.summary_view(res.ledger, "chapter")
+    view = figures.summary_view(res.ledger, "chapter")
     assert "<table" in view._repr_html_() and "total" in repr(view)
-    chart = ch.verdict_chart(res.ledger).to_dict()
+    chart = figures.verdict_chart(res.ledger).to_dict()
     counted = next(iter(chart["datasets"].values()))
     assert sum(r["claims"] for r in counted) == len(res.ledger)  # one bar segment per topic and verdict
-    caption = ch.flip_caption(res)
+    caption = text.flip_caption(res)
     assert f"The {len(res.flips)} claims" in caption and fmt(res.level, pct=True, sig=2) in caption
     empty = ch.compute(ch.SPEC.validate({"verdict": "unverifiable"}))
     assert empty.flips.empty or set(empty.flips["verdict"]) == {"unverifiable"}
     if empty.flips.empty:
-        assert ch.flip_caption(empty).startswith("No verdict")
+        assert text.flip_caption(empty).startswith("No verdict")
 
 
 def test_ledger_table_shows_every_column_and_filters_on_its_cells(res):
-    page = ch.LedgerTable(res.ledger)._repr_html_()
-    printable = ch.printable_page(res.ledger)
+    page = figures.LedgerTable(res.ledger)._repr_html_()
+    printable = figures.printable_page(res.ledger)
     for col in ("verdict", "id", "document", "section", "kind", "topic", "chapter"):
         assert f'data-field="{col}"' in page and f'data-field="{col}"' in printable, col
     for cid in res.ledger["id"]:
@@ -70,5 +71,5 @@ def test_ledger_table_shows_every_column_and_filters_on_its_cells(res):
     # the document filter's values are the short names the cells show, titled with the file name
     assert '<option value="000" title="000_f164c1abc5db046d.txt">' in page
     assert '<span data-field="document" title="000_f164c1abc5db046d.txt">000</span>' in page
-    assert repr(ch.LedgerTable(res.ledger)).count("\n") == len(res.ledger)  # header + one line a claim
-    assert [link for link, _ in ch.download_links().items][-1].endswith("ledger-print.html")
+    assert repr(figures.LedgerTable(res.ledger)).count("\n") == len(res.ledger)  # header + one line a claim
+    assert [link for link, _ in figures.download_links().items][-1].endswith("ledger-print.html")

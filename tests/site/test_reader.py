@@ -22,8 +22,10 @@ import pytest
 import yaml
 
 from analyses import data
-from analyses import ledger as book_ledger
 from analyses.chapters import claims, sources
+from analyses.chapters import ledger as book_ledger
+from analyses.chapters.claims import figures as claims_figures
+from analyses.chapters.sources import figures as sources_figures
 from analyses.data import REPO_ROOT
 from analyses.pages import ledger_html, links, notebook
 from analyses.site import build, deps, downloads
@@ -147,7 +149,7 @@ def test_references_link_urls_arxiv_and_dois_and_invent_nothing():
     assert [u for _, u in both] == ["https://arxiv.org/abs/2207.02852", "https://epoch.ai/blog/x"]
     assert sources.reference_links("ifactoryapp.com (vendor listing)") == [("ifactoryapp.com (vendor listing)", None)]
     frame = sources.sources_table({"table": "all"})
-    page = sources.sources_html(frame)
+    page = sources_figures.sources_html(frame)
     without = [r for r in frame["reference"] if not sources.has_link(r)]
     assert page.count('class="no-url"') == len(without)
     for sid in frame["id"]:
@@ -179,11 +181,11 @@ def test_verdict_tables_anchor_every_check_and_show_new_columns():
 
 
 def test_ledger_filters_follow_the_columns_it_has():
-    plain = claims.LedgerTable(book_ledger.ledger())._repr_html_()
+    plain = claims_figures.LedgerTable(book_ledger.ledger())._repr_html_()
     assert 'data-filter="verdict"' in plain and 'data-filter="document"' in plain and 'data-filter="chapter"' in plain
     assert ('data-filter="kind"' in plain) == ("kind" in book_ledger.ledger().columns)
     rich = _ledger_with_new_columns()
-    shown = claims.LedgerTable(rich)._repr_html_()
+    shown = claims_figures.LedgerTable(rich)._repr_html_()
     assert 'data-filter="kind"' in shown and '<span data-field="kind">recommendation</span>' in shown
     assert 'data-sort-field="kind"' in shown and 'data-sort="0.750000"' in shown
     headers = re.findall(r'data-sort-col="(\d+)"(?: data-sort-field="(\w+)")?>([^<]+)<', shown)
