@@ -21,7 +21,7 @@ import pandas as pd
 from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters.memory import checks
-from analyses.chapters.memory.validation import measured_error_table, measured_table, param_count_table, published_table
+from analyses.chapters.memory.wiring import measured_error_table, measured_table, param_count_table, published_table
 from analyses.models import activations, memory
 from analyses.scenario import generations
 from analyses.scenario.generations import NEW, OLD

@@ -22,7 +22,7 @@ import pandas as pd
 
 from analyses import data, scenario
 from analyses.chapters import ledger
-from analyses.chapters.plan import presets, tables
+from analyses.chapters.plan import wiring
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
 from analyses.scenario import planning
@@ -49,7 +49,7 @@ GENERATIONS = tuple(planning.supported_gpus())  # every generation the planner c
 
 @functools.cache
 def _choices(data_dir: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return (*data.model_shape_names(), GENERIC), (presets.NONE, *presets.preset_ids())
+    return (*data.model_shape_names(), GENERIC), (wiring.NONE, *wiring.preset_ids())
 
 
 def _shape_choices() -> list[str]:
@@ -77,7 +77,7 @@ SPEC = ChapterSpec(
         Param(
             "preset",
             "str",
-            presets.NONE,
+            wiring.NONE,
             "-",
             "a scenario from data/plan_presets.csv; it replaces the model, tokens, GPUs, deadline, precision "
             "and batch wherever those are left at their defaults",
@@ -218,7 +218,7 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
     """The planner request of a (validated) chapter configuration: its preset filled in, the scenario
     at ``cfg``; a wrong combination raises :class:`~analyses.models.plan.PlanError` naming the parameter."""
     s = scenario.values(cfg)
-    m = presets.merged(cfg, s, SPEC.param_defaults())
+    m = wiring.merged(cfg, s, SPEC.param_defaults())
     try:
         if m["model_shape"] == GENERIC:
             shape = pl.Shape.from_params(m["n_params"], m["seq_len"] or GENERIC_SEQ_LEN)
@@ -276,14 +276,14 @@ def _kept(cfg: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(
         (k, tuple(v) if isinstance(v, list) else v)
         for k, v in sorted(cfg.items())
-        if k not in presets.FIELDS and k != "preset"
+        if k not in wiring.FIELDS and k != "preset"
     )
 
 
 def preset_plan(preset_id: str, cfg: Mapping[str, Any]) -> tuple[pl.Request, pl.Plan, dict[str, Any]]:
     """Plan a preset with the chapter's other settings and assumptions (checkpoint, prices, ...)."""
     req = request(SPEC.validate(dict(_kept(cfg)) | {"preset": preset_id}))
-    return req, planning.plan(req), presets.preset(preset_id, req.s)
+    return req, planning.plan(req), wiring.preset(preset_id, req.s)
 
 
 def published_comparison(cfg: Mapping[str, Any]) -> pd.DataFrame:
@@ -307,7 +307,7 @@ def scenarios_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
 def _published(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame:
     cfg = dict(kept)
     rows = []
-    for pid in presets.of_kind(presets.PUBLISHED_RUN, scenario.values(cfg)):
+    for pid in wiring.of_kind(wiring.PUBLISHED_RUN, scenario.values(cfg)):
         req, p, meta = preset_plan(pid, cfg)
         variants = [("held out" if req.holdout_sources else "not in the data", p)]
         if req.holdout_sources:
@@ -341,7 +341,7 @@ def _published(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame
 def _scenarios(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame:
     cfg = dict(kept)
     rows = []
-    for pid in presets.of_kind(presets.DOCUMENT_SCENARIO, scenario.values(cfg)):
+    for pid in wiring.of_kind(wiring.DOCUMENT_SCENARIO, scenario.values(cfg)):
         req, p, meta = preset_plan(pid, cfg)
         row = {
             "preset": pid,
@@ -369,7 +369,7 @@ def _scenarios(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame
 
 @functools.cache
 def _related(data_dir: str) -> pd.DataFrame:
-    return ledger.ledger(ids=presets.related_claims(scenario.values()))
+    return ledger.ledger(ids=wiring.related_claims(scenario.values()))
 
 
 def related_ledger() -> pd.DataFrame:
@@ -391,14 +391,14 @@ def compute(cfg: Config) -> Result:
         cfg=cfg,
         s=dict(r.request.s),
         run=r,
-        front=tables.front_table(r.plan),
-        cloud=tables.cloud_table(r.plan),
-        assumptions=tables.assumptions_table(cfg, r.request),
-        efficiency=tables.efficiency_table(r.plan),
-        breakdown=tables.breakdown_table(r.plan),
+        front=wiring.front_table(r.plan),
+        cloud=wiring.cloud_table(r.plan),
+        assumptions=wiring.assumptions_table(cfg, r.request),
+        efficiency=wiring.efficiency_table(r.plan),
+        breakdown=wiring.breakdown_table(r.plan),
         sensitivity=planning.sensitivity(r.request, best) if best is not None else pd.DataFrame(),
         comparison=published_comparison(cfg),
-        published_layout=presets.published_layout(r.request.s),
+        published_layout=wiring.published_layout(r.request.s),
         worst_error=float(abs(planning.validation_errors(r.request)).max()),
         scenarios=scenarios_table(cfg),
         related=related_ledger(),

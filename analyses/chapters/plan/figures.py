@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from analyses.chapters.plan import Result
-from analyses.chapters.plan.tables import recommended_table
+from analyses.chapters.plan.wiring import recommended_table
 from analyses.models import plan as pl
 from analyses.pages.notebook import Table, table
 

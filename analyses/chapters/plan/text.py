@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analyses.chapters.plan import PUBLISHED_TOLERANCE, Result, Run
-from analyses.chapters.plan.tables import out_of_sample, recommended_table
+from analyses.chapters.plan.wiring import out_of_sample, recommended_table
 from analyses.models import layouts
 from analyses.units import HOURS_PER_DAY, MB
 from analyses.units.formats import billions, fmt, millions_of, stated

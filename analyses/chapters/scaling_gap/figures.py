@@ -17,7 +17,7 @@ YEARS_SHOWN = 30  # points of each growth line
 
 
 def scissors(res: Result) -> alt.LayerChart:
-    """Log-scale growth since the window start: fitted trends (solid, with their points) against the
+    """Log-scale growth since the window start: fitted wiring (solid, with their points) against the
     rates document 000 states (dashed)."""
     cfg = res.cfg
     start = float(cfg["window_start"])

@@ -24,7 +24,7 @@ import pandas as pd
 
 from analyses import scenario
 from analyses.chapters import ledger
-from analyses.chapters.tco import rebuilt
+from analyses.chapters.tco import wiring
 from analyses.models import gpu_hour_cost, tco, uncertainty
 from analyses.scenario import cases, costs, generations
 from analyses.scenario.generations import NEW, OLD
@@ -116,7 +116,7 @@ class Summary:
 
 @dataclass(frozen=True)
 class Recommender:
-    """Document 000's case (part 4), rebuilt."""
+    """Document 000's case (part 4), wiring."""
 
     gpus_before: float
     gpus_after: float
@@ -138,7 +138,7 @@ class Recommender:
 
 @dataclass(frozen=True)
 class CustomerService:
-    """Document 001's case (part 4), rebuilt."""
+    """Document 001's case (part 4), wiring."""
 
     gpus: float
     years: float
@@ -239,9 +239,9 @@ def _summary_rows(items: Mapping[str, np.ndarray], k: np.ndarray | float, key: s
 
 def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame]:
     r = cases.recommender()
-    before, after = rebuilt.recommender_gpu_days()
+    before, after = wiring.recommender_gpu_days()
     price = costs.price_ratio(b, "owned")
-    run_rmb = rebuilt.recommender_run_cost(b) * b["usd_cny"]
+    run_rmb = wiring.recommender_run_cost(b) * b["usd_cny"]
     fleet = tco.usage_cost_ratio(price, r.gpus_before, r.gpus_after)
     case = Recommender(
         gpus_before=r.gpus_before,
@@ -253,7 +253,7 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
         gpu_days_after=after,
         cut=1 - r.cost_ratio,
         annual_saving_min_rmb=r.annual_saving_min_rmb,
-        cost_ratio=Summary.of(rebuilt.recommender_cost_ratio(b)),
+        cost_ratio=Summary.of(wiring.recommender_cost_ratio(b)),
         need_price_ratio=float(tco.implied_price_ratio(r.cost_ratio, before, after)),
         price_ratio=Summary.of(price),
         at_scenario=Summary.of(costs.same_task_ratio(b, "owned")),
@@ -264,7 +264,7 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
     readings = _summary_rows(
         {
             f"fleet bills ({stated(r.gpus_before)} {OLD} vs {stated(r.gpus_after)} {NEW})": fleet,
-            "one run, the case's GPU-days": rebuilt.recommender_cost_ratio(b),
+            "one run, the case's GPU-days": wiring.recommender_cost_ratio(b),
             "one run, the scenario's speed-up": costs.same_task_ratio(b, "owned"),
         },
         1.0,
@@ -282,10 +282,10 @@ def _customer(b: Mapping[str, np.ndarray], cfg: Config) -> CustomerService:
         years=c.depreciation_years,
         own_stated_rmb=c.own_rmb_per_month,
         rent_stated_rmb=c.rent_rmb_per_month,
-        own_rmb=Summary.of(rebuilt.own_rmb(b)),
-        rental_rmb=Summary.of(rebuilt.rental_rmb(b)),
+        own_rmb=Summary.of(wiring.own_rmb(b)),
+        rental_rmb=Summary.of(wiring.rental_rmb(b)),
         rental_gpus=Summary.of(c.rent_rmb_per_month / hour_cny),
-        implied_price_usd=float(rebuilt.own_implied_price(b)[0]),
+        implied_price_usd=float(wiring.own_implied_price(b)[0]),
         capital_low_rmb=c.gpus * r.low * float(b["usd_cny"][0]) / (12 * c.depreciation_years),
         price_low_usd=r.low,
         price_high_usd=r.high,
@@ -297,7 +297,7 @@ def tornado_table(cfg: Config) -> pd.DataFrame:
     s = scenario.values(cfg)
     ranges = {k: v for k, v in scenario.ranges(cfg).items() if k in DRAWN and not v.degenerate}
     case = cases.customer_service()
-    frame = uncertainty.tornado(lambda **v: rebuilt.own_rmb(s | v, case), ranges)
+    frame = uncertainty.tornado(lambda **v: wiring.own_rmb(s | v, case), ranges)
     frame = frame[frame["swing"] > 0].copy()
     frame["input"] = frame["input"].map(lambda n: scenario.assumption(n).label)
     return frame.reset_index(drop=True)
@@ -305,16 +305,16 @@ def tornado_table(cfg: Config) -> pd.DataFrame:
 
 def payback_cases() -> dict[str, Callable[[Mapping[str, Any]], np.ndarray]]:
     """Payback (months) of one bought B300 doing the same work as the baseline, by case."""
-    lo, hi = rebuilt.documents_speedup()
-    before, after = rebuilt.recommender_gpu_days()
+    lo, hi = wiring.documents_speedup()
+    before, after = wiring.recommender_gpu_days()
     case = before / after
     return {
-        f"vs rent {OLD}, scenario speed-up": lambda b: rebuilt.payback_value(b),
-        f"vs rent {OLD} in China, scenario speed-up": lambda b: rebuilt.payback_value(b, "rent in China"),
-        f"vs keep owned {OLD}, scenario speed-up": lambda b: rebuilt.payback_value(b, "keep owned"),
-        f"vs rent {OLD}, documents' {stated(hi)}×": lambda b: rebuilt.payback_value(b, "rent", hi),
-        f"vs rent {OLD}, documents' {stated(lo)}×": lambda b: rebuilt.payback_value(b, "rent", lo),
-        f"vs rent {OLD}, 000's case ({case:.2f}× per GPU-day)": lambda b: rebuilt.payback_value(b, "rent", case),
+        f"vs rent {OLD}, scenario speed-up": lambda b: wiring.payback_value(b),
+        f"vs rent {OLD} in China, scenario speed-up": lambda b: wiring.payback_value(b, "rent in China"),
+        f"vs keep owned {OLD}, scenario speed-up": lambda b: wiring.payback_value(b, "keep owned"),
+        f"vs rent {OLD}, documents' {stated(hi)}×": lambda b: wiring.payback_value(b, "rent", hi),
+        f"vs rent {OLD}, documents' {stated(lo)}×": lambda b: wiring.payback_value(b, "rent", lo),
+        f"vs rent {OLD}, 000's case ({case:.2f}× per GPU-day)": lambda b: wiring.payback_value(b, "rent", case),
     }
 
 
@@ -355,10 +355,10 @@ def _plan(b: Mapping[str, np.ndarray], k: np.ndarray, pflop_days: float) -> pd.D
 
 
 def _training(b: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    sizes = sorted({rebuilt.training_sizes()[0], cases.customer_service().params_high, rebuilt.training_sizes()[1]})
+    sizes = sorted({wiring.training_sizes()[0], cases.customer_service().params_high, wiring.training_sizes()[1]})
     rows = []
     for n in sizes:
-        sm = Summary.of(rebuilt.training_cost_rmb(b, n))
+        sm = Summary.of(wiring.training_cost_rmb(b, n))
         rows.append(
             {
                 "model": f"{stated(n / 1e9)}B",
@@ -377,7 +377,7 @@ def compute(cfg: Config) -> Result:
     b = draws(cfg)
     k = b["usd_cny"] if cfg["currency"] == "RMB" else 1.0
     pfd = {f"{gpu} {mode}": costs.pflop_day_cost(b, gpu, mode) for gpu in (OLD, NEW) for mode in ("owned", "rented")}
-    lo, hi = rebuilt.documents_speedup()
+    lo, hi = wiring.documents_speedup()
     recommender, readings = _recommender(b)
     return Result(
         cfg=cfg,
@@ -386,7 +386,7 @@ def compute(cfg: Config) -> Result:
         stack=stack_table(s, s["usd_cny"] if cfg["currency"] == "RMB" else 1.0),
         pflop_day=_summary_rows(pfd, k, "option"),
         mfu={gpu: float(generations.mfu(s, gpu)) for gpu in (OLD, NEW)},
-        tco_row_stated=rebuilt.tco_row_stated(),
+        tco_row_stated=wiring.tco_row_stated(),
         same_task=Summary.of(costs.same_task_ratio(b, "owned")),
         same_task_documents=(
             float(costs.same_task_ratio(s, "owned", hi)),
@@ -403,8 +403,8 @@ def compute(cfg: Config) -> Result:
         payback_window=cases.stated_payback_months(),
         plan=_plan(b, k, cfg["workload_pflop_days_per_month"]),
         training=_training(b),
-        several_million=rebuilt.several_million_band(),
-        several_million_sizes=tuple(float(n) for n in rebuilt.band_sizes(s)),
+        several_million=wiring.several_million_band(),
+        several_million_sizes=tuple(float(n) for n in wiring.band_sizes(s)),
         wasted_share=float(costs.wasted_share(s)),
         idle_share=float(costs.idle_share(s)),
         ledger=ledger.ledger(SLUG, cfg),

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from analyses import data, scenario
-from analyses.chapters.tco.rebuilt import (
+from analyses.chapters.tco.wiring import (
     SEVERAL_MILLION,
     TCO_ROW,
     band_sizes,

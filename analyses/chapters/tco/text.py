@@ -4,7 +4,7 @@ computed from the :class:`Result`, never typed."""
 from __future__ import annotations
 
 from analyses.chapters.tco import NEW, OLD, Result
-from analyses.chapters.tco.rebuilt import TCO_ROW
+from analyses.chapters.tco.wiring import TCO_ROW
 from analyses.pages import sliders
 from analyses.units.formats import amount, fmt, in_words, months, percent, stated, stated_amount, times
 
@@ -119,7 +119,7 @@ def recommender_takeaway(res: Result) -> str:
 
 
 def customer_takeaway(res: Result) -> str:
-    """Takeaway of document 001's case: the rebuilt monthly cost against the stated cost and the rental."""
+    """Takeaway of document 001's case: the wiring monthly cost against the stated cost and the rental."""
     c = res.customer
     own = c.own_rmb.central
     first = (

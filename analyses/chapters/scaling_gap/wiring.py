@@ -27,7 +27,7 @@ QUANTITIES = ("parameters", "training compute", "per-GPU FLOP/s")
 
 
 # --------------------------------------------------------------------------------------------
-# Growth trends
+# Growth wiring
 # --------------------------------------------------------------------------------------------
 
 
@@ -53,7 +53,7 @@ def fit_key(cfg: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def fits(cfg: Mapping[str, Any]) -> dict[str, growth.GrowthFit]:
-    """Exponential trends of parameters, training compute and per-GPU FLOP/s in the window (one fit
+    """Exponential wiring of parameters, training compute and per-GPU FLOP/s in the window (one fit
     per combination of the view parameters); :class:`ParamError` when the window is too short."""
     if cfg["window_end"] <= cfg["window_start"]:
         raise ParamError(

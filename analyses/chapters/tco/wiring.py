@@ -1,4 +1,4 @@
-"""The documents' cost cases rebuilt with :mod:`analyses.models.tco`, and its amounts in RMB.
+"""The documents' cost cases wiring with :mod:`analyses.models.tco`, and its amounts in RMB.
 
 Thin compositions of the cost models with the figures of a case (``analyses.scenario.cases``) or a claim:
 the GPU-days of document 000's recommender run, the owned and rented bills of document 001's
