@@ -67,9 +67,16 @@ def table(name: str, data_dir: str | Path | None = None) -> pd.DataFrame:
     record(schema_path, root)
     if not schema_path.exists():
         raise KeyError(f"unknown table '{name}'; tables: {', '.join(table_names(root))}")
+    return _plain(name, root).copy()
+
+
+@functools.cache
+def _plain(name: str, root: Path) -> pd.DataFrame:
+    """Table ``name`` without bookkeeping columns or attrs, made once per data folder: pandas
+    deep-copies attrs (the schema) on every operation, so copies are made from this frame."""
     frame = load_table(name, root)
     out = frame.drop(columns=["_file", "_row"])
-    out.attrs = {}  # pandas deep-copies attrs on every operation: the schema is data.schema(name)
+    out.attrs = {}  # the schema is data.schema(name)
     return out
 
 
@@ -81,6 +88,7 @@ def schema(name: str, data_dir: str | Path | None = None) -> Schema:
 def clear_cache() -> None:
     """Forget loaded tables (after editing files in ``data/``)."""
     load_table.cache_clear()
+    _plain.cache_clear()
     _claims.cache_clear()
     _claims_by_id.cache_clear()
     _gpu.cache_clear()

@@ -10,11 +10,13 @@ kernel imports its own code and no other chapter's (the build records what each 
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
+from analyses import data
 from analyses.scenario.params import (
     ChapterSpec,
     Config,
@@ -35,6 +37,7 @@ __all__ = [
     "Rule",
     "chapter_slugs",
     "config",
+    "defaults",
     "module",
     "parameters_source",
     "precision_rule",
@@ -74,6 +77,16 @@ def chapter_slugs() -> list[str]:
 def spec(chapter: str) -> ChapterSpec:
     """A chapter's spec; ``KeyError`` lists the chapters."""
     return module(chapter).SPEC
+
+
+def defaults(chapter: str) -> Config:
+    """A chapter's configuration at its defaults (validated once per data folder; a Config is read-only)."""
+    return _defaults(chapter, str(data.DATA_DIR))
+
+
+@functools.cache
+def _defaults(chapter: str, data_dir: str) -> Config:
+    return spec(chapter).defaults()
 
 
 # papermill's injected cell starts with this comment (papermill.translators.Translator.codify).

@@ -71,7 +71,7 @@ def evaluate(claim: data.Claim, cfg: Mapping[str, Any] | None = None, robust: bo
         raise LookupError(f"claim {claim.id} belongs to chapter {claim.chapter}, which has no check for it")
     fn = found[claim.id]
     if cfg is None:
-        cfg = chapters.spec(claim.chapter).defaults()
+        cfg = chapters.defaults(claim.chapter)
     return robustness.assess(fn, claim, cfg, robust=robust)
 
 
@@ -130,6 +130,6 @@ def slider(
     items = []
     for cid in claim_ids:
         claim = data.claim(cid)
-        cfg = (cfg_by_chapter or {}).get(claim.chapter) or chapters.spec(claim.chapter).defaults()
+        cfg = (cfg_by_chapter or {}).get(claim.chapter) or chapters.defaults(claim.chapter)
         items.append((claim, checks(claim.chapter)[cid], cfg))
     return sweeps.slider(name, items)

@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.optimize import brentq
 
 from analyses.units import BITS_PER_BYTE, GB, MICROSECOND, TERA
 
@@ -258,6 +257,8 @@ def solve_nic_bandwidth_for_speedup(
     Solved with :func:`scipy.optimize.brentq` on 1e6-1e12 bytes/s; raises ValueError when no
     bandwidth in that range gives the target (the speed-up is then limited by something else).
     """
+    from scipy.optimize import brentq  # imported when first needed
+
     kwargs = dict(kwargs)
     kwargs.pop("nic_bytes_per_s", None)
 
@@ -272,6 +273,7 @@ def solve_nic_bandwidth_for_speedup(
 
 def solve_compute_efficiency(measured_flops_per_gpu: float, peak_flops: float, **kwargs) -> float:
     """Single-GPU compute efficiency that makes the model reproduce a measured per-GPU FLOP/s (brentq)."""
+    from scipy.optimize import brentq  # imported when first needed
 
     def gap(eff: float) -> float:
         st = step_time(peak_flops=peak_flops, compute_efficiency=eff, **kwargs)

@@ -272,7 +272,10 @@ def _signals_deferred() -> Iterator[None]:
 
 def validate_inputs(paths: Iterable[Path]) -> None:
     """Before any kernel starts: every data table valid, every chapter's parameters and rules
-    satisfied (DataError or ParamError, one line)."""
+    satisfied (DataError or ParamError, one line). Nothing to execute, nothing to check."""
+    paths = list(paths)
+    if not paths:
+        return
     data.validate()
     for path in paths:
         spec = _chapter_spec(path)
@@ -401,18 +404,53 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
         todo = [known[s] for s in only]
     else:
         todo = paths if force else stale(paths)
-    validate_inputs(paths)
+    validate_inputs(todo)  # only what will execute: a no-op build imports no chapter
     execute_chapters(todo, jobs)
     if html:
-        if not force and site_is_current():
+        sphinx = force or not site_is_current()
+        if not sphinx:
             print("The HTML is current; skipping jupyter-book.", flush=True)
         else:
             SITE_STAMP.unlink(missing_ok=True)
             digest = site_inputs_digest()
             jupyter_book()
             SITE_STAMP.write_text(digest + "\n")
-        publish_downloads()
+        downloads_digest = downloads_inputs_digest()
+        if sphinx or downloads_digest is None or not downloads_are_current(downloads_digest):
+            DOWNLOADS_STAMP.unlink(missing_ok=True)
+            publish_downloads()
+            if downloads_digest is not None:
+                DOWNLOADS_STAMP.write_text(downloads_digest + "\n")
     return BUILD_DIR / "html" / "index.html"
+
+
+# What the downloads are made of: the ledger (every module and data file) and the data files.
+DOWNLOADS_INPUTS = ("analyses/**/*", "data/**/*", "pyproject.toml")
+DOWNLOADS_STAMP = BUILD_DIR / "downloads-inputs.sha256"
+
+
+def downloads_inputs_digest(root: Path = REPO_ROOT) -> str | None:
+    """Digest of everything the downloads are made of (:data:`DOWNLOADS_INPUTS`, from file digests:
+    nothing is imported), or None while ``AUDIT_DATA_DIR`` points outside the repository (then they
+    are always rewritten)."""
+    if Path(os.path.abspath(data.DATA_DIR)) != root / "data":
+        return None
+    snap = snapshot(root)
+    h = hashlib.sha256()
+    for pattern in DOWNLOADS_INPUTS:
+        rx = glob_regex(pattern)
+        for rel in sorted(k for k in snap if rx.match(k)):
+            h.update(f"\0{rel}\0{snap[rel]}".encode())
+    return h.hexdigest()
+
+
+def downloads_are_current(digest: str, root: Path = REPO_ROOT) -> bool:
+    """True when the site's downloads were written from inputs with ``digest`` and are still there."""
+    from analyses.pages.links import DOWNLOADS, PRINTABLE
+
+    stamp = root / "_build" / DOWNLOADS_STAMP.name
+    written = root / "_build" / "html" / DOWNLOADS / PRINTABLE
+    return written.exists() and stamp.exists() and stamp.read_text().strip() == digest
 
 
 def publish_downloads(html_dir: Path | None = None) -> None:
