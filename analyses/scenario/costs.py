@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from analyses import scenario
 from analyses.models import flops, gpu_hour_cost, tco
 from analyses.scenario import generations
 from analyses.scenario.generations import NEW, OLD, OLD_MFU, SPEEDUP, achieved_flop_per_s
@@ -24,6 +25,13 @@ Scenario = Mapping[str, Any]
 ArrayLike = float | np.ndarray
 REGION = "china"  # the electricity tariff of owned GPUs in the documents' deployments
 BASELINES = ("rent", "rent in China", "keep owned")
+
+
+def priced() -> list[str]:
+    """The GPUs the scenario prices (a system price and a neocloud rent), in launch order: the
+    generations the cost chapter compares and the planner may place."""
+    names = scenario.assumptions()
+    return [g for g in generations.names() if gpu_hour_cost.has_prices(g, names)]
 
 
 def _tdp(gpu: str) -> float:

@@ -4,7 +4,8 @@ achieves in the scenario.
 One home for the GPU-level vocabulary every chapter and check shares:
 
 - the ladder itself is ``data/gpus.csv`` in launch order (:func:`names`); the chapters' default
-  lists are rules over it (:func:`since`, :func:`documents_span`, :func:`priced`), so a GPU added to
+  lists are rules over it (:func:`since`, :func:`documents_span`, and the GPUs the scenario prices,
+  :func:`analyses.scenario.costs.priced`), so a GPU added to
   the data (with its prices in ``data/prices.csv`` and ``data/scenario.csv``, and its InfiniBand
   cluster in ``data/cluster_configs.csv`` for the planner) appears in every list without code;
 - the documents compare :data:`NEW` (B300) with :data:`OLD` (A100); the scenario's per-GPU
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from analyses import data, scenario
-from analyses.models import gpu_hour_cost, throughput
+from analyses.models import throughput
 
 NEW, OLD = "B300", "A100"  # the generations the documents compare
 NEW_PRECISION, OLD_PRECISION = "fp8", "bf16"  # the precision each one's MFU is measured at
@@ -55,12 +56,6 @@ def documents_span() -> list[str]:
     ladder = names()
     span = ladder[ladder.index(OLD) : ladder.index(NEW) + 1]
     return [g for g in span if gpu(g).nvlink_domain_gpus == gpu(NEW).nvlink_domain_gpus]
-
-
-def priced() -> list[str]:
-    """The GPUs the scenario prices (a system price and a neocloud rent), in launch order."""
-    names_ = scenario.assumptions()
-    return [g for g in names() if gpu_hour_cost.has_prices(g, names_)]
 
 
 def check_pair() -> None:

@@ -22,7 +22,7 @@ import pandas as pd
 from analyses import data, scenario
 from analyses.models import gpu_hour_cost, layouts, memory, uncertainty
 from analyses.models import plan as pl
-from analyses.scenario import calibration, generations
+from analyses.scenario import calibration, costs, generations
 
 PlanError = pl.PlanError
 
@@ -78,7 +78,7 @@ def cluster_config(gpu: str) -> dict[str, Any]:
 @functools.cache
 def _supported(data_dir: str) -> tuple[str, ...]:
     clusters = _clusters(data_dir)
-    return tuple(g for g in generations.priced() if g in clusters)
+    return tuple(g for g in costs.priced() if g in clusters)
 
 
 def supported_gpus() -> list[str]:

@@ -155,4 +155,4 @@ def test_the_ladder_lists_follow_the_data():
         "GB300",
     ]
     assert generations.documents_span() == ["A100", "H100", "H200", "B200", "B300"]  # 8-GPU nodes, A100 to B300
-    assert generations.priced() == ["A100", "H100", "B200", "B300"]  # a system price and a neocloud rent each
+    assert costs.priced() == ["A100", "H100", "B200", "B300"]  # a system price and a neocloud rent each

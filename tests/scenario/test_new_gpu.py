@@ -155,13 +155,13 @@ def add_h800(root: Path) -> None:
 PROBE = """
 import json
 from analyses.chapters import plan, tco
-from analyses.scenario import generations, planning
+from analyses.scenario import costs, generations, planning
 
 res = tco.compute(tco.SPEC.defaults())
 run = plan.run(plan.SPEC.validate({"gpus": ["H800"], "model_shape": "llama2-70b", "max_gpus": 1024}))
 print(json.dumps({
     "ladder": generations.names(),
-    "priced": generations.priced(),
+    "priced": costs.priced(),
     "planner": planning.supported_gpus(),
     "plan_default": list(plan.SPEC.param("gpus").default),
     "stack": list(res.stack["gpu"]),

@@ -34,7 +34,7 @@ from analyses.units.formats import round_sig, stated
 from analyses.verdicts.sweeps import Slider
 
 SLUG = "tco"
-GENERATIONS = tuple(generations.priced())  # the cost-per-GPU-hour table and chart: every priced GPU
+GENERATIONS = tuple(costs.priced())  # the cost-per-GPU-hour table and chart: every priced GPU
 CURRENCIES = ("RMB", "USD")
 
 SPEC = ChapterSpec(
