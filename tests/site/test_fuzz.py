@@ -66,9 +66,22 @@ def _tree(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def _watched() -> dict[str, tuple[int, int]]:
-    """What a failed command must not touch: the notebooks, the data and the scratch folder."""
+    """What a failed command must not touch: the notebooks, the data and the scratch folder.
+
+    The scratch folder is shared: scratch files of processes still running (other tests of a
+    parallel run executing notebooks) are not the command's and are left out; a file a finished
+    command left behind names a process that no longer runs (``<stem>.<pid>.<random>.ipynb``)."""
     out = _tree(REPO_ROOT / "book") | _tree(REPO_ROOT / "data")
-    return out | _tree(build.SCRATCH_DIR) if build.SCRATCH_DIR.exists() else out
+    if not build.SCRATCH_DIR.exists():
+        return out
+    return out | {k: v for k, v in _tree(build.SCRATCH_DIR).items() if not _running(Path(k))}
+
+
+def _running(scratch: Path) -> bool:
+    """Whether the process that named a scratch file still runs (and is not this test's own)."""
+    parts = scratch.name.split(".")
+    pid = int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
+    return pid is not None and pid != os.getpid() and build._pid_alive(pid)
 
 
 def classify(figures, kind: str, code: int | None, err: str, written: bool, hang: bool) -> str:

@@ -10,7 +10,10 @@ correlation of early and final losses) and the scaling model, with the functions
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -163,6 +166,17 @@ def timeline(sw: Sweep) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@functools.lru_cache(maxsize=512)
+def _selection(configs: int, eta: Any, r0: Any, noise: float, trials: int) -> MappingProxyType:
+    return MappingProxyType(ex.successive_halving_selection(configs, eta, r0, noise=noise, trials=trials, seed=SEED))
+
+
+def selection(configs: int, eta: Any, r0: Any, noise: float, trials: int) -> MappingProxyType:
+    """:func:`analyses.models.experiments.successive_halving_selection` at the chapter's seed, simulated
+    once per setting (the illustration does not depend on the scenario's other assumptions)."""
+    return _selection(configs, eta, r0, float(noise), trials)
+
+
 def _noise(rank_correlation: float) -> float:
     return float(ex.noise_for_rank_correlation(rank_correlation))
 
@@ -186,7 +200,7 @@ def _early_stopping(cfg: Config, s: dict[str, float], sw: Sweep) -> EarlyStoppin
         resume=resume,
         e_by_concurrency=by_concurrency,
     )
-    risk = ex.successive_halving_selection(n, eta, r0, noise=_noise(s[RANK_CORRELATION]), trials=TRIALS, seed=SEED)
+    risk = selection(n, eta, r0, noise=_noise(s[RANK_CORRELATION]), trials=TRIALS)
     missed = max(1 - risk["p_best_kept"], 1 / TRIALS)
     return EarlyStopping(
         configs=n,
@@ -223,7 +237,7 @@ def early_stopping_frames(cfg: Config, s: dict[str, float], configs: int) -> tup
     by_eta = []
     for eta in CHART_ETAS:
         share = float(ex.successive_halving_cost(configs, eta, r0, resume=cfg["sh_resume"]))
-        p = ex.successive_halving_selection(configs, eta, r0, noise=noise, trials=CHART_TRIALS, seed=SEED)
+        p = selection(configs, eta, r0, noise=noise, trials=CHART_TRIALS)
         by_eta += [
             {"eta": eta, "quantity": "share of the full sweep's compute", "value": round(share, 4)},
             {"eta": eta, "quantity": "P(best configuration kept)", "value": round(p["p_best_kept"], 4)},
@@ -233,9 +247,7 @@ def early_stopping_frames(cfg: Config, s: dict[str, float], configs: int) -> tup
             "rank correlation": float(rc),
             "eta": f"eta = {eta}",
             "P(best kept)": round(
-                ex.successive_halving_selection(configs, eta, r0, noise=_noise(rc), trials=CHART_TRIALS, seed=SEED)[
-                    "p_best_kept"
-                ],
+                selection(configs, eta, r0, noise=_noise(rc), trials=CHART_TRIALS)["p_best_kept"],
                 4,
             ),
         }
