@@ -370,16 +370,22 @@ SITE_INPUTS = (
 SITE_STAMP = BUILD_DIR / "site-inputs.sha256"
 
 
-def site_inputs_digest(root: Path = REPO_ROOT) -> str:
-    """Digest of everything ``jupyter-book build`` reads: the pages, the book's config and TOC,
-    the pinned dependencies and the local Sphinx extension."""
+def files_digest(patterns: Iterable[str], root: Path = REPO_ROOT) -> str:
+    """Digest of the names and contents of the files under ``root`` matching ``patterns`` (from the
+    repository snapshot: nothing is imported or executed)."""
     snap = snapshot(root)
     h = hashlib.sha256()
-    for pattern in SITE_INPUTS:
+    for pattern in patterns:
         rx = glob_regex(pattern)
         for rel in sorted(k for k in snap if rx.match(k)):
             h.update(f"\0{rel}\0{snap[rel]}".encode())
     return h.hexdigest()
+
+
+def site_inputs_digest(root: Path = REPO_ROOT) -> str:
+    """Digest of everything ``jupyter-book build`` reads: the pages, the book's config and TOC,
+    the pinned dependencies and the local Sphinx extension."""
+    return files_digest(SITE_INPUTS, root)
 
 
 def site_is_current(root: Path = REPO_ROOT) -> bool:
@@ -435,13 +441,7 @@ def downloads_inputs_digest(root: Path = REPO_ROOT) -> str | None:
     are always rewritten)."""
     if Path(os.path.abspath(data.DATA_DIR)) != root / "data":
         return None
-    snap = snapshot(root)
-    h = hashlib.sha256()
-    for pattern in DOWNLOADS_INPUTS:
-        rx = glob_regex(pattern)
-        for rel in sorted(k for k in snap if rx.match(k)):
-            h.update(f"\0{rel}\0{snap[rel]}".encode())
-    return h.hexdigest()
+    return files_digest(DOWNLOADS_INPUTS, root)
 
 
 def downloads_are_current(digest: str, root: Path = REPO_ROOT) -> bool:

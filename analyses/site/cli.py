@@ -323,9 +323,14 @@ def _terminate(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt("terminated")
 
 
-def main(argv: list[str] | None = None) -> int:
-    from analyses.site.build import BuildError
+def _build_errors() -> tuple[type[Exception], ...]:
+    """The build's error class once a command has imported the build (the others never raise it,
+    and leave nbformat and papermill unimported)."""
+    build = sys.modules.get("analyses.site.build")
+    return (build.BuildError,) if build is not None else ()
 
+
+def main(argv: list[str] | None = None) -> int:
     # papermill and nbclient log to stderr ("Kernel died ..." when a build is interrupted);
     # our commands report failures themselves, in one line
     logging.getLogger("papermill").addHandler(logging.NullHandler())
@@ -334,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
         return args.fn(args)
-    except (UsageError, chapters.ParamError, DataError, BuildError) as err:
+    except (UsageError, chapters.ParamError, DataError, *_build_errors()) as err:
         print(f"error: {_one_line(err)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as err:

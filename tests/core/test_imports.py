@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -35,6 +37,7 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return name or None
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
     """Every ``analyses`` module's imports of other ``analyses`` modules, wherever they occur
     (``from analyses.x import y`` counts as importing ``analyses.x.y`` when that is a module)."""
@@ -178,3 +181,16 @@ def test_no_import_loops_lazy_or_not():
     graph = import_graph()
     assert "analyses.models.memory" in graph["analyses.chapters.memory"]  # the graph sees real imports
     assert cycles(graph) == []
+
+
+def test_the_readme_draws_the_layers_the_graph_enforces():
+    """README.md's picture lists these layers top to bottom, and every path its "Where do I change X"
+    table names exists."""
+    readme = (REPO_ROOT / "README.md").read_text()
+    section = readme.split("## The house in layers", 1)[1].split("\n## ", 1)[0]
+    picture = section.split("```text", 1)[1].split("```", 1)[0]
+    drawn = [line[:15].strip() for line in picture.splitlines() if line[:15].strip()]
+    assert drawn == [name for name, _ in reversed(LAYERS)]
+    table = section.split("### Where do I change X", 1)[1]
+    paths = {p for p in re.findall(r"`((?:analyses|data|tests|book)/[^`<]*?)`", table) if "*" not in p}
+    assert paths and [p for p in sorted(paths) if not (REPO_ROOT / p).exists()] == []

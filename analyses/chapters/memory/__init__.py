@@ -24,7 +24,7 @@ from analyses.chapters.memory import checks
 from analyses.chapters.memory.wiring import measured_error_table, measured_table, param_count_table, published_table
 from analyses.models import activations, memory
 from analyses.scenario import generations
-from analyses.scenario.generations import NEW, OLD
+from analyses.scenario.generations import NEW, OLD, gpu
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule
 from analyses.units import GB
 from analyses.verdicts.sweeps import Slider
@@ -211,9 +211,6 @@ def _shape(name: str) -> dict[str, Any]:
 def shape(name: str) -> dict[str, Any]:
     """A preset with its recomputed parameter count under ``n_params`` (a copy; read once per process)."""
     return dict(_shape(name))
-
-
-gpu = checks.gpu  # one GPU lookup, cached for the page and the checks alike
 
 
 def recipe(cfg: Mapping[str, Any]) -> dict[str, Any]:

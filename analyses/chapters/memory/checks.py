@@ -16,7 +16,7 @@ from typing import Any
 
 from analyses import data
 from analyses.models import memory
-from analyses.scenario.generations import NEW, OLD, documents_span
+from analyses.scenario.generations import NEW, OLD, documents_span, gpu
 from analyses.units import GB, TB
 from analyses.units.formats import fmt, stated
 from analyses.verdicts import Finding, at_least, check, exactly
@@ -33,12 +33,6 @@ def reading(claim: data.Claim) -> str:
 def state_bytes_per_param() -> tuple[float, float]:
     """Bytes per parameter of the documents' recipe: ZeRO's 16 and, with fp32 gradients, 18."""
     return memory.bytes_per_param(RECIPE), memory.bytes_per_param(RECIPE, fp32_grads=True)
-
-
-@functools.cache
-def gpu(name: str) -> data.GPU:
-    """One GPU's figures (read once per process: checks and fit searches look GPUs up many times)."""
-    return data.gpu(name)
 
 
 @functools.cache

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from analyses import data
-from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, gpu, layout_text, shape
+from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, layout_text, shape
 from analyses.pages import sliders
-from analyses.scenario.generations import NEW, OLD
+from analyses.scenario.generations import NEW, OLD, gpu
 from analyses.units.formats import fmt, stated
 
 
