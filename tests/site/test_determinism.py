@@ -1,14 +1,16 @@
-"""Same outputs on every machine: the committed notebooks pass nbval on numpy's baseline code
-path with every float of data/ moved by one ulp.
+"""Every committed notebook is what a fresh run gives, on any machine: nbval over the whole book,
+run once, on numpy's baseline code path with every float of data/ moved by one ulp.
 
-``make test``'s own nbval runs this CPU's best numpy code path (AVX-512 where it has it) on the
-committed data. One more run executes the book with numpy's vectorised kernels off (AVX-512 and
-AVX2 disabled: the baseline SSE path, where reductions sum in another order) and every float of
-data/ one ulp away: equal outputs mean neither the code path nor the inputs' last bits reach what
-the book shows (they would have to cancel each other exactly). The run is nbval (the comparison
-``make test`` makes, with the same sanitising: none) in subprocesses on two halves of the book at
+This is ``make test``'s run of the notebooks (``book/`` is not one of pytest's test paths: the
+book ran twice before, once as it was built and once perturbed). The committed outputs come from
+the build, on the machine's best numpy code path (AVX-512 where the CPU has it) and the committed
+data; here the kernels run with numpy's vectorised kernels off (AVX-512 and AVX2 disabled: the
+baseline SSE path, where reductions sum in another order) and every float of data/ one ulp away.
+A stale notebook fails here as it fails plain nbval, and so does a page that depends on the code
+path or on the inputs' last bits (both would have to cancel each other exactly to pass). nbval
+(with ``make test``'s settings: no sanitising) runs in subprocesses on two halves of the book at
 once, with ``NPY_DISABLE_CPU_FEATURES`` and ``AUDIT_DATA_DIR`` set in the environment the kernels
-inherit.
+inherit. ``pytest book/<chapter>.ipynb`` runs one notebook plainly.
 """
 
 from __future__ import annotations
@@ -141,8 +143,9 @@ def perturbed_copy(target: Path) -> int:
     return moved
 
 
-def test_outputs_do_not_depend_on_the_code_path_nor_on_the_last_bit_of_any_input(tmp_path):
-    """Every float of data/ one ulp away, on numpy's baseline path (AVX-512 and AVX2 off)."""
+def test_every_notebook_is_what_a_fresh_run_gives_on_another_code_path_with_moved_inputs(tmp_path):
+    """nbval over the book, every float of data/ one ulp away, numpy's baseline path (AVX-512 and
+    AVX2 off)."""
     target = tmp_path / "data"
     moved = perturbed_copy(target)
     data.clear_cache()
