@@ -420,7 +420,7 @@ def report(build: dict, jb_s: float | None, models: dict, peer: dict | str, repe
     lines += [
         f"  no-op rebuild                               {build['noop_s']:8.2f} s   target <= {TARGETS['noop_s']:g} s: {verdict(build['noop_s'], TARGETS['noop_s'])}",
         f"  verdicts (python -m analyses verdicts)      {build['verdicts_s']:8.2f} s   target <= {TARGETS['verdicts_s']:g} s: {verdict(build['verdicts_s'], TARGETS['verdicts_s'])}",
-        f"  one chapter rerun ({RERUN[0]}, -p {RERUN[1]} {RERUN[2]})      {build['rerun_s']:8.2f} s   target <= {TARGETS['rerun_s']:g} s: {verdict(build['rerun_s'], TARGETS['rerun_s'])}",
+        f"  {f'one chapter rerun ({RERUN[0]}, -p {RERUN[1]} {RERUN[2]})':<44}{build['rerun_s']:8.2f} s   target <= {TARGETS['rerun_s']:g} s: {verdict(build['rerun_s'], TARGETS['rerun_s'])}",
         *rerun_lines(build),
     ]
     if "tests_s" in build:
