@@ -50,6 +50,28 @@ def test_b300_dense_bf16_and_fp8_equal_b200():
     assert data.gpu("B300").peak_flops("fp4") > data.gpu("B200").peak_flops("fp4")
 
 
+def test_variants_name_a_listed_gpu_and_share_its_die_rates():
+    frame = data.gpus().set_index("name")
+    variants = frame["variant_of"].dropna()
+    variants = variants[variants != ""]
+    assert {"H200", "GB200", "GB300"} <= set(variants.index)
+    for name, base in variants.items():
+        assert base in frame.index and base != name, name
+        # an export, memory or packaging variant has the same precisions as the die it shares
+        assert data.gpu(name).peak_flops_dense.keys() == data.gpu(base).peak_flops_dense.keys(), name
+
+
+def test_gb200_rates_are_the_nvl72_rack_totals_over_72_gpus():
+    # GB200 NVL72 page: FP16/BF16 360 PF, FP8 720 PF, FP4 1,440 PF printed with 2:4 sparsity for 72 GPUs
+    gb200 = data.gpu("GB200")
+    for precision, rack_sparse_pflops in (("bf16", 360), ("fp8", 720), ("fp4", 1440)):
+        assert gb200.peak_flops(precision) == pytest.approx(rack_sparse_pflops * 1e15 / 2 / 72)
+    assert gb200.nvlink_domain_gpus == 72
+    assert gb200.hbm_bytes_per_s == pytest.approx(576e12 / 72)  # 576 TB/s per rack
+    # clocked above HGX B200 (1.2 kW vs 1 kW): same die, higher dense BF16 rate
+    assert gb200.peak_flops("bf16") > data.gpu("B200").peak_flops("bf16")
+
+
 def test_disagreements_mark_exactly_the_used_value():
     frame = data.gpu_spec_disagreements()
     gpus = data.gpus().set_index("name")
