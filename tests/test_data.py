@@ -72,6 +72,13 @@ def test_gb200_rates_are_the_nvl72_rack_totals_over_72_gpus():
     assert gb200.peak_flops("bf16") > data.gpu("B200").peak_flops("bf16")
 
 
+def test_h800_is_an_h100_with_nvlink_cut_to_400_gb_per_s_bidirectional():
+    h800, h100 = data.gpu("H800"), data.gpu("H100")
+    assert h800.peak_flops_dense == h100.peak_flops_dense and h800.hbm_bytes == h100.hbm_bytes
+    assert h800.nvlink_bytes_per_s_per_direction == pytest.approx(400e9 / 2)  # 400 GB/s bidirectional
+    assert h800.nic_bytes_per_s_per_gpu == pytest.approx(50e9)  # DeepSeek-V3: InfiniBand 50 GB/s per GPU
+
+
 def test_disagreements_mark_exactly_the_used_value():
     frame = data.gpu_spec_disagreements()
     gpus = data.gpus().set_index("name")
