@@ -226,6 +226,12 @@ def measurements(name: str) -> pd.DataFrame:
     return table(f"measurements/{name}")
 
 
+def published_runs() -> pd.DataFrame:
+    """Published training and benchmark runs with shape, layout and measured figures (issue 21's
+    calibration and validation candidates; see ``data/published_runs.schema.yaml`` for the FLOP basis)."""
+    return table("published_runs")
+
+
 # --------------------------------------------------------------------------------------------
 # Claims
 # --------------------------------------------------------------------------------------------

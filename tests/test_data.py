@@ -246,3 +246,86 @@ def test_byte_order_mark_is_accepted(data_copy):
     path = data_copy / "reference_servers.csv"
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert data.validate(data_copy)["reference_servers"] == len(data.table("reference_servers"))
+
+
+# --------------------------------------------------------------------------------------------
+# Published runs (issue 21): what a model needs to predict each run, and conversions to one basis
+# --------------------------------------------------------------------------------------------
+
+
+def _given(value) -> bool:
+    return value == value and value is not None and value != ""
+
+
+def test_published_runs_cover_the_sizes_gpus_and_scales_issue_21_asks_for():
+    runs = data.published_runs()
+    assert len(runs) >= 15 and set(runs["arch"]) == {"dense", "moe"}
+    gpus = set(runs["gpu"])
+    assert {"A100"} <= gpus and gpus & {"H100", "H800"} and gpus & {"B200", "GB200", "GB300"}
+    assert runs["n_gpus"].min() <= 8 and runs["n_gpus"].max() >= 16384
+    assert set(runs["gpu"]) <= set(data.gpu_names())
+
+
+def test_published_runs_6n_columns_follow_from_tokens_and_the_datasheet_peak():
+    for r in data.published_runs().to_dict("records"):
+        if not _given(r["tokens_per_s_per_gpu"]):
+            assert not _given(r["tflops_per_gpu_6n"]) and not _given(r["mfu_6n"]), r["id"]
+            continue
+        tflops = 6 * r["params_active"] * r["tokens_per_s_per_gpu"] / 1e12
+        assert r["tflops_per_gpu_6n"] == pytest.approx(tflops, abs=0.051), r["id"]
+        peak = data.gpu(r["gpu"]).peak_flops(r["precision"]) / 1e12
+        assert r["mfu_6n"] == pytest.approx(tflops / peak, abs=0.00051), r["id"]
+
+
+def test_megatron_eq3_rows_convert_through_the_papers_own_formula():
+    # Narayanan et al. 2021 Eq. 3: F = 96 B s l h^2 (1 + s/6h + V/16lh) per iteration, recomputation included
+    rows = [r for r in data.published_runs().to_dict("records") if r["flop_basis"] == "megatron-eq3"]
+    assert len(rows) >= 20
+    for r in rows:
+        l, h, s, v = r["n_layers"], r["d_model"], r["seq_len"], r["vocab"]
+        per_token = 96 * l * h**2 * (1 + s / (6 * h) + v / (16 * l * h))
+        assert r["tokens_per_s_per_gpu"] == pytest.approx(r["reported_tflops_per_gpu"] * 1e12 / per_token, abs=0.006), r["id"]
+    # on the 6N basis the 1T row is about 1/1.35 of its printed Eq. 3 figure (issue 21: Eq. 3 is ~1.33-1.35 x 6N)
+    one_t = next(r for r in rows if r["id"] == "meg21-t1-1008b-3072")
+    assert 0.72 < one_t["tflops_per_gpu_6n"] / one_t["reported_tflops_per_gpu"] < 0.76
+
+
+def test_published_run_layouts_multiply_to_the_gpu_count_and_divide_the_batch():
+    checked = 0
+    for r in data.published_runs().to_dict("records"):
+        dims = [r[k] for k in ("tp", "pp", "cp", "dp")]
+        if all(_given(d) for d in dims) and _given(r["n_gpus"]):
+            assert int(dims[0] * dims[1] * dims[2] * dims[3]) == r["n_gpus"], r["id"]
+            checked += 1
+        if all(_given(r[k]) for k in ("micro_batch_seqs", "dp", "global_batch_seqs")):
+            assert r["global_batch_seqs"] % (r["micro_batch_seqs"] * r["dp"]) == 0, r["id"]
+    assert checked >= 50
+
+
+def test_published_run_parameters_and_experts_are_consistent():
+    for r in data.published_runs().to_dict("records"):
+        if r["arch"] == "dense":
+            assert r["params_active"] == r["params_total"], r["id"]
+        else:
+            assert r["params_active"] < r["params_total"] and r["experts_active"] < r["n_experts"], r["id"]
+
+
+def test_published_runs_agree_with_the_scaling_benchmark_rows_they_name():
+    bench = data.table("scaling_benchmarks").set_index("id")
+    linked = data.published_runs()
+    linked = linked[linked["scaling_benchmarks_id"].fillna("") != ""]
+    assert len(linked) >= 8
+    for r in linked.to_dict("records"):
+        b = bench.loc[r["scaling_benchmarks_id"]]
+        assert (b["gpu"], b["n_gpus"], b["precision"] if b["precision"] != "bf16" else "16") == (
+            r["gpu"], r["n_gpus"], r["precision"] if r["precision"] not in ("bf16", "fp16") else "16"), r["id"]
+        assert (b["tp"], b["pp"], b["global_batch_seqs"]) == (r["tp"], r["pp"], r["global_batch_seqs"]), r["id"]
+        assert b["metric"] == "model_tflops_per_gpu" and b["value"] == pytest.approx(r["reported_tflops_per_gpu"]), r["id"]
+
+
+def test_llama3_table4_rows_as_printed():
+    runs = data.published_runs().set_index("id")
+    row = runs.loc["llama3-405b-8192-cp1"]
+    assert (row["n_gpus"], row["tp"], row["cp"], row["pp"], row["dp"]) == (8192, 8, 1, 16, 64)
+    assert (row["reported_tflops_per_gpu"], row["reported_mfu"]) == (430, 0.43)
+    assert row["global_batch_seqs"] * row["seq_len"] == 32 * 64 * 8192  # 'Batch size/DP' 32 x DP 64 sequences of 8,192
