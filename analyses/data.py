@@ -373,6 +373,11 @@ def memory_published() -> pd.DataFrame:
     return table("memory_published")
 
 
+def memory_measured() -> pd.DataFrame:
+    """Peak GPU memory measured in published runs, with the configuration that produced it."""
+    return table("memory_measured")
+
+
 # --------------------------------------------------------------------------------------------
 # Prices (tco chapter)
 # --------------------------------------------------------------------------------------------

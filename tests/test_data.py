@@ -329,3 +329,20 @@ def test_llama3_table4_rows_as_printed():
     assert (row["n_gpus"], row["tp"], row["cp"], row["pp"], row["dp"]) == (8192, 8, 1, 16, 64)
     assert (row["reported_tflops_per_gpu"], row["reported_mfu"]) == (430, 0.43)
     assert row["global_batch_seqs"] * row["seq_len"] == 32 * 64 * 8192  # 'Batch size/DP' 32 x DP 64 sequences of 8,192
+
+
+def test_measured_memory_rows_fit_their_gpu_and_match_the_run_they_name():
+    frame = data.memory_measured()
+    assert len(frame) >= 4 and frame["params_total"].nunique() >= 3
+    runs = data.published_runs().set_index("id")
+    for r in frame.to_dict("records"):
+        assert r["gpu"] in data.gpu_names(), r["id"]
+        assert r["dp"] * r["tp"] * r["pp"] * r["cp"] == r["n_gpus"], r["id"]
+        assert r["measured_gib"] <= r["gpu_memory_gib"], r["id"]  # a peak that fits the device it ran on
+        if isinstance(r["run_id"], str) and r["run_id"]:
+            run = runs.loc[r["run_id"]]
+            assert (run["gpu"], run["n_gpus"], run["seq_len"], run["tp"], run["pp"], run["cp"], run["dp"]) == (
+                r["gpu"], r["n_gpus"], r["seq_len"], r["tp"], r["pp"], r["cp"], r["dp"]), r["id"]
+    # torchtitan Table 1 and 3: the same 8B FSDP recipe takes 82.4 GiB on 8 GPUs and 67.0 GiB sharded over 128
+    by_id = frame.set_index("id")["measured_gib"]
+    assert (by_id["torchtitan-mem-8b-8-fsdp"], by_id["torchtitan-mem-8b-128-fsdp"]) == (82.4, 67.0)
