@@ -346,3 +346,15 @@ def test_measured_memory_rows_fit_their_gpu_and_match_the_run_they_name():
     # torchtitan Table 1 and 3: the same 8B FSDP recipe takes 82.4 GiB on 8 GPUs and 67.0 GiB sharded over 128
     by_id = frame.set_index("id")["measured_gib"]
     assert (by_id["torchtitan-mem-8b-8-fsdp"], by_id["torchtitan-mem-8b-128-fsdp"]) == (82.4, 67.0)
+
+
+def test_failure_logs_cover_both_operations_modes_and_four_runs():
+    logs = data.failure_logs()
+    assert {"automated", "manual"} <= set(logs["operations"])
+    runs = {row.split(" (")[0].split(" pre-training")[0].split(",")[0] for row in logs["run"]}
+    assert len(runs) >= 4, runs
+    # a recovery time is only read together with how it bounds the source
+    assert (logs["recovery_minutes"].notna() == logs["recovery_bound"].fillna("").ne("")).all()
+    # OPT-175B chronicles: '40+ restarts' between the 17 Nov and 3 Dec 2021 updates on 992 GPUs
+    opt = logs.set_index("id").loc["opt-175b-chronicle-27pct"]
+    assert (opt["gpus"], opt["days"], opt["interruptions"], opt["bound"]) == (992, 16, 40, "lower")
