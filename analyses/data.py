@@ -327,6 +327,11 @@ def failure_logs() -> pd.DataFrame:
     return table("failure_logs")
 
 
+def failure_rates() -> pd.DataFrame:
+    """Fleet-wide failure rates (per 1000 node-days, job MTTF by job size) from cluster studies."""
+    return table("failure_rates")
+
+
 def failure_causes(run_id: str | None = None) -> pd.DataFrame:
     """Root causes of a logged run's interruptions (all runs when ``run_id`` is None)."""
     frame = table("failure_causes")

@@ -358,3 +358,14 @@ def test_failure_logs_cover_both_operations_modes_and_four_runs():
     # OPT-175B chronicles: '40+ restarts' between the 17 Nov and 3 Dec 2021 updates on 992 GPUs
     opt = logs.set_index("id").loc["opt-175b-chronicle-27pct"]
     assert (opt["gpus"], opt["days"], opt["interruptions"], opt["bound"]) == (992, 16, 40, "lower")
+
+
+def test_fleet_failure_rates_as_transcribed_and_shorter_for_larger_jobs():
+    rates = data.failure_rates().set_index("id")
+    # Kokolis et al. (Meta RSC): 6.50 and 2.34 failures per 1000 node-days; 1024-GPU jobs MTTF 7.9 h, 16k projected 1.8 h
+    assert list(rates.loc[["rsc1-node-failures", "rsc2-node-failures", "rsc-mttf-1024", "rsc-mttf-16384-projected"], "value"]) == [
+        6.50, 2.34, 7.9, 1.8]
+    mttf = rates[rates["metric"] == "job_mttf_hours"].sort_values("job_gpus")
+    assert mttf["value"].is_monotonic_decreasing  # a larger synchronous job fails more often
+    assert (rates.loc[rates["metric"] == "job_mttf_hours", "job_gpus"].notna()).all()
+    assert set(rates["gpu"]) <= set(data.gpu_names())
