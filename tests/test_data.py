@@ -369,3 +369,13 @@ def test_fleet_failure_rates_as_transcribed_and_shorter_for_larger_jobs():
     assert mttf["value"].is_monotonic_decreasing  # a larger synchronous job fails more often
     assert (rates.loc[rates["metric"] == "job_mttf_hours", "job_gpus"].notna()).all()
     assert set(rates["gpu"]) <= set(data.gpu_names())
+
+
+def test_rack_scale_system_prices_are_the_rack_over_72_gpus():
+    # Ornn (2026): GB200 NVL72 about 3.0-3.9 million USD, GB300 NVL72 about 3.7-5.0+ million USD, 72 GPUs each
+    for gpu, low_musd, high_musd in (("GB200", 3.0, 3.9), ("GB300", 3.7, 5.0)):
+        p = data.price(f"{gpu.lower()}-server")
+        assert (p.gpu, p.currency) == (gpu, "USD")
+        assert p.low == pytest.approx(low_musd * 1e6 / 72, rel=0.002) and p.high == pytest.approx(high_musd * 1e6 / 72, rel=0.002)
+    h200 = data.price("h200-rent-neocloud")
+    assert h200.low < data.price("h200-rent-hyperscaler").central and h200.date == "2026-05"
