@@ -234,6 +234,12 @@ def measurements(name: str) -> pd.DataFrame:
     return table(f"measurements/{name}")
 
 
+def published_runs() -> pd.DataFrame:
+    """Published training and benchmark runs with shape, layout and measured figures (issue 21's
+    calibration and validation candidates; see ``data/published_runs.schema.yaml`` for the FLOP basis)."""
+    return table("published_runs")
+
+
 # --------------------------------------------------------------------------------------------
 # Claims
 # --------------------------------------------------------------------------------------------
@@ -329,6 +335,11 @@ def failure_logs() -> pd.DataFrame:
     return table("failure_logs")
 
 
+def failure_rates() -> pd.DataFrame:
+    """Fleet-wide failure rates (per 1000 node-days, job MTTF by job size) from cluster studies."""
+    return table("failure_rates")
+
+
 def failure_causes(run_id: str | None = None) -> pd.DataFrame:
     """Root causes of a logged run's interruptions (all runs when ``run_id`` is None)."""
     frame = table("failure_causes")
@@ -373,6 +384,11 @@ def model_shape(name: str) -> dict[str, Any]:
 def memory_published() -> pd.DataFrame:
     """Memory figures printed in papers (ZeRO, Korthikanti et al.) with their configurations."""
     return table("memory_published")
+
+
+def memory_measured() -> pd.DataFrame:
+    """Peak GPU memory measured in published runs, with the configuration that produced it."""
+    return table("memory_measured")
 
 
 # --------------------------------------------------------------------------------------------

@@ -50,6 +50,35 @@ def test_b300_dense_bf16_and_fp8_equal_b200():
     assert data.gpu("B300").peak_flops("fp4") > data.gpu("B200").peak_flops("fp4")
 
 
+def test_variants_name_a_listed_gpu_and_share_its_die_rates():
+    frame = data.gpus().set_index("name")
+    variants = frame["variant_of"].dropna()
+    variants = variants[variants != ""]
+    assert {"H200", "GB200", "GB300"} <= set(variants.index)
+    for name, base in variants.items():
+        assert base in frame.index and base != name, name
+        # an export, memory or packaging variant has the same precisions as the die it shares
+        assert data.gpu(name).peak_flops_dense.keys() == data.gpu(base).peak_flops_dense.keys(), name
+
+
+def test_gb200_rates_are_the_nvl72_rack_totals_over_72_gpus():
+    # GB200 NVL72 page: FP16/BF16 360 PF, FP8 720 PF, FP4 1,440 PF printed with 2:4 sparsity for 72 GPUs
+    gb200 = data.gpu("GB200")
+    for precision, rack_sparse_pflops in (("bf16", 360), ("fp8", 720), ("fp4", 1440)):
+        assert gb200.peak_flops(precision) == pytest.approx(rack_sparse_pflops * 1e15 / 2 / 72)
+    assert gb200.nvlink_domain_gpus == 72
+    assert gb200.hbm_bytes_per_s == pytest.approx(576e12 / 72)  # 576 TB/s per rack
+    # clocked above HGX B200 (1.2 kW vs 1 kW): same die, higher dense BF16 rate
+    assert gb200.peak_flops("bf16") > data.gpu("B200").peak_flops("bf16")
+
+
+def test_h800_is_an_h100_with_nvlink_cut_to_400_gb_per_s_bidirectional():
+    h800, h100 = data.gpu("H800"), data.gpu("H100")
+    assert h800.peak_flops_dense == h100.peak_flops_dense and h800.hbm_bytes == h100.hbm_bytes
+    assert h800.nvlink_bytes_per_s_per_direction == pytest.approx(400e9 / 2)  # 400 GB/s bidirectional
+    assert h800.nic_bytes_per_s_per_gpu == pytest.approx(50e9)  # DeepSeek-V3: InfiniBand 50 GB/s per GPU
+
+
 def test_disagreements_mark_exactly_the_used_value():
     frame = data.gpu_spec_disagreements()
     gpus = data.gpus().set_index("name")
@@ -217,3 +246,136 @@ def test_byte_order_mark_is_accepted(data_copy):
     path = data_copy / "reference_servers.csv"
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert data.validate(data_copy)["reference_servers"] == len(data.table("reference_servers"))
+
+
+# --------------------------------------------------------------------------------------------
+# Published runs (issue 21): what a model needs to predict each run, and conversions to one basis
+# --------------------------------------------------------------------------------------------
+
+
+def _given(value) -> bool:
+    return value == value and value is not None and value != ""
+
+
+def test_published_runs_cover_the_sizes_gpus_and_scales_issue_21_asks_for():
+    runs = data.published_runs()
+    assert len(runs) >= 15 and set(runs["arch"]) == {"dense", "moe"}
+    gpus = set(runs["gpu"])
+    assert {"A100"} <= gpus and gpus & {"H100", "H800"} and gpus & {"B200", "GB200", "GB300"}
+    assert runs["n_gpus"].min() <= 8 and runs["n_gpus"].max() >= 16384
+    assert set(runs["gpu"]) <= set(data.gpu_names())
+
+
+def test_published_runs_6n_columns_follow_from_tokens_and_the_datasheet_peak():
+    for r in data.published_runs().to_dict("records"):
+        if not _given(r["tokens_per_s_per_gpu"]):
+            assert not _given(r["tflops_per_gpu_6n"]) and not _given(r["mfu_6n"]), r["id"]
+            continue
+        tflops = 6 * r["params_active"] * r["tokens_per_s_per_gpu"] / 1e12
+        assert r["tflops_per_gpu_6n"] == pytest.approx(tflops, abs=0.051), r["id"]
+        peak = data.gpu(r["gpu"]).peak_flops(r["precision"]) / 1e12
+        assert r["mfu_6n"] == pytest.approx(tflops / peak, abs=0.00051), r["id"]
+
+
+def test_megatron_eq3_rows_convert_through_the_papers_own_formula():
+    # Narayanan et al. 2021 Eq. 3: F = 96 B s l h^2 (1 + s/6h + V/16lh) per iteration, recomputation included
+    rows = [r for r in data.published_runs().to_dict("records") if r["flop_basis"] == "megatron-eq3"]
+    assert len(rows) >= 20
+    for r in rows:
+        l, h, s, v = r["n_layers"], r["d_model"], r["seq_len"], r["vocab"]
+        per_token = 96 * l * h**2 * (1 + s / (6 * h) + v / (16 * l * h))
+        assert r["tokens_per_s_per_gpu"] == pytest.approx(r["reported_tflops_per_gpu"] * 1e12 / per_token, abs=0.006), r["id"]
+    # on the 6N basis the 1T row is about 1/1.35 of its printed Eq. 3 figure (issue 21: Eq. 3 is ~1.33-1.35 x 6N)
+    one_t = next(r for r in rows if r["id"] == "meg21-t1-1008b-3072")
+    assert 0.72 < one_t["tflops_per_gpu_6n"] / one_t["reported_tflops_per_gpu"] < 0.76
+
+
+def test_published_run_layouts_multiply_to_the_gpu_count_and_divide_the_batch():
+    checked = 0
+    for r in data.published_runs().to_dict("records"):
+        dims = [r[k] for k in ("tp", "pp", "cp", "dp")]
+        if all(_given(d) for d in dims) and _given(r["n_gpus"]):
+            assert int(dims[0] * dims[1] * dims[2] * dims[3]) == r["n_gpus"], r["id"]
+            checked += 1
+        if all(_given(r[k]) for k in ("micro_batch_seqs", "dp", "global_batch_seqs")):
+            assert r["global_batch_seqs"] % (r["micro_batch_seqs"] * r["dp"]) == 0, r["id"]
+    assert checked >= 50
+
+
+def test_published_run_parameters_and_experts_are_consistent():
+    for r in data.published_runs().to_dict("records"):
+        if r["arch"] == "dense":
+            assert r["params_active"] == r["params_total"], r["id"]
+        else:
+            assert r["params_active"] < r["params_total"] and r["experts_active"] < r["n_experts"], r["id"]
+
+
+def test_published_runs_agree_with_the_scaling_benchmark_rows_they_name():
+    bench = data.table("scaling_benchmarks").set_index("id")
+    linked = data.published_runs()
+    linked = linked[linked["scaling_benchmarks_id"].fillna("") != ""]
+    assert len(linked) >= 8
+    for r in linked.to_dict("records"):
+        b = bench.loc[r["scaling_benchmarks_id"]]
+        assert (b["gpu"], b["n_gpus"], b["precision"] if b["precision"] != "bf16" else "16") == (
+            r["gpu"], r["n_gpus"], r["precision"] if r["precision"] not in ("bf16", "fp16") else "16"), r["id"]
+        assert (b["tp"], b["pp"], b["global_batch_seqs"]) == (r["tp"], r["pp"], r["global_batch_seqs"]), r["id"]
+        assert b["metric"] == "model_tflops_per_gpu" and b["value"] == pytest.approx(r["reported_tflops_per_gpu"]), r["id"]
+
+
+def test_llama3_table4_rows_as_printed():
+    runs = data.published_runs().set_index("id")
+    row = runs.loc["llama3-405b-8192-cp1"]
+    assert (row["n_gpus"], row["tp"], row["cp"], row["pp"], row["dp"]) == (8192, 8, 1, 16, 64)
+    assert (row["reported_tflops_per_gpu"], row["reported_mfu"]) == (430, 0.43)
+    assert row["global_batch_seqs"] * row["seq_len"] == 32 * 64 * 8192  # 'Batch size/DP' 32 x DP 64 sequences of 8,192
+
+
+def test_measured_memory_rows_fit_their_gpu_and_match_the_run_they_name():
+    frame = data.memory_measured()
+    assert len(frame) >= 4 and frame["params_total"].nunique() >= 3
+    runs = data.published_runs().set_index("id")
+    for r in frame.to_dict("records"):
+        assert r["gpu"] in data.gpu_names(), r["id"]
+        assert r["dp"] * r["tp"] * r["pp"] * r["cp"] == r["n_gpus"], r["id"]
+        assert r["measured_gib"] <= r["gpu_memory_gib"], r["id"]  # a peak that fits the device it ran on
+        if isinstance(r["run_id"], str) and r["run_id"]:
+            run = runs.loc[r["run_id"]]
+            assert (run["gpu"], run["n_gpus"], run["seq_len"], run["tp"], run["pp"], run["cp"], run["dp"]) == (
+                r["gpu"], r["n_gpus"], r["seq_len"], r["tp"], r["pp"], r["cp"], r["dp"]), r["id"]
+    # torchtitan Table 1 and 3: the same 8B FSDP recipe takes 82.4 GiB on 8 GPUs and 67.0 GiB sharded over 128
+    by_id = frame.set_index("id")["measured_gib"]
+    assert (by_id["torchtitan-mem-8b-8-fsdp"], by_id["torchtitan-mem-8b-128-fsdp"]) == (82.4, 67.0)
+
+
+def test_failure_logs_cover_both_operations_modes_and_four_runs():
+    logs = data.failure_logs()
+    assert {"automated", "manual"} <= set(logs["operations"])
+    runs = {row.split(" (")[0].split(" pre-training")[0].split(",")[0] for row in logs["run"]}
+    assert len(runs) >= 4, runs
+    # a recovery time is only read together with how it bounds the source
+    assert (logs["recovery_minutes"].notna() == logs["recovery_bound"].fillna("").ne("")).all()
+    # OPT-175B chronicles: '40+ restarts' between the 17 Nov and 3 Dec 2021 updates on 992 GPUs
+    opt = logs.set_index("id").loc["opt-175b-chronicle-27pct"]
+    assert (opt["gpus"], opt["days"], opt["interruptions"], opt["bound"]) == (992, 16, 40, "lower")
+
+
+def test_fleet_failure_rates_as_transcribed_and_shorter_for_larger_jobs():
+    rates = data.failure_rates().set_index("id")
+    # Kokolis et al. (Meta RSC): 6.50 and 2.34 failures per 1000 node-days; 1024-GPU jobs MTTF 7.9 h, 16k projected 1.8 h
+    assert list(rates.loc[["rsc1-node-failures", "rsc2-node-failures", "rsc-mttf-1024", "rsc-mttf-16384-projected"], "value"]) == [
+        6.50, 2.34, 7.9, 1.8]
+    mttf = rates[rates["metric"] == "job_mttf_hours"].sort_values("job_gpus")
+    assert mttf["value"].is_monotonic_decreasing  # a larger synchronous job fails more often
+    assert (rates.loc[rates["metric"] == "job_mttf_hours", "job_gpus"].notna()).all()
+    assert set(rates["gpu"]) <= set(data.gpu_names())
+
+
+def test_rack_scale_system_prices_are_the_rack_over_72_gpus():
+    # Ornn (2026): GB200 NVL72 about 3.0-3.9 million USD, GB300 NVL72 about 3.7-5.0+ million USD, 72 GPUs each
+    for gpu, low_musd, high_musd in (("GB200", 3.0, 3.9), ("GB300", 3.7, 5.0)):
+        p = data.price(f"{gpu.lower()}-server")
+        assert (p.gpu, p.currency) == (gpu, "USD")
+        assert p.low == pytest.approx(low_musd * 1e6 / 72, rel=0.002) and p.high == pytest.approx(high_musd * 1e6 / 72, rel=0.002)
+    h200 = data.price("h200-rent-neocloud")
+    assert h200.low < data.price("h200-rent-hyperscaler").central and h200.date == "2026-05"

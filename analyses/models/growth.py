@@ -198,12 +198,22 @@ def model_points(models: pd.DataFrame, start: int, end: int) -> pd.DataFrame:
 GPU_BASES = ("fp32", "tensor16", "lowest")  # per-GPU FLOP/s bases a fit may use
 
 
+def generations(gpus: pd.DataFrame) -> pd.DataFrame:
+    """One row per GPU generation: ``gpus`` without the rows that are variants of another GPU (an
+    export, memory or packaging variant such as H800 or H200 of H100, GB300 of B300, named in a
+    ``variant_of`` column), so a growth fit or a count of generations counts each compute die once."""
+    if "variant_of" not in gpus.columns:
+        return gpus
+    return gpus[gpus["variant_of"].isna() | (gpus["variant_of"] == "")]
+
+
 def gpu_points(gpus: pd.DataFrame, basis: str, start: int, end: int) -> pd.DataFrame:
-    """GPUs launched in ``start``-``end`` with decimal year ``t`` and dense ``flop_per_s`` on ``basis``:
-    ``fp32``, ``tensor16`` (the better of BF16 and FP16) or ``lowest`` (the best of every precision)."""
+    """GPU generations (:func:`generations`) launched in ``start``-``end`` with decimal year ``t`` and
+    dense ``flop_per_s`` on ``basis``: ``fp32``, ``tensor16`` (the better of BF16 and FP16) or
+    ``lowest`` (the best of every precision)."""
     if basis not in GPU_BASES:
         raise ValueError(f"basis must be one of {GPU_BASES}, got {basis!r}")
-    frame = gpus.copy()
+    frame = generations(gpus).copy()
     frame["t"] = decimal_year(frame["launch_date"])
     cols = [c for c in frame.columns if c.startswith("peak_tflops_dense_")]
     if basis == "fp32":
@@ -218,13 +228,14 @@ def gpu_points(gpus: pd.DataFrame, basis: str, start: int, end: int) -> pd.DataF
 
 
 def newer_generations(gpus: pd.DataFrame, name: str, year: int) -> int:
-    """How many GPUs of ``gpus`` launched after ``name`` and no later than ``year`` (0 = the newest then;
-    -1 when ``name`` itself launched after ``year`` or is not listed)."""
+    """How many GPU generations (:func:`generations`) of ``gpus`` launched after ``name`` and no later
+    than ``year`` (0 = the newest then; -1 when ``name`` itself launched after ``year`` or is not listed)."""
     row = gpus[gpus["name"] == name]
+    gpus = generations(gpus)
     if row.empty or int(row["launch_year"].iloc[0]) > year:
         return -1
     launched = pd.to_datetime(gpus["launch_date"])
-    own = launched[row.index[0]]
+    own = pd.to_datetime(row["launch_date"]).iloc[0]
     return int(((launched > own) & (gpus["launch_year"] <= year)).sum())
 
 

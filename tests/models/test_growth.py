@@ -61,9 +61,16 @@ def test_inverses_of_the_compute_arithmetic():
 def test_newer_generations():
     gpus = data.gpus()
     assert growth.newer_generations(gpus, "V100", 2018) == 0
-    assert growth.newer_generations(gpus, "A100", 2023) == 2  # H100 (2022) and H200 (2023)
+    assert growth.newer_generations(gpus, "A100", 2023) == 1  # H100 (2022); H200 and H800 are variants of it
+    assert growth.newer_generations(gpus, "H200", 2025) == 2  # B200 (2024), B300 (2025); GB200/GB300 are variants
     assert growth.newer_generations(gpus, "B300", 2024) == -1  # not launched yet
     assert growth.newer_generations(gpus, "TPUv3", 2020) == -1
+
+
+def test_generations_count_each_compute_die_once():
+    names = set(growth.generations(data.gpus())["name"])
+    assert {"A100", "H100", "B200", "B300"} <= names
+    assert not names & {"H200", "H800", "GB200", "GB300"}  # variants of H100, B200, B300
 
 
 def test_gpu_bases():

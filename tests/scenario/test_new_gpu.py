@@ -3,7 +3,8 @@
 The test copies data/ to a temporary folder, adds NVIDIA's H800 there (never to the real data) and
 runs the book on the copy in a fresh interpreter (chapters read their parameter lists when they are
 imported): the ladder, the planner and the cost chapter find the new generation without a line of
-code changing.
+code changing. Rows the real data already has (data/gpus.csv and the InfiniBand cluster list carry
+an H800 since issue 21; it has no prices) are kept, and only what is missing is added.
 
 H800 SXM (NVIDIA, "NVIDIA H800 Tensor Core GPU" datasheet, nvidia.cn, 2023; the same Hopper die as
 the H100 with NVLink cut to 400 GB/s): tensor figures printed with 2:4 sparsity, BF16 1,979 and FP8
@@ -42,8 +43,14 @@ def _append(path: Path, row: dict[str, str]) -> None:
         csv.writer(f, lineterminator="\n").writerow([row.get(c, "") for c in header])
 
 
+def _has(path: Path, column: str, value: str) -> bool:
+    with path.open(encoding="utf-8", newline="") as f:
+        return any(row[column] == value for row in csv.DictReader(f))
+
+
 def add_h800(root: Path) -> None:
-    """Add H800 to the data folder ``root``: the datasheet row, the cluster, prices, scenario and sources."""
+    """Add H800 to the data folder ``root``: the datasheet row and the cluster where missing, prices,
+    scenario and sources."""
     _append(
         root / "sources" / "hardware.csv",
         {
@@ -68,6 +75,14 @@ def add_h800(root: Path) -> None:
             "conventions": "USD; an H100 quote less 15-20%",
         },
     )
+    if not _has(root / "gpus.csv", "name", "H800"):
+        _append_gpu(root)
+    if not _has(root / "cluster_configs.csv", "gpu", "H800"):
+        _append_cluster(root)
+    _append_prices(root)
+
+
+def _append_gpu(root: Path) -> None:
     _append(
         root / "gpus.csv",
         {
@@ -94,6 +109,9 @@ def add_h800(root: Path) -> None:
             "notes": "H100 die with NVLink 400 GB/s bidirectional (200 per direction).",
         },
     )
+
+
+def _append_cluster(root: Path) -> None:
     _append(
         root / "cluster_configs.csv",
         {
@@ -111,6 +129,9 @@ def add_h800(root: Path) -> None:
             "notes": "As H100 + 400G IB with the H800's NVLink.",
         },
     )
+
+
+def _append_prices(root: Path) -> None:
     for pid, item, cls, unit, (lo, mid, hi) in (
         ("h800-server", "server_price_per_gpu", "owned", "USD per GPU", ("30000", "33000", "36000")),
         ("h800-rent-neocloud", "rent_per_gpu_hour", "neocloud", "USD per GPU-hour", ("1.6", "2.0", "2.8")),
@@ -175,8 +196,9 @@ print(json.dumps({
 def test_a_gpu_added_to_the_data_reaches_the_planner_and_the_cost_chapter(tmp_path):
     root = tmp_path / "data"
     shutil.copytree(data.DATA_DIR, root)
+    added = "H800" not in data.gpu_names()
     add_h800(root)
-    assert data.validate(root)["gpus"] == len(data.gpus()) + 1  # the copy is valid data
+    assert data.validate(root)["gpus"] == len(data.gpus()) + added  # the copy is valid data
 
     env = os.environ | {"AUDIT_DATA_DIR": str(root)}
     proc = subprocess.run(
