@@ -28,9 +28,12 @@ publish: book
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# Tests run on every core (pytest-xdist): a notebook's cells stay in one worker, and the built
+# site's tests in one worker that builds the book once (conftest.py, tests/site/conftest.py).
+PYTEST_ARGS ?= -n auto
 test: $(STAMP) chromium
-	$(PY) -m ruff check analyses tests tools
-	$(PY) -m pytest
+	$(PY) -m ruff check analyses tests tools conftest.py
+	$(PY) -m pytest $(PYTEST_ARGS)
 
 # make bench BENCH_ARGS='--quick --with-tests --record notes/bench.md'
 BENCH_ARGS ?=
@@ -39,8 +42,8 @@ bench: $(STAMP)
 	$(PY) tools/bench.py $(BENCH_ARGS)
 
 lint: $(STAMP)
-	$(PY) -m ruff check --fix analyses tests tools
-	$(PY) -m ruff format analyses tests tools
+	$(PY) -m ruff check --fix analyses tests tools conftest.py
+	$(PY) -m ruff format analyses tests tools conftest.py
 
 clean:
 	rm -rf _build runs

@@ -40,6 +40,7 @@ from analyses.tables import (  # noqa: F401  (the schema machinery, re-exported 
     read_csv_rows,
     record,
 )
+from analyses.units import BITS_PER_BYTE, GIB, GIGA, TERA
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(os.environ.get("AUDIT_DATA_DIR", REPO_ROOT / "data"))
@@ -66,9 +67,16 @@ def table(name: str, data_dir: str | Path | None = None) -> pd.DataFrame:
     record(schema_path, root)
     if not schema_path.exists():
         raise KeyError(f"unknown table '{name}'; tables: {', '.join(table_names(root))}")
+    return _plain(name, root).copy()
+
+
+@functools.cache
+def _plain(name: str, root: Path) -> pd.DataFrame:
+    """Table ``name`` without bookkeeping columns or attrs, made once per data folder: pandas
+    deep-copies attrs (the schema) on every operation, so copies are made from this frame."""
     frame = load_table(name, root)
     out = frame.drop(columns=["_file", "_row"])
-    out.attrs = {}  # pandas deep-copies attrs on every operation: the schema is data.schema(name)
+    out.attrs = {}  # the schema is data.schema(name)
     return out
 
 
@@ -80,6 +88,7 @@ def schema(name: str, data_dir: str | Path | None = None) -> Schema:
 def clear_cache() -> None:
     """Forget loaded tables (after editing files in ``data/``)."""
     load_table.cache_clear()
+    _plain.cache_clear()
     _claims.cache_clear()
     _claims_by_id.cache_clear()
     _gpu.cache_clear()
@@ -110,7 +119,6 @@ def source(source_id: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
-TERA, GIGA, GIB = 1e12, 1e9, 2.0**30
 
 
 @dataclass(frozen=True)
@@ -171,7 +179,7 @@ def _gpu(name: str, root: Path) -> GPU:
         raise KeyError(f"unknown GPU '{name}'; known: {', '.join(gpu_names())}")
     r = hit.iloc[0]
     flops = {p: _opt(r[f"peak_tflops_dense_{p}"], TERA) for p in PRECISIONS}
-    nic = _opt(r["nic_gbit_per_s_per_gpu"], GIGA / 8)
+    nic = _opt(r["nic_gbit_per_s_per_gpu"], GIGA / BITS_PER_BYTE)
     nvlink = _opt(r["nvlink_gb_per_s_per_direction"], GIGA)
     gen = _opt(r["nvlink_generation"])
     return GPU(

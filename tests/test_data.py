@@ -282,8 +282,8 @@ def test_megatron_eq3_rows_convert_through_the_papers_own_formula():
     rows = [r for r in data.published_runs().to_dict("records") if r["flop_basis"] == "megatron-eq3"]
     assert len(rows) >= 20
     for r in rows:
-        l, h, s, v = r["n_layers"], r["d_model"], r["seq_len"], r["vocab"]
-        per_token = 96 * l * h**2 * (1 + s / (6 * h) + v / (16 * l * h))
+        n, h, s, v = r["n_layers"], r["d_model"], r["seq_len"], r["vocab"]
+        per_token = 96 * n * h**2 * (1 + s / (6 * h) + v / (16 * n * h))
         assert r["tokens_per_s_per_gpu"] == pytest.approx(r["reported_tflops_per_gpu"] * 1e12 / per_token, abs=0.006), r["id"]
     # on the 6N basis the 1T row is about 1/1.35 of its printed Eq. 3 figure (issue 21: Eq. 3 is ~1.33-1.35 x 6N)
     one_t = next(r for r in rows if r["id"] == "meg21-t1-1008b-3072")

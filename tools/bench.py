@@ -7,9 +7,11 @@ What it measures, all on this machine in one run:
 
 - build: a clean full build (``python -m analyses build --force``: every chapter, then Sphinx) in a
   temporary copy of the working tree (uncommitted work included; ``_build``, ``.venv``, ``runs``
-  and caches left out) with this project's interpreter; a no-op rebuild; one chapter rerun with a
-  new parameter (``python -m analyses run``); optionally the test suite (``make test``'s commands);
-  and the same notebooks executed by Jupyter Book itself (``execute_notebooks: force``) for a ratio;
+  and caches left out) with this project's interpreter; a no-op rebuild; the whole ledger from the
+  command line (``python -m analyses verdicts --format csv``); one chapter rerun with a new
+  parameter (``python -m analyses run``); optionally the test suite (``make test``'s commands, in
+  the copy: a fresh clone, so the book is built once by the tests); and the same notebooks executed
+  by Jupyter Book itself (``execute_notebooks: force``) for a ratio;
 - models: memory per GPU, step time and a cost Monte Carlo, each on 100,000 configurations (draws),
   in seconds and µs per configuration, and llm-analysis / MLSys·im per configuration for ratios
   (skipped with a message when they are not installed: ``pip install -e '.[bench]'``);
@@ -17,9 +19,11 @@ What it measures, all on this machine in one run:
   its holds and flips_if), each in a fresh interpreter after imports;
 - pages: bytes of every built chapter page and of the shared chart script.
 
-Targets (printed with pass/fail): no-op rebuild < 5 s; one chapter rerun < 3 s; each model on
-100,000 configurations < 0.3 s; the TCO chapter's compute < 1 s; the whole ledger < 5 s; each
-chapter page < 150 KB (the shared chart script not counted).
+Targets (printed with pass/fail): no-op rebuild <= 1.5 s; the verdicts command <= 2 s; one chapter
+rerun <= 2.5 s; ``make test`` <= 150 s (with ``--with-tests``); each model on 100,000
+configurations < 0.3 s; the TCO chapter's compute < 1 s; the whole ledger < 5 s; each chapter page
+< 150 KB (the shared chart script not counted). The command-line figures are wall-clock times on
+this machine, at whatever load it has (the report prints the load average at the start).
 """
 
 from __future__ import annotations
@@ -51,8 +55,10 @@ IGNORE = shutil.ignore_patterns(
 N_CONFIGS = 100_000
 RERUN = ("memory", "zero_stage", "3")  # chapter, parameter, new value
 TARGETS = {
-    "noop_s": 5.0,
-    "rerun_s": 3.0,
+    "noop_s": 1.5,
+    "verdicts_s": 2.0,
+    "rerun_s": 2.5,
+    "tests_s": 150.0,
     "model_s": 0.3,
     "plan_s": 1.0,
     "page_bytes": 150_000,
@@ -98,7 +104,7 @@ def run(cmd: list[str], root: Path, expect: str | None = None) -> float:
 
 
 def verdict(value: float, target: float) -> str:
-    return "PASS" if value < target else "FAIL"
+    return "PASS" if value <= target else "FAIL"
 
 
 # --------------------------------------------------------------------------------------------
@@ -116,6 +122,7 @@ def bench_build(work: Path, repeat: int, with_tests: bool) -> dict[str, float]:
 
     out["clean_s"] = median_of(clean, repeat)
     out["noop_s"] = median_of(lambda: run([PY, "-m", "analyses", "build"], root, expect="up to date"), repeat)
+    out["verdicts_s"] = median_of(lambda: run([PY, "-m", "analyses", "verdicts", "--format", "csv"], root), repeat)
     out |= bench_rerun(root, repeat)
     if with_tests:
         out["tests_s"] = median_of(lambda: _tests(root), repeat)
@@ -279,12 +286,13 @@ def bench_models(repeat: int) -> dict[str, float]:
         return time.perf_counter() - t
 
     from analyses.models import plan
+    from analyses.scenario import planning
 
-    req = plan.Request(shape=plan.Shape.from_table("illustrative-100b"), tokens=2e12, deadline_days=30)
+    req = planning.request(shape=planning.shape("illustrative-100b"), tokens=2e12, deadline_days=30)
 
     def planner() -> float:
         t = time.perf_counter()
-        plan.evaluate(req, "B300")
+        planning.evaluate(req, "B300")
         return time.perf_counter() - t
 
     for fn in (mem, step, cost, planner):  # warm up (first-call imports, allocations, calibration cache)
@@ -302,7 +310,8 @@ def bench_models(repeat: int) -> dict[str, float]:
 # only its compute(), the chapter's own work; "ledger" times every claim's check and robustness.
 _CHAPTER_TIMER = """
 import sys, time
-from analyses import chapters, ledger
+from analyses import chapters
+from analyses.chapters import ledger
 slug = sys.argv[1]
 if slug == "ledger":
     t = time.perf_counter(); ledger.ledger(); print(time.perf_counter() - t)
@@ -409,12 +418,15 @@ def report(build: dict, jb_s: float | None, models: dict, peer: dict | str, repe
             f"  Jupyter Book executing the same notebooks   {jb_s:8.1f} s   ours / Jupyter Book = {build['clean_s'] / jb_s:.2f}"
         )
     lines += [
-        f"  no-op rebuild                               {build['noop_s']:8.2f} s   target < {TARGETS['noop_s']:.0f} s: {verdict(build['noop_s'], TARGETS['noop_s'])}",
-        f"  one chapter rerun ({RERUN[0]}, -p {RERUN[1]} {RERUN[2]})      {build['rerun_s']:8.2f} s   target < {TARGETS['rerun_s']:.0f} s: {verdict(build['rerun_s'], TARGETS['rerun_s'])}",
+        f"  no-op rebuild                               {build['noop_s']:8.2f} s   target <= {TARGETS['noop_s']:g} s: {verdict(build['noop_s'], TARGETS['noop_s'])}",
+        f"  verdicts (python -m analyses verdicts)      {build['verdicts_s']:8.2f} s   target <= {TARGETS['verdicts_s']:g} s: {verdict(build['verdicts_s'], TARGETS['verdicts_s'])}",
+        f"  {f'one chapter rerun ({RERUN[0]}, -p {RERUN[1]} {RERUN[2]})':<44}{build['rerun_s']:8.2f} s   target <= {TARGETS['rerun_s']:g} s: {verdict(build['rerun_s'], TARGETS['rerun_s'])}",
         *rerun_lines(build),
     ]
     if "tests_s" in build:
-        lines.append(f"  make test                                   {build['tests_s']:8.1f} s")
+        lines.append(
+            f"  make test (fresh copy, every core)          {build['tests_s']:8.1f} s   target <= {TARGETS['tests_s']:g} s: {verdict(build['tests_s'], TARGETS['tests_s'])}"
+        )
     lines += ["", f"Models on {N_CONFIGS:,} configurations (one vectorised call each)"]
     for key, label in (("memory_s", "memory per GPU"), ("step_s", "step time"), ("cost_s", "cost Monte Carlo (draws)")):
         v = models[key]
@@ -459,7 +471,7 @@ def report(build: dict, jb_s: float | None, models: dict, peer: dict | str, repe
         f"  shared chart script (vega-offline.js) {build['chart_script_bytes'] / 1000:8.1f} KB, loaded once per chart page"
     )
     fails = [n for n, s in pages.items() if s >= TARGETS["page_bytes"]]
-    fails += [k for k in ("noop_s", "rerun_s") if build[k] >= TARGETS[k]]
+    fails += [k for k in ("noop_s", "verdicts_s", "rerun_s", "tests_s") if k in build and build[k] > TARGETS[k]]
     fails += [k for k in ("memory_s", "step_s", "cost_s") if models[k] >= TARGETS["model_s"]]
     fails += ["plan_s"] if models["plan_s"] >= TARGETS["plan_s"] else []
     fails += ["tco compute"] if chapters_s["tco"] >= TARGETS["tco_compute_s"] else []
@@ -485,7 +497,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Machine: {machine()}")
         print(
             f"one chapter rerun ({RERUN[0]}, -p {RERUN[1]} {RERUN[2]})  {rerun:.2f} s, median of {repeat}   "
-            f"target < {TARGETS['rerun_s']:.0f} s: {verdict(rerun, TARGETS['rerun_s'])}"
+            f"target <= {TARGETS['rerun_s']:g} s: {verdict(rerun, TARGETS['rerun_s'])}"
         )
         print("\n".join(rerun_lines(figures)))
         return 0

@@ -1,7 +1,7 @@
 """The book's chapters, in one explicit list, and access to their specs.
 
 Each chapter is a package ``analyses/chapters/<name>/`` (``scaling_gap`` for
-``book/scaling-gap.ipynb``) that defines ``SPEC`` (its parameters, see :mod:`analyses.chapters.params`)
+``book/scaling-gap.ipynb``) that defines ``SPEC`` (its parameters, see :mod:`analyses.scenario.params`)
 and, where it checks claims, its checks. Nothing is registered as a side effect of an import:
 :data:`CHAPTERS` names every chapter, and :func:`module` imports one on demand, so a chapter's
 kernel imports its own code and no other chapter's (the build records what each chapter read).
@@ -10,12 +10,23 @@ kernel imports its own code and no other chapter's (the build records what each 
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from analyses.chapters.params import ChapterSpec, Config, Param, ParamError, Rule, parameters_source, precision_rule
+from analyses import data
+from analyses.scenario.params import (
+    ChapterSpec,
+    Config,
+    Param,
+    ParamError,
+    Rule,
+    parameters_source,
+    precision_rule,
+    short,
+)
 
 __all__ = [
     "CHAPTERS",
@@ -26,9 +37,11 @@ __all__ = [
     "Rule",
     "chapter_slugs",
     "config",
+    "defaults",
     "module",
     "parameters_source",
     "precision_rule",
+    "short",
     "spec",
 ]
 
@@ -64,6 +77,16 @@ def chapter_slugs() -> list[str]:
 def spec(chapter: str) -> ChapterSpec:
     """A chapter's spec; ``KeyError`` lists the chapters."""
     return module(chapter).SPEC
+
+
+def defaults(chapter: str) -> Config:
+    """A chapter's configuration at its defaults (validated once per data folder; a Config is read-only)."""
+    return _defaults(chapter, str(data.DATA_DIR))
+
+
+@functools.cache
+def _defaults(chapter: str, data_dir: str) -> Config:
+    return spec(chapter).defaults()
 
 
 # papermill's injected cell starts with this comment (papermill.translators.Translator.codify).

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analyses.models import scaling
-from analyses.models.units import DAYS_PER_MONTH, TERA
+from analyses.units import DAYS_PER_MONTH, TERA
 
 
 def serial_days(runs: int, run_days_full: float) -> float:

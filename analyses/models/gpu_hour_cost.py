@@ -68,32 +68,73 @@ def inputs(gpu: str, rent_class: str, region: str, names: Mapping[str, Any]) -> 
     return tuple(n for n in wanted if n in names)
 
 
-def per_gpu_hour(s: Mapping[str, Any], gpu: str, tdp_w: float, rent_class: str, region: str) -> dict[str, np.ndarray]:
-    """Cost of one GPU-hour of ``gpu`` (USD), ``{"rented": ..., "owned": ...}``, from the scenario ``s``.
+def server_price(s: Mapping[str, Any], gpu: str) -> np.ndarray:
+    """System price per GPU (USD): ``server_<gpu>_usd_per_gpu``."""
+    return np.asarray(s[server_name(gpu)], dtype=float)
 
-    Rented: the rent of ``rent_class`` plus the rental overhead (NaN when the scenario has no such
-    rent). Owned: capital (server plus network and storage, annuity over the depreciation period at
-    the cost of capital), energy at ``tdp_w`` times the node overhead and PUE at the ``region``'s
-    tariff, hosting per kW and staff, per calendar hour.
-    """
-    if region not in ELECTRICITY:
-        raise ValueError(f"region must be one of {tuple(ELECTRICITY)}, got {region!r}")
-    rent = rent_name(gpu, rent_class)
-    overhead = np.asarray(s["rental_overhead_fraction"], dtype=float)
-    rented = tco.rented_cost_per_gpu_hour(s[rent], overhead) if rent in s else np.full(np.shape(overhead), np.nan)
-    owned = tco.owned_cost_per_gpu_hour(
+
+def opex(s: Mapping[str, Any], tdp_w: float, region: str = "china") -> tco.Opex:
+    """Running cost of one owned GPU of ``tdp_w`` per calendar hour (USD) at the ``region``'s tariff."""
+    return tco.opex_per_gpu_hour(
+        tdp_w,
+        s["server_power_overhead"],
+        s["pue"],
+        s[_electricity(region)],
+        s["hosting_usd_per_kw_month"],
+        s["staff_usd_per_gpu_year"],
+    )
+
+
+def owned(
+    s: Mapping[str, Any],
+    gpu: str,
+    tdp_w: float,
+    region: str = "china",
+    years: Any = None,
+    rate: Any = None,
+) -> tco.OwnedCost:
+    """Cost of one owned ``gpu`` per calendar hour (USD) by component: capital (server plus network and
+    storage, annuity over the depreciation period at the cost of capital), energy at ``tdp_w`` times
+    the node overhead and PUE at the ``region``'s tariff, hosting per kW and staff. ``years`` and
+    ``rate`` replace the scenario's depreciation period and cost of capital (a case's own terms)."""
+    return tco.owned_cost_per_gpu_hour(
         server_price_per_gpu=s[server_name(gpu)],
         network_storage_fraction=s["network_storage_fraction"],
-        depreciation_years=s["depreciation_years"],
-        cost_of_capital=s["cost_of_capital"],
+        depreciation_years=s["depreciation_years"] if years is None else years,
+        cost_of_capital=s["cost_of_capital"] if rate is None else rate,
         tdp_w=tdp_w,
         server_power_overhead=s["server_power_overhead"],
         pue=s["pue"],
-        electricity_per_kwh=s[ELECTRICITY[region]],
+        electricity_per_kwh=s[_electricity(region)],
         hosting_per_kw_month=s["hosting_usd_per_kw_month"],
         staff_per_gpu_year=s["staff_usd_per_gpu_year"],
-    ).total
-    return {"rented": np.asarray(rented, dtype=float), "owned": np.asarray(owned, dtype=float)}
+    )
+
+
+def rented(s: Mapping[str, Any], gpu: str, rent_class: str = "neocloud") -> np.ndarray:
+    """Cost of one billed ``gpu``-hour of ``rent_class`` (USD), storage and network included (NaN when
+    the scenario has no such rent)."""
+    rent = rent_name(gpu, rent_class)
+    overhead = np.asarray(s["rental_overhead_fraction"], dtype=float)
+    if rent not in s:
+        return np.full(np.shape(overhead), np.nan)
+    return np.asarray(tco.rented_cost_per_gpu_hour(s[rent], overhead), dtype=float)
+
+
+def _electricity(region: str) -> str:
+    if region not in ELECTRICITY:
+        raise ValueError(f"region must be one of {tuple(ELECTRICITY)}, got {region!r}")
+    return ELECTRICITY[region]
+
+
+def per_gpu_hour(s: Mapping[str, Any], gpu: str, tdp_w: float, rent_class: str, region: str) -> dict[str, np.ndarray]:
+    """Cost of one GPU-hour of ``gpu`` (USD), ``{"rented": ..., "owned": ...}``, from the scenario ``s``:
+    :func:`rented` at ``rent_class`` and the total of :func:`owned` at the ``region``'s tariff."""
+    _electricity(region)
+    return {
+        "rented": rented(s, gpu, rent_class),
+        "owned": np.asarray(owned(s, gpu, tdp_w, region).total, dtype=float),
+    }
 
 
 def has_prices(gpu: str, names: Mapping[str, Any]) -> bool:

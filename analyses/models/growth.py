@@ -16,10 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy import stats
 
-from analyses.models.throughput import training_flops
-from analyses.models.units import MONTHS_PER_YEAR, SECONDS_PER_YEAR, TERA
+from analyses.models.flops import flops_per_token, training_flops
+from analyses.units import MONTHS_PER_YEAR, SECONDS_PER_YEAR, TERA
 
 
 @dataclass(frozen=True)
@@ -54,6 +53,27 @@ class GrowthFit:
         return 10 ** (self.intercept_log10 + self.slope_log10_per_year * np.asarray(years, dtype=float))
 
 
+def least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """Ordinary least squares of ``y`` on ``x`` (3+ points): slope, intercept and the slope's standard
+    error ``sqrt((1 - r²) s_yy / s_xx / (n - 2))``, computed as :func:`scipy.stats.linregress` does
+    (same operations, same floats) without importing ``scipy.stats`` (a second on a loaded machine)."""
+    xmean, ymean = np.mean(x, None), np.mean(y, None)
+    ssxm, ssxym, _, ssym = np.cov(x, y, bias=1).flat
+    if ssxm == 0.0 or ssym == 0.0:
+        r = np.nan if ssxym == 0 else 0.0
+    else:
+        r = min(max(ssxym / np.sqrt(ssxm * ssym), -1.0), 1.0)
+    slope = ssxym / ssxm
+    return slope, ymean - slope * xmean, np.sqrt((1 - r**2) * ssym / ssxm / (len(x) - 2))
+
+
+def student_t_quantile(p: float, df: int) -> float:
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (what ``scipy.stats.t.ppf`` computes)."""
+    from scipy.special import stdtrit  # imported when first needed
+
+    return float(stdtrit(df, p))
+
+
 def fit_exponential(years: npt.ArrayLike, values: npt.ArrayLike, confidence: float = 0.9) -> GrowthFit:
     """Fit ``values = 10**(a + b*years)`` by least squares in log10 space.
 
@@ -81,13 +101,13 @@ def fit_exponential(years: npt.ArrayLike, values: npt.ArrayLike, confidence: flo
         raise ValueError("values must be positive")
     if not 0 < confidence < 1:
         raise ValueError("confidence must be between 0 and 1")
-    result = stats.linregress(t, np.log10(y))
-    half = stats.t.ppf(0.5 + confidence / 2, len(t) - 2) * result.stderr
+    slope, intercept, stderr = least_squares(t, np.log10(y))
+    half = student_t_quantile(0.5 + confidence / 2, len(t) - 2) * stderr
     return GrowthFit(
-        slope_log10_per_year=float(result.slope),
-        slope_low=float(result.slope - half),
-        slope_high=float(result.slope + half),
-        intercept_log10=float(result.intercept),
+        slope_log10_per_year=float(slope),
+        slope_low=float(slope - half),
+        slope_high=float(slope + half),
+        intercept_log10=float(intercept),
         n_points=len(t),
         start_year=float(t.min()),
         end_year=float(t.max()),
@@ -133,7 +153,9 @@ def tokens_per_param_for_years(
     """
     n = np.asarray(params, dtype=float)
     seconds = np.asarray(years, dtype=float) * SECONDS_PER_YEAR
-    return seconds * np.asarray(flop_per_s, dtype=float) * np.asarray(utilisation, dtype=float) / (6.0 * n * n)
+    return (
+        seconds * np.asarray(flop_per_s, dtype=float) * np.asarray(utilisation, dtype=float) / (flops_per_token(n) * n)
+    )
 
 
 # --------------------------------------------------------------------------------------------

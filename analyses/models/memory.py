@@ -29,8 +29,7 @@ import numpy as np
 import pandas as pd
 
 from analyses.models.activations import activation_bytes_per_layer, torch_eager_activation_bytes_per_layer
-
-GB = 1e9
+from analyses.units import GB
 
 # --------------------------------------------------------------------------------------------
 # Parameter counts

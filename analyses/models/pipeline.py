@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from analyses.models.flops import flops_per_token
+
 ArrayLike = npt.ArrayLike
 
 
@@ -127,7 +129,7 @@ def mix_share_for_saving(target: ArrayLike, saving_a: ArrayLike, saving_b: Array
 def llm_tokens_per_s_per_gpu(params: ArrayLike, achieved_flops: ArrayLike) -> np.ndarray:
     """Training tokens per second per GPU of a dense model at ``achieved_flops`` (model FLOP/s per
     GPU, peak x MFU): ``achieved / (6 N)`` (Kaplan et al. 2020, C = 6ND)."""
-    return np.asarray(achieved_flops, dtype=float) / (6.0 * np.asarray(params, dtype=float))
+    return np.asarray(achieved_flops, dtype=float) / flops_per_token(params)
 
 
 def required_input_bytes_per_s(tokens_per_s: ArrayLike, bytes_per_token: ArrayLike) -> np.ndarray:

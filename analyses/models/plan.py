@@ -1,17 +1,19 @@
 """Plan a training run: from a model, its tokens and a deadline to GPUs, layout, time, goodput and cost.
 
 The planner chains the book's models without changing them, every shared assumption read from the
-request's scenario ``req.s``: the layouts searched (:func:`analyses.models.layouts.candidates`);
+request's scenario ``req.s`` and every fact about a generation from ``req.hardware``: the layouts searched (:func:`analyses.models.layouts.candidates`);
 memory per GPU (:func:`analyses.models.memory.total_bytes_per_gpu`, Korthikanti et al. 2022
 activations, ZeRO sharding) with the framework memory; step time
 (:func:`analyses.models.scaling.step_time`) on the generation's InfiniBand cluster with the RDMA NIC
 share, latency and data-parallel overlap, and the kernel efficiency calibrated on published
-throughput (:mod:`analyses.models.kernel_efficiency`), whose errors on the published validation
-rows are the time uncertainty; the data-loading stall (:func:`analyses.models.pipeline.step_time_s`,
+throughput (:mod:`analyses.models.kernel_efficiency`, passed in), whose errors on the published
+validation rows are the time uncertainty; the data-loading stall (:func:`analyses.models.pipeline.step_time_s`,
 a prefetching loader) at the bytes per input token; failures at the interruptions per GPU-year, the
 optimal checkpoint interval and the goodput with the restart time
 (:mod:`analyses.models.reliability`); the cost per GPU-hour, rented or owned, from the prices
-(:func:`analyses.models.gpu_hour_cost.per_gpu_hour`), drawn by :func:`analyses.scenario.sample`.
+(:func:`analyses.models.gpu_hour_cost.per_gpu_hour`), and its draws (passed in).
+:mod:`analyses.scenario.planning` resolves the calibration, the hardware and the draws from the data
+and the scenario and runs the planner end to end (``planning.plan(req)``).
 
 Every candidate layout of one GPU generation is evaluated in one vectorised pass (numpy arrays
 over layouts). Units: seconds, bytes, FLOP/s and USD unless a name says otherwise; ``days`` are
@@ -25,7 +27,6 @@ calendar-hour cost (capital, energy at full power, hosting, staff) for the same 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,9 +34,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import scenario
 from analyses.models import gpu_hour_cost, layouts, memory, pipeline, reliability, scaling, uncertainty
-from analyses.models import kernel_efficiency as ke
+from analyses.models.flops import training_flops
 from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.models.training_run import (
     CHECKPOINT_METHODS,
@@ -43,37 +43,31 @@ from analyses.models.training_run import (
     PRECISIONS,
     REQUEST_FIELDS,
     TIME_ASSUMPTIONS,
+    Hardware,
     PlanError,
     Request,
     Shape,
-    cluster_config,
-    datasheet,
-    supported_gpus,
 )
-from analyses.models.units import GB, HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR
+from analyses.units import GB, HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 __all__ = [
     "CHECKPOINT_METHODS",
     "PRECISIONS",
     "REQUEST_FIELDS",
     "TIME_ASSUMPTIONS",
+    "Hardware",
     "Plan",
     "PlanError",
     "Request",
     "Shape",
+    "assemble",
     "breakdown",
     "candidates",
-    "cluster_config",
-    "datasheet",
     "evaluate",
+    "hourly_cost",
     "intervals",
-    "kernel_efficiency",
     "pareto_front",
-    "plan",
     "recommend",
-    "sensitivity",
-    "supported_gpus",
-    "validation_errors",
 ]
 
 TIME_PARTS = (
@@ -91,18 +85,6 @@ SENSITIVITY_ASSUMPTIONS = ("interruptions_per_gpu_year", "restart_s", "dp_overla
 CHECKPOINT_BANDWIDTH_FACTOR = 4.0  # the sensitivity moves the plan's own checkpoint bandwidth ÷4 and ×4
 
 
-def kernel_efficiency(req: Request, gpu: str) -> tuple[float, str]:
-    """The kernel efficiency of ``gpu`` for ``req`` and where it comes from (set, calibrated or borrowed)."""
-    if req.compute_efficiency:
-        return req.compute_efficiency, "set by the reader"
-    return ke.kernel_efficiency(gpu, req.precision, req.holdout_sources, req.s["dp_overlap"])
-
-
-def validation_errors(req: Request) -> np.ndarray:
-    """The step-time model's errors on the published validation rows, calibrated as ``req`` is."""
-    return ke.validation_errors(req.holdout_sources, req.s["dp_overlap"])
-
-
 # --------------------------------------------------------------------------------------------
 # Layouts and their evaluation
 # --------------------------------------------------------------------------------------------
@@ -118,26 +100,20 @@ def candidates(req: Request, gpu: str) -> pd.DataFrame:
         sequences_per_step=req.global_batch_tokens / s.seq_len,
         min_gpus=req.min_gpus,
         max_gpus=req.max_gpus,
-        domain_gpus=int(cluster_config(gpu)["gpus_per_node"]),  # one NVLink domain per node (72 for NVL72)
+        domain_gpus=int(req.hardware[gpu].cluster["gpus_per_node"]),  # one NVLink domain per node (72 for NVL72)
     )
 
 
 def hourly_cost(req: Request, gpu: str, s: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
     """Cost of one GPU-hour of ``gpu`` (USD), rented and owned, at the scenario ``s`` (``req.s`` by default)."""
     return gpu_hour_cost.per_gpu_hour(
-        req.s if s is None else s, gpu, datasheet(gpu).tdp_w, req.rent_class, req.electricity_region
+        req.s if s is None else s, gpu, req.hardware[gpu].tdp_w, req.rent_class, req.electricity_region
     )
 
 
-def hourly_cost_draws(req: Request, gpu: str) -> dict[str, np.ndarray]:
-    """:func:`hourly_cost` on ``req.mc_samples`` joint draws of its price assumptions (:func:`analyses.scenario.sample`
-    seeded with ``req.seed``, around ``req.s``); a generation without a rent of ``req.rent_class`` gets NaN rents."""
-    names = gpu_hour_cost.inputs(gpu, req.rent_class, req.electricity_region, req.s)
-    return hourly_cost(req, gpu, scenario.sample(names, req.mc_samples, req.seed, req.s))
-
-
-def evaluate(req: Request, gpu: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Memory, step time, goodput, time to train and central cost of every layout (one pass).
+def evaluate(req: Request, gpu: str, efficiency: float, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Memory, step time, goodput, time to train and central cost of every layout (one pass), at
+    kernel ``efficiency`` (the share of the dense peak the GPU's matrix kernels reach).
 
     ``frame`` holds layouts (:data:`analyses.models.layouts.COLUMNS`); every candidate by default.
     Adds columns: ``mem_bytes`` (busiest GPU), ``fits``, ``kernel_efficiency``, ``step_s`` (with
@@ -148,9 +124,10 @@ def evaluate(req: Request, gpu: str, frame: pd.DataFrame | None = None) -> pd.Da
     req = req.validate()
     frame = candidates(req, gpu) if frame is None else frame.reset_index(drop=True).copy()
     s, sc = req.shape, req.s
-    cfg = cluster_config(gpu)
-    peak = datasheet(gpu).peak_flops(req.precision)
-    eff = kernel_efficiency(req, gpu)[0]
+    hw = req.hardware[gpu]
+    cfg = hw.cluster
+    peak = hw.peak_flops(req.precision)
+    eff = efficiency
     tp, pp, dp = (frame[c].to_numpy(float) for c in ("tp", "pp", "dp"))
     z, mb, v = (frame[c].to_numpy() for c in ("zero_stage", "micro_batch", "virtual_stages"))
     n = frame["n_gpus"].to_numpy(float)
@@ -215,7 +192,7 @@ def evaluate(req: Request, gpu: str, frame: pd.DataFrame | None = None) -> pd.Da
     costs = {f"cost_{b}": gpu_hours * float(hourly[b]) for b in COST_BASES}
     columns = {
         "mem_bytes": mem,
-        "fits": mem <= datasheet(gpu).hbm_usable_bytes,
+        "fits": mem <= hw.hbm_usable_bytes,
         "kernel_efficiency": np.full(len(frame), eff),
         "step_s": step,
         "compute_s": st.compute_s / factor,
@@ -225,7 +202,7 @@ def evaluate(req: Request, gpu: str, frame: pd.DataFrame | None = None) -> pd.Da
         "pp_s": st.pipeline_p2p_s,
         "dp_exposed_s": st.data_parallel_exposed_s,
         "stall_s": step - st.step_s,
-        "mfu": 6.0 * s.n_params * req.global_batch_tokens / (step * n * peak),
+        "mfu": training_flops(s.n_params, req.global_batch_tokens) / (step * n * peak),
         "checkpoint_s": checkpoint_s,
         "mtbf_s": mtbf,
         "interval_s": interval,
@@ -283,13 +260,12 @@ class Plan:
         return ok.sort_values("cost", kind="stable").iloc[0] if not ok.empty else rec.sort_values("days").iloc[0]
 
 
-def plan(req: Request) -> Plan:
-    """Evaluate every layout on every generation of ``req`` and recommend one per generation."""
-    req = req.validate()
-    fitting, fronts, recs, basis, no_fit, n = [], [], [], {}, [], 0
+def assemble(req: Request, evaluated: Mapping[str, pd.DataFrame], basis: Mapping[str, str]) -> Plan:
+    """The plan of ``req`` from every generation's evaluated layouts (:func:`evaluate`) and where each
+    kernel efficiency came from: the fitting layouts, each generation's front and recommendation."""
+    fitting, fronts, recs, no_fit, n = [], [], [], [], 0
     for gpu in req.gpus:
-        basis[gpu] = kernel_efficiency(req, gpu)[1]
-        ev = evaluate(req, gpu)
+        ev = evaluated[gpu]
         n += len(ev)
         ok = ev[ev["fits"]]
         if ok.empty:
@@ -298,13 +274,12 @@ def plan(req: Request) -> Plan:
         fitting.append(ok)
         fronts.append(pareto_front(ok))
         recs.append(recommend(ok))
-    cat = functools.partial(pd.concat, ignore_index=True)
     return Plan(
         request=req,
-        layouts=cat(fitting) if fitting else pd.DataFrame(),
-        front=cat(fronts) if fronts else pd.DataFrame(),
+        layouts=pd.concat(fitting, ignore_index=True) if fitting else pd.DataFrame(),
+        front=pd.concat(fronts, ignore_index=True) if fronts else pd.DataFrame(),
         recommended=pd.DataFrame(recs).reset_index(drop=True) if recs else pd.DataFrame(),
-        efficiency_basis=basis,
+        efficiency_basis=dict(basis),
         no_fit=tuple(no_fit),
         n_candidates=n,
     )
@@ -315,23 +290,29 @@ def plan(req: Request) -> Plan:
 # --------------------------------------------------------------------------------------------
 
 
-def intervals(req: Request, rows: pd.DataFrame, level: float = uncertainty.INTERVAL_LEVEL) -> pd.DataFrame:
+def intervals(
+    req: Request,
+    rows: pd.DataFrame,
+    errors: np.ndarray,
+    draws: Mapping[str, Mapping[str, np.ndarray]],
+    level: float = uncertainty.INTERVAL_LEVEL,
+) -> pd.DataFrame:
     """Intervals (90% by default) of days and of both costs for ``rows`` (layouts of any generations).
 
-    Time: the step-time model's published validation errors, resampled (true time = planned /
+    Time: the step-time model's published validation ``errors``, resampled (true time = planned /
     (1 + error)), one generator seeded ``req.seed + 1`` per generation. Cost: GPU-hours at that time
-    × cost per GPU-hour on the scenario's draws of its prices (:func:`hourly_cost_draws`). Every
+    × cost per GPU-hour on the scenario's draws of its prices (``draws[gpu]``: :func:`hourly_cost`
+    on ``req.mc_samples`` joint draws). Every
     layout of a generation scales the same draws, so its quantiles are the generation's scaled.
     Adds ``days_lo``/``days_hi`` and, for each basis in :data:`COST_BASES`,
     ``cost_<basis>_lo``/``_med``/``_hi``; ``cost_lo``/``cost_med``/``cost_hi`` repeat ``req.cost_basis``.
     """
-    errors = validation_errors(req)
     out = rows.copy()
     cols = ["days_lo", "days_hi"] + [f"cost_{b}_{q}" for b in COST_BASES for q in ("lo", "med", "hi")]
     for col in cols:
         out[col] = np.nan
     for gpu, idx in out.groupby("gpu").groups.items():
-        hourly = hourly_cost_draws(req, gpu)
+        hourly = draws[gpu]
         rng = np.random.default_rng(req.seed + 1)
         factor = 1.0 / (1.0 + rng.choice(errors, size=req.mc_samples))
         days = out.loc[idx, "days"].to_numpy(float)
@@ -354,52 +335,3 @@ def breakdown(row: pd.Series, req: Request) -> pd.DataFrame:
     days = [steps * row[c] / SECONDS_PER_DAY for c in STEP_PARTS]
     days.append(row["days"] - sum(days))
     return pd.DataFrame({"part": TIME_PARTS, "days": days, "share": np.asarray(days) / row["days"]})
-
-
-def sensitivity(req: Request, row: pd.Series) -> pd.DataFrame:
-    """What moves one layout's days and cost: each input at a low and a high value, the rest fixed.
-
-    The kernel efficiency at the model's worst under- and over-prediction on the validation rows;
-    the scenario's assumptions of :data:`SENSITIVITY_ASSUMPTIONS` at the ends of their 90% ranges;
-    the plan's own checkpoint bandwidth ÷4 and ×4; the price per GPU-hour at the 5th and 95th
-    percentiles of its draws. Columns ``input, days_a, days_b, cost_a, cost_b, cost_swing``
-    (a: the low end, b: the high end), largest cost swing first.
-    """
-    layout = pd.DataFrame([row[list(layouts.COLUMNS)]])
-    gpu = row["gpu"]
-    base_eff = kernel_efficiency(req, gpu)[0]
-    err = validation_errors(req)
-    ranges = scenario.ranges(req.s)
-    bandwidth = req.checkpoint_gb_per_s_per_node
-    variants: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
-        "kernel efficiency (validation error range)": (
-            {"compute_efficiency": base_eff * (1 + err.min())},
-            {"compute_efficiency": base_eff * (1 + err.max())},
-        ),
-    }
-    for name in SENSITIVITY_ASSUMPTIONS:
-        r = ranges[name]
-        variants[f"{scenario.assumption(name).label} (90% range)"] = ({"s": {name: r.low}}, {"s": {name: r.high}})
-    variants[f"checkpoint bandwidth ÷{CHECKPOINT_BANDWIDTH_FACTOR:g} / ×{CHECKPOINT_BANDWIDTH_FACTOR:g}"] = (
-        {"checkpoint_gb_per_s_per_node": bandwidth / CHECKPOINT_BANDWIDTH_FACTOR},
-        {"checkpoint_gb_per_s_per_node": bandwidth * CHECKPOINT_BANDWIDTH_FACTOR},
-    )
-    rows = []
-    for name, (lo, hi) in variants.items():
-        a = evaluate(req.with_(**lo), gpu, layout).iloc[0]
-        b = evaluate(req.with_(**hi), gpu, layout).iloc[0]
-        rows.append({"input": name, "days_a": a["days"], "days_b": b["days"], "cost_a": a["cost"], "cost_b": b["cost"]})
-    p_lo, _, p_hi = uncertainty.interval(hourly_cost_draws(req, gpu)[req.cost_basis])
-    central = float(hourly_cost(req, gpu)[req.cost_basis])
-    rows.append(
-        {
-            "input": f"price per GPU-hour ({req.cost_basis}, 5%-95%)",
-            "days_a": row["days"],
-            "days_b": row["days"],
-            "cost_a": row["cost"] * p_lo / central,
-            "cost_b": row["cost"] * p_hi / central,
-        }
-    )
-    frame = pd.DataFrame(rows)
-    frame["cost_swing"] = (frame["cost_b"] - frame["cost_a"]).abs()
-    return frame.sort_values("cost_swing", ascending=False, kind="stable").reset_index(drop=True)

@@ -25,9 +25,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy.special import lambertw
 
-from analyses.models.units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_YEAR, settle
+from analyses.units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_YEAR, settle
 
 ArrayLike = npt.ArrayLike
 
@@ -45,7 +44,7 @@ def per_gpu_mtbf_s(interruptions: ArrayLike, days: ArrayLike, gpus: ArrayLike) -
 def interruptions_per_gpu_year(interruptions: ArrayLike, days: ArrayLike, gpus: ArrayLike) -> np.ndarray:
     """Interruptions per GPU per year implied by a job's log: ``interruptions · 365.25 / (gpus · days)``.
 
-    The reciprocal of :func:`per_gpu_mtbf_s` in GPU-years (a Julian year, :mod:`analyses.models.units`).
+    The reciprocal of :func:`per_gpu_mtbf_s` in GPU-years (a Julian year, :mod:`analyses.units`).
     """
     gpu_days = np.asarray(gpus, dtype=float) * np.asarray(days, dtype=float)
     return np.asarray(interruptions, dtype=float) * DAYS_PER_YEAR / gpu_days
@@ -165,6 +164,8 @@ def optimal_interval_s(checkpoint_s: ArrayLike, mtbf_s: ArrayLike) -> np.ndarray
         raise ValueError("checkpoint_s must be >= 0 and mtbf_s > 0")
     # the argument lies in (-1/e, 0); keep it inside when δ/M is tiny (W is undefined in floating
     # point at -1/e itself, where δ = 0 and the optimum is τ = 0)
+    from scipy.special import lambertw  # imported when first needed (a command that plans nothing skips it)
+
     z = np.maximum(-np.exp(-(1.0 + delta / m)), np.nextafter(-np.exp(-1.0), 0.0))
     return np.where(delta > 0, m * np.maximum(1.0 + lambertw(z, 0).real, 0.0), 0.0)
 

@@ -30,9 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.optimize import brentq
 
-from analyses.models.units import BITS_PER_BYTE, GB, MICROSECOND, TERA
+from analyses.units import BITS_PER_BYTE, GB, MICROSECOND, TERA
 
 
 def allreduce_time_s(size_bytes: ArrayLike, bus_bytes_per_s: ArrayLike, n: ArrayLike) -> np.ndarray:
@@ -258,6 +257,8 @@ def solve_nic_bandwidth_for_speedup(
     Solved with :func:`scipy.optimize.brentq` on 1e6-1e12 bytes/s; raises ValueError when no
     bandwidth in that range gives the target (the speed-up is then limited by something else).
     """
+    from scipy.optimize import brentq  # imported when first needed
+
     kwargs = dict(kwargs)
     kwargs.pop("nic_bytes_per_s", None)
 
@@ -272,6 +273,7 @@ def solve_nic_bandwidth_for_speedup(
 
 def solve_compute_efficiency(measured_flops_per_gpu: float, peak_flops: float, **kwargs) -> float:
     """Single-GPU compute efficiency that makes the model reproduce a measured per-GPU FLOP/s (brentq)."""
+    from scipy.optimize import brentq  # imported when first needed
 
     def gap(eff: float) -> float:
         st = step_time(peak_flops=peak_flops, compute_efficiency=eff, **kwargs)
@@ -313,20 +315,6 @@ def cluster_kwargs(
         "nvlink_domain_gpus": nvlink_domain_gpus if nvlink_domain_gpus is not None else cluster["gpus_per_node"],
         "latency_s": np.asarray(latency, float) * MICROSECOND,
     }
-
-
-def mfu_from_speedup(speedup: ArrayLike, peak_new: ArrayLike, peak_old: ArrayLike, mfu_old: ArrayLike) -> np.ndarray:
-    """MFU of a new GPU that a per-GPU speed-up over an old one implies: ``S · peak_old · MFU_old / peak_new``.
-
-    The inverse of the achieved-throughput ratio ``(peak·MFU)_new / (peak·MFU)_old``
-    (:func:`analyses.models.throughput.achieved_ratio`); peaks dense, at each GPU's precision.
-    """
-    return (
-        np.asarray(speedup, float)
-        * np.asarray(peak_old, float)
-        * np.asarray(mfu_old, float)
-        / np.asarray(peak_new, float)
-    )
 
 
 def efficiency(

@@ -15,25 +15,20 @@ Conventions (stated once):
 * Useful compute is ``achieved FLOP/s x utilisation x goodput``, with achieved FLOP/s = dense peak
   x MFU of a busy, healthy job; utilisation is the share of (owned or billed) hours a job runs and
   goodput the share of run time not lost to failures and reruns. A PFLOP-day is 1e15 FLOP/s for a day.
-* Time conventions (hours per year and month) are those of :mod:`analyses.models.units`.
+* Time conventions (hours per year and month) are those of :mod:`analyses.units`.
 * The capital charge uses the annuity (capital recovery) factor ``r / (1 - (1 + r)^-n)``, which
   reduces to straight-line depreciation ``1/n`` at ``r = 0``.
 
-The second half wires these models to the book's one scenario (:mod:`analyses.scenario`): a mapping
-``s`` of assumption names to floats or arrays (``server_b300_usd_per_gpu``, ``speedup_b300_a100``,
-...), so the chapter, its checks and the Monte Carlo call the same functions.
+:mod:`analyses.scenario.costs` feeds these models from the book's one scenario.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-from analyses import data, scenario
-from analyses.models.units import (
+from analyses.units import (
     DAYS_PER_MONTH,
     HOURS_PER_DAY,
     HOURS_PER_MONTH,
@@ -44,7 +39,6 @@ from analyses.models.units import (
 )
 
 ArrayLike = float | np.ndarray
-Scenario = Mapping[str, Any]
 
 # --------------------------------------------------------------------------------------------
 # Cost per GPU-hour
@@ -294,180 +288,3 @@ def labour_share_for_ratio(target_ratio: ArrayLike, labour_ratio: ArrayLike, com
     target, labour, compute = (np.asarray(x, dtype=float) for x in (target_ratio, labour_ratio, compute_ratio))
     with np.errstate(divide="ignore", invalid="ignore"):
         return (target - compute) / (labour - compute)
-
-
-# --------------------------------------------------------------------------------------------
-# The scenario's wiring: the same models with every input read from ``s``
-# --------------------------------------------------------------------------------------------
-
-SPEEDUP = "speedup_b300_a100"  # the scenario's per-GPU speed-up of the new generation over the old
-OLD_MFU = "mfu_a100_bf16"  # the scenario's MFU of the old generation
-
-
-@functools.cache
-def generations() -> tuple[tuple[str, str], tuple[str, str]]:
-    """((new GPU, precision), (old GPU, precision)) of the scenario's speed-up, read from its
-    derivation (``B300:fp8:... / A100:bf16:...``): (("B300", "fp8"), ("A100", "bf16"))."""
-    new, _, old = scenario.assumption(SPEEDUP).argument.partition("/")
-    (n_gpu, n_prec, _), (o_gpu, o_prec, _) = new.split(":"), old.split(":")
-    return (n_gpu, n_prec), (o_gpu, o_prec)
-
-
-@functools.cache
-def _gpu(name: str) -> data.GPU:
-    return data.gpu(name)
-
-
-def peak_flops(gpu: str) -> float:
-    """Dense peak FLOP/s of ``gpu`` at the precision the scenario's speed-up assumes for it."""
-    for name, precision in generations():
-        if name == gpu:
-            return _gpu(gpu).peak_flops(precision)
-    raise KeyError(f"the scenario's speed-up compares {generations()}, not {gpu}")
-
-
-def achieved_flop_per_s(s: Scenario, gpu: str) -> np.ndarray:
-    """FLOP/s of a busy, healthy job on ``gpu``: the old generation's peak x its MFU, the new one's
-    that times the scenario's speed-up (the new generation's MFU follows, :func:`mfu`)."""
-    (new, _), (old, _) = generations()
-    base = peak_flops(old) * np.asarray(s[OLD_MFU], dtype=float)
-    if gpu == old:
-        return base
-    if gpu == new:
-        return base * np.asarray(s[SPEEDUP], dtype=float)
-    raise KeyError(f"the scenario's speed-up compares {new} with {old}, not {gpu}")
-
-
-def mfu(s: Scenario, gpu: str) -> np.ndarray:
-    """MFU of ``gpu`` in the scenario; for the new generation
-    ``speedup x peak_old x MFU_old / peak_new`` (its precision's dense peak)."""
-    return achieved_flop_per_s(s, gpu) / peak_flops(gpu)
-
-
-def server_price(s: Scenario, gpu: str) -> np.ndarray:
-    """System price per GPU (USD): ``server_<gpu>_usd_per_gpu``."""
-    return np.asarray(s[f"server_{gpu.lower()}_usd_per_gpu"], dtype=float)
-
-
-def capex_per_gpu(s: Scenario, gpu: str) -> np.ndarray:
-    """Up-front cost of one owned GPU (USD): its system price plus network and storage."""
-    return server_price(s, gpu) * (1.0 + np.asarray(s["network_storage_fraction"], dtype=float))
-
-
-def opex(s: Scenario, gpu: str) -> Opex:
-    """Running cost of one owned ``gpu`` per calendar hour (USD), from the scenario."""
-    return opex_per_gpu_hour(
-        _gpu(gpu).tdp_w,
-        s["server_power_overhead"],
-        s["pue"],
-        s["electricity_usd_per_kwh"],
-        s["hosting_usd_per_kw_month"],
-        s["staff_usd_per_gpu_year"],
-    )
-
-
-def owned(s: Scenario, gpu: str, years: ArrayLike | None = None, rate: ArrayLike | None = None) -> OwnedCost:
-    """Cost of one owned ``gpu`` per calendar hour (USD) by component, from the scenario; ``years`` and
-    ``rate`` replace the scenario's depreciation period and cost of capital (a case's own terms)."""
-    return owned_cost_per_gpu_hour(
-        server_price(s, gpu),
-        s["network_storage_fraction"],
-        s["depreciation_years"] if years is None else years,
-        s["cost_of_capital"] if rate is None else rate,
-        _gpu(gpu).tdp_w,
-        s["server_power_overhead"],
-        s["pue"],
-        s["electricity_usd_per_kwh"],
-        s["hosting_usd_per_kw_month"],
-        s["staff_usd_per_gpu_year"],
-    )
-
-
-def rented(s: Scenario, gpu: str) -> np.ndarray:
-    """Cost of one rented ``gpu``-hour at a neocloud (USD), storage and network included."""
-    return rented_cost_per_gpu_hour(s[f"rent_{gpu.lower()}_usd_per_gpu_hour"], s["rental_overhead_fraction"])
-
-
-def rented_a100_china_cny(s: Scenario) -> np.ndarray:
-    """Cost of one rented A100-hour in China (CNY), storage and network included."""
-    return rented_cost_per_gpu_hour(s["rent_a100_china_cny_per_gpu_hour"], s["rental_overhead_fraction"])
-
-
-def hourly(s: Scenario, gpu: str, mode: str) -> np.ndarray:
-    """Cost of one ``gpu``-hour (USD), ``mode`` = "owned" (all in) or "rented"."""
-    if mode == "owned":
-        return owned(s, gpu).total
-    if mode == "rented":
-        return rented(s, gpu)
-    raise ValueError(f"mode must be 'owned' or 'rented', got {mode!r}")
-
-
-def pflop_day_cost(s: Scenario, gpu: str, mode: str) -> np.ndarray:
-    """Cost (USD) of one useful PFLOP-day on ``gpu`` owned or rented, at the scenario's MFU of that
-    generation, utilisation and goodput (:func:`cost_per_effective_pflop_day`)."""
-    return cost_per_effective_pflop_day(
-        hourly(s, gpu, mode), achieved_flop_per_s(s, gpu), 1.0, s["utilisation"], s["goodput"]
-    )
-
-
-def same_task_ratio(s: Scenario, mode: str = "owned", speedup: ArrayLike | None = None) -> np.ndarray:
-    """Cost of one task on the new generation over the old, owned or rented, at the scenario's
-    speed-up or at ``speedup`` (e.g. a document's own figure)."""
-    (new, _), (old, _) = generations()
-    x = s[SPEEDUP] if speedup is None else speedup
-    return same_task_cost_ratio(hourly(s, new, mode), hourly(s, old, mode), x)
-
-
-def price_ratio(s: Scenario, mode: str = "owned") -> np.ndarray:
-    """Cost per GPU-hour of the new generation over the old, owned or rented."""
-    (new, _), (old, _) = generations()
-    return hourly(s, new, mode) / hourly(s, old, mode)
-
-
-BASELINES = ("rent", "rent in China", "keep owned")
-
-
-def payback(s: Scenario, baseline: str = "rent", speedup: ArrayLike | None = None) -> np.ndarray:
-    """Months for one bought new-generation GPU to repay itself against doing the same work the old
-    way (:func:`replacement_payback_months`): ``rent`` old GPUs at a neocloud, ``rent in China``, or
-    ``keep owned`` old GPUs whose capital is spent (only their opex is saved). The speed-up is the
-    scenario's unless ``speedup`` is given."""
-    (new, _), (old, _) = generations()
-    if baseline == "rent":
-        before = rented(s, old)
-    elif baseline == "rent in China":
-        before = rented_a100_china_cny(s) / np.asarray(s["usd_cny"], dtype=float)
-    elif baseline == "keep owned":
-        before = opex(s, old).total
-    else:
-        raise ValueError(f"baseline must be one of {BASELINES}, got {baseline!r}")
-    x = s[SPEEDUP] if speedup is None else speedup
-    return replacement_payback_months(capex_per_gpu(s, new), x, before, opex(s, new).total)
-
-
-def workload_gpus(s: Scenario, gpu: str, pflop_days_per_month: ArrayLike) -> np.ndarray:
-    """GPUs of ``gpu`` (fractional) that deliver ``pflop_days_per_month`` useful PFLOP-days a month."""
-    return gpus_for_workload(pflop_days_per_month, achieved_flop_per_s(s, gpu), 1.0, s["utilisation"], s["goodput"])
-
-
-def training_hours(s: Scenario, params: ArrayLike, gpu: str) -> np.ndarray:
-    """GPU-hours of pretraining a dense model of ``params`` parameters on the scenario's tokens per
-    parameter (6ND FLOP, :func:`training_gpu_hours` at the scenario's MFU and goodput)."""
-    n = np.asarray(params, dtype=float)
-    flop = 6.0 * n * n * np.asarray(s["tokens_per_param"], dtype=float)
-    return training_gpu_hours(flop, achieved_flop_per_s(s, gpu), 1.0, s["goodput"])
-
-
-def training_cost(s: Scenario, params: ArrayLike, gpu: str, mode: str = "owned") -> np.ndarray:
-    """Cost (USD) of :func:`training_hours` on ``gpu``, owned or rented."""
-    return training_hours(s, params, gpu) * hourly(s, gpu, mode)
-
-
-def wasted_share(s: Scenario) -> np.ndarray:
-    """Share of paid old-generation GPU time that yields no model FLOPs: ``1 - utilisation x goodput x MFU``."""
-    return 1.0 - np.asarray(s["utilisation"]) * np.asarray(s["goodput"]) * np.asarray(s[OLD_MFU])
-
-
-def idle_share(s: Scenario) -> np.ndarray:
-    """Share of paid GPU time lost to idle hours and reruns only: ``1 - utilisation x goodput``."""
-    return 1.0 - np.asarray(s["utilisation"]) * np.asarray(s["goodput"])

@@ -12,39 +12,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from analyses.models.units import DAYS_PER_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR
-
-
-def training_flops(
-    params: ArrayLike,
-    tokens: ArrayLike,
-    n_layers: ArrayLike | None = None,
-    d_model: ArrayLike | None = None,
-    seq_len: ArrayLike | None = None,
-) -> np.ndarray:
-    """Model FLOPs to train a dense transformer, FLOP.
-
-    ``6·N·D`` (Kaplan et al. 2020, sec. 2.1: 2N forward + 4N backward per token) plus, when the
-    layer count, width and sequence length are given, the attention-score term of PaLM's
-    appendix B, ``12·L·H·Q·T`` per token with ``H·Q = d_model`` and ``T = seq_len``:
-    ``C = 6·N·D + 12·L·d_model·seq_len·D``.
-
-    Parameters
-    ----------
-    params
-        Parameter count N.
-    tokens
-        Training tokens D.
-    n_layers, d_model, seq_len
-        Layers L, hidden size, sequence length (all three or none).
-    """
-    flops = 6.0 * np.asarray(params, float) * np.asarray(tokens, float)
-    if n_layers is not None and d_model is not None and seq_len is not None:
-        attention_per_token = (
-            12.0 * np.asarray(n_layers, float) * np.asarray(d_model, float) * np.asarray(seq_len, float)
-        )
-        flops = flops + attention_per_token * np.asarray(tokens, float)
-    return flops
+from analyses.models.flops import training_flops
+from analyses.units import DAYS_PER_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 
 def effective_flops_per_s(peak_flops_dense: ArrayLike, mfu: ArrayLike) -> np.ndarray:
@@ -109,21 +78,12 @@ def achieved_ratio(peak_new: ArrayLike, mfu_new: ArrayLike, peak_old: ArrayLike,
     return effective_flops_per_s(peak_new, mfu_new) / effective_flops_per_s(peak_old, mfu_old)
 
 
-def mfu_for_speedup(speedup: ArrayLike, peak_new: ArrayLike, peak_old: ArrayLike, mfu_old: ArrayLike) -> np.ndarray:
-    """MFU the new GPU needs for a per-GPU ``speedup`` over the old one: inverse of :func:`achieved_ratio`.
-
-    ``MFU_new = speedup · peak_old · MFU_old / peak_new`` (B300's MFU implied by the scenario's
-    B300/A100 speed-up and A100 MFU).
-    """
-    return np.asarray(speedup, float) * effective_flops_per_s(peak_old, mfu_old) / np.asarray(peak_new, float)
-
-
 def pretrain_months(
     params: ArrayLike, tokens_per_param: ArrayLike, n_gpus: ArrayLike, peak_flops_dense: ArrayLike, mfu: ArrayLike
 ) -> np.ndarray:
     """Months to pretrain ``params`` parameters on ``tokens_per_param`` tokens each (``6·N·D``).
 
-    A month is :data:`analyses.models.units.DAYS_PER_MONTH` days; see :func:`time_to_train_s`.
+    A month is :data:`analyses.units.DAYS_PER_MONTH` days; see :func:`time_to_train_s`.
     """
     n = np.asarray(params, float)
     flops = training_flops(n, n * np.asarray(tokens_per_param, float))

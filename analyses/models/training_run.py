@@ -1,24 +1,22 @@
-"""A training run to plan: the model's shape, the request (tokens, deadline, GPUs, cluster bounds,
-cost basis, ...) with the scenario it is planned under, and the facts a request may name.
+"""A training run to plan: the model's shape, the hardware it may run on, and the request (tokens,
+deadline, GPUs, cluster bounds, cost basis, ...) with the scenario it is planned under.
 
 :class:`Request` holds what the reader sets; every assumption the plan shares with the rest of the
-book is read from its ``s``, the scenario (:func:`analyses.scenario.values`, with the reader's
-overrides). :meth:`Request.validate` names the first wrong field (:class:`PlanError`). The
-generations a request may name are those with an InfiniBand cluster configuration
-(``data/cluster_configs.csv``: NVLink figures and node size) and prices in the scenario.
+book is read from its ``s``, the scenario's values (with the reader's overrides), and every fact
+about a GPU generation from its :class:`Hardware` (datasheet and InfiniBand cluster). Both are
+resolved by :mod:`analyses.scenario.planning`; nothing here reads ``data/`` or the scenario.
+:meth:`Request.validate` names the first wrong field (:class:`PlanError`).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
 
-from analyses import data, scenario
-from analyses.models import gpu_hour_cost, memory, scaling
+from analyses.models import gpu_hour_cost, scaling
 from analyses.models.gpu_hour_cost import COST_BASES
 
 PRECISIONS = ("bf16", "fp8")
@@ -58,15 +56,6 @@ class Shape:
     seq_len: int
 
     @classmethod
-    def from_table(cls, name: str, seq_len: int | None = None) -> Shape:
-        """A row of ``data/model_shapes.csv``; parameters counted from the shape (memory.shape_parameter_count)."""
-        shapes = _shapes(str(data.DATA_DIR))
-        if name not in shapes:
-            raise PlanError("model_shape", f"unknown shape {name!r}; known: {', '.join(shapes)}")
-        own = shapes[name]
-        return own if not seq_len else replace(own, seq_len=int(seq_len))
-
-    @classmethod
     def from_params(cls, n_params: float, seq_len: int = 4096) -> Shape:
         """A GPT-style shape for ``n_params``: :func:`analyses.models.scaling.default_shape`, the rule the
         step-time model uses when no shape is given, with layers rounded and heads of width 128.
@@ -80,20 +69,37 @@ class Shape:
 
 
 @dataclass(frozen=True)
+class Hardware:
+    """One GPU generation as the planner uses it: datasheet figures in SI units and the InfiniBand
+    cluster configuration it is planned on (its NVLink figures and node size)."""
+
+    name: str
+    peak_flops_dense: Mapping[str, float]  # FLOP/s by precision (dense)
+    hbm_usable_bytes: float
+    tdp_w: float
+    cluster: Mapping[str, Any]  # a row of data/cluster_configs.csv
+
+    def peak_flops(self, precision: str) -> float:
+        """Dense peak FLOP/s at ``precision``."""
+        return self.peak_flops_dense[precision]
+
+
+@dataclass(frozen=True)
 class Request:
     """Everything the planner needs; :meth:`validate` names the first wrong field.
 
     ``s`` is the scenario (:func:`analyses.scenario.values`, with a reader's overrides): every
     assumption the plan shares with the rest of the book (the prices, the framework memory, the
-    fabric, the failure rate, the restart time, ...) is read there. ``global_batch_tokens`` None
-    means the scenario's batch.
+    fabric, the failure rate, the restart time, ...) is read there. ``hardware`` holds every
+    generation a request may name (:func:`analyses.scenario.planning.hardware`); ``gpus`` None
+    means all of them, ``global_batch_tokens`` None the scenario's batch.
     """
 
     shape: Shape
     tokens: float
     deadline_days: float
     precision: str = "bf16"
-    gpus: tuple[str, ...] = ("A100", "H100", "B200", "B300")
+    gpus: tuple[str, ...] | None = None
     global_batch_tokens: float | None = None
     min_gpus: int = 8
     max_gpus: int = 4096
@@ -107,9 +113,12 @@ class Request:
     cost_basis: str = "rented"
     mc_samples: int = 20_000
     seed: int = 2026
-    s: Mapping[str, float] = field(default_factory=scenario.values, repr=False)
+    s: Mapping[str, float] = field(default_factory=dict, repr=False)
+    hardware: Mapping[str, Hardware] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.gpus is None:
+            object.__setattr__(self, "gpus", tuple(self.hardware))
         if self.global_batch_tokens is None:
             object.__setattr__(self, "global_batch_tokens", float(self.s["batch_million_tokens"]) * 1e6)
 
@@ -120,11 +129,11 @@ class Request:
         _positive("loader_gb_per_s_per_node", self.loader_gb_per_s_per_node)
         if self.precision not in PRECISIONS:
             raise PlanError("precision", f"expected one of {', '.join(PRECISIONS)}, got {self.precision!r}")
-        known = supported_gpus()
+        known = list(self.hardware)
         if not self.gpus or any(g not in known for g in self.gpus):
             raise PlanError("gpus", f"expected a non-empty list from {', '.join(known)}, got {list(self.gpus)!r}")
         for g in self.gpus:
-            if self.precision not in datasheet(g).peak_flops_dense:
+            if self.precision not in self.hardware[g].peak_flops_dense:
                 raise PlanError("precision", f"{g} has no dense {self.precision} peak in data/gpus.csv")
         if not (
             isinstance(self.min_gpus, int) and isinstance(self.max_gpus, int) and 1 <= self.min_gpus <= self.max_gpus
@@ -170,67 +179,6 @@ class Request:
 REQUEST_FIELDS = tuple(f.name for f in fields(Request))
 
 
-@functools.cache
-def _shapes(data_dir: str) -> dict[str, Shape]:
-    """Every shape of ``data/model_shapes.csv`` at its own sequence length, by name (read once)."""
-    return {
-        r["name"]: Shape(
-            name=str(r["label"]),
-            n_params=float(memory.shape_parameter_count(r)),
-            layers=int(r["layers"]),
-            hidden=int(r["hidden"]),
-            heads=int(r["heads"]),
-            seq_len=int(r["seq_len"]),
-        )
-        for _, r in data.model_shapes().iterrows()
-    }
-
-
 def _positive(name: str, value: Any) -> None:
     if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
         raise PlanError(name, f"expected a positive number, got {value!r}")
-
-
-# --------------------------------------------------------------------------------------------
-# Facts read from data (once per data directory)
-# --------------------------------------------------------------------------------------------
-
-
-@functools.cache
-def _datasheet(name: str, data_dir: str) -> data.GPU:
-    return data.gpu(name)
-
-
-def datasheet(name: str) -> data.GPU:
-    """A GPU's datasheet (:func:`analyses.data.gpu`), read once per data directory."""
-    return _datasheet(name, str(data.DATA_DIR))
-
-
-@functools.cache
-def _clusters(data_dir: str) -> dict[str, dict[str, Any]]:
-    frame = data.table("cluster_configs")
-    frame = frame[frame["network"] == "infiniband"].sort_values("nic_gbit_per_s_per_gpu", ascending=False)
-    return {g: rows.iloc[0].to_dict() for g, rows in frame.groupby("gpu", sort=False)}
-
-
-def cluster_config(gpu: str) -> dict[str, Any]:
-    """The InfiniBand cluster configuration of a generation (the fastest NIC listed for it).
-
-    Its NVLink figures and node size are used; its NIC share and latency give way to the scenario's.
-    """
-    rows = _clusters(str(data.DATA_DIR))
-    if gpu not in rows:
-        raise PlanError("gpus", f"no InfiniBand cluster configuration for {gpu} in data/cluster_configs.csv")
-    return rows[gpu]
-
-
-@functools.cache
-def _supported(data_dir: str) -> tuple[str, ...]:
-    names = scenario.assumptions()
-    clusters = _clusters(data_dir)
-    return tuple(g for g in data.gpu_names() if g in clusters and gpu_hour_cost.has_prices(g, names))
-
-
-def supported_gpus() -> list[str]:
-    """Generations with an InfiniBand cluster configuration, a system price and a neocloud rent."""
-    return list(_supported(str(data.DATA_DIR)))

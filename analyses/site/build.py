@@ -147,8 +147,8 @@ def _chapter_spec(path: Path) -> Any:
 
 def sync_parameters(nb: nbformat.NotebookNode, spec: Any) -> bool:
     """Make ``nb``'s ``parameters`` cell the rendering of ``spec`` (see
-    :func:`analyses.chapters.params.parameters_source`); True if it changed."""
-    from analyses.chapters.params import parameters_source
+    :func:`analyses.scenario.params.parameters_source`); True if it changed."""
+    from analyses.scenario.params import parameters_source
 
     for cell in nb.cells:
         if "parameters" in cell.metadata.get("tags", []):
@@ -272,7 +272,10 @@ def _signals_deferred() -> Iterator[None]:
 
 def validate_inputs(paths: Iterable[Path]) -> None:
     """Before any kernel starts: every data table valid, every chapter's parameters and rules
-    satisfied (DataError or ParamError, one line)."""
+    satisfied (DataError or ParamError, one line). Nothing to execute, nothing to check."""
+    paths = list(paths)
+    if not paths:
+        return
     data.validate()
     for path in paths:
         spec = _chapter_spec(path)
@@ -361,20 +364,28 @@ SITE_INPUTS = (
     "analyses/__init__.py",
     "analyses/site/__init__.py",
     "analyses/site/vega_offline.py",
+    "analyses/pages/__init__.py",
+    "analyses/pages/charts.py",  # the chart script's version comment the extension reads
 )
 SITE_STAMP = BUILD_DIR / "site-inputs.sha256"
+
+
+def files_digest(patterns: Iterable[str], root: Path = REPO_ROOT) -> str:
+    """Digest of the names and contents of the files under ``root`` matching ``patterns`` (from the
+    repository snapshot: nothing is imported or executed)."""
+    snap = snapshot(root)
+    h = hashlib.sha256()
+    for pattern in patterns:
+        rx = glob_regex(pattern)
+        for rel in sorted(k for k in snap if rx.match(k)):
+            h.update(f"\0{rel}\0{snap[rel]}".encode())
+    return h.hexdigest()
 
 
 def site_inputs_digest(root: Path = REPO_ROOT) -> str:
     """Digest of everything ``jupyter-book build`` reads: the pages, the book's config and TOC,
     the pinned dependencies and the local Sphinx extension."""
-    snap = snapshot(root)
-    h = hashlib.sha256()
-    for pattern in SITE_INPUTS:
-        rx = glob_regex(pattern)
-        for rel in sorted(k for k in snap if rx.match(k)):
-            h.update(f"\0{rel}\0{snap[rel]}".encode())
-    return h.hexdigest()
+    return files_digest(SITE_INPUTS, root)
 
 
 def site_is_current(root: Path = REPO_ROOT) -> bool:
@@ -399,18 +410,47 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
         todo = [known[s] for s in only]
     else:
         todo = paths if force else stale(paths)
-    validate_inputs(paths)
+    validate_inputs(todo)  # only what will execute: a no-op build imports no chapter
     execute_chapters(todo, jobs)
     if html:
-        if not force and site_is_current():
+        sphinx = force or not site_is_current()
+        if not sphinx:
             print("The HTML is current; skipping jupyter-book.", flush=True)
         else:
             SITE_STAMP.unlink(missing_ok=True)
             digest = site_inputs_digest()
             jupyter_book()
             SITE_STAMP.write_text(digest + "\n")
-        publish_downloads()
+        downloads_digest = downloads_inputs_digest()
+        if sphinx or downloads_digest is None or not downloads_are_current(downloads_digest):
+            DOWNLOADS_STAMP.unlink(missing_ok=True)
+            publish_downloads()
+            if downloads_digest is not None:
+                DOWNLOADS_STAMP.write_text(downloads_digest + "\n")
     return BUILD_DIR / "html" / "index.html"
+
+
+# What the downloads are made of: the ledger (every module and data file) and the data files.
+DOWNLOADS_INPUTS = ("analyses/**/*", "data/**/*", "pyproject.toml")
+DOWNLOADS_STAMP = BUILD_DIR / "downloads-inputs.sha256"
+
+
+def downloads_inputs_digest(root: Path = REPO_ROOT) -> str | None:
+    """Digest of everything the downloads are made of (:data:`DOWNLOADS_INPUTS`, from file digests:
+    nothing is imported), or None while ``AUDIT_DATA_DIR`` points outside the repository (then they
+    are always rewritten)."""
+    if Path(os.path.abspath(data.DATA_DIR)) != root / "data":
+        return None
+    return files_digest(DOWNLOADS_INPUTS, root)
+
+
+def downloads_are_current(digest: str, root: Path = REPO_ROOT) -> bool:
+    """True when the site's downloads were written from inputs with ``digest`` and are still there."""
+    from analyses.pages.links import DOWNLOADS, PRINTABLE
+
+    stamp = root / "_build" / DOWNLOADS_STAMP.name
+    written = root / "_build" / "html" / DOWNLOADS / PRINTABLE
+    return written.exists() and stamp.exists() and stamp.read_text().strip() == digest
 
 
 def publish_downloads(html_dir: Path | None = None) -> None:
@@ -418,11 +458,11 @@ def publish_downloads(html_dir: Path | None = None) -> None:
 
     Run after every HTML step, skipped Sphinx run included: the ledger and data can change without
     any page changing. Files whose content is unchanged are left alone."""
-    from analyses import ledger
-    from analyses.chapters import claims
+    from analyses.chapters import ledger
+    from analyses.chapters.claims import figures as claims_page
     from analyses.site import downloads
 
     frame = ledger.ledger()
-    written = downloads.write_downloads(html_dir or BUILD_DIR / "html", frame, claims.printable_page(frame))
+    written = downloads.write_downloads(html_dir or BUILD_DIR / "html", frame, claims_page.printable_page(frame))
     if written:
         print(f"Wrote {len(written)} download(s) under {downloads.DOWNLOADS}/.", flush=True)

@@ -201,9 +201,7 @@ def load_params_file(path: str) -> dict[str, Any]:
     names = [p.name for p in chapters.spec("plan").params]
     for name in values:
         if name not in names:
-            raise UsageError(
-                f"--params-file {path}: unknown field {chapters.params.short(name)}; fields: {', '.join(names)}"
-            )
+            raise UsageError(f"--params-file {path}: unknown field {chapters.short(name)}; fields: {', '.join(names)}")
     return {k: _numbers(v) for k, v in values.items()}
 
 
@@ -249,7 +247,8 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 
 def cmd_verdicts(args: argparse.Namespace) -> int:
-    from analyses import data, ledger
+    from analyses import data
+    from analyses.chapters import ledger
 
     data.validate()  # a data fault is one line naming file, row and column, before any check runs
     frame = ledger.ledger()
@@ -324,9 +323,14 @@ def _terminate(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt("terminated")
 
 
-def main(argv: list[str] | None = None) -> int:
-    from analyses.site.build import BuildError
+def _build_errors() -> tuple[type[Exception], ...]:
+    """The build's error class once a command has imported the build (the others never raise it,
+    and leave nbformat and papermill unimported)."""
+    build = sys.modules.get("analyses.site.build")
+    return (build.BuildError,) if build is not None else ()
 
+
+def main(argv: list[str] | None = None) -> int:
     # papermill and nbclient log to stderr ("Kernel died ..." when a build is interrupted);
     # our commands report failures themselves, in one line
     logging.getLogger("papermill").addHandler(logging.NullHandler())
@@ -335,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
         return args.fn(args)
-    except (UsageError, chapters.ParamError, DataError, BuildError) as err:
+    except (UsageError, chapters.ParamError, DataError, *_build_errors()) as err:
         print(f"error: {_one_line(err)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as err:

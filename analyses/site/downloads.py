@@ -9,19 +9,14 @@ data files are copies of ``data/``. The book's pages link here with :func:`links
 
 from __future__ import annotations
 
-import html
 import json
 import shutil
-from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
 
 from analyses import data
-
-DOWNLOADS = "downloads"  # folder under the site root
-PRINTABLE = "ledger-print.html"
-FROM_BOOK = f"../{DOWNLOADS}/"  # a chapter page (book/<slug>.html) to the downloads folder
+from analyses.pages.links import DOWNLOADS, PRINTABLE
 
 
 def ledger_text(frame: pd.DataFrame, fmt: str) -> str:
@@ -42,25 +37,6 @@ def data_files(data_dir: Path | None = None) -> list[Path]:
     )
 
 
-def links(items: Iterable[tuple[str, str]], prefix: str = FROM_BOOK) -> LinkList:
-    """A line of download links, ``items`` as (file under downloads/, label)."""
-    return LinkList([(prefix + path, label) for path, label in items])
-
-
-class LinkList:
-    """A short line of links for a notebook's output (HTML, with a plain-text form)."""
-
-    def __init__(self, items: list[tuple[str, str]]):
-        self.items = items
-
-    def _repr_html_(self) -> str:
-        parts = " · ".join(f'<a href="{html.escape(h)}">{html.escape(label)}</a>' for h, label in self.items)
-        return f'<p class="audit-downloads"><span>Download:</span> {parts}</p>'
-
-    def __repr__(self) -> str:
-        return "Download: " + ", ".join(label for _, label in self.items)
-
-
 def _write(path: Path, content: bytes) -> bool:
     """Write ``content`` unless the file already holds it (keeps mtimes stable); True if written."""
     if path.is_file() and path.read_bytes() == content:
@@ -74,7 +50,7 @@ def _write(path: Path, content: bytes) -> bool:
 
 def write_downloads(html_dir: Path, ledger: pd.DataFrame, printable: str) -> list[Path]:
     """Write ``ledger`` (CSV, JSON), the ``printable`` page (HTML, see
-    :func:`analyses.chapters.claims.printable_page`) and a copy of every data file under
+    :func:`analyses.chapters.claims.figures.printable_page`) and a copy of every data file under
     ``html_dir/downloads``; stale files left by an earlier build are removed. Returns what it wrote."""
     out = Path(html_dir) / DOWNLOADS
     wanted: dict[Path, bytes] = {

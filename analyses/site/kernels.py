@@ -93,13 +93,16 @@ def kernel_options() -> dict[str, Any]:
 
     The kernel manager provisions CurveZMQ keys (``KernelManager.transport_encryption = "auto"``;
     the ipykernel kernelspec declares curve support), so the kernel's messages are encrypted and
-    it no longer warns "Kernel is running over TCP without encryption"; and each kernel is
-    registered in :data:`KERNELS` so that an interrupted build can kill it.
+    it no longer warns "Kernel is running over TCP without encryption"; each kernel is
+    registered in :data:`KERNELS` so that an interrupted build can kill it; and a kernel whose
+    notebook has run is stopped at once (nbclient's ``shutdown_kernel="immediate"``): its outputs
+    are in by then, and ipykernel's graceful shutdown races its own sockets now and then, printing
+    a ZMQError traceback into the build's error output.
     """
     import zmq
     from traitlets.config import Config
 
-    options: dict[str, Any] = {"kernel_manager_class": _kernel_manager_class()}
+    options: dict[str, Any] = {"kernel_manager_class": _kernel_manager_class(), "shutdown_kernel": "immediate"}
     if zmq.has("curve"):
         options["config"] = Config({"KernelManager": {"transport_encryption": "auto"}})
     return options

@@ -1,4 +1,4 @@
-"""Render altair charts with no network: a local Sphinx extension and an HTML helper.
+"""Render altair charts with no network: the local Sphinx extension that ships the chart library.
 
 altair's HTML output loads vega, vega-lite and vega-embed from a CDN unless ``window.VEGA_DEBUG``
 already records the versions it asks for. At build time we write vl-convert's JavaScript bundle
@@ -10,44 +10,13 @@ the page's chart scripts ask for. Pages without charts load nothing extra.
 from __future__ import annotations
 
 import functools
-import re
 from pathlib import Path
 from typing import Any
 
 from analyses.data import REPO_ROOT
+from analyses.pages.charts import LOAD_RE
 
 BUNDLE_NAME = "vega-offline.js"
-LIBRARIES = ("vega", "vega-lite", "vega-embed")
-# Each chart's script names the library versions it was made for in a comment (see chart_html).
-_LOAD_RE = re.compile(r"\b(vega|vega-lite|vega-embed)@([\w.]+)\b(?=[^\n]*\*/)")
-
-# A chart in a page: the div and a short script that draws the spec with the vegaEmbed the page
-# already loaded (the book's pages and exported runs load the bundle in their head). In Jupyter,
-# where no bundle is loaded, the script loads the three libraries first, as altair's own
-# template does. About 0.8 KB per chart instead of altair's 2.4 KB.
-CHART_TEMPLATE = """<div id="{div}"></div>
-<script type="text/javascript">
-/* {versions} */
-(function (spec) {{
-  var el = document.getElementById("{div}");
-  function show() {{
-    vegaEmbed(el, spec, {options}).catch(function (e) {{
-      el.innerHTML = '<div class="error" style="color:red;">' + e.message + "</div>";
-    }});
-  }}
-  if (typeof vegaEmbed === "function") {{ show(); return; }}
-  var urls = {urls};
-  (function next(i) {{
-    if (i === urls.length) {{ show(); return; }}
-    var s = document.createElement("script");
-    s.src = urls[i];
-    s.onload = function () {{ next(i + 1); }};
-    document.head.appendChild(s);
-  }})(0);
-}})({spec});
-</script>"""
-
-
 CACHE_DIR = REPO_ROOT / "_build" / "cache"
 
 
@@ -76,25 +45,9 @@ def bundle_js() -> str:
     return js
 
 
-def chart_html(spec: dict, div: str, versions: dict[str, str], options: dict[str, Any]) -> str:
-    """The HTML of one chart (:data:`CHART_TEMPLATE`): ``versions`` maps each of :data:`LIBRARIES`
-    to the version its spec was made for; ``options`` are vega-embed's (``mode`` added)."""
-    import json
-
-    named = " ".join(f"{lib}@{versions[lib]}" for lib in LIBRARIES)
-    urls = [f"https://cdn.jsdelivr.net/npm/{lib}@{versions[lib]}" for lib in LIBRARIES]
-    return CHART_TEMPLATE.format(
-        div=div,
-        versions=named,
-        options=json.dumps({**options, "mode": "vega-lite"}),
-        urls=json.dumps(urls),
-        spec=json.dumps(spec, separators=(",", ":")),
-    )
-
-
 def debug_preset(html: str) -> str | None:
     """``VEGA_DEBUG`` preset (JavaScript) for the library versions the page's charts ask for."""
-    versions = dict(_LOAD_RE.findall(html))
+    versions = dict(LOAD_RE.findall(html))
     if not versions:
         return None
     items = ", ".join(f'"{lib.replace("-", "")}_version": "{ver}"' for lib, ver in sorted(versions.items()))

@@ -13,7 +13,7 @@ import pytest
 from analyses import data, scenario, verdicts
 from analyses.chapters import experiments as ch
 from analyses.chapters.experiments import checks, figures, text
-from analyses.models.units import DAYS_PER_MONTH
+from analyses.units import DAYS_PER_MONTH
 
 SWEEP = "001-2.5-hyperparam-sweep-36-to-9-days"
 WEEKLY = "000-4-monthly-to-weekly-updates"
@@ -25,11 +25,6 @@ def _grid() -> list[dict]:
     for p in ch.SPEC.params:
         cases += [{p.name: v} for v in ((False, True) if p.kind == "bool" else (p.min, p.max))]
     return cases
-
-
-@pytest.fixture(scope="module")
-def default():
-    return ch.compute(ch.SPEC.defaults())
 
 
 def _render(res: ch.Result) -> None:
@@ -50,9 +45,11 @@ def _render(res: ch.Result) -> None:
 
 
 @pytest.mark.parametrize("values", _grid(), ids=lambda v: ",".join(f"{k}={v[k]}" for k in v) or "defaults")
-def test_compute_figures_and_sentences_over_the_parameters(values):
-    res = ch.compute(ch.SPEC.validate(values))
-    assert len(res.ledger) == 8 and set(res.ledger["verdict"]) <= set(verdicts.VERDICTS)
+def test_compute_figures_and_sentences_over_the_parameters(values, result):
+    res = result(**values)
+    assert list(res.ledger["id"]) == [c.id for c in data.claims() if c.chapter == ch.SPEC.slug] and set(
+        res.ledger["verdict"]
+    ) <= set(verdicts.VERDICTS)
     assert 0 < res.early.fraction <= 1 and 0 <= res.early.p_best_kept <= 1
     assert len(res.timeline) == 3 * res.sweep.case.configs
     _render(res)
@@ -98,12 +95,12 @@ def test_what_decides_the_verdicts(default):
     assert led.loc["001-2.1-7b-experiments-12-to-8", "holds"] == 1.0
 
 
-def test_a_parameter_moves_a_verdict():
-    slow = ch.compute(ch.SPEC.validate({"speedup_b300_a100": 2.0}))
+def test_a_parameter_moves_a_verdict(result):
+    slow = result(**{"speedup_b300_a100": 2.0})
     assert slow.verdict(SWEEP) == "implausible"
     assert "needs" in text.sweep_takeaway(slow)
     # the slider finds the flip between 2 and the central 10.2 (4 / 1.25 / 1.09 = 2.9)
-    (slider,) = ch.compute(ch.SPEC.defaults()).sliders
+    (slider,) = result().sliders
     assert not slider.flips.empty and 2.5 < float(slider.flips["x"].iloc[0]) < 3.3
 
 
@@ -121,7 +118,7 @@ def test_sentence_branches(default):
     )
 
 
-def test_every_assumption_comes_from_the_scenario():
+def test_every_assumption_comes_from_the_scenario(result):
     names = scenario.assumptions()
     view = {"sh_eta", "sh_min_budget", "sh_resume"}  # the early-stopping illustration; they judge no claim
     for p in ch.SPEC.params:
@@ -131,8 +128,8 @@ def test_every_assumption_comes_from_the_scenario():
     # no parameter judges a claim: the verdicts are the same at every view setting
     base = ch.SPEC.defaults()
     for values in ({"sh_eta": 2, "sh_min_budget": 0.5, "sh_resume": False},):
-        moved = ch.compute(ch.SPEC.validate(values)).ledger["verdict"].tolist()
-        assert moved == ch.compute(base).ledger["verdict"].tolist()
+        moved = result(**values).ledger["verdict"].tolist()
+        assert moved == result(**base).ledger["verdict"].tolist()
     # the chapter imports no other chapter
     for mod in ("", ".checks", ".figures", ".text"):
         source = inspect.getsource(importlib.import_module(f"analyses.chapters.experiments{mod}"))

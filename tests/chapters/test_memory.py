@@ -4,12 +4,12 @@ decides them; the one assumption read through the scenario."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 import pytest
 
-from analyses import data, ledger, scenario
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters import memory as ch
 from analyses.chapters.memory import checks, figures, text
 from analyses.models import memory
@@ -30,9 +30,10 @@ SENTENCES = (
 )
 
 
-@functools.cache
-def result(**over) -> ch.Result:
-    return ch.compute(ch.SPEC.validate(_layout_for(over)))
+@pytest.fixture
+def result(chapter_results):
+    """The shared chapter results (tests/chapters/conftest.py) with a layout the chapter's rules allow."""
+    return lambda **over: chapter_results(ch.SPEC.slug, **_layout_for(over))
 
 
 def _layout_for(over: dict) -> dict:
@@ -85,10 +86,10 @@ def _grid() -> list[dict]:
 
 
 @pytest.mark.parametrize("over", _grid(), ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
-def test_compute_figures_and_sentences_over_the_grid(over):
+def test_compute_figures_and_sentences_over_the_grid(over, result):
     res = result(**over)
     render(res)
-    assert len(res.ledger) == 5
+    assert list(res.ledger["id"]) == [c.id for c in data.claims() if c.chapter == ch.SPEC.slug]
     assert set(res.gpus_needed.columns) >= set(res.cfg["gpus"])
 
 
@@ -110,7 +111,7 @@ def test_every_gpu_through_the_layout_and_the_fits(gpu):
     assert best is None or best["total"] <= data.gpu(gpu).hbm_usable_bytes - 5e9
 
 
-def test_a_layout_that_does_not_divide_names_the_parameters():
+def test_a_layout_that_does_not_divide_names_the_parameters(result):
     with pytest.raises(ValueError, match="n_gpus 48, tp 8, pp 4: n_gpus must be a multiple of tp x pp = 32"):
         result(n_gpus=48)
     with pytest.raises(ValueError, match="tp must divide bert-base's 12 heads: tp one of 1, 2, 3, 4, 6, 12"):
@@ -119,7 +120,7 @@ def test_a_layout_that_does_not_divide_names_the_parameters():
         ch.SPEC.validate({"preset": "bert-base", "tp": 4, "pp": 16, "n_gpus": 64})
 
 
-def test_sentence_branches():
+def test_sentence_branches(result):
     assert "no single GPU holds" in text.hundred_b_takeaway(result())
     assert "a B300 node does" in text.hundred_b_takeaway(result())
     # in fp32 with fp32 gradients a B300 node no longer holds 100B parameters' states (16 bytes x 1e11 = 1.6 TB)
@@ -142,7 +143,7 @@ def test_sentence_branches():
 # -------------------------------------------------------------------------- verdicts
 
 
-def test_verdicts_at_the_defaults_and_what_decides_them():
+def test_verdicts_at_the_defaults_and_what_decides_them(result):
     led = result().ledger.set_index("id")
     assert led["verdict"].to_dict() == {
         "000-2.2-weights-400gb-total-1p5tb": "inconsistent",
@@ -168,7 +169,7 @@ def test_verdicts_at_the_defaults_and_what_decides_them():
     assert cap["gpus"] == 32 and 5.0e11 < cap["least"] < cap["most"] < 5.8e11 and cap["need"] == 1
 
 
-def test_the_strict_bandwidth_reading_keeps_the_verdict():
+def test_the_strict_bandwidth_reading_keeps_the_verdict(result):
     """Read strictly ("more than 8 TB/s"), the claim still lies within the fact tolerance of 7.7-8.0 TB/s."""
     claim = data.claim("001-2.2-hbm-over-8tbs")
     f = checks.check_hbm_over_8tbs(claim, scenario.values(), ch.SPEC.defaults())
@@ -176,7 +177,7 @@ def test_the_strict_bandwidth_reading_keeps_the_verdict():
     assert "strict reading" not in result().ledger.set_index("id").loc[claim.id, "reason"]
 
 
-def test_a_parameter_moves_a_verdict_and_a_fact_contradicts_another(monkeypatch):
+def test_a_parameter_moves_a_verdict_and_a_fact_contradicts_another(monkeypatch, result):
     """No framework allowance a reader may set flips the memory verdicts (they rest on byte counts);
     a different memory type or a smaller card would."""
     led = result(framework_memory_gb=100.0).ledger.set_index("id")["verdict"]
@@ -199,7 +200,7 @@ def test_a_parameter_moves_a_verdict_and_a_fact_contradicts_another(monkeypatch)
     assert f.contradiction == "B300 carries HBM3, not HBM3e"
 
 
-def test_the_chapter_ledger_at_defaults_is_the_book_ledger():
+def test_the_chapter_ledger_at_defaults_is_the_book_ledger(result):
     own = result().ledger.set_index("id")
     book = ledger.ledger(ids=list(own.index)).set_index("id")
     assert own.equals(book.loc[own.index])
@@ -208,7 +209,7 @@ def test_the_chapter_ledger_at_defaults_is_the_book_ledger():
 # -------------------------------------------------------------------------- one scenario
 
 
-def test_the_allowance_is_the_scenarios():
+def test_the_allowance_is_the_scenarios(result):
     p, a = ch.SPEC.param("framework_memory_gb"), scenario.assumption("framework_memory_gb")
     assert (p.default, p.min, p.max, p.unit) == (a.central, a.min, a.max, a.unit)
     res = result(framework_memory_gb=20.0)
@@ -236,7 +237,7 @@ def test_checks_read_only_the_scenario():
         assert a.reading == checks.reading(claim) and a.reading, claim_id
 
 
-def test_the_page_and_the_checks_share_their_figures():
+def test_the_page_and_the_checks_share_their_figures(result):
     res = result()
     cap = checks.plan_capacity(data.claim(ch.PLAN), res.s)
     assert res.plan_capacity == {k: float(v) for k, v in cap.items()}

@@ -4,7 +4,6 @@ difference explained; the page's figures against the table."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import pytest
 
@@ -16,22 +15,17 @@ from analyses.models import peers
 SENTENCES = (text.memory_takeaway, text.step_takeaway, text.diff_caption, text.summary_sentence)
 
 
-@functools.cache
-def result(threshold: float | None = None) -> ch.Result:
-    return ch.compute(ch.SPEC.validate({} if threshold is None else {"threshold": threshold}))
-
-
 @pytest.mark.parametrize("threshold", [None, 0.0, 0.5, 1.0])
-def test_compute_the_chart_and_every_sentence(threshold):
-    res = result(threshold)
+def test_compute_the_chart_and_every_sentence(threshold, result):
+    res = result() if threshold is None else result(threshold=threshold)
     assert figures.diff_chart(res).to_dict()
     assert all(isinstance(f(res), str) and len(f(res)) > 20 for f in SENTENCES)
     assert res.unexplained == []
     # a larger threshold lists fewer differences
-    assert len(res.differences) <= len(result(0.0).differences)
+    assert len(res.differences) <= len(result(threshold=0.0).differences)
 
 
-def test_every_difference_beyond_the_threshold_is_explained():
+def test_every_difference_beyond_the_threshold_is_explained(result):
     t = result().table
     default = ch.SPEC.param("threshold").default
     assert ch.unexplained(t, default) == []
@@ -40,7 +34,7 @@ def test_every_difference_beyond_the_threshold_is_explained():
     assert "UNEXPLAINED" not in ch.differences(t, tiny)["why"].to_list()
 
 
-def test_an_unexplained_difference_is_named(monkeypatch):
+def test_an_unexplained_difference_is_named(monkeypatch, result):
     monkeypatch.delitem(ch.EXPLANATIONS, ("mlsysim", "activations_bytes"))
     t = result().table
     assert ch.unexplained(t, 0.03) == [("mlsysim", "activations_bytes")]
@@ -49,7 +43,7 @@ def test_an_unexplained_difference_is_named(monkeypatch):
     assert "1 of them have no explanation" in text.summary_sentence(broken)
 
 
-def test_known_differences_hold():
+def test_known_differences_hold(result):
     """The page's causes, checked as arithmetic: MLSys·im's activations are ours / p; llm-analysis
     keeps fp32 gradients (our fp32_grads=True option); MLSys·im's model states equal ours; llm-analysis
     misses Llama's gate matrix; its step leaves out the bubble and communication."""
@@ -63,7 +57,7 @@ def test_known_differences_hold():
     assert f["step_la_max"] < 0 < f["compute_la_min"]
 
 
-def test_the_sentences_follow_the_figures():
+def test_the_sentences_follow_the_figures(result):
     res = result()
     assert "agree once conventions are aligned" in text.memory_takeaway(res)
     assert "undercounts by the factor p" in text.memory_takeaway(res)
@@ -85,7 +79,7 @@ def test_the_sentences_follow_the_figures():
     assert "within 2.0% of ours" in text.diff_caption(changed) and "activations differ" in text.diff_caption(changed)
 
 
-def test_counts_and_tables():
+def test_counts_and_tables(result):
     res = result()
     assert res.counts == {
         "n_configs": len({peers.config_id(c) for c in peers.grid(data.model_shapes())}),

@@ -15,9 +15,9 @@ import pytest
 from analyses import data, scenario
 from analyses.chapters import ParamError
 from analyses.chapters import plan as ch
-from analyses.chapters.plan import figures, presets, tables, text
+from analyses.chapters.plan import figures, text, wiring
 from analyses.models import plan as pl
-from analyses.site import notebook
+from analyses.pages import links
 from analyses.site.cli import main
 
 CHEAP = {"gpus": ["B300"]}  # one generation keeps each grid case near a tenth of a second
@@ -48,13 +48,8 @@ def _sources_read_once():
     """The site's source linker reads the sources table for every text cell; read it once here so the
     grid renders every table in reasonable time (the lead caches it in the site layer)."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(notebook, "_source_ids", functools.cache(notebook._source_ids))
+        mp.setattr(links, "_source_ids", functools.cache(links._source_ids))
         yield
-
-
-@pytest.fixture(scope="module")
-def default() -> ch.Result:
-    return ch.compute(ch.SPEC.defaults())
 
 
 def _render(res: ch.Result) -> None:
@@ -83,7 +78,7 @@ def _render(res: ch.Result) -> None:
 
 
 @pytest.mark.parametrize("values", _grid(), ids=_id)
-def test_compute_figures_and_sentences_over_the_parameters(values):
+def test_compute_figures_and_sentences_over_the_parameters(values, result):
     try:
         cfg = ch.SPEC.validate(values)
     except ParamError as err:  # the chapter's rule (ch.planner_problem) refuses the combination
@@ -93,7 +88,7 @@ def test_compute_figures_and_sentences_over_the_parameters(values):
     if problem is not None:  # refused before a kernel starts, naming the parameter moved
         assert set(values) - {"gpus"} <= set(problem[0])
         return
-    res = ch.compute(cfg)
+    res = result(**cfg)
     assert res.plan.n_candidates > 0 and set(res.request.gpus) == set(cfg["gpus"])
     if res.best is not None:
         assert res.best["fits"] and res.best["mem_bytes"] > 0 and 0 < res.best["goodput"] <= 1
@@ -147,7 +142,7 @@ def test_default_plan_and_its_recommendation(default):
     # the default tokens are the scenario's tokens per parameter x the shape's parameters
     assert default.request.tokens == pytest.approx(default.s["tokens_per_param"] * default.request.shape.n_params)
     assert "cheapest layout that meets the deadline" in text.recommendation(default)
-    table = tables.recommended_table(default.run.recommended, default.plan.efficiency_basis)
+    table = wiring.recommended_table(default.run.recommended, default.plan.efficiency_basis)
     assert set(table["eff. from"]) == {"calibrated", "borrowed"}
     assert (default.front.groupby("gpu")["days"].is_monotonic_increasing).all()
 
@@ -158,7 +153,7 @@ def test_published_runs_land_within_the_stated_tolerance(default):
 
     The tolerance (25%) is the step-time model's worst validation error, rounded up (see the chapter).
     """
-    outside = tables.out_of_sample(default.comparison).set_index("preset")
+    outside = wiring.out_of_sample(default.comparison).set_index("preset")
     assert set(outside.index) == {"llama3-405b", "llama1-65b"}
     assert outside.loc["llama3-405b", "published GPU-hours"] == data.model("Llama 3.1 405B")["gpu_hours"]
     assert outside.loc["llama1-65b", "published GPU-hours"] == data.model("LLaMA-65B")["gpu_hours"]
@@ -177,7 +172,7 @@ def test_published_runs_land_within_the_stated_tolerance(default):
 
 def test_document_scenarios(default):
     rows = default.scenarios.set_index("preset")
-    assert set(rows.index) == set(presets.of_kind(presets.DOCUMENT_SCENARIO, default.s))
+    assert set(rows.index) == set(wiring.of_kind(wiring.DOCUMENT_SCENARIO, default.s))
     # tokens are the scenario's tokens per parameter times the document's 13B
     c = data.claim("000-2.1-13b-anecdote-days")
     assert rows.loc["doc000-13b-a100", "tokens"] == c.value("params") * default.s["tokens_per_param"]
@@ -197,7 +192,7 @@ def test_the_scenarios_follow_the_readers_tokens_per_parameter(default):
 
 def test_related_claims_keep_their_own_chapters_verdicts(default):
     related = default.related.set_index("id")
-    assert set(related.index) == set(presets.related_claims(default.s))
+    assert set(related.index) == set(wiring.related_claims(default.s))
     assert (related["chapter"] != "plan").all()
     assert related.loc["000-5-node-plan-time", "verdict"] in {"consistent", "inconsistent", "implausible"}
 
@@ -268,11 +263,11 @@ def test_sensitivity_reads_the_scenarios_ranges(default):
 # --------------------------------------------------------------------------------------------
 
 
-def test_sentences_when_nothing_meets_or_fits(default):
-    late = ch.compute(ch.SPEC.validate(CHEAP | {"deadline_days": 0.01}))
+def test_sentences_when_nothing_meets_or_fits(default, result):
+    late = result(**(CHEAP | {"deadline_days": 0.01}))
     assert "though no layout meets" in text.recommendation(late)
     assert "it is the fastest" in text.summary(late.run)
-    none = ch.compute(ch.SPEC.validate({"gpus": ["A100"], "model_shape": "megatron-1t", "max_gpus": 8}))
+    none = result(**{"gpus": ["A100"], "model_shape": "megatron-1t", "max_gpus": 8})
     assert none.best is None and "No layout of this model fits" in text.recommendation(none)
     assert "no cost to move" in text.sensitivity_caption(none)
     assert "no layout fits" in text.breakdown_caption(none)
@@ -280,7 +275,7 @@ def test_sentences_when_nothing_meets_or_fits(default):
     figures.pareto_chart(none).to_dict()
     figures.breakdown_chart(none).to_dict()
     figures.sensitivity_chart(none).to_dict()
-    some = ch.compute(ch.SPEC.validate({"gpus": ["A100", "B300"], "model_shape": "llama31-405b", "max_gpus": 64}))
+    some = result(**{"gpus": ["A100", "B300"], "model_shape": "llama31-405b", "max_gpus": 64})
     assert "No layout fits in memory on A100" in text.recommendation(some)
 
 
@@ -303,8 +298,8 @@ def test_validation_and_scenario_branches(default):
     assert "no A100 layout fits" in text.scenarios_takeaway(dataclasses.replace(default, scenarios=unfit))
 
 
-def test_a_published_run_that_no_longer_fits_is_shown_as_such():
-    res = ch.compute(ch.SPEC.validate(CHEAP | {"framework_memory_gb": 100.0}))
+def test_a_published_run_that_no_longer_fits_is_shown_as_such(result):
+    res = result(**(CHEAP | {"framework_memory_gb": 100.0}))
     frame = res.comparison
     assert (frame["layout"] == "does not fit in memory").any()
     assert frame.loc[frame["layout"] == "does not fit in memory", "error"].isna().all()
@@ -318,17 +313,17 @@ def test_a_published_run_that_no_longer_fits_is_shown_as_such():
 
 def test_presets_read_their_figures_from_the_claims_data_and_scenario():
     s = scenario.values()
-    p = presets.preset("doc000-10b-4-8-nodes", s)
+    p = wiring.preset("doc000-10b-4-8-nodes", s)
     c = data.claim("000-5-node-plan-time")
     assert p["min_gpus"] == c.value("nodes_low") * c.value("gpus_per_node")
     assert p["max_gpus"] == c.value("nodes_high") * c.value("gpus_per_node")
     assert p["n_params"] == c.value("params")
     assert "batch_million_tokens" not in p  # the scenario's batch
-    llama = presets.preset("llama3-405b", s)
+    llama = wiring.preset("llama3-405b", s)
     assert llama["tokens"] == data.model("Llama 3.1 405B")["training_tokens"]
     bench = data.table("scaling_benchmarks").set_index("id").loc["llama3-405b-16384"]
     assert llama["batch_million_tokens"] * 1e6 == pytest.approx(bench["global_batch_seqs"] * bench["seq_len"])
-    tune = presets.preset("doc001-case-finetune", s)
+    tune = wiring.preset("doc001-case-finetune", s)
     samples = data.claim("001-4-case-workload-7b-13b").value("new_samples_per_month_high")
     assert tune["tokens"] == samples * s["finetune_tokens_per_sample"] * s["finetune_epochs"]
     assert math.isnan(tune["compare_gpu_hours"])
@@ -342,13 +337,13 @@ def test_preset_fills_only_fields_left_at_their_defaults():
 
 def test_bad_preset_expressions_and_ids_name_the_field():
     s = scenario.values()
-    assert presets.resolve("2 * 3", s) == 6.0 and presets.resolve(5, s) == 5.0
+    assert wiring.resolve("2 * 3", s) == 6.0 and wiring.resolve(5, s) == 5.0
     with pytest.raises(pl.PlanError, match="'tokens'.*cannot resolve"):
-        presets.resolve("claim:no-such-claim:x", s, "tokens")
+        wiring.resolve("claim:no-such-claim:x", s, "tokens")
     with pytest.raises(pl.PlanError, match="'tokens'"):
-        presets.resolve("scenario:no_such_assumption", s, "tokens")
+        wiring.resolve("scenario:no_such_assumption", s, "tokens")
     with pytest.raises(pl.PlanError, match="'preset'"):
-        presets.preset("nope", s)
+        wiring.preset("nope", s)
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,25 +3,20 @@ what decides them, and assumptions read only through the scenario."""
 
 from __future__ import annotations
 
-import functools
 import math
 
 import altair as alt
 import pytest
 
-from analyses import cases, chapters, data, ledger, scenario
+from analyses import chapters, data, scenario
+from analyses.chapters import ledger
 from analyses.chapters import scaling_efficiency as ch
-from analyses.chapters.scaling_efficiency import clusters as cl
-from analyses.chapters.scaling_efficiency import figures, text
+from analyses.chapters.scaling_efficiency import figures, text, wiring
 from analyses.models import scaling
+from analyses.scenario import cases
 
 SPEC = ch.SPEC
 DEFAULTS = SPEC.defaults()
-
-
-@functools.cache
-def result(**over) -> ch.Result:
-    return ch.compute(SPEC.validate(dict(DEFAULTS) | over))
 
 
 def grid() -> list[dict]:
@@ -50,18 +45,18 @@ def render(res: ch.Result) -> None:
 
 
 @pytest.mark.parametrize("over", grid(), ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
-def test_compute_figures_and_sentences_over_the_parameters(over):
+def test_compute_figures_and_sentences_over_the_parameters(over, result):
     try:
-        res = ch.compute(SPEC.validate(dict(DEFAULTS) | over))
+        res = result(**over)
     except chapters.ParamError as err:  # a combination the spec's rules refuse names the parameters at fault
         assert set(err.names) & set(over), (err.names, over)
         return
     render(res)
-    assert set(res.curves["cluster"]) == set(cl.cluster_names()) | {ch.YOUR_CLUSTER}
+    assert set(res.curves["cluster"]) == set(wiring.cluster_names()) | {ch.YOUR_CLUSTER}
     assert list(res.ledger["id"]) == [c.id for c in data.claims() if c.chapter == "scaling-efficiency"]
 
 
-def test_defaults_render():
+def test_defaults_render(result):
     render(result())
 
 
@@ -76,7 +71,7 @@ def test_combination_errors_name_the_parameter():
         SPEC.validate(dict(DEFAULTS) | {"tp": 8, "pp": 2})
 
 
-def test_sentence_branches():
+def test_sentence_branches(result):
     assert "No network keeps" in text.bandwidth_sentence(result())
     assert "needs" in text.bandwidth_sentence(result(weak_scaling=True))
     assert "Gbit/s of TCP Ethernet per server" in text.ethernet_takeaway(result())
@@ -91,67 +86,67 @@ def test_sentence_branches():
 # --------------------------------------------------------------------------------------------
 
 
-def row(claim_id: str, res: ch.Result | None = None):
-    return (res or result()).ledger.set_index("id").loc[claim_id]
+def row(claim_id: str, res: ch.Result):
+    return res.ledger.set_index("id").loc[claim_id]
 
 
-def test_interconnect_facts():
-    c2c = row("000-2.2-nvlink-c2c-900")
+def test_interconnect_facts(default):
+    c2c = row("000-2.2-nvlink-c2c-900", default)
     assert c2c["verdict"] == "consistent" and "read literally" in c2c["reason"] and "inconsistent" in c2c["reason"]
-    nvswitch = row("000-2.3-nvswitch-900-any-pair")
+    nvswitch = row("000-2.3-nvswitch-900-any-pair", default)
     assert (
         nvswitch["verdict"] == "consistent"
         and "strict reading (450 GB/s) would make it inconsistent" in nvswitch["reason"]
     )
-    table = row("000-3-table-bandwidth")
+    table = row("000-3-table-bandwidth", default)
     assert table["verdict"] == "inconsistent" and "+200%" in table["recomputed"]  # 900/300 per direction
-    latency = row("000-2.3-internode-latency-microseconds")
+    latency = row("000-2.3-internode-latency-microseconds", default)
     assert latency["verdict"] == "consistent" and "2.0 µs" in latency["recomputed"]
 
 
-def test_ethernet_anecdote_falls_short_of_the_model():
+def test_ethernet_anecdote_falls_short_of_the_model(result, default):
     e = result().ethernet
     assert e.lost == pytest.approx(1 - 2.1 / 4)  # "nearly half": 47.5% of the ideal 4x
     assert 2.1 < e.model_x < 4
     # the Ethernet rate that reproduces 2.1x does reproduce it in the model
-    kw = cl.ethernet(result().s) | {"nic_bytes_per_s": e.gbit_per_gpu * 1e9 / 8 * result().s["tcp_nic_share"]}
+    kw = wiring.ethernet(result().s) | {"nic_bytes_per_s": e.gbit_per_gpu * 1e9 / 8 * result().s["tcp_nic_share"]}
     got = scaling.scaling_curve(256, 64, weak=False, tokens_per_step=4e6, **kw)["speedup"]
     assert float(got) == pytest.approx(2.1, rel=1e-4)
-    r = row("000-2.3-64-to-256-gpus-2p1x")
+    r = row("000-2.3-64-to-256-gpus-2p1x", default)
     assert r["verdict"] == "consistent" and "may fall short" in r["reason"]
 
 
-def test_thousand_gpus():
+def test_thousand_gpus(result, default):
     for cid in ("000-2.3-nccl-90pct-linear-1000-gpus", "000-6-near-linear-scaling"):
-        r = row(cid)
+        r = row(cid, default)
         assert r["verdict"] == "consistent" and r["holds"] == 1.0
     res = result()
     assert res.thousand_weak > 0.99 and 0.7 < res.thousand_strong < 0.8
-    assert "92%-93%" in row("000-2.3-nccl-90pct-linear-1000-gpus")["recomputed"]  # published retention
+    assert "92%-93%" in row("000-2.3-nccl-90pct-linear-1000-gpus", default)["recomputed"]  # published retention
 
 
-def test_network_advice_read_per_gpu_and_per_node():
-    r = row("000-5-network-200gbps")
+def test_network_advice_read_per_gpu_and_per_node(default):
+    r = row("000-5-network-200gbps", default)
     assert r["verdict"] == "consistent" and "96.2%" in r["recomputed"] and "76.0%" in r["recomputed"]
     assert "per node, the strict reading, it would be inconsistent" in r["reason"]
     assert r["flips_if"].startswith("inconsistent if global batch <")
 
 
-def test_plan_and_proof_of_concept():
-    plan = row("000-5-node-plan-time")
+def test_plan_and_proof_of_concept(default):
+    plan = row("000-5-node-plan-time", default)
     assert plan["verdict"] == "consistent" and "2.7 days on 32 GPUs" in plan["recomputed"]
-    poc = row("000-6-poc-4-8-gpus")
+    poc = row("000-6-poc-4-8-gpus", default)
     assert poc["verdict"] == "consistent" and "98.3%" in poc["recomputed"]
 
 
-def test_a_parameter_moves_a_verdict():
+def test_a_parameter_moves_a_verdict(result):
     assert row("000-5-network-200gbps", result(batch_million_tokens=2.0))["verdict"] == "inconsistent"
     assert row("000-6-poc-4-8-gpus", result(batch_million_tokens=1.0))["verdict"] == "inconsistent"
     assert row("000-5-network-200gbps", result(rdma_nic_share=0.5))["verdict"] == "inconsistent"
     assert row("000-5-node-plan-time", result(tokens_per_param=10000.0))["verdict"] == "inconsistent"
 
 
-def test_sliders_flip_where_the_checks_flip():
+def test_sliders_flip_where_the_checks_flip(result):
     batch = result().sliders[0]
     flip = batch.flips.set_index("claim").loc["000-5-network-200gbps", "x"]
     assert float(flip) == pytest.approx(3.1, abs=batch.step)  # the ledger's flips_if: global batch < 3.1M
@@ -165,7 +160,7 @@ def test_sliders_flip_where_the_checks_flip():
 # --------------------------------------------------------------------------------------------
 
 
-def test_assumption_parameters_are_the_scenarios():
+def test_assumption_parameters_are_the_scenarios(default):
     names = scenario.assumptions()
     declared = {p.name for p in SPEC.params if p.name in names}
     assert declared == {"batch_million_tokens", "rdma_nic_share", "rdma_latency_us", "dp_overlap", "tokens_per_param"}
@@ -190,20 +185,20 @@ def test_checks_read_the_scenario():
     assert inputs["000-3-table-bandwidth"] == set()
 
 
-def test_override_reaches_the_checks_and_the_curves():
+def test_override_reaches_the_checks_and_the_curves(result, default):
     res = result(dp_overlap=0.0)
     assert res.s["dp_overlap"] == 0.0
-    assert row("000-5-network-200gbps", res)["recomputed"] != row("000-5-network-200gbps")["recomputed"]
+    assert row("000-5-network-200gbps", res)["recomputed"] != row("000-5-network-200gbps", default)["recomputed"]
     mine = res.your_curve["efficiency"].to_numpy()
     assert (mine <= result().your_curve["efficiency"].to_numpy() + 1e-12).all()  # less overlap, less efficiency
 
 
 def test_b300_mfu_is_derived_from_the_scenario():
     s = scenario.values(DEFAULTS)
-    mfu = cl.kernel_efficiency(s, "fp8")
+    mfu = wiring.kernel_efficiency(s, "fp8")
     a100, b300 = data.gpu("A100").peak_flops("bf16"), data.gpu("B300").peak_flops("fp8")
     assert mfu == pytest.approx(s["speedup_b300_a100"] * a100 * s["mfu_a100_bf16"] / b300)
-    assert cl.kernel_efficiency(s, "bf16") == s["mfu_a100_bf16"]
+    assert wiring.kernel_efficiency(s, "bf16") == s["mfu_a100_bf16"]
 
 
 def test_deployment_plan_case():
@@ -214,7 +209,7 @@ def test_deployment_plan_case():
 
 
 def test_experiments_reads_reference_clusters_through_config_kwargs():
-    kw = ch.config_kwargs(DEFAULTS, cl.B300_CLUSTER)
+    kw = ch.config_kwargs(DEFAULTS, wiring.B300_CLUSTER)
     st = scaling.step_time(n_gpus=64, tokens_per_step=4e6, **kw)
     assert 0 < float(st.efficiency) <= 1
     assert kw["nic_bytes_per_s"] == pytest.approx(800e9 / 8 * 0.95)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from analyses import data
 from analyses.chapters import sources
+from analyses.chapters.sources import figures
 
 
 def test_every_cited_source_is_listed_with_its_citing_tables():
@@ -26,10 +27,10 @@ def test_data_files_link_every_table_and_its_schema():
     frame = sources.data_files()
     assert list(frame["table"]) == data.table_names()
     assert (frame["rows"] == [len(data.table(n)) for n in frame["table"]]).all()
-    view = sources.data_files_view()._repr_html_()
+    view = figures.data_files_view()._repr_html_()
     for name in frame["table"]:
         assert f'href="../downloads/data/{name}.schema.yaml"' in view
     assert "sources/" in " ".join(f for files in frame["files"] for f in files)  # a folder table lists its files
-    html = sources.sources_view(sources.sources_table(sources.SPEC.defaults()))._repr_html_()
+    html = figures.sources_view(sources.sources_table(sources.SPEC.defaults()))._repr_html_()
     assert 'id="source-' in html
-    assert "ledger (CSV)" in repr(sources.download_links())
+    assert "ledger (CSV)" in repr(figures.download_links())

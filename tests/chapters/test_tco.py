@@ -4,22 +4,17 @@ them; every assumption read through the scenario."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 import pytest
 
-from analyses import cases, data, ledger, scenario
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters import tco as ch
-from analyses.chapters.tco import figures, rebuilt, text
-from analyses.models import tco
+from analyses.chapters.tco import figures, text, wiring
+from analyses.scenario import cases, costs
 
 VIEW = {"currency", "workload_pflop_days_per_month", "mc_samples", "seed"}  # settings that judge no claim
-
-
-@functools.cache
-def result(**over) -> ch.Result:
-    return ch.compute(ch.SPEC.validate(over))
 
 
 def render(res: ch.Result) -> list[str]:
@@ -64,7 +59,7 @@ GRID = (
 
 
 @pytest.mark.parametrize("over", GRID, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
-def test_compute_figures_and_sentences_over_the_grid(over):
+def test_compute_figures_and_sentences_over_the_grid(over, result):
     res = result(**over)
     sentences = render(res)
     assert all(isinstance(t, str) and len(t) > 20 for t in sentences)
@@ -76,7 +71,7 @@ def test_compute_figures_and_sentences_over_the_grid(over):
         assert (frame["5%"] <= frame["95%"]).all()
 
 
-def test_sentence_branches():
+def test_sentence_branches(result):
     # per hour: B300 dearer at the defaults, not in every mode when its rent is at the floor
     assert "more work per hour" in text.gpu_hour_takeaway(result())
     assert "not dearer" in text.gpu_hour_takeaway(result(rent_b300_usd_per_gpu_hour=0.5))
@@ -109,7 +104,7 @@ def test_sentence_branches():
     assert "short of half" not in text.inefficiency_sentence(result(utilisation=0.05))
 
 
-def test_recommender_caption_names_a_reading_that_reaches_the_stated_cut():
+def test_recommender_caption_names_a_reading_that_reaches_the_stated_cut(result):
     frame = result().recommender_readings
     target = 1 - result().recommender.cut
     assert "No reading" in text.recommender_caption(result())
@@ -125,7 +120,7 @@ def verdicts(res: ch.Result) -> dict[str, str]:
     return dict(zip(res.ledger["id"], res.ledger["verdict"], strict=True))
 
 
-def test_verdicts_at_the_defaults():
+def test_verdicts_at_the_defaults(result):
     v = verdicts(result())
     assert v == {
         "000-3-table-tco": "consistent",
@@ -149,11 +144,11 @@ def _finding(claim_id: str, **over):
     return ledger.checks("tco")[claim_id](claim, scenario.values(cfg), cfg)
 
 
-def test_what_decides_the_tco_row():
+def test_what_decides_the_tco_row(result):
     f = _finding("000-3-table-tco")
     s = scenario.values()
     # same task: the owned price ratio per GPU-hour over the scenario's speed-up
-    assert float(f.value) == pytest.approx(float(tco.price_ratio(s)) / s["speedup_b300_a100"])
+    assert float(f.value) == pytest.approx(float(costs.price_ratio(s)) / s["speedup_b300_a100"])
     assert (f.stated.lo, f.stated.hi) == (0.35, 0.45)
     assert 0.30 < float(f.value) < 0.40
     # with the documents' own 2.5-3x the same task would cost more on B300 than on A100
@@ -162,7 +157,7 @@ def test_what_decides_the_tco_row():
     assert verdicts(result(speedup_b300_a100=3.0))["000-3-table-tco"] == "implausible"
 
 
-def test_what_decides_payback():
+def test_what_decides_payback(result):
     f = _finding("000-6-payback-6-12-months")
     assert (f.stated.lo, f.stated.hi) == (-np.inf, 12.0)  # "within 12 months"
     assert (f.strict.lo, f.strict.hi) == (6.0, 12.0)
@@ -173,16 +168,16 @@ def test_what_decides_payback():
     assert slow["000-6-payback-6-12-months"] == slow["001-6-payback-6-12-months"] == "implausible"
 
 
-def test_what_decides_the_case_studies():
+def test_what_decides_the_case_studies(result):
     r, c = cases.recommender(), cases.customer_service()
     f = _finding("000-4-monthly-cost-47pct-3m-rmb")
     s = scenario.values()
-    want = float(tco.price_ratio(s)) * r.gpus_after * r.days_after / (r.gpus_before * r.days_before)
+    want = float(costs.price_ratio(s)) * r.gpus_after * r.days_after / (r.gpus_before * r.days_before)
     assert float(f.value) == pytest.approx(want)
     assert f.stated.shown == pytest.approx(1 - 0.47)
     own = _finding("001-4-own-42k-vs-rent-80k")
     assert float(own.value) > 2 * c.own_rmb_per_month
-    assert float(rebuilt.own_implied_price(s)) < scenario.ranges()["server_b300_usd_per_gpu"].low
+    assert float(wiring.own_implied_price(s)) < scenario.ranges()["server_b300_usd_per_gpu"].low
     assert "implies a system price" in own.recomputed()
     rent = _finding("001-4-rental-80k-rmb-month")
     assert float(rent.value) == pytest.approx(
@@ -192,10 +187,10 @@ def test_what_decides_the_case_studies():
     assert verdicts(result(server_b300_usd_per_gpu=5000.0))["001-4-own-42k-vs-rent-80k"] == "consistent"
 
 
-def test_what_decides_the_other_claims():
+def test_what_decides_the_other_claims(result):
     several = _finding("001-0-several-million")
     assert several.low < 2e6 and several.high > 9e6  # 7B costs less, 100B more than the stated band
-    lo, hi = rebuilt.band_sizes(scenario.values())
+    lo, hi = wiring.band_sizes(scenario.values())
     assert 7e9 < lo < hi < 1e11
     waste = _finding("001-1-inefficiency-over-half-of-cost")
     assert float(waste.value) == pytest.approx(1 - 0.7 * 0.9 * scenario.values()["mfu_a100_bf16"])
@@ -208,7 +203,7 @@ def test_what_decides_the_other_claims():
     assert _finding("000-5-reserve-10-15pct-exploration").value is None
     assert _finding("000-4-gmv-8pct").value is None
     metric = _finding("001-6-effective-compute-cost-formula")
-    assert float(metric.value) == pytest.approx(1 - float(tco.same_task_ratio(scenario.values())))
+    assert float(metric.value) == pytest.approx(1 - float(costs.same_task_ratio(scenario.values())))
     assert verdicts(result(speedup_b300_a100=2.0))["001-6-effective-compute-cost-formula"] == "inconsistent"
 
 
@@ -234,12 +229,12 @@ def test_parameters_are_scenario_assumptions_or_view_settings():
     assert set(ch.DRAWN) <= set(table)
 
 
-def test_verdicts_do_not_depend_on_the_page_monte_carlo():
+def test_verdicts_do_not_depend_on_the_page_monte_carlo(result):
     assert result().ledger.equals(result(mc_samples=1000, seed=7).ledger)
     assert result().ledger.equals(ledger.ledger("tco"))
 
 
-def test_a_parameter_moves_the_page_and_the_ledger_together():
+def test_a_parameter_moves_the_page_and_the_ledger_together(result):
     fast, slow = result(speedup_b300_a100=12.0), result(speedup_b300_a100=8.8)
     assert fast.same_task.central < slow.same_task.central
     assert fast.mfu["B300"] > slow.mfu["B300"]

@@ -4,23 +4,19 @@ decides them; every assumption read through the scenario."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import numpy as np
 import pytest
 
-from analyses import cases, chapters, data, ledger, scenario
+from analyses import chapters, data, scenario
+from analyses.chapters import ledger
 from analyses.chapters import utilisation as ch
 from analyses.chapters.utilisation import figures, text, wiring
 from analyses.models import mig, pipeline
+from analyses.scenario import cases
 
 SCENARIO_PARAMS = ("utilisation", "goodput", "idle_power_fraction", "mig_small_job_compute", "mig_small_job_memory")
 VIEW_PARAMS = ("gpu", "mean_jobs", "snapshots", "seed", "prefetch_cv")
-
-
-@functools.cache
-def result(**over) -> ch.Result:
-    return ch.compute(ch.SPEC.validate(over))
 
 
 SENTENCES = (
@@ -63,7 +59,7 @@ GRID = (
 
 
 @pytest.mark.parametrize("over", GRID, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
-def test_compute_figures_and_sentences_over_the_grid(over):
+def test_compute_figures_and_sentences_over_the_grid(over, result):
     res = result(**over)
     sentences = render(res)
     assert all(isinstance(t, str) and len(t) > 15 for t in sentences[1:]) and sentences[0].endswith("B")
@@ -73,7 +69,7 @@ def test_compute_figures_and_sentences_over_the_grid(over):
     assert len(res.sim) == res.cfg["snapshots"] and (res.sim["util_mig"] <= 1 + 1e-9).all()
 
 
-def test_sentence_branches():
+def test_sentence_branches(result):
     # the electricity saving: does not hold at the scenario, holds when waiting servers draw nearly full power
     assert "does not" in text.electricity_takeaway(result())
     assert "and so does the electricity saving" in text.electricity_takeaway(result(idle_power_fraction=0.95))
@@ -112,7 +108,7 @@ def test_sentence_branches():
 # -------------------------------------------------------------------------- verdicts at the defaults
 
 
-def test_verdicts_at_the_defaults():
+def test_verdicts_at_the_defaults(result):
     got = result().ledger.set_index("id")["verdict"].to_dict()
     assert got == {
         "000-3-table-data-loading": "unverifiable",
@@ -132,7 +128,7 @@ def test_verdicts_at_the_defaults():
     }
 
 
-def test_what_decides_the_verdicts():
+def test_what_decides_the_verdicts(result):
     led = result().ledger.set_index("id")
     # MIG on A100 is MIG on B300: the same 7 instances and slice shapes contradict "finer" MIG
     assert wiring.same_slicing("A100", "B300")
@@ -164,7 +160,7 @@ def test_what_decides_the_verdicts():
     assert led.loc["001-2.2-gds-latency-60-80pct", "reason"].startswith("Nothing public recomputes this figure")
 
 
-def test_parameters_move_verdicts():
+def test_parameters_move_verdicts(result):
     assert result(utilisation=0.5).verdict("001-2.2-utilisation-below-50pct") == "consistent"
     assert result(idle_power_fraction=0.9).verdict("001-2.2-days-saved-2p5-of-10") == "consistent"
     assert result(mig_small_job_memory=0.5).verdict("001-2.3-cloud-utilisation-45-to-80") == "implausible"
@@ -175,14 +171,14 @@ def test_parameters_move_verdicts():
     assert result(gpu="A100", snapshots=10).ledger["verdict"].equals(result().ledger["verdict"])
 
 
-def test_strict_reading_of_near_full_load_changes_nothing():
+def test_strict_reading_of_near_full_load_changes_nothing(result):
     fn = ledger.checks("utilisation")["000-6-half-idle-to-near-full"]
     f = fn(data.claim("000-6-half-idle-to-near-full"), scenario.values(), ch.SPEC.defaults())
     assert f.strict is not None and f.strict.lo == 1.0
     assert "strict reading" not in result().ledger.set_index("id").loc["000-6-half-idle-to-near-full", "reason"]
 
 
-def test_the_chapter_ledger_at_defaults_is_the_book_ledger():
+def test_the_chapter_ledger_at_defaults_is_the_book_ledger(result):
     own = result().ledger.set_index("id")
     book = ledger.ledger(ids=list(own.index)).set_index("id")
     assert own.equals(book.loc[own.index])
@@ -233,7 +229,7 @@ def test_checks_are_vectorised():
             assert np.broadcast_to(np.asarray(f.value), (64,)).shape == (64,)
 
 
-def test_the_page_uses_the_checks_scenario_values():
+def test_the_page_uses_the_checks_scenario_values(result):
     res = result(idle_power_fraction=0.6, mig_small_job_compute=0.2, mig_small_job_memory=0.15)
     assert res.loading.electricity_saving == pytest.approx(float(wiring.electricity_saving(res.s)))
     row = res.mig_cases.set_index("claim").loc["001-2.3-cloud-utilisation-45-to-80"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from analyses import chapters, data, ledger, verdicts
+from analyses import chapters, data, verdicts
+from analyses.chapters import ledger
 
 
 def test_every_check_has_a_claim_of_its_chapter():

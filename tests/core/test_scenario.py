@@ -8,11 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from analyses import chapters, ledger, scenario
+from analyses import chapters, data, scenario
+from analyses.chapters import ledger
 from analyses.data import REPO_ROOT
+from analyses.scenario import cases
+from analyses.units import formats
 
 CHAPTER_DIR = REPO_ROOT / "analyses" / "chapters"
-DISPLAY = {"fmt", "money", "stated", "stated_money", "rounded", "show", "show_interval", "pct", "times"}
+# the formatters (analyses.units.formats) and the verdict words: their numeric arguments are display settings
+DISPLAY = {n for n, f in vars(formats).items() if callable(f)} | {"rounded", "show", "show_interval"}
 
 
 def test_every_assumption_has_a_range_a_unit_and_a_source():
@@ -93,6 +97,12 @@ def test_every_claim_that_needs_the_speed_up_reads_the_one_entry():
     it there, and moving it moves all of them together."""
     rows = ledger.assessments()
     readers = {a.claim.id for a in rows if "speedup_b300_a100" in a.inputs}
-    assert len(readers) >= 8
+    # every stated per-GPU speed-up, the GPU-day anecdotes it judges, and the cost rows that hang on it
+    stated = {c.id for c in data.claims() if "speedup_low_x" in c.values}
+    gpu_days = {a.claim for a in cases.anecdotes() if a.gpus_before is not None or a.params is not None}
+    assert (
+        stated
+        and stated | gpu_days | {"000-3-table-tco", "000-6-payback-6-12-months", "000-6-months-to-weeks"} <= readers
+    )
     for a in rows:
         assert not any(i.startswith("mfu_b300") for i in a.inputs), a.claim.id

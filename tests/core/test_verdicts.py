@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analyses import data, robustness, scenario, verdicts
+from analyses import data, scenario, verdicts
 from analyses.models.uncertainty import Z90, Range
-from analyses.verdicts import RULES, Arithmetic, Finding, at_least, between, exactly, rounded
+from analyses.verdicts import RULES, Arithmetic, Finding, at_least, between, exactly, robustness, rounded
 
 
 def code(f: Finding, kind: str) -> str:
@@ -118,9 +118,9 @@ def test_the_capability_tolerance_is_the_step_time_models_worst_error_rounded_up
     error on its published validation runs, rounded up to the next 5%: recomputed here."""
     import math
 
-    from analyses.models import kernel_efficiency
+    from analyses.scenario import calibration
 
-    worst = float(max(kernel_efficiency.validation_errors(), key=abs))  # signed
+    worst = float(max(calibration.validation_errors(), key=abs))  # signed
     assert verdicts.MODEL_TOLERANCE == math.ceil(abs(worst) / 0.05) * 0.05
     assert verdicts.RULES["capability"].tolerance == verdicts.RULES["anecdote"].tolerance == verdicts.MODEL_TOLERANCE
     assert f"({verdicts.fmt(worst, pct=True, sig=2)})" in verdicts.RULES["capability"].text()

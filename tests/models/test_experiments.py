@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from analyses import units
 from analyses.models import experiments as ex
-from analyses.models import units
 
 
 def test_concurrency_on_a_fixed_cluster_gains_only_the_efficiency_ratio():

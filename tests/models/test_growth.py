@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analyses import data
-from analyses.models import growth, throughput, units
+from analyses import data, units
+from analyses.models import flops, growth
 
 
 def test_fit_recovers_an_exact_exponential():
@@ -33,7 +33,7 @@ def test_ten_x_per_18_months_is_4_64_per_year():
 def test_six_n_d_reproduces_gpt3_table_d1():
     # Brown et al. 2020, Table D.1: GPT-3 175B (174.6B params, 300B tokens) = 3.14e23 FLOP.
     gpt3 = data.model("GPT-3 175B")
-    assert throughput.training_flops(gpt3["params"], gpt3["training_tokens"]) == pytest.approx(3.14e23, rel=0.01)
+    assert flops.training_flops(gpt3["params"], gpt3["training_tokens"]) == pytest.approx(3.14e23, rel=0.01)
 
 
 def test_frontier_mask():
@@ -54,7 +54,7 @@ def test_decimal_year_mid_month_and_mid_year():
 def test_inverses_of_the_compute_arithmetic():
     # 6·N·(r·N) = C  <=>  N = sqrt(C / (6 r)), and the years <-> tokens-per-parameter round trip
     assert growth.params_for_compute(6 * 1e11 * 2e12, 20) == pytest.approx(1e11)
-    years = growth.years_of_compute(throughput.training_flops(1e11, 20 * 1e11), 1e13, 0.5)
+    years = growth.years_of_compute(flops.training_flops(1e11, 20 * 1e11), 1e13, 0.5)
     assert growth.tokens_per_param_for_years(years, 1e11, 1e13, 0.5) == pytest.approx(20)
 
 

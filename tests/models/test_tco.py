@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from analyses import data, scenario
-from analyses.models import tco, uncertainty, units
+from analyses import data, units
+from analyses.models import tco, uncertainty
 from analyses.models.uncertainty import Range
 
 
@@ -128,112 +128,3 @@ def test_price_table_rows_are_ordered_ranges():
     # The B300 neocloud rent range is the published 5.00-7.25 USD per GPU-hour.
     b300 = data.price("b300-rent-neocloud")
     assert (b300.low, b300.high, b300.currency) == (5.0, 7.25, "USD")
-
-
-# --------------------------------------------------------------------------------------------
-# The scenario's wiring
-# --------------------------------------------------------------------------------------------
-
-
-def _s(**over):
-    return scenario.values() | over
-
-
-def test_generations_and_mfu_follow_the_scenario_speedup():
-    (new, new_prec), (old, old_prec) = tco.generations()
-    assert (new, old) == scenario.speedup_gpus(tco.SPEEDUP)
-    s = _s()
-    # Closed form of the guide: MFU_new = speed-up x peak_old x MFU_old / peak_new.
-    want = s[tco.SPEEDUP] * data.gpu(old).peak_flops(old_prec) * s[tco.OLD_MFU] / data.gpu(new).peak_flops(new_prec)
-    assert float(tco.mfu(s, new)) == pytest.approx(want)
-    assert float(tco.mfu(s, old)) == pytest.approx(s[tco.OLD_MFU])
-    # B300 FP8 (4.5 PFLOP/s dense) at 10.2x an A100 BF16 (312 TFLOP/s) at 51% MFU runs at 36% MFU.
-    assert float(tco.mfu(_s(**{tco.SPEEDUP: 10.2, tco.OLD_MFU: 0.51}), new)) == pytest.approx(10.2 * 312 * 0.51 / 4500)
-    with pytest.raises(KeyError, match="H100"):
-        tco.achieved_flop_per_s(s, "H100")
-    with pytest.raises(KeyError, match="H100"):
-        tco.peak_flops("H100")
-
-
-def test_owned_and_rented_wiring_read_the_scenario():
-    s = _s()
-    for gpu in ("A100", "H100", "B200", "B300"):
-        direct = tco.owned_cost_per_gpu_hour(
-            s[f"server_{gpu.lower()}_usd_per_gpu"],
-            s["network_storage_fraction"],
-            s["depreciation_years"],
-            s["cost_of_capital"],
-            data.gpu(gpu).tdp_w,
-            s["server_power_overhead"],
-            s["pue"],
-            s["electricity_usd_per_kwh"],
-            s["hosting_usd_per_kw_month"],
-            s["staff_usd_per_gpu_year"],
-        )
-        assert float(tco.owned(s, gpu).total) == pytest.approx(float(direct.total))
-        assert float(tco.opex(s, gpu).total) == pytest.approx(float(direct.opex))
-        assert float(tco.rented(s, gpu)) == pytest.approx(
-            s[f"rent_{gpu.lower()}_usd_per_gpu_hour"] * (1 + s["rental_overhead_fraction"])
-        )
-    # A case's own terms replace the scenario's: 3 years straight line is price x 1.15 / 3 a year.
-    three = tco.owned(s, "B300", years=3, rate=0.0)
-    assert float(three.capital) * units.HOURS_PER_YEAR == pytest.approx(s["server_b300_usd_per_gpu"] * 1.15 / 3)
-    with pytest.raises(ValueError, match="mode"):
-        tco.hourly(s, "A100", "leased")
-    # Vectorised: arrays of draws in, arrays out.
-    draws = scenario.sample(["server_b300_usd_per_gpu", "pue"], 50, 1)
-    assert tco.owned(draws, "B300").total.shape == (50,)
-
-
-def test_cost_per_useful_pflop_day_and_same_task_ratio():
-    s = _s()
-    new, old = "B300", "A100"
-    # Same utilisation and goodput on both sides: the ratio of useful-compute costs is the price ratio
-    # over the speed-up, whatever the utilisation.
-    ratio = tco.pflop_day_cost(s, new, "owned") / tco.pflop_day_cost(s, old, "owned")
-    assert float(ratio) == pytest.approx(float(tco.same_task_ratio(s, "owned")))
-    assert float(tco.same_task_ratio(s, "owned")) == pytest.approx(float(tco.price_ratio(s)) / s[tco.SPEEDUP])
-    assert float(tco.same_task_ratio(s, "rented", 2.5)) == pytest.approx(float(tco.price_ratio(s, "rented")) / 2.5)
-    # Hand check of the PFLOP-day: 24 h x cost x 1e15 / (312e12 x 0.51 x 0.7 x 0.9) FLOP/s.
-    one = _s(
-        rent_a100_usd_per_gpu_hour=1.0, rental_overhead_fraction=0.0, mfu_a100_bf16=0.5, utilisation=0.8, goodput=1.0
-    )
-    assert float(tco.pflop_day_cost(one, old, "rented")) == pytest.approx(24 * 1e15 / (312e12 * 0.5 * 0.8))
-    # GPUs for a workload: one PFLOP-day a day of useful compute needs 1e15 / useful FLOP/s GPUs.
-    gpus = tco.workload_gpus(one, old, units.DAYS_PER_MONTH)
-    assert float(gpus) == pytest.approx(1e15 / (312e12 * 0.5 * 0.8))
-
-
-def test_payback_against_each_baseline_by_hand():
-    s = _s(
-        server_b300_usd_per_gpu=50_000.0,
-        network_storage_fraction=0.2,
-        rent_a100_usd_per_gpu_hour=1.0,
-        rental_overhead_fraction=0.25,
-        speedup_b300_a100=10.0,
-    )
-    opex_new = float(tco.opex(s, "B300").total)
-    # Rent: 60,000 USD / (730.5 h x (10 x 1.25 - opex)).
-    want = 60_000 / (units.HOURS_PER_MONTH * (10 * 1.25 - opex_new))
-    assert float(tco.payback(s, "rent")) == pytest.approx(want)
-    china = 60_000 / (
-        units.HOURS_PER_MONTH * (10 * s["rent_a100_china_cny_per_gpu_hour"] * 1.25 / s["usd_cny"] - opex_new)
-    )
-    assert float(tco.payback(s, "rent in China")) == pytest.approx(china)
-    keep = 60_000 / (units.HOURS_PER_MONTH * (10 * float(tco.opex(s, "A100").total) - opex_new))
-    assert float(tco.payback(s, "keep owned")) == pytest.approx(keep)
-    # At the documents' own 2.5x the same purchase takes far longer; slower than the opex, never.
-    assert float(tco.payback(s, "rent", 2.5)) > 4 * want
-    assert np.isinf(tco.payback(s, "rent", 0.01))
-    with pytest.raises(ValueError, match="baseline"):
-        tco.payback(s, "lease")
-
-
-def test_training_cost_and_waste_shares():
-    s = _s(tokens_per_param=20.0, goodput=1.0)
-    # Chinchilla-optimal 7B: 6 x 7e9 x 1.4e11 FLOP at 312 TFLOP/s x MFU.
-    hours = 6 * 7e9 * 1.4e11 / (312e12 * s[tco.OLD_MFU] * units.SECONDS_PER_HOUR)
-    assert float(tco.training_cost(s, 7e9, "A100")) == pytest.approx(hours * float(tco.owned(s, "A100").total))
-    assert float(tco.training_cost(s, 14e9, "A100")) == pytest.approx(4 * float(tco.training_cost(s, 7e9, "A100")))
-    assert float(tco.wasted_share(_s(utilisation=0.5, goodput=0.8, mfu_a100_bf16=0.5))) == pytest.approx(0.8)
-    assert float(tco.idle_share(_s(utilisation=0.5, goodput=0.8))) == pytest.approx(0.6)

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analyses import data, scenario
-from analyses.models import throughput, units
+from analyses import data, units
+from analyses.models import throughput
 
 
 def test_pretrain_months_is_6nd_over_the_cluster_rate():
@@ -33,26 +33,6 @@ def test_finetune_hours_closed_form():
     want = 6 * 13e9 * 9000 * 2048 * 3 / (8 * 312e12 * 0.51) / 3600
     assert hours == pytest.approx(want)
     assert hours == pytest.approx(0.941, abs=0.001)
-
-
-def test_mfu_for_speedup_inverts_achieved_ratio():
-    mfu = throughput.mfu_for_speedup(10.2, 4500e12, 312e12, 0.51)
-    assert throughput.achieved_ratio(4500e12, mfu, 312e12, 0.51) == pytest.approx(10.2)
-
-
-def test_the_scenario_speedup_implies_the_published_blackwell_mfu():
-    """The scenario's B300/A100 speed-up (rounded to three figures) and A100 MFU give back the median
-    MFU of the published Blackwell FP8 runs it was derived from, within that rounding (0.5%)."""
-    s = scenario.values()
-    runs = scenario.published_mfu()
-    blackwell = float(np.median(runs[runs["gpu"].isin(["B200", "B300"]) & (runs["precision"] == "fp8")]["mfu"]))
-    got = throughput.mfu_for_speedup(
-        s["speedup_b300_a100"],
-        data.gpu("B300").peak_flops("fp8"),
-        data.gpu("A100").peak_flops("bf16"),
-        s["mfu_a100_bf16"],
-    )
-    assert got == pytest.approx(blackwell, rel=0.01)
 
 
 def test_best_published_ratio():

@@ -1,4 +1,13 @@
-"""Fuzz figures: every fuzzed input is classified, and the counts are printed at the end of the run
+"""The site's shared fixtures: the book built once and one headless Chromium per test session, and
+the fuzz figures.
+
+``site`` runs ``python -m analyses build`` once per session (it re-executes nothing when the
+committed notebooks are fresh, then runs ``jupyter-book build -W`` when the pages changed) for
+every test that reads the built HTML; ``browser`` is one Chromium for every test that renders it.
+A parallel run keeps their modules in one worker (``conftest.py`` at the root: ``SITE_MODULES``),
+and the build holds a lock, so two sessions never build the book at once.
+
+Fuzz figures: every fuzzed input is classified, and the counts are printed at the end of the run
 (for the closing note: inputs tried, clean one-line errors, accepted, tracebacks, hangs, files
 written on failure). ``FUZZ_EXAMPLES=500 pytest tests/site/test_fuzz.py`` runs a larger, random
 campaign; ``make test`` runs a small, derandomised one."""
@@ -6,11 +15,76 @@ campaign; ``make test`` runs a small, derandomised one."""
 from __future__ import annotations
 
 import collections
+import fcntl
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from analyses.data import REPO_ROOT
+from analyses.site import build
+
+HTML = REPO_ROOT / "_build" / "html"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """The built book's HTML folder, built once per session from the committed notebooks."""
+    # The test command never rewrites committed notebooks: with a stale one, fail before building.
+    stale = [p.name for p in build.stale()]
+    assert stale == [], f"stale notebooks (re-run `python -m analyses build` and commit): {stale}"
+    lock = REPO_ROOT / "_build" / "test-site.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)  # released when the file closes
+        proc = subprocess.run(
+            [sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True
+        )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "up to date" in proc.stdout  # nothing was re-executed: the committed outputs are current
+    return HTML
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium (Debian's package, driven by Playwright) for the session."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()
+
+
 FUZZ: collections.Counter = collections.Counter()
 KINDS = ("inputs", "clean one-line errors", "accepted", "tracebacks", "hangs", "files written on failure")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a parallel run, each worker hands its fuzz counters to the controller (pytest-xdist)."""
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:
+        out["fuzz"] = dict(FUZZ)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """The controller adds up the workers' fuzz counters (a pytest-xdist hook)."""
+    FUZZ.update(getattr(node, "workeroutput", {}).get("fuzz", {}))
 
 
 def pytest_terminal_summary(terminalreporter):

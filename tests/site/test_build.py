@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,7 +18,6 @@ import pytest
 from analyses.data import REPO_ROOT
 from analyses.site import build, deps
 
-HTML = REPO_ROOT / "_build" / "html"
 # Console errors that every Jupyter Book 1 page logs and that do not affect the content.
 BENIGN_CONSOLE = ("THEBE_JS_URL", "Got invalid theme mode")
 
@@ -180,17 +178,6 @@ def test_normalise_strips_run_specific_metadata():
     assert out.cells[0].metadata == {"tags": ["hide-input"]}  # folded by the build's rule
 
 
-@pytest.fixture(scope="module")
-def built_book() -> Path:
-    # The test command never rewrites committed notebooks: with a stale one, fail before building.
-    stale = [p.name for p in build.stale()]
-    assert stale == [], f"stale notebooks (re-run `python -m analyses build` and commit): {stale}"
-    proc = subprocess.run([sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "up to date" in proc.stdout  # nothing was re-executed: the committed outputs are current
-    return HTML
-
-
 class _Links(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
@@ -212,8 +199,8 @@ def _parse(path: Path) -> _Links:
     return parser
 
 
-def test_links_resolve_offline(built_book):
-    pages = sorted(p for p in built_book.rglob("*.html") if "_static" not in p.parts)
+def test_links_resolve_offline(site):
+    pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.parts)
     assert len(pages) >= 4
     parsed = {p: _parse(p) for p in pages}
     broken = []
@@ -236,55 +223,48 @@ def test_links_resolve_offline(built_book):
     assert broken == []
 
 
-def test_no_machine_paths_in_the_site(built_book):
+def test_no_machine_paths_in_the_site(site):
     needles = [str(REPO_ROOT), "/root/", "/tmp/", "/home/", sys.prefix]
     hits = []
-    for path in built_book.rglob("*"):
+    for path in site.rglob("*"):
         if path.suffix in (".html", ".js", ".css", ".txt", ".json", ".ipynb") and path.is_file():
             text = path.read_text(errors="replace")
-            hits += [f"{path.relative_to(built_book)}: {n}" for n in needles if n in text]
+            hits += [f"{path.relative_to(site)}: {n}" for n in needles if n in text]
     assert hits == []
 
 
-def test_chapter_pages_stay_small(built_book):
-    sizes = {p.name: p.stat().st_size for p in (built_book / "book").glob("*.html")}
+def test_chapter_pages_stay_small(site):
+    sizes = {p.name: p.stat().st_size for p in (site / "book").glob("*.html")}
     assert max(sizes.values()) < 400_000, sizes
 
 
-def test_charts_render_offline_in_headless_chromium(built_book):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
-    from playwright.sync_api import sync_playwright
-
-    pages = sorted(p for p in built_book.rglob("*.html") if "_static" not in p.parts)
+def test_charts_render_offline_in_headless_chromium(site, browser):
+    pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.parts)
     problems, checked = [], 0
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        for path in pages:
-            expected = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
-            page = browser.new_page()
-            errors, external = [], []
-            page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
-            page.on(
-                "request",
-                lambda r, x=external: x.append(r.url) if not r.url.startswith(("file:", "data:", "about:")) else None,
-            )
-            page.goto(path.as_uri())
-            if expected:
-                page.wait_for_function(f"document.querySelectorAll('.marks').length >= {expected}", timeout=20_000)
-                checked += 1
-            rendered = page.locator(".marks").count()
-            name = path.relative_to(built_book)
-            if rendered < expected:
-                problems.append(f"{name}: {rendered} of {expected} charts rendered")
-            errors = [e for e in errors if not any(b in e for b in BENIGN_CONSOLE)]
-            if errors:
-                problems.append(f"{name}: console errors {errors}")
-            if external:
-                problems.append(f"{name}: requested {external}")
-            page.close()
-        browser.close()
+    for path in pages:
+        expected = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
+        page = browser.new_page()
+        errors, external = [], []
+        page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
+        page.on(
+            "request",
+            lambda r, x=external: x.append(r.url) if not r.url.startswith(("file:", "data:", "about:")) else None,
+        )
+        page.goto(path.as_uri())
+        if expected:
+            page.wait_for_function(f"document.querySelectorAll('.marks').length >= {expected}", timeout=20_000)
+            checked += 1
+        rendered = page.locator(".marks").count()
+        name = path.relative_to(site)
+        if rendered < expected:
+            problems.append(f"{name}: {rendered} of {expected} charts rendered")
+        errors = [e for e in errors if not any(b in e for b in BENIGN_CONSOLE)]
+        if errors:
+            problems.append(f"{name}: console errors {errors}")
+        if external:
+            problems.append(f"{name}: requested {external}")
+        page.close()
     assert checked >= 2 and problems == []
 
 
@@ -318,49 +298,43 @@ def _texts(page, fig: str) -> list[tuple[str, str]]:
 
 
 def _expected(rows) -> list[tuple[str, str]]:
-    from analyses.site.ledger_html import VERDICT_COLOURS
+    from analyses.pages.ledger_html import VERDICT_COLOURS
 
     return sorted((f"{r.verdict} ({r.recomputed})", VERDICT_COLOURS[r.verdict]) for r in rows.itertuples())
 
 
-def test_sliders_move_to_what_the_models_give(built_book):
+def test_sliders_move_to_what_the_models_give(site, browser):
     """Move a slider on two pages: the value shown and each claim's verdict, figure and colour become
     what the chapter's own Python checks computed for that value (not a formula in JavaScript)."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
     import numpy as np
-    from playwright.sync_api import sync_playwright
 
     from analyses import chapters
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        for slug, fig, index in SLIDERS_CHECKED:
-            s = chapters.module(slug).compute(chapters.spec(slug).defaults()).sliders[index]
-            central = s.at(s.central)
-            # the grid point whose verdicts differ most from the central value's
-            xs = np.unique(s.grid["x"].to_numpy())
-            changed = [(s.at(x)["verdict"] != central["verdict"]).sum() for x in xs]
-            target = float(xs[int(np.argmax(changed))])
-            assert max(changed) > 0, f"{slug}: no verdict moves over the slider's span"
-            page = browser.new_page()
-            page.goto((built_book / "book" / f"{slug}.html").as_uri())
-            page.wait_for_function(
-                f"document.querySelectorAll('#{fig} g.mark-text.role-mark text').length > 0", timeout=20_000
-            )
-            assert sorted(_texts(page, fig)) == _expected(central), slug
-            page.eval_on_selector(
-                f"#{fig} input[type=range]",
-                "(el, x) => { el.value = x; el.dispatchEvent(new Event('input', {bubbles: true})); }",
-                target,
-            )
-            want = _expected(s.at(target))
-            for _ in range(100):  # Vega re-renders asynchronously: wait up to 10 s for the new rows
-                if sorted(_texts(page, fig)) == want:
-                    break
-                page.wait_for_timeout(100)
-            shown = float(page.inner_text(f"#{fig} .vega-bind input[type=range] + span"))
-            assert shown == pytest.approx(target, rel=1e-9), slug
-            assert sorted(_texts(page, fig)) == want, (slug, target)
-            page.close()
-        browser.close()
+    for slug, fig, index in SLIDERS_CHECKED:
+        s = chapters.module(slug).compute(chapters.spec(slug).defaults()).sliders[index]
+        central = s.at(s.central)
+        # the grid point whose verdicts differ most from the central value's
+        xs = np.unique(s.grid["x"].to_numpy())
+        changed = [(s.at(x)["verdict"] != central["verdict"]).sum() for x in xs]
+        target = float(xs[int(np.argmax(changed))])
+        assert max(changed) > 0, f"{slug}: no verdict moves over the slider's span"
+        page = browser.new_page()
+        page.goto((site / "book" / f"{slug}.html").as_uri())
+        page.wait_for_function(
+            f"document.querySelectorAll('#{fig} g.mark-text.role-mark text').length > 0", timeout=20_000
+        )
+        assert sorted(_texts(page, fig)) == _expected(central), slug
+        page.eval_on_selector(
+            f"#{fig} input[type=range]",
+            "(el, x) => { el.value = x; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+            target,
+        )
+        want = _expected(s.at(target))
+        for _ in range(100):  # Vega re-renders asynchronously: wait up to 10 s for the new rows
+            if sorted(_texts(page, fig)) == want:
+                break
+            page.wait_for_timeout(100)
+        shown = float(page.inner_text(f"#{fig} .vega-bind input[type=range] + span"))
+        assert shown == pytest.approx(target, rel=1e-9), slug
+        assert sorted(_texts(page, fig)) == want, (slug, target)
+        page.close()

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from analyses import data, ledger
+from analyses import data
+from analyses.chapters import ledger
 from analyses.data import REPO_ROOT
 from analyses.site import cli
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,15 +20,6 @@ import pytest
 from analyses.data import REPO_ROOT
 from analyses.site import export, vega_offline
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PLAN_PARAMS = "model_shape: llama2-7b\ntokens: 1.0e11\ndeadline_days: 10\nmax_gpus: 256\nmc_samples: 500\n"
 RUNS = {
     "scaling-gap": ["run", "scaling-gap", "-p", "window_start", "2016"],
@@ -95,43 +85,36 @@ def exported(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
     return out
 
 
-def test_rerun_pages_render_every_chart_offline_in_chromium(exported, tmp_path):
-    chromium = shutil.which(CHROMIUM)
-    assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
-    from playwright.sync_api import sync_playwright
-
+def test_rerun_pages_render_every_chart_offline_in_chromium(exported, browser, tmp_path):
     report, problems = {}, []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=FLAGS)
-        for name, (notebook, path) in exported.items():
-            expected = expected_charts(nbformat.read(notebook, as_version=4))
-            folder = path.parent.as_uri() + "/"
-            context = browser.new_context(viewport={"width": 1100, "height": 900})
-            page = context.new_page()
-            errors, requests, outside = [], [], []
+    for name, (notebook, path) in exported.items():
+        expected = expected_charts(nbformat.read(notebook, as_version=4))
+        folder = path.parent.as_uri() + "/"
+        context = browser.new_context(viewport={"width": 1100, "height": 900})
+        page = context.new_page()
+        errors, requests, outside = [], [], []
 
-            context.route("**/*", _recording_route(folder, requests, outside))
-            page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
-            page.goto(path.as_uri())
-            roots = ".vega-embed > svg.marks, .vega-embed > canvas.marks"
-            try:
-                page.wait_for_function(f"document.querySelectorAll({roots!r}).length >= {expected}", timeout=20_000)
-            except Exception:
-                pass  # counted and reported below
-            rendered = page.locator(roots).count()
-            page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=True)
-            report[name] = (rendered, expected, path.stat().st_size)
-            if rendered != expected:
-                problems.append(f"{name}: {rendered} of {expected} charts rendered")
-            if errors:
-                problems.append(f"{name}: console errors {errors}")
-            if outside or not requests:
-                problems.append(f"{name}: requests outside {folder}: {outside} (all: {requests})")
-            if page.locator("pre code").filter(has_text="<script").count():
-                problems.append(f"{name}: a chart script shown as code")
-            context.close()
-        browser.close()
+        context.route("**/*", _recording_route(folder, requests, outside))
+        page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
+        page.goto(path.as_uri())
+        roots = ".vega-embed > svg.marks, .vega-embed > canvas.marks"
+        try:
+            page.wait_for_function(f"document.querySelectorAll({roots!r}).length >= {expected}", timeout=20_000)
+        except Exception:
+            pass  # counted and reported below
+        rendered = page.locator(roots).count()
+        page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=True)
+        report[name] = (rendered, expected, path.stat().st_size)
+        if rendered != expected:
+            problems.append(f"{name}: {rendered} of {expected} charts rendered")
+        if errors:
+            problems.append(f"{name}: console errors {errors}")
+        if outside or not requests:
+            problems.append(f"{name}: requests outside {folder}: {outside} (all: {requests})")
+        if page.locator("pre code").filter(has_text="<script").count():
+            problems.append(f"{name}: a chart script shown as code")
+        context.close()
     assert problems == [], problems
     assert all(e >= 3 for _, e, _ in report.values()), report
 

@@ -66,9 +66,22 @@ def _tree(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def _watched() -> dict[str, tuple[int, int]]:
-    """What a failed command must not touch: the notebooks, the data and the scratch folder."""
+    """What a failed command must not touch: the notebooks, the data and the scratch folder.
+
+    The scratch folder is shared: scratch files of processes still running (other tests of a
+    parallel run executing notebooks) are not the command's and are left out; a file a finished
+    command left behind names a process that no longer runs (``<stem>.<pid>.<random>.ipynb``)."""
     out = _tree(REPO_ROOT / "book") | _tree(REPO_ROOT / "data")
-    return out | _tree(build.SCRATCH_DIR) if build.SCRATCH_DIR.exists() else out
+    if not build.SCRATCH_DIR.exists():
+        return out
+    return out | {k: v for k, v in _tree(build.SCRATCH_DIR).items() if not _running(Path(k))}
+
+
+def _running(scratch: Path) -> bool:
+    """Whether the process that named a scratch file still runs (and is not this test's own)."""
+    parts = scratch.name.split(".")
+    pid = int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
+    return pid is not None and pid != os.getpid() and build._pid_alive(pid)
 
 
 def classify(figures, kind: str, code: int | None, err: str, written: bool, hang: bool) -> str:
@@ -278,13 +291,21 @@ def mutate(root: Path, rel: str, kind: str, how: Any) -> None:
         csv.writer(f, lineterminator="\n").writerows(rows)
 
 
+@pytest.fixture(scope="module")
+def data_for_faults(tmp_path_factory) -> Path:
+    """One copy of data/ for the data-fault examples: each mutates one file and puts it back."""
+    root = tmp_path_factory.mktemp("faults") / "data"
+    shutil.copytree(REPO_ROOT / "data", root)
+    return root
+
+
 @fuzz_settings(120)
 @given(mutation=mutations())
-def test_data_faults(mutation, tmp_path_factory, fuzz_figures):
+def test_data_faults(mutation, data_for_faults, fuzz_figures):
     """Validation answers every mutated file with the data or one DataError line naming the file."""
-    root = tmp_path_factory.mktemp("data") / "data"
-    shutil.copytree(REPO_ROOT / "data", root)
+    root = data_for_faults
     rel, kind, how = mutation
+    original = (root / rel).read_bytes()
     mutate(root, rel, kind, how)
     data.clear_cache()
     code, err, hang = 0, "", False
@@ -302,7 +323,7 @@ def test_data_faults(mutation, tmp_path_factory, fuzz_figures):
         code, err = 1, traceback.format_exc()
     finally:
         data.clear_cache()
-        shutil.rmtree(root.parent, ignore_errors=True)
+        (root / rel).write_bytes(original)  # the one file mutated: the copy is whole again for the next example
     outcome = classify(fuzz_figures, "data files", code, err, False, hang)
     assert outcome in ("clean", "accepted"), (mutation, err)
 

@@ -14,7 +14,7 @@ import papermill
 import pytest
 
 from analyses import chapters
-from analyses.chapters.params import literal, parameters_source
+from analyses.scenario.params import literal, parameters_source
 from analyses.site import build, deps
 
 

@@ -22,21 +22,16 @@ import pytest
 import yaml
 
 from analyses import data
-from analyses import ledger as book_ledger
 from analyses.chapters import claims, sources
+from analyses.chapters import ledger as book_ledger
+from analyses.chapters.claims import figures as claims_figures
+from analyses.chapters.sources import figures as sources_figures
 from analyses.data import REPO_ROOT
-from analyses.site import build, deps, downloads, ledger_html, notebook
+from analyses.pages import ledger_html, links, notebook
+from analyses.site import build, deps, downloads
+from analyses.units import formats
 
-HTML = REPO_ROOT / "_build" / "html"
 E_NOTATION = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 # --------------------------------------------------------------------------------------------
@@ -115,8 +110,8 @@ def test_explicit_formats_never_print_e_notation(spec, value, shown):
 
 
 def test_text_cells_rewrite_e_notation_but_not_ids():
-    assert notebook.readable_text("compute for 2.0e+12 tokens; 1e9 bytes") == "compute for 2.0×10¹² tokens; 10⁹ bytes"
-    assert notebook.readable_text("001_df9bc65650076e7a.txt, commit 3e5a") == "001_df9bc65650076e7a.txt, commit 3e5a"
+    assert formats.readable_text("compute for 2.0e+12 tokens; 1e9 bytes") == "compute for 2.0×10¹² tokens; 10⁹ bytes"
+    assert formats.readable_text("001_df9bc65650076e7a.txt, commit 3e5a") == "001_df9bc65650076e7a.txt, commit 3e5a"
 
 
 # --------------------------------------------------------------------------------------------
@@ -125,15 +120,15 @@ def test_text_cells_rewrite_e_notation_but_not_ids():
 
 
 def test_source_cells_link_each_known_id():
-    cell = notebook.source_links("aiwiki-dgx-b300;v2pseo-gpu-tco-2026")
+    cell = links.source_links("aiwiki-dgx-b300;v2pseo-gpu-tco-2026")
     assert cell == (
         '<a class="source-link" href="sources.html#source-aiwiki-dgx-b300">aiwiki-dgx-b300</a>; '
         '<a class="source-link" href="sources.html#source-v2pseo-gpu-tco-2026">v2pseo-gpu-tco-2026</a>'
     )
-    cell = notebook.source_links("rajbhandari2020-zero, Fig 1 and Sec 5 (baseline)")
+    cell = links.source_links("rajbhandari2020-zero, Fig 1 and Sec 5 (baseline)")
     assert cell.startswith('<a class="source-link" href="sources.html#source-rajbhandari2020-zero">')
     assert cell.endswith("</a>, Fig 1 and Sec 5 (baseline)")
-    assert notebook.source_links("not-a-source & co") == "not-a-source &amp; co"
+    assert links.source_links("not-a-source & co") == "not-a-source &amp; co"
 
 
 def test_references_link_urls_arxiv_and_dois_and_invent_nothing():
@@ -145,7 +140,7 @@ def test_references_link_urls_arxiv_and_dois_and_invent_nothing():
     assert [u for _, u in both] == ["https://arxiv.org/abs/2207.02852", "https://epoch.ai/blog/x"]
     assert sources.reference_links("ifactoryapp.com (vendor listing)") == [("ifactoryapp.com (vendor listing)", None)]
     frame = sources.sources_table({"table": "all"})
-    page = sources.sources_html(frame)
+    page = sources_figures.sources_html(frame)
     without = [r for r in frame["reference"] if not sources.has_link(r)]
     assert page.count('class="no-url"') == len(without)
     for sid in frame["id"]:
@@ -177,11 +172,11 @@ def test_verdict_tables_anchor_every_check_and_show_new_columns():
 
 
 def test_ledger_filters_follow_the_columns_it_has():
-    plain = claims.LedgerTable(book_ledger.ledger())._repr_html_()
+    plain = claims_figures.LedgerTable(book_ledger.ledger())._repr_html_()
     assert 'data-filter="verdict"' in plain and 'data-filter="document"' in plain and 'data-filter="chapter"' in plain
     assert ('data-filter="kind"' in plain) == ("kind" in book_ledger.ledger().columns)
     rich = _ledger_with_new_columns()
-    shown = claims.LedgerTable(rich)._repr_html_()
+    shown = claims_figures.LedgerTable(rich)._repr_html_()
     assert 'data-filter="kind"' in shown and '<span data-field="kind">recommendation</span>' in shown
     assert 'data-sort-field="kind"' in shown and 'data-sort="0.750000"' in shown
     headers = re.findall(r'data-sort-col="(\d+)"(?: data-sort-field="(\w+)")?>([^<]+)<', shown)
@@ -286,17 +281,6 @@ def test_ghp_import_commits_the_site_to_a_pages_branch(tmp_path):
 # --------------------------------------------------------------------------------------------
 # The built site
 # --------------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def site() -> Path:
-    # the test command never rewrites committed notebooks: with a stale one, fail before building
-    stale = [p.name for p in build.stale()]
-    assert stale == [], f"stale notebooks (re-run `python -m analyses build` and commit): {stale}"
-    proc = subprocess.run([sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "up to date" in proc.stdout  # nothing re-executed: the committed notebooks are current
-    return HTML
 
 
 def _pages(root: Path) -> list[Path]:
@@ -423,18 +407,6 @@ def test_the_printable_ledger_holds_the_counts_and_every_claim(site):
 # --------------------------------------------------------------------------------------------
 # In a browser
 # --------------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 def _visible_rows(page) -> list[dict]:

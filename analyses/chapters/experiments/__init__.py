@@ -10,19 +10,24 @@ correlation of early and final losses) and the scaling model, with the functions
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analyses import cases, data, ledger, scenario
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters.experiments import checks
-from analyses.chapters.params import ChapterSpec, Config, Param
 from analyses.models import experiments as ex
-from analyses.site import sliders
+from analyses.scenario import cases
+from analyses.scenario.generations import NEW, SPEEDUP
+from analyses.scenario.params import ChapterSpec, Config, Param
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "experiments"
-SPEEDUP = checks.SPEEDUP
 RANK_CORRELATION = "early_stop_rank_correlation"
 
 SPEC = ChapterSpec(
@@ -106,7 +111,7 @@ class Result:
     single_cut: dict[str, float]
     runs: pd.DataFrame
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     def verdict(self, claim_id: str) -> str:
         """The ledger's verdict of one claim of this chapter."""
@@ -146,7 +151,7 @@ def timeline(sw: Sweep) -> pd.DataFrame:
     lanes = (
         ("serial, old cluster", sw.case.run_days, 1),
         (f"{k} at a time, old cluster", sw.old_concurrent_days / waves, k),
-        (f"{k} at a time, {checks.NEW_GPU}", sw.b300_concurrent_days / waves, k),
+        (f"{k} at a time, {NEW}", sw.b300_concurrent_days / waves, k),
     )
     rows = [
         {
@@ -159,6 +164,17 @@ def timeline(sw: Sweep) -> pd.DataFrame:
         for i in range(runs)
     ]
     return pd.DataFrame(rows)
+
+
+@functools.lru_cache(maxsize=512)
+def _selection(configs: int, eta: Any, r0: Any, noise: float, trials: int) -> MappingProxyType:
+    return MappingProxyType(ex.successive_halving_selection(configs, eta, r0, noise=noise, trials=trials, seed=SEED))
+
+
+def selection(configs: int, eta: Any, r0: Any, noise: float, trials: int) -> MappingProxyType:
+    """:func:`analyses.models.experiments.successive_halving_selection` at the chapter's seed, simulated
+    once per setting (the illustration does not depend on the scenario's other assumptions)."""
+    return _selection(configs, eta, r0, float(noise), trials)
 
 
 def _noise(rank_correlation: float) -> float:
@@ -184,7 +200,7 @@ def _early_stopping(cfg: Config, s: dict[str, float], sw: Sweep) -> EarlyStoppin
         resume=resume,
         e_by_concurrency=by_concurrency,
     )
-    risk = ex.successive_halving_selection(n, eta, r0, noise=_noise(s[RANK_CORRELATION]), trials=TRIALS, seed=SEED)
+    risk = selection(n, eta, r0, noise=_noise(s[RANK_CORRELATION]), trials=TRIALS)
     missed = max(1 - risk["p_best_kept"], 1 / TRIALS)
     return EarlyStopping(
         configs=n,
@@ -221,7 +237,7 @@ def early_stopping_frames(cfg: Config, s: dict[str, float], configs: int) -> tup
     by_eta = []
     for eta in CHART_ETAS:
         share = float(ex.successive_halving_cost(configs, eta, r0, resume=cfg["sh_resume"]))
-        p = ex.successive_halving_selection(configs, eta, r0, noise=noise, trials=CHART_TRIALS, seed=SEED)
+        p = selection(configs, eta, r0, noise=noise, trials=CHART_TRIALS)
         by_eta += [
             {"eta": eta, "quantity": "share of the full sweep's compute", "value": round(share, 4)},
             {"eta": eta, "quantity": "P(best configuration kept)", "value": round(p["p_best_kept"], 4)},
@@ -231,9 +247,7 @@ def early_stopping_frames(cfg: Config, s: dict[str, float], configs: int) -> tup
             "rank correlation": float(rc),
             "eta": f"eta = {eta}",
             "P(best kept)": round(
-                ex.successive_halving_selection(configs, eta, r0, noise=_noise(rc), trials=CHART_TRIALS, seed=SEED)[
-                    "p_best_kept"
-                ],
+                selection(configs, eta, r0, noise=_noise(rc), trials=CHART_TRIALS)["p_best_kept"],
                 4,
             ),
         }
@@ -304,5 +318,5 @@ def compute(cfg: Config) -> Result:
         single_cut=checks.single_cut_full_runs(before),
         runs=runs_table(),
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=(sliders.build(SPEEDUP, SWEEP_SLIDER, {SLUG: cfg}),),
+        sliders=(ledger.slider(SPEEDUP, SWEEP_SLIDER, {SLUG: cfg}),),
     )

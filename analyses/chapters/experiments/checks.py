@@ -1,6 +1,6 @@
 """Checks of the experiments chapter: runs a month, update cadence, tuning rounds, the sweep and its labour.
 
-Each check recomputes its claim from the documents' own run lengths (:mod:`analyses.cases`), the
+Each check recomputes its claim from the documents' own run lengths (:mod:`analyses.scenario.cases`), the
 scenario (``s``: the B300/A100 per-GPU speed-up) and the scaling model (the efficiency one run
 keeps on the whole cluster and on a slice), and returns a :class:`~analyses.verdicts.Finding`;
 the rule of the claim's kind decides. Every check is numpy-vectorised in ``s``.
@@ -14,14 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from analyses import cases, data
+from analyses import data
 from analyses.models import experiments as ex
-from analyses.models.units import DAYS_PER_MONTH, DAYS_PER_WEEK
-from analyses.site.notebook import fmt, in_words, stated
+from analyses.scenario import cases
+from analyses.scenario.generations import NEW, NEW_PRECISION, SPEEDUP
+from analyses.units import DAYS_PER_MONTH, DAYS_PER_WEEK
+from analyses.units.formats import fmt, in_words, stated
 from analyses.verdicts import Arithmetic, Finding, between, check, exactly, rounded
 
-SPEEDUP = "speedup_b300_a100"
-NEW_GPU, PRECISION = "B300", "fp8"  # the generation and precision of the scenario's speed-up
 SWEEP_RECIPE = "mb-b200-8b-8"  # published Blackwell FP8 run whose recipe each sweep run follows (scaling_benchmarks)
 ROUNDS = "001-2.1-7b-experiments-12-to-8"
 THIRTEEN_B = "000-2.1-13b-anecdote-days"  # the 13B anecdote whose run lengths give "1 -> 4 a month"
@@ -48,13 +48,13 @@ def sweep_setup() -> tuple[dict[str, Any], float, float, float]:
     bench = data.table("scaling_benchmarks").set_index("id").loc[SWEEP_RECIPE].to_dict()
     clusters = data.table("cluster_configs")
     by_name = clusters.set_index("name")
-    b300 = clusters[clusters["gpu"] == NEW_GPU].iloc[0].to_dict()
+    b300 = clusters[clusters["gpu"] == NEW].iloc[0].to_dict()
     kwargs = ex.calibrated_step_kwargs(
         bench,
         by_name.loc[bench["cluster"]].to_dict(),
         data.gpu(bench["gpu"]).peak_flops(bench["precision"]),
         b300,
-        data.gpu(NEW_GPU).peak_flops(PRECISION),
+        data.gpu(NEW).peak_flops(NEW_PRECISION),
     )
     gpus = float(cases.sweep().concurrent_runs * b300["gpus_per_node"])
     e_full, e_slice = (float(e) for e in ex.run_efficiency([gpus, b300["gpus_per_node"]], **kwargs))
@@ -213,14 +213,14 @@ def check_7b_experiments_12_to_8(claim: data.Claim, s: Mapping[str, Any], cfg: M
 @check("001-2.5-dozens-parallel-experiments")
 def check_dozens_parallel_experiments(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.5: dozens of parallel experiments are easy to manage on B300."""
-    g = data.gpu(NEW_GPU)
+    g = data.gpu(NEW)
     per_server = sweep_setup()[0]["gpus_per_node"] * g.mig_max_instances
     return Finding(
         stated=between(claim.value("parallel_experiments_low"), claim.value("parallel_experiments_high")),
         value=float(per_server),
         unit="experiments",
         recomputed=lambda: (
-            f"one {fmt(sweep_setup()[0]['gpus_per_node'], sig=1)}-GPU {NEW_GPU} server splits into {fmt(per_server, sig=2)} "
+            f"one {fmt(sweep_setup()[0]['gpus_per_node'], sig=1)}-GPU {NEW} server splits into {fmt(per_server, sig=2)} "
             f"MIG instances ({g.mig_max_instances} per GPU); experiment trackers follow many more runs than that"
         ),
         context="dozens of small experiments fit on one or two servers, as on earlier MIG-capable GPUs",
@@ -241,15 +241,15 @@ def check_hyperparam_sweep_36_to_9_days(claim: data.Claim, s: Mapping[str, Any],
             f"{stated(sw.configs)} runs × {fmt(sw.run_days, 'days', 2)} = {stated(sw.serial_days)} days serially; "
             f"{stated(sw.concurrent_runs)} at a time on the same cluster: {fmt(n['old_concurrent_days'], 'days')} "
             f"(efficiency {fmt(e_full, pct=True, sig=3)} on {fmt(gpus, sig=2)} GPUs, {fmt(e_slice, pct=True, sig=3)} on a "
-            f"slice); on {NEW_GPU} at {fmt(s[SPEEDUP], 'x')} per GPU: {fmt(n['b300_concurrent_days'], 'days')}, "
+            f"slice); on {NEW} at {fmt(s[SPEEDUP], 'x')} per GPU: {fmt(n['b300_concurrent_days'], 'days')}, "
             f"{fmt(n['speedup'], 'x')} faster, where {stated(sw.parallel_days)} days is {fmt(n['stated_speedup'], 'x', 2)}"
         ),
         context=lambda v: (
             f"running {in_words(sw.concurrent_runs)} at a time on one cluster only trades whole-cluster for slice "
             f"efficiency (it would need e_slice/e_full = {fmt(n['required_ratio'], sig=2)}); the gain comes from "
-            f"{NEW_GPU}'s per-GPU speed, which allows even more"
+            f"{NEW}'s per-GPU speed, which allows even more"
             if v == "consistent"
-            else f"the stated saving needs more than {NEW_GPU}'s per-GPU speed-up gives in this scenario"
+            else f"the stated saving needs more than {NEW}'s per-GPU speed-up gives in this scenario"
         ),
         arithmetic=(Arithmetic("the days saved", rounded(sw.days_earlier), sw.serial_days - sw.parallel_days),),
         reading=(
@@ -271,12 +271,12 @@ def check_labour_75pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str
         unit="%",
         recomputed=lambda: (
             f"{stated(sw.days_earlier)} / {stated(sw.serial_days)} days = {fmt(share / 100, pct=True, sig=2)} (the "
-            f"document's own days); at the scenario's {NEW_GPU} speed the sweep would take "
+            f"document's own days); at the scenario's {NEW} speed the sweep would take "
             f"{fmt(n['b300_concurrent_days'], 'days')}, a {fmt(at_speed / 100, pct=True, sig=2)} saving"
         ),
         context=(
             "the saving follows from the document's own days if labour scales with calendar time; the faster "
-            f"{NEW_GPU} sweep the scenario gives would save more"
+            f"{NEW} sweep the scenario gives would save more"
         ),
         reading="人力成本 read as proportional to the project's calendar days",
     )

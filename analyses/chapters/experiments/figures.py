@@ -6,8 +6,8 @@ import altair as alt
 import pandas as pd
 
 from analyses.chapters.experiments import Result
-from analyses.site import sliders
-from analyses.site.notebook import stated
+from analyses.pages import sliders
+from analyses.units.formats import stated
 
 
 def timeline_chart(res: Result) -> alt.LayerChart:

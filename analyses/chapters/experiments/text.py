@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from analyses.chapters.experiments import SLUG, Result, checks
-from analyses.site import sliders
-from analyses.site.notebook import fmt, in_words
-from analyses.site.sliders import Slider
+from analyses.chapters.experiments import SLUG, Result
+from analyses.pages import sliders
+from analyses.scenario.generations import NEW, SPEEDUP
+from analyses.units.formats import fmt, in_words
+from analyses.verdicts.sweeps import Slider
 
 SWEEP = "001-2.5-hyperparam-sweep-36-to-9-days"
 WEEKLY = "000-4-monthly-to-weekly-updates"
@@ -17,7 +18,7 @@ def timeline_sentence(res: Result) -> str:
     return (
         f"Serially the sweep ends after {fmt(sw.case.serial_days, 'days', 2)}; "
         f"{in_words(sw.case.concurrent_runs)} at a time on the same cluster after {fmt(sw.old_concurrent_days, 'days', 3)}, "
-        f"which only reorders the work; on {checks.NEW_GPU} after {fmt(sw.b300_concurrent_days, 'days', 3)}."
+        f"which only reorders the work; on {NEW} after {fmt(sw.b300_concurrent_days, 'days', 3)}."
     )
 
 
@@ -28,11 +29,11 @@ def sweep_takeaway(res: Result) -> str:
         return (
             f"concurrency helps people see results together but saves only what smaller runs gain in efficiency "
             f"(e_slice/e_full = {fmt(sw.e_slice / sw.e_full, sig=3)}); the stated {fmt(sw.stated_speedup, 'x', 2)} "
-            f"comes from {checks.NEW_GPU}'s per-GPU speed, which at {fmt(res.s[checks.SPEEDUP], 'x')} allows "
+            f"comes from {NEW}'s per-GPU speed, which at {fmt(res.s[SPEEDUP], 'x')} allows "
             f"{fmt(sw.speedup, 'x', 3)}."
         )
     return (
-        f"at {fmt(res.s[checks.SPEEDUP], 'x')} per GPU the concurrent sweep takes {fmt(sw.b300_concurrent_days, 'days', 3)}: "
+        f"at {fmt(res.s[SPEEDUP], 'x')} per GPU the concurrent sweep takes {fmt(sw.b300_concurrent_days, 'days', 3)}: "
         f"the stated {fmt(sw.case.parallel_days, 'days', 2)} needs {fmt(sw.required_speedup, 'x', 2)} or a smaller search."
     )
 
@@ -54,7 +55,7 @@ def early_takeaway(res: Result) -> str:
     e = res.early
     return (
         f"early stopping cuts the sweep to the compute of {fmt(e.full_runs, sig=2)} full runs and "
-        f"{fmt(e.wall_days, 'days', 2)} on {checks.NEW_GPU}, but keeps the best configuration with probability "
+        f"{fmt(e.wall_days, 'days', 2)} on {NEW}, but keeps the best configuration with probability "
         f"{fmt(e.p_best_kept, pct=True, sig=2)} at a rank correlation of {fmt(res.s['early_stop_rank_correlation'], sig=2)}: "
         "how safe it is depends on how well short runs predict long ones."
     )

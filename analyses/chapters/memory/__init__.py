@@ -18,15 +18,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters.memory import checks
-from analyses.chapters.memory.validation import measured_error_table, measured_table, param_count_table, published_table
-from analyses.chapters.params import ChapterSpec, Config, Param, Rule
+from analyses.chapters.memory.wiring import measured_error_table, measured_table, param_count_table, published_table
 from analyses.models import activations, memory
-from analyses.site import sliders
+from analyses.scenario import generations
+from analyses.scenario.generations import NEW, OLD, gpu
+from analyses.scenario.params import ChapterSpec, Config, Param, Rule
+from analyses.units import GB
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "memory"
-GB = memory.GB
 ALLOWANCE = checks.ALLOWANCE
 DEFAULT_MODELS = (
     "llama2-7b",
@@ -37,7 +40,6 @@ DEFAULT_MODELS = (
     "llama31-405b",
     "megatron-1t",
 )
-DEFAULT_GPUS = ("A100", "H100", "H200", "B200", "B300")
 HUNDRED_B = "000-2.2-weights-400gb-total-1p5tb"
 PLAN = "000-5-node-plan-memory"
 ZERO_EXAMPLE = "zero-fig1-baseline"  # data/memory_published.csv: the 7.5B model on 64 GPUs
@@ -116,7 +118,9 @@ SPEC = ChapterSpec(
             "model shapes in the fit table and charts",
             choices=data.model_shape_names,
         ),
-        Param("gpus", "str_list", list(DEFAULT_GPUS), "-", "GPU types in the fit table", choices=data.gpu_names),
+        Param(
+            "gpus", "str_list", generations.documents_span(), "-", "GPU types in the fit table", choices=data.gpu_names
+        ),
         Param(
             "previous_gpu",
             "str",
@@ -183,7 +187,7 @@ class Result:
     measured: pd.DataFrame
     measured_errors: pd.DataFrame
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     def min_gpus(self, shape: str, gpu: str) -> int | None:
         best = self.fits[(shape, gpu)]
@@ -207,9 +211,6 @@ def _shape(name: str) -> dict[str, Any]:
 def shape(name: str) -> dict[str, Any]:
     """A preset with its recomputed parameter count under ``n_params`` (a copy; read once per process)."""
     return dict(_shape(name))
-
-
-gpu = checks.gpu  # one GPU lookup, cached for the page and the checks alike
 
 
 def recipe(cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -349,9 +350,9 @@ def _hundred_b(cfg: Mapping[str, Any]) -> HundredB:
 
 
 def _hbm() -> dict[str, float]:
-    b300, prev = gpu(checks.NEW), gpu(checks.PREVIOUS)
+    b300, prev = gpu(NEW), gpu(OLD)
     dis = data.gpu_spec_disagreements()
-    bw = dis[(dis["gpu"] == checks.NEW) & (dis["field"] == "hbm_bandwidth_tb_per_s")]["value"].astype(float)
+    bw = dis[(dis["gpu"] == NEW) & (dis["field"] == "hbm_bandwidth_tb_per_s")]["value"].astype(float)
     return {
         "capacity_gb": b300.hbm_bytes / GB,
         "usable_gb": b300.hbm_usable_bytes / GB,
@@ -372,7 +373,7 @@ def compute(cfg: Config) -> Result:
     layout = layout_check(cfg, overhead)
     pairs = dict.fromkeys(
         [(m, g) for m in cfg["models"] for g in cfg["gpus"]]
-        + [(cfg["preset"], g) for g in (*cfg["gpus"], cfg["previous_gpu"], checks.NEW)]
+        + [(cfg["preset"], g) for g in (*cfg["gpus"], cfg["previous_gpu"], NEW)]
     )
     fits = {(m, g): fit_search(m, g, cfg, overhead) for m, g in pairs}
     gpus_needed = pd.DataFrame(
@@ -419,8 +420,8 @@ def compute(cfg: Config) -> Result:
         fits=fits,
         gpus_needed=gpus_needed,
         hundred_b_gpus=hundred_b_gpus,
-        hundred_b_states_b300=float(memory.gpus_for_states(states, gpu(checks.NEW).hbm_usable_bytes, overhead)),
-        plan_fit=fit_search(cfg["plan_preset"], checks.NEW, cfg, overhead, n_params=plan.value("params")),
+        hundred_b_states_b300=float(memory.gpus_for_states(states, gpu(NEW).hbm_usable_bytes, overhead)),
+        plan_fit=fit_search(cfg["plan_preset"], NEW, cfg, overhead, n_params=plan.value("params")),
         plan_capacity={k: float(v) for k, v in checks.plan_capacity(plan, s).items()},
         hbm=_hbm(),
         published=published_table(),
@@ -432,5 +433,5 @@ def compute(cfg: Config) -> Result:
         measured=measured,
         measured_errors=measured_error_table(measured),
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=(sliders.build(ALLOWANCE, SLIDER_CLAIMS, {SLUG: cfg}),),
+        sliders=(ledger.slider(ALLOWANCE, SLIDER_CLAIMS, {SLUG: cfg}),),
     )

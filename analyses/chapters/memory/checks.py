@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from analyses import data
-from analyses.models import memory, units
-from analyses.site.notebook import fmt, stated
+from analyses.models import memory
+from analyses.scenario.generations import NEW, OLD, documents_span, gpu
+from analyses.units import GB, TB
+from analyses.units.formats import fmt, stated
 from analyses.verdicts import Finding, at_least, check, exactly
 
-GB, TB = units.GB, units.TB
 RECIPE = "fp16-mixed"  # the documents' recipe (000 §2.2: FP16 weights, gradients, Adam momentum and variance)
-NEW, PREVIOUS = "B300", "A100"  # the previous generation of the documents' own comparison (000 §3)
 ALLOWANCE = "framework_memory_gb"
 
 
@@ -33,12 +33,6 @@ def reading(claim: data.Claim) -> str:
 def state_bytes_per_param() -> tuple[float, float]:
     """Bytes per parameter of the documents' recipe: ZeRO's 16 and, with fp32 gradients, 18."""
     return memory.bytes_per_param(RECIPE), memory.bytes_per_param(RECIPE, fp32_grads=True)
-
-
-@functools.cache
-def gpu(name: str) -> data.GPU:
-    """One GPU's figures (read once per process: checks and fit searches look GPUs up many times)."""
-    return data.gpu(name)
 
 
 @functools.cache
@@ -112,18 +106,16 @@ def check_one_card_cannot_hold(claim: data.Claim, s: Mapping[str, Any], cfg: Map
 @check("000-2.2-hbm3e-capacity")
 def check_hbm3e_capacity(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §2.2: B300 carries HBM3e with markedly more capacity per card than the previous generation."""
-    new, prev = gpu(NEW), gpu(PREVIOUS)
+    new, prev = gpu(NEW), gpu(OLD)
     memory_type = hbm_type(NEW)
     ratio = new.hbm_bytes / prev.hbm_bytes
-    others = ", ".join(
-        f"{g} {fmt(new.hbm_bytes / gpu(g).hbm_bytes, 'x')}" for g in ("H100", "H200", "B200") if g != PREVIOUS
-    )
+    others = ", ".join(f"{g} {fmt(new.hbm_bytes / gpu(g).hbm_bytes, 'x')}" for g in documents_span()[1:-1])
     return Finding(
         stated=at_least(claim.value("capacity_ratio_min_x")),
         value=ratio,
         unit="x",
         recomputed=(
-            f"{NEW} {memory_type} {fmt(new.hbm_bytes / GB)} GB ({fmt(new.hbm_usable_bytes / GB)} usable) vs {PREVIOUS} "
+            f"{NEW} {memory_type} {fmt(new.hbm_bytes / GB)} GB ({fmt(new.hbm_usable_bytes / GB)} usable) vs {OLD} "
             f"{fmt(prev.hbm_bytes / GB)} GB: {fmt(ratio, 'x')}; vs {others}"
         ),
         context=f"against B200, the generation {NEW} succeeds, the gain is still {fmt(new.hbm_bytes / gpu('B200').hbm_bytes, 'x')}",

@@ -5,9 +5,11 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from analyses.chapters.memory import GB, Result, gpu, shape
+from analyses.chapters.memory import Result, shape
 from analyses.models import memory
-from analyses.site import sliders
+from analyses.pages import sliders
+from analyses.scenario.generations import gpu
+from analyses.units import GB
 
 
 def accounting_chart(res: Result) -> alt.Chart:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from analyses import data
-from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, checks, gpu, layout_text, shape
-from analyses.site import sliders
-from analyses.site.notebook import fmt, stated
+from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, layout_text, shape
+from analyses.pages import sliders
+from analyses.scenario.generations import NEW, OLD, gpu
+from analyses.units.formats import fmt, stated
 
 
 def weights_takeaway(res: Result) -> str:
@@ -45,17 +46,17 @@ def hundred_b_takeaway(res: Result) -> str:
     cfg, h = res.cfg, res.hundred_b
     gpus = res.hundred_b_gpus.set_index("GPU")["states only: GPUs (ZeRO-3)"]
     single = bool((gpus <= 1).any())
-    node = gpu(checks.NEW).nvlink_domain_gpus
+    node = gpu(NEW).nvlink_domain_gpus
     b300 = res.hundred_b_states_b300
     first = "a single GPU can hold" if single else "no single GPU holds"
     second = (
         "but a B300 node does" if b300 <= node else f"and not even a B300 node of {node} GPUs does"
     ) + f" (states alone need {stated(b300)} B300s)"
     text = f"{first} the states of a {fmt(h.params / 1e9, sig=2)}B-parameter model for training, {second}"
-    prev, new = res.min_gpus(cfg["preset"], cfg["previous_gpu"]), res.min_gpus(cfg["preset"], checks.NEW)
+    prev, new = res.min_gpus(cfg["preset"], cfg["previous_gpu"]), res.min_gpus(cfg["preset"], NEW)
     label = shape(cfg["preset"])["label"]
     if prev is None or new is None:
-        where = [f"the {g}" for g, n in ((cfg["previous_gpu"], prev), (checks.NEW, new)) if n is None]
+        where = [f"the {g}" for g, n in ((cfg["previous_gpu"], prev), (NEW, new)) if n is None]
         return f"{text}; {label} fits no searched layout on {' or '.join(where)}"
     return f"{text}; for {label} the {cfg['previous_gpu']} needs {fmt(prev / new, 'x', sig=2)} as many GPUs as the B300"
 
@@ -76,7 +77,7 @@ def hbm_sentence(res: Result) -> str:
     h = res.hbm
     return (
         f"B300 carries {fmt(h['capacity_gb'], 'GB')} of HBM3e ({fmt(h['usable_gb'], 'GB')} usable), "
-        f"{fmt(h['ratio'], 'x')} the {fmt(h['previous_gb'], 'GB')} of the {checks.PREVIOUS} and {fmt(h['ratio_b200'], 'x')} "
+        f"{fmt(h['ratio'], 'x')} the {fmt(h['previous_gb'], 'GB')} of the {OLD} and {fmt(h['ratio_b200'], 'x')} "
         f"a B200's; its bandwidth is {fmt(h['bandwidth_tb_s'])} TB/s on the HGX B300 datasheet and "
         f"{fmt(h['bandwidth_max_tb_s'])} TB/s for the chip in NVIDIA's blog"
     )

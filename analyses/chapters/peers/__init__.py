@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analyses import data
-from analyses.chapters.params import ChapterSpec, Config, Param
 from analyses.models import peers
+from analyses.scenario.params import ChapterSpec, Config, Param
 
 SLUG = "peers"
 

@@ -7,7 +7,7 @@ our models that breaks it changes the sentence rather than leaving it stale.
 from __future__ import annotations
 
 from analyses.chapters.peers import Result
-from analyses.site.notebook import fmt
+from analyses.units.formats import fmt
 
 AGREE = 1e-6  # differences below this are the table's 10-significant-digit rounding
 

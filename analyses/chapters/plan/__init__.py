@@ -20,12 +20,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param, Rule
-from analyses.chapters.plan import presets, tables
+from analyses import data, scenario
+from analyses.chapters import ledger
+from analyses.chapters.plan import wiring
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
-from analyses.models.units import MB
+from analyses.scenario import planning
+from analyses.scenario.params import ChapterSpec, Config, Param, Rule
+from analyses.units import MB
 
 SLUG = "plan"
 GENERIC = "generic"
@@ -42,12 +44,12 @@ RELATED = {
     "precision": ("gpus", "precision"),
     "batch_million_tokens": ("seq_len", "batch_million_tokens"),
 }
-GENERATIONS = ("A100", "H100", "B200", "B300")
+GENERATIONS = tuple(planning.supported_gpus())  # every generation the planner can place and price
 
 
 @functools.cache
 def _choices(data_dir: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return (*data.model_shape_names(), GENERIC), (presets.NONE, *presets.preset_ids())
+    return (*data.model_shape_names(), GENERIC), (wiring.NONE, *wiring.preset_ids())
 
 
 def _shape_choices() -> list[str]:
@@ -75,7 +77,7 @@ SPEC = ChapterSpec(
         Param(
             "preset",
             "str",
-            presets.NONE,
+            wiring.NONE,
             "-",
             "a scenario from data/plan_presets.csv; it replaces the model, tokens, GPUs, deadline, precision "
             "and batch wherever those are left at their defaults",
@@ -106,7 +108,9 @@ SPEC = ChapterSpec(
         Param(
             "precision", "str", "bf16", "-", "training precision (peak FLOP/s and memory recipe)", choices=pl.PRECISIONS
         ),
-        Param("gpus", "str_list", list(GENERATIONS), "-", "GPU generations to consider", choices=pl.supported_gpus),
+        Param(
+            "gpus", "str_list", list(GENERATIONS), "-", "GPU generations to consider", choices=planning.supported_gpus
+        ),
         Param("min_gpus", "int", 8, "GPUs", "smallest cluster to consider", 1, 131_072),
         Param("max_gpus", "int", 4096, "GPUs", "largest cluster to consider", 1, 131_072),
         scenario.param("batch_million_tokens", "global batch per optimizer step (scenario)"),
@@ -170,7 +174,7 @@ class Run:
 
     request: pl.Request
     plan: pl.Plan
-    recommended: pd.DataFrame  # plan.recommended with pl.intervals' columns
+    recommended: pd.DataFrame  # plan.recommended with planning.intervals' columns
 
 
 @dataclass(frozen=True)
@@ -214,12 +218,12 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
     """The planner request of a (validated) chapter configuration: its preset filled in, the scenario
     at ``cfg``; a wrong combination raises :class:`~analyses.models.plan.PlanError` naming the parameter."""
     s = scenario.values(cfg)
-    m = presets.merged(cfg, s, SPEC.param_defaults())
+    m = wiring.merged(cfg, s, SPEC.param_defaults())
     try:
         if m["model_shape"] == GENERIC:
             shape = pl.Shape.from_params(m["n_params"], m["seq_len"] or GENERIC_SEQ_LEN)
         else:
-            shape = pl.Shape.from_table(m["model_shape"], m["seq_len"] or None)
+            shape = planning.shape(m["model_shape"], m["seq_len"] or None)
         kwargs = {k: m[k] for k in pl.REQUEST_FIELDS if k in m and k not in ("shape", "s")}
         kwargs |= {
             "gpus": tuple(m["gpus"]),
@@ -227,7 +231,7 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
             "tokens": m["tokens"] or s["tokens_per_param"] * shape.n_params,
             "global_batch_tokens": m["batch_million_tokens"] * MB,
         }
-        return pl.Request(shape=shape, s=s, **kwargs).validate()
+        return planning.request(shape=shape, s=s, **kwargs)
     except pl.PlanError as err:
         raise pl.PlanError(PARAM_OF_FIELD.get(err.field, err.field), err.detail) from None
 
@@ -244,7 +248,7 @@ def planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
         names = RELATED.get(err.field, (err.field,))
         return tuple(n for n in names if n in cfg), err.detail
     if req.compute_efficiency:
-        top = 1.0 / (1.0 + max(float(pl.validation_errors(req).max()), 0.0))
+        top = 1.0 / (1.0 + max(float(planning.validation_errors(req).max()), 0.0))
         if req.compute_efficiency > top:
             return (
                 ("compute_efficiency",),
@@ -257,8 +261,8 @@ def planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
 def run(cfg: Mapping[str, Any]) -> Run:
     """The planner once at ``cfg``, with the intervals of each generation's recommendation."""
     req = request(cfg)
-    p = pl.plan(req)
-    rec = pl.intervals(req, p.recommended) if not p.recommended.empty else p.recommended
+    p = planning.plan(req)
+    rec = planning.intervals(req, p.recommended) if not p.recommended.empty else p.recommended
     return Run(req, p, rec)
 
 
@@ -272,14 +276,14 @@ def _kept(cfg: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(
         (k, tuple(v) if isinstance(v, list) else v)
         for k, v in sorted(cfg.items())
-        if k not in presets.FIELDS and k != "preset"
+        if k not in wiring.FIELDS and k != "preset"
     )
 
 
 def preset_plan(preset_id: str, cfg: Mapping[str, Any]) -> tuple[pl.Request, pl.Plan, dict[str, Any]]:
     """Plan a preset with the chapter's other settings and assumptions (checkpoint, prices, ...)."""
     req = request(SPEC.validate(dict(_kept(cfg)) | {"preset": preset_id}))
-    return req, pl.plan(req), presets.preset(preset_id, req.s)
+    return req, planning.plan(req), wiring.preset(preset_id, req.s)
 
 
 def published_comparison(cfg: Mapping[str, Any]) -> pd.DataFrame:
@@ -303,11 +307,11 @@ def scenarios_table(cfg: Mapping[str, Any]) -> pd.DataFrame:
 def _published(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame:
     cfg = dict(kept)
     rows = []
-    for pid in presets.of_kind(presets.PUBLISHED_RUN, scenario.values(cfg)):
+    for pid in wiring.of_kind(wiring.PUBLISHED_RUN, scenario.values(cfg)):
         req, p, meta = preset_plan(pid, cfg)
         variants = [("held out" if req.holdout_sources else "not in the data", p)]
         if req.holdout_sources:
-            variants.append(("in the calibration", pl.plan(req.with_(holdout_sources=()))))
+            variants.append(("in the calibration", planning.plan(req.with_(holdout_sources=()))))
         for label, plan_ in variants:
             row = {"preset": pid, "run": meta["label"], "run's own throughput": label}
             if plan_.recommended.empty:  # a reader's framework memory may leave no layout that fits
@@ -337,7 +341,7 @@ def _published(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame
 def _scenarios(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame:
     cfg = dict(kept)
     rows = []
-    for pid in presets.of_kind(presets.DOCUMENT_SCENARIO, scenario.values(cfg)):
+    for pid in wiring.of_kind(wiring.DOCUMENT_SCENARIO, scenario.values(cfg)):
         req, p, meta = preset_plan(pid, cfg)
         row = {
             "preset": pid,
@@ -365,7 +369,7 @@ def _scenarios(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame
 
 @functools.cache
 def _related(data_dir: str) -> pd.DataFrame:
-    return ledger.ledger(ids=presets.related_claims(scenario.values()))
+    return ledger.ledger(ids=wiring.related_claims(scenario.values()))
 
 
 def related_ledger() -> pd.DataFrame:
@@ -387,15 +391,15 @@ def compute(cfg: Config) -> Result:
         cfg=cfg,
         s=dict(r.request.s),
         run=r,
-        front=tables.front_table(r.plan),
-        cloud=tables.cloud_table(r.plan),
-        assumptions=tables.assumptions_table(cfg, r.request),
-        efficiency=tables.efficiency_table(r.plan),
-        breakdown=tables.breakdown_table(r.plan),
-        sensitivity=pl.sensitivity(r.request, best) if best is not None else pd.DataFrame(),
+        front=wiring.front_table(r.plan),
+        cloud=wiring.cloud_table(r.plan),
+        assumptions=wiring.assumptions_table(cfg, r.request),
+        efficiency=wiring.efficiency_table(r.plan),
+        breakdown=wiring.breakdown_table(r.plan),
+        sensitivity=planning.sensitivity(r.request, best) if best is not None else pd.DataFrame(),
         comparison=published_comparison(cfg),
-        published_layout=presets.published_layout(r.request.s),
-        worst_error=float(abs(pl.validation_errors(r.request)).max()),
+        published_layout=wiring.published_layout(r.request.s),
+        worst_error=float(abs(planning.validation_errors(r.request)).max()),
         scenarios=scenarios_table(cfg),
         related=related_ledger(),
     )

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 
 from analyses.chapters.plan import Result
-from analyses.chapters.plan.tables import recommended_table
+from analyses.chapters.plan.wiring import recommended_table
 from analyses.models import plan as pl
-from analyses.site.notebook import Table, table
+from analyses.pages.notebook import Table, table
 
 SIG = 6  # significant figures of chart data (what a chart shows never depends on the last bits)
 WIDTH = 520

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pandas as pd
 
 from analyses.chapters.plan import PUBLISHED_TOLERANCE, Result, Run
-from analyses.chapters.plan.tables import out_of_sample, recommended_table
+from analyses.chapters.plan.wiring import out_of_sample, recommended_table
 from analyses.models import layouts
-from analyses.models.units import HOURS_PER_DAY, MB
-from analyses.site.notebook import fmt, stated
+from analyses.units import HOURS_PER_DAY, MB
+from analyses.units.formats import billions, fmt, millions_of, stated
 
 # The documents' scenarios the takeaway compares (rows of data/plan_presets.csv)
 ANECDOTE_A100, ANECDOTE_B300 = "doc000-13b-a100", "doc000-13b-b300"
@@ -17,28 +17,12 @@ NODES_10B, NODES_100B = "doc000-10b-4-8-nodes", "doc000-100b-4-8-nodes"
 FINETUNE = "doc001-case-finetune"
 
 
-def _days(x: float) -> str:
-    return fmt(x, "days", 3)
-
-
-def _usd(x: float) -> str:
-    return fmt(x / MB, "million USD", 3)
-
-
 def _cost(res_or_run: Result | Run, row: pd.Series) -> str:
     """The cost of a recommended layout, or why it has none (a generation without that rent)."""
     req = res_or_run.request
     if pd.isna(row["cost"]):
         return f"no {req.cost_basis} cost (the scenario has no {req.rent_class} rent for {row['gpu']})"
-    return f"{_usd(row['cost'])} ({req.cost_basis})"
-
-
-def _stated_days(x: float) -> str:
-    return f"{stated(x)} days"
-
-
-def _billions(n_params: float) -> str:
-    return f"{fmt(n_params / 1e9, sig=2)}B"
+    return f"{millions_of(row['cost'], 'USD')} ({req.cost_basis})"
 
 
 def summary(run: Run) -> str:
@@ -79,11 +63,11 @@ def recommendation(res: Result) -> str:
     where = (
         "the cheapest layout that meets the deadline"
         if best["meets_deadline"]
-        else f"the fastest layout, though no layout meets the {_days(req.deadline_days)} deadline within {req.max_gpus:,} GPUs"
+        else f"the fastest layout, though no layout meets the {fmt(req.deadline_days, 'days')} deadline within {req.max_gpus:,} GPUs"
     )
     return (
         f"The recommendation, {where}, is {int(best['n_gpus']):,} × {best['gpu']} in the layout "
-        f"{layouts.label(best)}: {_days(best['days'])} and {_cost(res, best)}, at a model "
+        f"{layouts.label(best)}: {fmt(best['days'], 'days')} and {_cost(res, best)}, at a model "
         f"FLOP utilisation of {fmt(best['mfu'], pct=True, sig=2)} and a goodput of "
         f"{fmt(best['goodput'], pct=True, sig=3)}.{no_fit}"
     )
@@ -112,7 +96,7 @@ def sensitivity_caption(res: Result) -> str:
     low, high = sorted((top["cost_a"], top["cost_b"]))
     return (
         f"Cost of the recommended layout with each input at its two extremes, the others fixed; dashed: the "
-        f"planned cost. The widest bar, {top['input']}, moves it from {_usd(low)} to {_usd(high)}: "
+        f"planned cost. The widest bar, {top['input']}, moves it from {millions_of(low, 'USD')} to {millions_of(high, 'USD')}: "
         "the input to pin down first."
     )
 
@@ -148,10 +132,10 @@ def _finish(row: pd.Series | None, gpu: str) -> str:
     if row is None:
         return f"no {gpu} layout fits"
     if row["meets"]:
-        return f"{int(row['GPUs']):,} {gpu}s finish in {_stated_days(row['stated days'])}"
+        return f"{int(row['GPUs']):,} {gpu}s finish in {stated(row['stated days'])} days"
     return (
-        f"even {int(row['GPUs']):,} {gpu}s take {_days(row['planned days'])}, "
-        f"beyond the stated {_stated_days(row['stated days'])}"
+        f"even {int(row['GPUs']):,} {gpu}s take {fmt(row['planned days'], 'days')}, "
+        f"beyond the stated {stated(row['stated days'])} days"
     )
 
 
@@ -166,22 +150,24 @@ def scenarios_takeaway(res: Result) -> str:
     ]
     if ten is not None and hundred is not None:
         largest = (
-            f"trains in {_days(hundred['planned days'])} on {int(hundred['GPUs'])} B300s"
+            f"trains in {fmt(hundred['planned days'], 'days')} on {int(hundred['GPUs'])} B300s"
             if hundred["meets"]
-            else f"needs {_days(hundred['planned days'])} even on {int(hundred['GPUs'])} B300s"
+            else f"needs {fmt(hundred['planned days'], 'days')} even on {int(hundred['GPUs'])} B300s"
         )
         sentences.append(
-            f"Read as a {_billions(ten['parameters'])}-parameter model, the 4-to-8-node plan of part 5 trains in "
-            f"{_days(ten['planned days'])} on {int(ten['GPUs'])} B300s; read as {_billions(hundred['parameters'])}, "
+            f"Read as a {billions(ten['parameters'], sig=2)}-parameter model, the 4-to-8-node plan of part 5 trains in "
+            f"{fmt(ten['planned days'], 'days')} on {int(ten['GPUs'])} B300s; read as {billions(hundred['parameters'], sig=2)}, "
             f"it {largest}."
         )
     if tune is not None:
-        hours, stated = tune["planned days"] * HOURS_PER_DAY, tune["stated days"] * HOURS_PER_DAY
+        hours, stated_hours = tune["planned days"] * HOURS_PER_DAY, tune["stated days"] * HOURS_PER_DAY
         bound = (
-            "so the stated time is not compute-bound" if hours < stated else "so computing alone fills the stated time"
+            "so the stated time is not compute-bound"
+            if hours < stated_hours
+            else "so computing alone fills the stated time"
         )
         sentences.append(
             f"The fine-tune of document 001's case study (part 4) needs about {fmt(hours, 'hours', 2)} of computing "
-            f"on its {int(tune['GPUs'])} B300s against the {_stated_days(tune['stated days'])} stated, {bound}."
+            f"on its {int(tune['GPUs'])} B300s against the {stated(tune['stated days'])} days stated, {bound}."
         )
     return " ".join(sentences)

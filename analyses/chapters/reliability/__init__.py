@@ -15,12 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyses import cases, data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters.reliability import checks
 from analyses.models import reliability as rel
-from analyses.models.units import HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
-from analyses.site import sliders
+from analyses.scenario import cases
+from analyses.scenario.params import ChapterSpec, Config
+from analyses.units import HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "reliability"
 RATE = "interruptions_per_gpu_year"
@@ -122,7 +124,7 @@ class Result:
     effective_time: float
     lost_late_min: float  # lost per crash at the hourly interval
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     def verdict(self, claim_id: str) -> str:
         """The ledger's verdict of one claim of this chapter."""
@@ -296,8 +298,8 @@ def compute(cfg: Config) -> Result:
         lost_late_min=float(rel.lost_per_interruption_s(policy.late_s, d, m, r) / SECONDS_PER_MINUTE),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=(
-            sliders.build(RATE, RATE_SLIDER, {SLUG: cfg}),
-            sliders.build("checkpoint_write_s", CHECKPOINT_SLIDER, {SLUG: cfg}),
-            sliders.build("b300_failure_ratio", RATIO_SLIDER, {SLUG: cfg}),
+            ledger.slider(RATE, RATE_SLIDER, {SLUG: cfg}),
+            ledger.slider("checkpoint_write_s", CHECKPOINT_SLIDER, {SLUG: cfg}),
+            ledger.slider("b300_failure_ratio", RATIO_SLIDER, {SLUG: cfg}),
         ),
     )

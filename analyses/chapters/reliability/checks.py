@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from analyses import cases, data
+from analyses import data
 from analyses.models import reliability as rel
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.models.units import HOURS_PER_DAY, MINUTES_PER_HOUR, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
-from analyses.site.notebook import fmt, stated
+from analyses.scenario import cases
+from analyses.units import HOURS_PER_DAY, MINUTES_PER_HOUR, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
+from analyses.units.formats import fmt, stated
 from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, exactly, rounded
 
 POLICY = "001-2.4-checkpoint-15min-then-hourly"

@@ -7,8 +7,8 @@ import pandas as pd
 
 from analyses.chapters.reliability import Result
 from analyses.models import reliability as rel
-from analyses.site import sliders
-from analyses.site.notebook import stated
+from analyses.pages import sliders
+from analyses.units.formats import stated
 
 
 def goodput_chart(res: Result) -> alt.LayerChart:

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 from analyses.chapters.reliability import SLUG, Result, checks
-from analyses.models.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE, settle
-from analyses.site import sliders
-from analyses.site.notebook import fmt, stated
-from analyses.site.sliders import Slider
+from analyses.pages import sliders
+from analyses.units import SECONDS_PER_MINUTE, settle
+from analyses.units.formats import duration, fmt, stated
+from analyses.verdicts.sweeps import Slider
 
 AGREEMENT_FACTOR = 2.0  # the logs "agree" when their per-GPU rates lie within this factor (the scenario's
 # b300_failure_ratio range rests on the same factor)
-
-
-def duration(seconds: float) -> str:
-    """A duration in days when it is two days or more, else in hours."""
-    if seconds >= 2 * SECONDS_PER_DAY:
-        return fmt(seconds / SECONDS_PER_DAY, "days", sig=2)
-    return fmt(seconds / SECONDS_PER_HOUR, "h", sig=2)
 
 
 def failures_takeaway(res: Result) -> str:

@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param, Rule, precision_rule
-from analyses.chapters.scaling_efficiency import checks
-from analyses.chapters.scaling_efficiency import clusters as cl
-from analyses.models import scaling, units
-from analyses.site import sliders
+from analyses import data, scenario, units
+from analyses.chapters import ledger
+from analyses.chapters.scaling_efficiency import checks, wiring
+from analyses.models import scaling
+from analyses.scenario.generations import NEW, OLD
+from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "scaling-efficiency"
 ETHERNET = "000-2.3-64-to-256-gpus-2p1x"
@@ -105,12 +106,12 @@ def layout(cfg: Mapping[str, Any]) -> dict[str, Any]:
 def user_kwargs(cfg: Mapping[str, Any], s: Mapping[str, Any]) -> dict[str, Any]:
     """Step-time arguments of the reader's cluster: its GPU, precision and NIC rate (parameters), the
     measured NVLink share of its NVLink generation, and the scenario's RDMA share, latency, MFU and overlap."""
-    g = cl.gpu(cfg["gpu"])
+    g = wiring.gpu(cfg["gpu"])
     return layout(cfg) | {
         "peak_flops": g.peak_flops(cfg["precision"]),
-        "compute_efficiency": cl.kernel_efficiency(s, cfg["precision"]),
-        "nvlink_bytes_per_s": g.nvlink_bytes_per_s_per_direction * cl.nvlink_share_for(cfg["gpu"]),
-        "nic_bytes_per_s": cl.nic_bytes_per_s(s, cfg["nic_gbit_per_s"]),
+        "compute_efficiency": wiring.kernel_efficiency(s, cfg["precision"]),
+        "nvlink_bytes_per_s": g.nvlink_bytes_per_s_per_direction * wiring.nvlink_share_for(cfg["gpu"]),
+        "nic_bytes_per_s": wiring.nic_bytes_per_s(s, cfg["nic_gbit_per_s"]),
         "gpus_per_node": g.nvlink_domain_gpus,
         "nvlink_domain_gpus": g.nvlink_domain_gpus,
         "latency_s": s["rdma_latency_us"] * scaling.MICROSECOND,
@@ -122,8 +123,8 @@ def config_kwargs(cfg: Mapping[str, Any], name: str, precision: str | None = Non
     """Step-time arguments of a reference cluster running the reader's layout (the scenario at ``cfg``);
     the experiments chapter reads its sweep cluster through this."""
     s = scenario.values(cfg)
-    prec = precision or cl.precision_for(cl.cluster_row(name)["gpu"], cfg["precision"])
-    return cl.cluster(s, name, prec) | layout(cfg)
+    prec = precision or wiring.precision_for(wiring.cluster_row(name)["gpu"], cfg["precision"])
+    return wiring.cluster(s, name, prec) | layout(cfg)
 
 
 def gpu_counts(cfg: Mapping[str, Any]) -> np.ndarray:
@@ -135,11 +136,11 @@ def gpu_counts(cfg: Mapping[str, Any]) -> np.ndarray:
 def curves(cfg: Config, s: Mapping[str, Any]) -> pd.DataFrame:
     """Scaling-efficiency curves (strong or weak per ``weak_scaling``) for every reference cluster and yours."""
     n = gpu_counts(cfg)
-    sets = [(name, config_kwargs(cfg, name)) for name in cl.cluster_names()] + [(YOUR_CLUSTER, user_kwargs(cfg, s))]
+    sets = [(name, config_kwargs(cfg, name)) for name in wiring.cluster_names()] + [(YOUR_CLUSTER, user_kwargs(cfg, s))]
     frames = []
     for name, kw in sets:
         c = scaling.scaling_curve(
-            n, cfg["gpus_min"], weak=cfg["weak_scaling"], tokens_per_step=cl.batch_tokens(s), **kw
+            n, cfg["gpus_min"], weak=cfg["weak_scaling"], tokens_per_step=wiring.batch_tokens(s), **kw
         )
         frames.append(
             pd.DataFrame({"cluster": name, "GPUs": n, "efficiency": c["efficiency"], "speed-up": c["speedup"]})
@@ -157,7 +158,7 @@ def bandwidth_for(cfg: Config, s: Mapping[str, Any], efficiency: float, n_gpus: 
             cfg["gpus_min"],
             n_gpus,
             weak=cfg["weak_scaling"],
-            tokens_per_step=cl.batch_tokens(s),
+            tokens_per_step=wiring.batch_tokens(s),
             **user_kwargs(cfg, s),
         )
     except ValueError:
@@ -186,14 +187,14 @@ def ethernet(s: Mapping[str, Any]) -> Ethernet:
     n0, n1 = claim.value("gpus_before"), claim.value("gpus_after")
     gbit = checks.ethernet_gbit_for(claim, s)
     return Ethernet(
-        cluster=cl.ETHERNET_CLUSTER,
+        cluster=wiring.ETHERNET_CLUSTER,
         gpus_before=n0,
         gpus_after=n1,
         stated_x=claim.value("speedup_actual_x"),
         ideal_x=claim.value("speedup_ideal_x"),
         model_x=float(checks.ethernet_speedup(claim, s)),
         gbit_per_gpu=gbit,
-        gbit_per_server=gbit * cl.cluster_row(cl.ETHERNET_CLUSTER)["gpus_per_node"],
+        gbit_per_server=gbit * wiring.cluster_row(wiring.ETHERNET_CLUSTER)["gpus_per_node"],
         lost=float(scaling.communication_share_for_speedup(claim.value("speedup_actual_x"), n1 / n0)),
     )
 
@@ -215,7 +216,7 @@ class Result:
     bandwidth_90: float  # your cluster's NIC per GPU for >90% at a thousand GPUs
     validation: pd.DataFrame
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     @property
     def your_curve(self) -> pd.DataFrame:
@@ -231,7 +232,7 @@ def validation(s: Mapping[str, Any]) -> pd.DataFrame:
     return scaling.model_vs_measurement(
         data.table("scaling_benchmarks"),
         data.table("cluster_configs"),
-        lambda g, p: cl.gpu(g).peak_flops(p),
+        lambda g, p: wiring.gpu(g).peak_flops(p),
         overlap=float(s["dp_overlap"]),
     )
 
@@ -244,7 +245,7 @@ def compute(cfg: Config) -> Result:
     return Result(
         cfg=cfg,
         s=s,
-        nvlink_gb={g: cl.nvlink_per_direction_gb(g) for g in (cl.OLD, cl.NEW)},
+        nvlink_gb={g: wiring.nvlink_per_direction_gb(g) for g in (OLD, NEW)},
         clusters=data.table("cluster_configs").drop(columns=["notes", "source"]),
         curves=curves(cfg, s),
         ethernet=ethernet(s),
@@ -255,7 +256,7 @@ def compute(cfg: Config) -> Result:
         bandwidth_90=bandwidth_for(cfg, s, thousand.value("scaling_efficiency_min_pct") / 100, n),
         validation=validation(s),
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=tuple(sliders.build(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
+        sliders=tuple(ledger.slider(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )
 
 

@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from analyses import data
-from analyses.chapters.scaling_efficiency import clusters as cl
-from analyses.models import scaling, throughput, units
-from analyses.site.notebook import fmt, stated
+from analyses import data, units
+from analyses.chapters.scaling_efficiency import wiring
+from analyses.models import flops, scaling, throughput
+from analyses.scenario.generations import NEW, OLD
+from analyses.units.formats import fmt, millions, stated
 from analyses.verdicts import (
     RULES,
     VERDICTS,
@@ -32,18 +33,11 @@ from analyses.verdicts import (
     verdict_codes,
 )
 
-NEW, OLD = cl.NEW, cl.OLD
-
 
 def rule_verdict(kind: str, finding: Finding) -> str:
     """The verdict the rule of ``kind`` gives ``finding`` at the central scenario: how an alternative
     reading of a claim is judged (by the rule, not a private threshold)."""
     return VERDICTS[int(verdict_codes(finding, RULES[kind], 1)[0])]
-
-
-def millions(tokens: float) -> str:
-    """A token count in millions for prose: 4e6 -> "4M"."""
-    return f"{fmt(tokens / units.MB, sig=2)}M"
 
 
 # --------------------------------------------------------------------------------------------
@@ -56,7 +50,7 @@ READING_PER_DIRECTION = "900GB/s read per direction (NVIDIA quotes NVLink both w
 @check("000-2.2-nvlink-c2c-900")
 def check_nvlink_c2c_900(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §2.2: NVLink-C2C at 900 GB/s keeps synchronisation between cards cheap."""
-    per_dir = cl.nvlink_per_direction_gb(NEW)
+    per_dir = wiring.nvlink_per_direction_gb(NEW)
     return Finding(
         stated=exactly(claim.value("bandwidth_gb_s")),
         value=per_dir,
@@ -77,14 +71,14 @@ def check_nvlink_c2c_900(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[s
 @check("000-2.3-nvswitch-900-any-pair")
 def check_nvswitch_900_any_pair(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §2.3: with a fully connected NVSwitch, any two GPUs talk at 900 GB/s."""
-    per_dir, figure = cl.nvlink_per_direction_gb(NEW), claim.value("bandwidth_any_pair_gb_s")
+    per_dir, figure = wiring.nvlink_per_direction_gb(NEW), claim.value("bandwidth_any_pair_gb_s")
     return Finding(
         stated=exactly(figure),
         value=per_dir,
         unit="GB/s",
         recomputed=f"{NEW} NVLink 5 through NVSwitch: {fmt(per_dir, 'GB/s')} per direction ({fmt(2 * per_dir, 'GB/s')} both ways)",
         context=(
-            f"every GPU of an {cl.gpu(NEW).nvlink_domain_gpus}-GPU NVSwitch node reaches any other at its full NVLink "
+            f"every GPU of an {wiring.gpu(NEW).nvlink_domain_gpus}-GPU NVSwitch node reaches any other at its full NVLink "
             f"rate; read as both directions together, {stated(figure)} GB/s would be {stated(figure / 2)} per direction"
         ),
         reading=READING_PER_DIRECTION,
@@ -95,7 +89,7 @@ def check_nvswitch_900_any_pair(claim: data.Claim, s: Mapping[str, Any], cfg: Ma
 @check("000-3-table-bandwidth")
 def check_table_bandwidth(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §3 table: A100 NVLink 600 GB/s against B300 NVLink-C2C 900 GB/s, +50%."""
-    a100, b300 = cl.nvlink_per_direction_gb(OLD), cl.nvlink_per_direction_gb(NEW)
+    a100, b300 = wiring.nvlink_per_direction_gb(OLD), wiring.nvlink_per_direction_gb(NEW)
     old_fig, new_fig, plus = claim.value("a100_nvlink_gb_s"), claim.value("b300_c2c_gb_s"), claim.value("increase_pct")
     gain = 100 * (b300 / a100 - 1)
     return Finding(
@@ -144,7 +138,9 @@ def ethernet_speedup(claim: data.Claim, s: Mapping[str, Any]) -> Any:
     """Speed-up of the anecdote's job from ``gpus_before`` to ``gpus_after`` A100s on ordinary Ethernet
     (strong scaling: the same global batch on both)."""
     n0, n1 = claim.value("gpus_before"), claim.value("gpus_after")
-    return scaling.scaling_curve(n1, n0, weak=False, tokens_per_step=cl.batch_tokens(s), **cl.ethernet(s))["speedup"]
+    return scaling.scaling_curve(n1, n0, weak=False, tokens_per_step=wiring.batch_tokens(s), **wiring.ethernet(s))[
+        "speedup"
+    ]
 
 
 def ethernet_gbit_for(claim: data.Claim, s: Mapping[str, Any]) -> float:
@@ -153,7 +149,7 @@ def ethernet_gbit_for(claim: data.Claim, s: Mapping[str, Any]) -> float:
     n0, n1, target = claim.value("gpus_before"), claim.value("gpus_after"), claim.value("speedup_actual_x")
     try:
         achievable = scaling.solve_nic_bandwidth_for_speedup(
-            target, n0, n1, weak=False, tokens_per_step=cl.batch_tokens(s), **cl.ethernet(s)
+            target, n0, n1, weak=False, tokens_per_step=wiring.batch_tokens(s), **wiring.ethernet(s)
         )
     except ValueError:
         return float("nan")
@@ -168,14 +164,14 @@ def check_64_to_256_gpus_2p1x(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
     got, ideal = claim.value("speedup_actual_x"), claim.value("speedup_ideal_x")
     model = ethernet_speedup(claim, s)
     lost = 100 * scaling.communication_share_for_speedup(got, n1 / n0)
-    node = cl.cluster_row(cl.ETHERNET_CLUSTER)["gpus_per_node"]
+    node = wiring.cluster_row(wiring.ETHERNET_CLUSTER)["gpus_per_node"]
     gbit = functools.cache(lambda: ethernet_gbit_for(claim, s))
     return Finding(
         stated=exactly(got),
         value=model,
         unit="x",
         recomputed=lambda: (
-            f"model ({cl.ETHERNET_CLUSTER}, same batch): {fmt(model, 'x')}; {stated(got)}× needs {fmt(gbit(), 'Gbit/s')} "
+            f"model ({wiring.ETHERNET_CLUSTER}, same batch): {fmt(model, 'x')}; {stated(got)}× needs {fmt(gbit(), 'Gbit/s')} "
             f"per GPU ({fmt(node * gbit(), 'Gbit/s')} per {stated(node)}-GPU server); {stated(got)}× of {stated(ideal)}× "
             f"loses {fmt(lost / 100, pct=True)}"
         ),
@@ -202,9 +198,9 @@ def check_64_to_256_gpus_2p1x(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
 def thousand_gpu_efficiency(claim: data.Claim, s: Mapping[str, Any], weak: bool = True) -> Any:
     """Scaling efficiency of the B300 cluster from one node to the claim's thousand GPUs, the batch
     growing with the cluster (``weak``) or fixed at the scenario's global batch."""
-    ref = cl.plan().gpus_per_node
+    ref = wiring.plan().gpus_per_node
     return scaling.efficiency(
-        claim.value("gpus_order"), ref, weak=weak, tokens_per_step=cl.batch_tokens(s), **cl.b300(s)
+        claim.value("gpus_order"), ref, weak=weak, tokens_per_step=wiring.batch_tokens(s), **wiring.b300(s)
     )
 
 
@@ -218,9 +214,9 @@ def thousand_gpu_text(claim: data.Claim, s: Mapping[str, Any], weak: Any) -> str
     pub = published_retention()
     strong = thousand_gpu_efficiency(claim, s, weak=False)
     return (
-        f"model {stated(cl.plan().gpus_per_node)} -> {fmt(claim.value('gpus_order'))} {NEW} (800G InfiniBand): "
+        f"model {stated(wiring.plan().gpus_per_node)} -> {fmt(claim.value('gpus_order'))} {NEW} (800G InfiniBand): "
         f"{fmt(weak, pct=True)} with the batch growing, {fmt(strong, pct=True)} at a fixed "
-        f"{millions(cl.batch_tokens(s))}-token batch; published runs keep {fmt(pub['ratio_min'], pct=True, sig=2)}-"
+        f"{millions(wiring.batch_tokens(s))}-token batch; published runs keep {fmt(pub['ratio_min'], pct=True, sig=2)}-"
         f"{fmt(pub['ratio_max'], pct=True, sig=2)} of their per-GPU throughput at {fmt(pub['gpus_min'])}-"
         f"{fmt(pub['gpus_max'])} GPUs"
     )
@@ -280,18 +276,18 @@ def check_nccl_90pct_linear_1000_gpus(claim: data.Claim, s: Mapping[str, Any], c
 def network_share_kept(s: Mapping[str, Any], gbit_per_gpu: Any, n_gpus: Any) -> Any:
     """Throughput ``n_gpus`` B300s keep on ``gbit_per_gpu`` of RDMA network per GPU, against an unlimited
     network (the plan's model, the scenario's global batch and NIC share)."""
-    kw = cl.b300(s) | {"nic_bytes_per_s": cl.nic_bytes_per_s(s, gbit_per_gpu)}
-    return scaling.network_share_kept(n_gpus=n_gpus, tokens_per_step=cl.batch_tokens(s), **kw)
+    kw = wiring.b300(s) | {"nic_bytes_per_s": wiring.nic_bytes_per_s(s, gbit_per_gpu)}
+    return scaling.network_share_kept(n_gpus=n_gpus, tokens_per_step=wiring.batch_tokens(s), **kw)
 
 
 @check("000-5-network-200gbps")
 def check_network_200gbps(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §5: an InfiniBand or RoCE network of at least 200 Gbps, so inter-node communication
     is not the bottleneck."""
-    p = cl.plan()
+    p = wiring.plan()
     gbit, n = p.network_min_gbit_per_s, p.gpus_high
     per_gpu = network_share_kept(s, gbit, n)
-    shipped = cl.gpu(NEW).nic_bytes_per_s_per_gpu * units.BITS_PER_BYTE / units.GB
+    shipped = wiring.gpu(NEW).nic_bytes_per_s_per_gpu * units.BITS_PER_BYTE / units.GB
 
     @functools.cache
     def per_node() -> tuple[float, str]:
@@ -304,7 +300,7 @@ def check_network_200gbps(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
         unit="fraction",
         recomputed=lambda: (
             f"{stated(p.nodes_high)} nodes ({stated(n)} {NEW}, {stated(p.params / 1e9)}B model, "
-            f"{millions(cl.batch_tokens(s))}-token batch) keep {fmt(per_gpu, pct=True)} of an unlimited network's "
+            f"{millions(wiring.batch_tokens(s))}-token batch) keep {fmt(per_gpu, pct=True)} of an unlimited network's "
             f"throughput at {stated(gbit)} Gbit/s per GPU, {fmt(per_node()[0], pct=True)} at {stated(gbit)} Gbit/s per node"
         ),
         context=lambda v: (
@@ -323,17 +319,17 @@ def check_network_200gbps(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
 def plan_days(s: Mapping[str, Any], n_gpus: Any) -> tuple[Any, Any]:
     """(days, scaling efficiency from one node) to train the plan's model compute-optimally on ``n_gpus``
     B300s: ``6·N·(r·N) / (n · peak · MFU · efficiency)`` with the scenario's tokens per parameter r."""
-    p, kw = cl.plan(), cl.b300(s)
-    eff = scaling.efficiency(n_gpus, p.gpus_per_node, weak=False, tokens_per_step=cl.batch_tokens(s), **kw)
-    flops = throughput.training_flops(p.params, p.params * np.asarray(s["tokens_per_param"]))
-    seconds = throughput.time_to_train_s(flops, n_gpus, kw["peak_flops"], kw["compute_efficiency"] * eff)
+    p, kw = wiring.plan(), wiring.b300(s)
+    eff = scaling.efficiency(n_gpus, p.gpus_per_node, weak=False, tokens_per_step=wiring.batch_tokens(s), **kw)
+    work = flops.training_flops(p.params, p.params * np.asarray(s["tokens_per_param"]))
+    seconds = throughput.time_to_train_s(work, n_gpus, kw["peak_flops"], kw["compute_efficiency"] * eff)
     return seconds / units.SECONDS_PER_DAY, eff
 
 
 @check("000-5-node-plan-time")
 def check_node_plan_time(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §5: 4-8 nodes of 8 B300 GPUs meet 10B-parameter training."""
-    p = cl.plan()
+    p = wiring.plan()
     days_low, _ = plan_days(s, p.gpus_low)
     days_high, eff_high = plan_days(s, p.gpus_high)
     return Finding(
@@ -361,9 +357,9 @@ def check_node_plan_time(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[s
 @check("000-6-poc-4-8-gpus")
 def check_poc_4_8_gpus(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §6: run a real-workload proof of concept on 4-8 B300 GPUs and record the comparison."""
-    p = cl.plan()
+    p = wiring.plan()
     poc, target = p.poc_gpus_high, p.gpus_high
-    kept = scaling.efficiency(target, poc, weak=False, tokens_per_step=cl.batch_tokens(s), **cl.b300(s))
+    kept = scaling.efficiency(target, poc, weak=False, tokens_per_step=wiring.batch_tokens(s), **wiring.b300(s))
     return Finding(
         stated=exactly(1.0),
         value=kept,

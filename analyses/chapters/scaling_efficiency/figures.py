@@ -7,8 +7,8 @@ import pandas as pd
 
 from analyses import data
 from analyses.chapters.scaling_efficiency import ETHERNET, THOUSAND, Result
-from analyses.site import sliders
-from analyses.site.notebook import stated
+from analyses.pages import sliders
+from analyses.units.formats import stated
 
 DIAGONAL = (0.5, 4000)  # span of the validation chart's perfect-agreement line (TFLOP/s and ratios)
 

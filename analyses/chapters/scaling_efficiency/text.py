@@ -6,8 +6,8 @@ import math
 
 from analyses import data
 from analyses.chapters.scaling_efficiency import SLUG, TABLE, Result
-from analyses.site import sliders
-from analyses.site.notebook import fmt, stated
+from analyses.pages import sliders
+from analyses.units.formats import fmt, stated
 
 
 def ethernet_takeaway(res: Result) -> str:

@@ -2,7 +2,7 @@
 
 Checks document 000's opening claims (parts 0 and 1): "10x model vs 2x hardware" (a year in part 0,
 per 18 months in part 1), the table of model generations, and "a 100B-parameter model would keep an
-ordinary server busy for several hundred years". :func:`compute` fits the trends, builds the tables
+ordinary server busy for several hundred years". :func:`compute` fits the wiring, builds the tables
 and runs the checks once; :mod:`.figures` and :mod:`.text` only read its :class:`Result`.
 """
 
@@ -13,13 +13,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyses import data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param, ParamError, Rule
-from analyses.chapters.scaling_gap import checks, trends
-from analyses.models import growth, throughput, units
-from analyses.site import sliders
+from analyses import data, scenario, units
+from analyses.chapters import ledger
+from analyses.chapters.scaling_gap import checks, wiring
+from analyses.models import flops, growth
+from analyses.scenario.params import ChapterSpec, Config, Param, ParamError, Rule
+from analyses.verdicts.sweeps import Slider
 
-SLUG = trends.SLUG
+SLUG = wiring.SLUG
 CENTURIES = "000-0-centuries"
 PER_YEAR, PER_18_MONTHS = "000-0-growth-10x-per-year", "000-1-param-growth-18mo"
 SLIDER_CLAIMS = (CENTURIES,)  # the claims whose verdict reads tokens per parameter
@@ -34,7 +35,7 @@ def _window_problem(cfg: Config) -> tuple[tuple[str, ...], str] | str | None:
     if cfg["window_end"] < cfg["window_start"]:
         return ("window_start", "window_end"), "window_end must not be before window_start"
     try:
-        trends.fits(cfg)
+        wiring.fits(cfg)
     except ParamError as err:
         return str(err).split(": ", 1)[1]
     return None
@@ -105,7 +106,7 @@ class Result:
     centuries: Centuries
     server_years: pd.DataFrame
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     def factor(self, quantity: str, months: float) -> tuple[float, float, float]:
         """Fitted growth of ``quantity`` over ``months``: (central, low, high)."""
@@ -148,7 +149,7 @@ def window_sensitivity(cfg: Config) -> pd.DataFrame:
         if start >= cfg["window_end"] - 1:
             continue
         try:
-            fitted = trends.fits(dict(cfg) | {"window_start": start})
+            fitted = wiring.fits(dict(cfg) | {"window_start": start})
         except ValueError:
             continue
         for name, fit in fitted.items():
@@ -181,17 +182,17 @@ def generation_table(s: dict[str, float]) -> pd.DataFrame:
     """Each generation-table row: stated compute range against recomputed compute, stated hardware
     against the hardware the model trained on and whether the stated one was current that year."""
     rows = []
-    for claim_id, model in trends.GENERATION_ROWS.items():
+    for claim_id, model in wiring.GENERATION_ROWS.items():
         claim = data.claim(claim_id)
-        stated = trends.stated_compute(claim)
+        stated = wiring.stated_compute(claim)
         if model is None:
-            peers = trends.class_models(claim)
+            peers = wiring.class_models(claim)
             name, actual, year = f"industry 100B-1T ({len(peers)} models)", "-", claim.value("year")
             real_lo, real_hi = peers["compute_flop"].min(), peers["compute_flop"].max()
         else:
             row = data.model(model)
-            name, actual, year = model, trends.trained_on(model), row["year"]
-            real_lo = real_hi = trends.model_compute(model)
+            name, actual, year = model, wiring.trained_on(model), row["year"]
+            real_lo = real_hi = wiring.model_compute(model)
         rows.append(
             {
                 "claim": claim_id,
@@ -202,8 +203,8 @@ def generation_table(s: dict[str, float]) -> pd.DataFrame:
                 "stated FLOP high": stated.hi,
                 "recomputed FLOP low": float(real_lo),
                 "recomputed FLOP high": float(real_hi),
-                "hardware stated": "/".join(trends.stated_hardware(claim)) or "-",
-                "current that year": "/".join(trends.current_hardware(claim)) or "none",
+                "hardware stated": "/".join(wiring.stated_hardware(claim)) or "-",
+                "current that year": "/".join(wiring.current_hardware(claim)) or "none",
                 "trained on": actual,
             }
         )
@@ -220,7 +221,7 @@ def server_years_grid(s: dict[str, float], params: float) -> pd.DataFrame:
             {
                 "server": name,
                 "tokens per parameter": SERVER_GRID,
-                "years": trends.server_years(s, params, name, SERVER_GRID),
+                "years": wiring.server_years(s, params, name, SERVER_GRID),
             }
         )
         for name in _server_names()
@@ -231,24 +232,24 @@ def server_years_grid(s: dict[str, float], params: float) -> pd.DataFrame:
 def centuries(s: dict[str, float], cfg: Config) -> Centuries:
     """The 100B model on the chapter's server, and a GPT-3-style token budget for contrast."""
     n = data.claim(CENTURIES).value("params")
-    gpt3 = data.model(trends.GENERATION_ROWS["000-1-gen-2020-gpt3"])
+    gpt3 = data.model(wiring.GENERATION_ROWS["000-1-gen-2020-gpt3"])
     gpt3_tpp = float(gpt3["training_tokens"] / gpt3["params"])
     server = cfg["server"]
     return Centuries(
         params=n,
-        flop=float(throughput.training_flops(n, n * s["tokens_per_param"])),
-        server_flop_per_s=trends.server_flop_per_s(server),
-        share=float(trends.server_share(s, server)),
-        years=float(trends.server_years(s, n, server)),
+        flop=float(flops.training_flops(n, n * s["tokens_per_param"])),
+        server_flop_per_s=wiring.server_flop_per_s(server),
+        share=float(wiring.server_share(s, server)),
+        years=float(wiring.server_years(s, n, server)),
         gpt3_tokens_per_param=gpt3_tpp,
-        gpt3_years=float(trends.server_years(s, n, server, gpt3_tpp)),
+        gpt3_years=float(wiring.server_years(s, n, server, gpt3_tpp)),
     )
 
 
 def compute(cfg: Config) -> Result:
     """Fit, tabulate and judge everything the page shows, once."""
     s = scenario.values(cfg)
-    fitted = trends.fits(cfg)
+    fitted = wiring.fits(cfg)
     return Result(
         cfg=cfg,
         s=s,
@@ -257,13 +258,13 @@ def compute(cfg: Config) -> Result:
         window_sensitivity=window_sensitivity(cfg),
         published=published_trends(),
         epoch=epoch_summary(),
-        model_points=trends.model_points(cfg),
-        gpu_points=trends.gpu_points(cfg),
+        model_points=wiring.model_points(cfg),
+        gpu_points=wiring.gpu_points(cfg),
         generation=generation_table(s),
         centuries=centuries(s, cfg),
         server_years=server_years_grid(s, data.claim(CENTURIES).value("params")),
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=(sliders.build("tokens_per_param", SLIDER_CLAIMS, {SLUG: cfg}),),
+        sliders=(ledger.slider("tokens_per_param", SLIDER_CLAIMS, {SLUG: cfg}),),
     )
 
 

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from analyses import data
-from analyses.chapters.scaling_gap import trends
-from analyses.models import growth, throughput
-from analyses.models.units import MONTHS_PER_YEAR, settle
-from analyses.site.notebook import fmt, in_words, stated
+from analyses.chapters.scaling_gap import wiring
+from analyses.models import flops, growth
+from analyses.units import MONTHS_PER_YEAR, settle
+from analyses.units.formats import fmt, in_words, stated
 from analyses.verdicts import RULES, VERDICTS, Finding, between, check, exactly, verdict_codes
 
 
@@ -55,17 +55,17 @@ def per_period(months: float) -> str:
 def hardware_growth(cfg: Mapping[str, Any], months: float) -> dict[str, tuple[float, float, float]]:
     """Per-GPU FLOP/s growth over ``months`` on the chapter's basis and on the headline basis."""
     bases = dict.fromkeys((cfg["gpu_basis"], HEADLINE_BASIS))
-    return {b: trends.fits(dict(cfg) | {"gpu_basis": b})["per-GPU FLOP/s"].factor(months) for b in bases}
+    return {b: wiring.fits(dict(cfg) | {"gpu_basis": b})["per-GPU FLOP/s"].factor(months) for b in bases}
 
 
 @check("000-0-growth-10x-per-year", "000-1-param-growth-18mo")
 def check_growth_10x_per_year(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §0 and §1: models grow tenfold (a year; every 18 months) while hardware doubles."""
     months = claim.value("period_months")
-    fitted = trends.fits(cfg)
+    fitted = wiring.fits(cfg)
     model_x = claim.value("model_growth_x")
     hw_x = claim.value("gpu_growth_x" if "gpu_growth_x" in claim.values else "hw_growth_x")
-    params, compute = (fitted[q].factor(months) for q in trends.QUANTITIES[:2])
+    params, compute = (fitted[q].factor(months) for q in wiring.QUANTITIES[:2])
     hardware = hardware_growth(cfg, months)
     agree = [
         b
@@ -125,16 +125,16 @@ READING_GENERATION = (
 
 def _named_row(claim: data.Claim, model: str) -> Finding:
     year, real_year = int(claim.value("year")), int(data.model(model)["year"])
-    compute = trends.model_compute(model)
-    stated_hw, current = trends.stated_hardware(claim), trends.current_hardware(claim)
-    own = trends.trained_on(model)
+    compute = wiring.model_compute(model)
+    stated_hw, current = wiring.stated_hardware(claim), wiring.current_hardware(claim)
+    own = wiring.trained_on(model)
     problems = []
     if real_year != year:
         problems.append(f"{model} was published in {real_year}, not {year}")
     if not current:
         problems.append(f"{'/'.join(stated_hw)} was not a current GPU generation in {year}")
     strict_hw = "" if own in stated_hw else f"; read as the hardware {model} itself trained on, the row is wrong: {own}"
-    default, strict = trends.stated_compute(claim), trends.stated_compute(claim, strict=True)
+    default, strict = wiring.stated_compute(claim), wiring.stated_compute(claim, strict=True)
     return Finding(
         stated=default,
         value=compute,
@@ -152,10 +152,10 @@ def _named_row(claim: data.Claim, model: str) -> Finding:
     )
 
 
-@check(*trends.GENERATION_ROWS)
+@check(*wiring.GENERATION_ROWS)
 def check_gen_2018_bert_base(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §1 table: each generation row's model, compute need (estimate) and hardware."""
-    model = trends.GENERATION_ROWS[claim.id]
+    model = wiring.GENERATION_ROWS[claim.id]
     if model is not None:
         return _named_row(claim, model)
     return _industry_row(claim, s)
@@ -171,14 +171,14 @@ def _industry_row(claim: data.Claim, s: Mapping[str, Any]) -> Finding:
     """The 2025+ row: the real models of its year and size class against the stated compute; the dense
     compute-optimal reading (the scenario's tokens per parameter) in words."""
     lo, hi = claim.value("params_low"), claim.value("params_high")
-    peers = trends.class_models(claim)
+    peers = wiring.class_models(claim)
     flop = peers["compute_flop"].to_numpy(dtype=float)
-    default = trends.stated_compute(claim)
-    current = trends.current_hardware(claim)
+    default = wiring.stated_compute(claim)
+    current = wiring.current_hardware(claim)
 
     def dense() -> str:
         tpp = float(s["tokens_per_param"])
-        top = float(throughput.training_flops(hi, hi * tpp))
+        top = float(flops.training_flops(hi, hi * tpp))
         fits = float(growth.params_for_compute(default.hi, tpp))
         return (
             f"read as dense models trained on {fmt(tpp, sig=2)} tokens per parameter, only those up to about "
@@ -199,7 +199,7 @@ def _industry_row(claim: data.Claim, s: Mapping[str, Any]) -> Finding:
         ),
         contradiction=None
         if current
-        else f"{'/'.join(trends.stated_hardware(claim))} was not current in {int(claim.value('year'))}",
+        else f"{'/'.join(wiring.stated_hardware(claim))} was not current in {int(claim.value('year'))}",
         context=lambda v: (
             f"{moe_count(peers)} mixtures of experts, which train on far fewer FLOP than their total size suggests; "
             f"{dense()}"
@@ -218,9 +218,9 @@ def check_centuries(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
     """Document 000 §0: a 100B model's training equals an ordinary server running for several hundred years."""
     n, server = claim.value("params"), cfg["server"]
     low, high = claim.value("server_years_low"), claim.value("server_years_high")
-    years = trends.server_years(s, n, server)
-    share = trends.server_share(s, server)
-    flop_per_s = trends.server_flop_per_s(server)
+    years = wiring.server_years(s, n, server)
+    share = wiring.server_share(s, server)
+    flop_per_s = wiring.server_flop_per_s(server)
 
     def holds_at() -> str:
         need = growth.tokens_per_param_for_years(np.array([low, high]), n, flop_per_s, share)
@@ -231,7 +231,7 @@ def check_centuries(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
         value=years,
         unit="years",
         recomputed=lambda: (
-            f"{fmt(years, 'years', 2)}: {fmt(float(throughput.training_flops(n, n * s['tokens_per_param'])), 'FLOP')} "
+            f"{fmt(years, 'years', 2)}: {fmt(float(flops.training_flops(n, n * s['tokens_per_param'])), 'FLOP')} "
             f"({fmt(s['tokens_per_param'], sig=2)} tokens per parameter) on {server} at "
             f"{fmt(share, pct=True, sig=2)} of its {fmt(flop_per_s / 1e12, 'TFLOP/s')} peak"
         ),

@@ -9,15 +9,15 @@ import pandas as pd
 from analyses import data
 from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, Result
 from analyses.models import growth
-from analyses.site import sliders
-from analyses.site.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
+from analyses.pages import sliders
+from analyses.pages.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
 
 FITTED_COLOUR = RECOMPUTED_COLOUR
 YEARS_SHOWN = 30  # points of each growth line
 
 
 def scissors(res: Result) -> alt.LayerChart:
-    """Log-scale growth since the window start: fitted trends (solid, with their points) against the
+    """Log-scale growth since the window start: fitted wiring (solid, with their points) against the
     rates document 000 states (dashed)."""
     cfg = res.cfg
     start = float(cfg["window_start"])

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from analyses import data
-from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, PER_YEAR, Result, trends
+from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, PER_YEAR, Result, wiring
 from analyses.models import growth
-from analyses.site import sliders
-from analyses.site.notebook import fmt, in_words
+from analyses.pages import sliders
+from analyses.units.formats import fmt, in_words
 
 SHORT = {"parameters": "parameter counts", "training compute": "training compute", "per-GPU FLOP/s": "per-GPU FLOP/s"}
 
@@ -40,7 +40,7 @@ def growth_takeaway(res: Result) -> str:
 
 
 def stated_line_sentence(res: Result) -> str:
-    """Caption sentence: where the stated model rate sits against the fitted trends."""
+    """Caption sentence: where the stated model rate sits against the fitted wiring."""
     claim = data.claim(PER_18_MONTHS)
     months, rate = claim.value("period_months"), claim.value("model_growth_x")
     covering = _covering(res, months, rate)
@@ -52,7 +52,7 @@ def stated_line_sentence(res: Result) -> str:
 
 def generation_takeaway(res: Result) -> str:
     """The generation table's takeaway: which named rows hold, and which models trained on other hardware."""
-    named = res.generation[[trends.GENERATION_ROWS[c] is not None for c in res.generation["claim"]]]
+    named = res.generation[[wiring.GENERATION_ROWS[c] is not None for c in res.generation["claim"]]]
     verdicts = res.ledger.set_index("id")["verdict"]
     holding = [str(r["model"]) for _, r in named.iterrows() if verdicts.get(r["claim"]) == "consistent"]
     other = [

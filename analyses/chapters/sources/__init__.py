@@ -8,7 +8,6 @@ cited second-hand) says so rather than inventing an address.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,10 +16,7 @@ from typing import Any
 import pandas as pd
 
 from analyses import data
-from analyses.chapters.params import ChapterSpec, Param
-from analyses.site import downloads
-from analyses.site.ledger_html import HtmlTable
-from analyses.site.notebook import readable_text, source_anchor, source_links
+from analyses.scenario.params import ChapterSpec, Param
 
 SPEC = ChapterSpec(
     slug="sources",
@@ -101,48 +97,6 @@ def has_link(reference: str) -> bool:
     return any(url for _, url in reference_links(reference))
 
 
-def _reference_html(reference: str) -> str:
-    parts = []
-    for text, url in reference_links(reference):
-        if url:
-            parts.append(f'<a class="reference external" href="{html.escape(url)}">{html.escape(text)}</a>')
-        else:
-            parts.append(html.escape(text, quote=False))
-    if not has_link(reference):
-        where = "this repository" if str(reference).startswith(REPOSITORY_DIRS) else "no public address recorded"
-        parts.append(f'<span class="no-url">({where})</span>')
-    return "; ".join(parts)
-
-
-def sources_html(frame: pd.DataFrame) -> str:
-    """The sources as a table, one row per source with the id ``source-<id>``: the source (id,
-    title, publisher, date, reference with its link), where in it, its conventions, who cites it."""
-    rows = []
-    for r in frame.to_dict("records"):
-        sid = html.escape(r["id"])
-        source = (
-            f"<code>{sid}</code><br><b>{html.escape(r['title'])}</b><br>"
-            f"{html.escape(r['publisher'])}, {html.escape(str(r['date']))}<br>{_reference_html(r['reference'])}"
-        )
-        cells = [source, r["locator"], r["conventions"], r["cited by (rows)"]]
-        shown = [cells[0], *(source_links(c) for c in cells[1:])]
-        rows.append(f'<tr id="{source_anchor(r["id"])}">' + "".join(f"<td>{c}</td>" for c in shown) + "</tr>")
-    head = "".join(
-        f'<th scope="col"><button type="button">{h}</button></th>'
-        for h in ("source", "where in it", "conventions", "cited by (rows)")
-    )
-    return (
-        '<table class="sources-table" data-sortable>'
-        '<colgroup><col style="width:34%"><col style="width:22%"><col style="width:30%"><col style="width:14%"></colgroup>'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    )
-
-
-def sources_view(frame: pd.DataFrame) -> HtmlTable:
-    """:func:`sources_html` for a notebook."""
-    return HtmlTable(f'<div class="audit-sources">{sources_html(frame)}</div>', frame)
-
-
 def data_files() -> pd.DataFrame:
     """Every data table offered for download: its name, rows, file(s) under ``data/``, schema and
     description (a table stored as several files, like ``sources``, lists each)."""
@@ -161,36 +115,3 @@ def data_files() -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=["table", "rows", "files", "schema", "description"])
-
-
-def data_files_view() -> HtmlTable:
-    """:func:`data_files` with each file and schema linked to its copy in the site's downloads."""
-    frame = data_files()
-    prefix = downloads.FROM_BOOK + "data/"
-
-    def link(rel: str, label: str | None = None) -> str:
-        return f'<a href="{prefix}{html.escape(rel)}">{html.escape(label or rel)}</a>'
-
-    rows = []
-    for r in frame.to_dict("records"):
-        files = ", ".join(link(f, Path(f).name if len(r["files"]) > 1 else f) for f in r["files"])
-        rows.append(
-            f"<tr><td><code>{html.escape(r['table'])}</code></td><td>{r['rows']:,}</td>"
-            f"<td>{files} · {link(r['schema'], 'schema')}</td>"
-            f"<td>{html.escape(readable_text(r['description']), quote=False)}</td></tr>"
-        )
-    head = "".join(
-        f'<th scope="col"><button type="button">{h}</button></th>' for h in ("table", "rows", "CSV", "what it holds")
-    )
-    body = "".join(rows)
-    widths = "".join(f'<col style="width:{w}%">' for w in (22, 6, 30, 42))
-    text = (
-        f'<table class="data-files" data-sortable><colgroup>{widths}</colgroup>'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    )
-    return HtmlTable(f'<div class="audit-sources">{text}</div>', frame.drop(columns=["files"]))
-
-
-def download_links() -> downloads.LinkList:
-    """Links to the ledger's downloads (the data files are listed in their own table)."""
-    return downloads.links([("ledger.csv", "ledger (CSV)"), ("ledger.json", "ledger (JSON)")])

@@ -22,17 +22,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import cases, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param
-from analyses.chapters.tco import rebuilt
-from analyses.models import tco, uncertainty
-from analyses.models.units import HOURS_PER_DAY, HOURS_PER_MONTH
-from analyses.site import sliders
-from analyses.site.notebook import stated
+from analyses import scenario
+from analyses.chapters import ledger
+from analyses.chapters.tco import wiring
+from analyses.models import gpu_hour_cost, tco, uncertainty
+from analyses.scenario import cases, costs, generations
+from analyses.scenario.generations import NEW, OLD
+from analyses.scenario.params import ChapterSpec, Config, Param
+from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
+from analyses.units.formats import round_sig, stated
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "tco"
-NEW, OLD = rebuilt.NEW, rebuilt.OLD
-GENERATIONS = ("A100", "H100", "B200", "B300")  # the cost-per-GPU-hour table and chart
+GENERATIONS = tuple(costs.priced())  # the cost-per-GPU-hour table and chart: every priced GPU
 CURRENCIES = ("RMB", "USD")
 
 SPEC = ChapterSpec(
@@ -41,8 +43,8 @@ SPEC = ChapterSpec(
     params=(
         Param("currency", "str", "RMB", "-", "currency in which results are shown", choices=CURRENCIES),
         scenario.param("usd_cny"),
-        scenario.param(tco.SPEEDUP),
-        scenario.param(tco.OLD_MFU),
+        scenario.param(generations.SPEEDUP),
+        scenario.param(generations.OLD_MFU),
         scenario.param("server_a100_usd_per_gpu"),
         scenario.param("server_b300_usd_per_gpu"),
         scenario.param("rent_a100_usd_per_gpu_hour"),
@@ -69,13 +71,13 @@ SPEC = ChapterSpec(
 
 # Every assumption the chapter's quantities read: drawn together for the page's intervals.
 DRAWN = (
-    tco.SPEEDUP,
-    tco.OLD_MFU,
+    generations.SPEEDUP,
+    generations.OLD_MFU,
     "utilisation",
     "goodput",
     "tokens_per_param",
-    *(f"server_{g.lower()}_usd_per_gpu" for g in GENERATIONS),
-    *(f"rent_{g.lower()}_usd_per_gpu_hour" for g in GENERATIONS),
+    *(gpu_hour_cost.server_name(g) for g in GENERATIONS),
+    *(gpu_hour_cost.rent_name(g) for g in GENERATIONS),
     "rent_a100_china_cny_per_gpu_hour",
     "electricity_usd_per_kwh",
     "pue",
@@ -94,7 +96,7 @@ DRAWN = (
 # each is left out to keep the page light)
 SPEEDUP_SLIDER = ("000-3-table-tco", "000-6-payback-6-12-months")
 PRICE_SLIDER = ("001-4-own-42k-vs-rent-80k", "000-6-payback-6-12-months")
-SLIDERS = ((tco.SPEEDUP, SPEEDUP_SLIDER), ("server_b300_usd_per_gpu", PRICE_SLIDER))
+SLIDERS = ((generations.SPEEDUP, SPEEDUP_SLIDER), ("server_b300_usd_per_gpu", PRICE_SLIDER))
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,7 @@ class Summary:
 
 @dataclass(frozen=True)
 class Recommender:
-    """Document 000's case (part 4), rebuilt."""
+    """Document 000's case (part 4), wiring."""
 
     gpus_before: float
     gpus_after: float
@@ -136,7 +138,7 @@ class Recommender:
 
 @dataclass(frozen=True)
 class CustomerService:
-    """Document 001's case (part 4), rebuilt."""
+    """Document 001's case (part 4), wiring."""
 
     gpus: float
     years: float
@@ -180,7 +182,7 @@ class Result:
     wasted_share: float
     idle_share: float
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     @property
     def unit(self) -> str:
@@ -214,17 +216,17 @@ def stack_table(s: Mapping[str, float], k: float) -> pd.DataFrame:
     """Owned cost per GPU-hour by component and generation (central), with the rent, times ``k``."""
     rows = []
     for gpu in GENERATIONS:
-        owned = tco.owned(s, gpu)
+        owned = costs.owned(s, gpu)
         row = {"gpu": gpu} | {c: k * float(getattr(owned, c)) for c in tco.COMPONENTS}
         row["owned total"] = k * float(owned.total)
-        row["rented (incl. storage/network)"] = k * float(tco.rented(s, gpu))
+        row["rented (incl. storage/network)"] = k * float(costs.rented(s, gpu))
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def _shown(x: float) -> float:
     """A table cell as the page shows it: three significant figures (principle 9: round what is shown)."""
-    return rebuilt.round_sig(x, 3)
+    return round_sig(x, 3)
 
 
 def _summary_rows(items: Mapping[str, np.ndarray], k: np.ndarray | float, key: str) -> pd.DataFrame:
@@ -237,9 +239,9 @@ def _summary_rows(items: Mapping[str, np.ndarray], k: np.ndarray | float, key: s
 
 def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame]:
     r = cases.recommender()
-    before, after = rebuilt.recommender_gpu_days()
-    price = tco.price_ratio(b, "owned")
-    run_rmb = rebuilt.recommender_run_cost(b) * b["usd_cny"]
+    before, after = wiring.recommender_gpu_days()
+    price = costs.price_ratio(b, "owned")
+    run_rmb = wiring.recommender_run_cost(b) * b["usd_cny"]
     fleet = tco.usage_cost_ratio(price, r.gpus_before, r.gpus_after)
     case = Recommender(
         gpus_before=r.gpus_before,
@@ -251,10 +253,10 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
         gpu_days_after=after,
         cut=1 - r.cost_ratio,
         annual_saving_min_rmb=r.annual_saving_min_rmb,
-        cost_ratio=Summary.of(rebuilt.recommender_cost_ratio(b)),
+        cost_ratio=Summary.of(wiring.recommender_cost_ratio(b)),
         need_price_ratio=float(tco.implied_price_ratio(r.cost_ratio, before, after)),
         price_ratio=Summary.of(price),
-        at_scenario=Summary.of(tco.same_task_ratio(b, "owned")),
+        at_scenario=Summary.of(costs.same_task_ratio(b, "owned")),
         saving_rmb_year=Summary.of((1 - r.cost_ratio) * run_rmb * 12),
         used_after=r.runs_after * after,
         available_after=r.gpus_after * HOURS_PER_MONTH / HOURS_PER_DAY,
@@ -262,8 +264,8 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
     readings = _summary_rows(
         {
             f"fleet bills ({stated(r.gpus_before)} {OLD} vs {stated(r.gpus_after)} {NEW})": fleet,
-            "one run, the case's GPU-days": rebuilt.recommender_cost_ratio(b),
-            "one run, the scenario's speed-up": tco.same_task_ratio(b, "owned"),
+            "one run, the case's GPU-days": wiring.recommender_cost_ratio(b),
+            "one run, the scenario's speed-up": costs.same_task_ratio(b, "owned"),
         },
         1.0,
         "reading",
@@ -274,16 +276,16 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
 def _customer(b: Mapping[str, np.ndarray], cfg: Config) -> CustomerService:
     c = cases.customer_service()
     r = scenario.ranges(cfg)["server_b300_usd_per_gpu"]
-    hour_cny = tco.rented_a100_china_cny(b) * HOURS_PER_MONTH
+    hour_cny = costs.rented_a100_china_cny(b) * HOURS_PER_MONTH
     return CustomerService(
         gpus=c.gpus,
         years=c.depreciation_years,
         own_stated_rmb=c.own_rmb_per_month,
         rent_stated_rmb=c.rent_rmb_per_month,
-        own_rmb=Summary.of(rebuilt.own_rmb(b)),
-        rental_rmb=Summary.of(rebuilt.rental_rmb(b)),
+        own_rmb=Summary.of(wiring.own_rmb(b)),
+        rental_rmb=Summary.of(wiring.rental_rmb(b)),
         rental_gpus=Summary.of(c.rent_rmb_per_month / hour_cny),
-        implied_price_usd=float(rebuilt.own_implied_price(b)[0]),
+        implied_price_usd=float(wiring.own_implied_price(b)[0]),
         capital_low_rmb=c.gpus * r.low * float(b["usd_cny"][0]) / (12 * c.depreciation_years),
         price_low_usd=r.low,
         price_high_usd=r.high,
@@ -295,7 +297,7 @@ def tornado_table(cfg: Config) -> pd.DataFrame:
     s = scenario.values(cfg)
     ranges = {k: v for k, v in scenario.ranges(cfg).items() if k in DRAWN and not v.degenerate}
     case = cases.customer_service()
-    frame = uncertainty.tornado(lambda **v: rebuilt.own_rmb(s | v, case), ranges)
+    frame = uncertainty.tornado(lambda **v: wiring.own_rmb(s | v, case), ranges)
     frame = frame[frame["swing"] > 0].copy()
     frame["input"] = frame["input"].map(lambda n: scenario.assumption(n).label)
     return frame.reset_index(drop=True)
@@ -303,16 +305,16 @@ def tornado_table(cfg: Config) -> pd.DataFrame:
 
 def payback_cases() -> dict[str, Callable[[Mapping[str, Any]], np.ndarray]]:
     """Payback (months) of one bought B300 doing the same work as the baseline, by case."""
-    lo, hi = rebuilt.documents_speedup()
-    before, after = rebuilt.recommender_gpu_days()
+    lo, hi = wiring.documents_speedup()
+    before, after = wiring.recommender_gpu_days()
     case = before / after
     return {
-        f"vs rent {OLD}, scenario speed-up": lambda b: rebuilt.payback_value(b),
-        f"vs rent {OLD} in China, scenario speed-up": lambda b: rebuilt.payback_value(b, "rent in China"),
-        f"vs keep owned {OLD}, scenario speed-up": lambda b: rebuilt.payback_value(b, "keep owned"),
-        f"vs rent {OLD}, documents' {stated(hi)}×": lambda b: rebuilt.payback_value(b, "rent", hi),
-        f"vs rent {OLD}, documents' {stated(lo)}×": lambda b: rebuilt.payback_value(b, "rent", lo),
-        f"vs rent {OLD}, 000's case ({case:.2f}× per GPU-day)": lambda b: rebuilt.payback_value(b, "rent", case),
+        f"vs rent {OLD}, scenario speed-up": lambda b: wiring.payback_value(b),
+        f"vs rent {OLD} in China, scenario speed-up": lambda b: wiring.payback_value(b, "rent in China"),
+        f"vs keep owned {OLD}, scenario speed-up": lambda b: wiring.payback_value(b, "keep owned"),
+        f"vs rent {OLD}, documents' {stated(hi)}×": lambda b: wiring.payback_value(b, "rent", hi),
+        f"vs rent {OLD}, documents' {stated(lo)}×": lambda b: wiring.payback_value(b, "rent", lo),
+        f"vs rent {OLD}, 000's case ({case:.2f}× per GPU-day)": lambda b: wiring.payback_value(b, "rent", case),
     }
 
 
@@ -337,8 +339,8 @@ def _payback(b: Mapping[str, np.ndarray]) -> pd.DataFrame:
 def _plan(b: Mapping[str, np.ndarray], k: np.ndarray, pflop_days: float) -> pd.DataFrame:
     rows = []
     for gpu, mode in ((OLD, "rented"), (NEW, "rented"), (OLD, "owned"), (NEW, "owned")):
-        n = tco.workload_gpus(b, gpu, pflop_days)
-        cost = Summary.of(n * tco.hourly(b, gpu, mode) * HOURS_PER_MONTH * k)
+        n = costs.workload_gpus(b, gpu, pflop_days)
+        cost = Summary.of(n * costs.hourly(b, gpu, mode) * HOURS_PER_MONTH * k)
         verb = "rent" if mode == "rented" else "own"
         rows.append(
             {
@@ -353,14 +355,14 @@ def _plan(b: Mapping[str, np.ndarray], k: np.ndarray, pflop_days: float) -> pd.D
 
 
 def _training(b: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    sizes = sorted({rebuilt.training_sizes()[0], cases.customer_service().params_high, rebuilt.training_sizes()[1]})
+    sizes = sorted({wiring.training_sizes()[0], cases.customer_service().params_high, wiring.training_sizes()[1]})
     rows = []
     for n in sizes:
-        sm = Summary.of(rebuilt.training_cost_rmb(b, n))
+        sm = Summary.of(wiring.training_cost_rmb(b, n))
         rows.append(
             {
                 "model": f"{stated(n / 1e9)}B",
-                f"{OLD}-hours": _shown(tco.training_hours(b, n, OLD)[0]),
+                f"{OLD}-hours": _shown(costs.training_hours(b, n, OLD)[0]),
                 "RMB": _shown(sm.central),
                 "RMB 5%": _shown(sm.low),
                 "RMB 95%": _shown(sm.high),
@@ -374,8 +376,8 @@ def compute(cfg: Config) -> Result:
     s = scenario.values(cfg)
     b = draws(cfg)
     k = b["usd_cny"] if cfg["currency"] == "RMB" else 1.0
-    pfd = {f"{gpu} {mode}": tco.pflop_day_cost(b, gpu, mode) for gpu in (OLD, NEW) for mode in ("owned", "rented")}
-    lo, hi = rebuilt.documents_speedup()
+    pfd = {f"{gpu} {mode}": costs.pflop_day_cost(b, gpu, mode) for gpu in (OLD, NEW) for mode in ("owned", "rented")}
+    lo, hi = wiring.documents_speedup()
     recommender, readings = _recommender(b)
     return Result(
         cfg=cfg,
@@ -383,13 +385,16 @@ def compute(cfg: Config) -> Result:
         inputs=inputs_table(cfg),
         stack=stack_table(s, s["usd_cny"] if cfg["currency"] == "RMB" else 1.0),
         pflop_day=_summary_rows(pfd, k, "option"),
-        mfu={gpu: float(tco.mfu(s, gpu)) for gpu in (OLD, NEW)},
-        tco_row_stated=rebuilt.tco_row_stated(),
-        same_task=Summary.of(tco.same_task_ratio(b, "owned")),
-        same_task_documents=(float(tco.same_task_ratio(s, "owned", hi)), float(tco.same_task_ratio(s, "owned", lo))),
+        mfu={gpu: float(generations.mfu(s, gpu)) for gpu in (OLD, NEW)},
+        tco_row_stated=wiring.tco_row_stated(),
+        same_task=Summary.of(costs.same_task_ratio(b, "owned")),
+        same_task_documents=(
+            float(costs.same_task_ratio(s, "owned", hi)),
+            float(costs.same_task_ratio(s, "owned", lo)),
+        ),
         documents_speedup=(lo, hi),
-        price_ratio_owned=Summary.of(tco.price_ratio(b, "owned")),
-        price_ratio_rented=Summary.of(tco.price_ratio(b, "rented")),
+        price_ratio_owned=Summary.of(costs.price_ratio(b, "owned")),
+        price_ratio_rented=Summary.of(costs.price_ratio(b, "rented")),
         recommender=recommender,
         recommender_readings=readings,
         customer=_customer(b, cfg),
@@ -398,10 +403,10 @@ def compute(cfg: Config) -> Result:
         payback_window=cases.stated_payback_months(),
         plan=_plan(b, k, cfg["workload_pflop_days_per_month"]),
         training=_training(b),
-        several_million=rebuilt.several_million_band(),
-        several_million_sizes=tuple(float(n) for n in rebuilt.band_sizes(s)),
-        wasted_share=float(tco.wasted_share(s)),
-        idle_share=float(tco.idle_share(s)),
+        several_million=wiring.several_million_band(),
+        several_million_sizes=tuple(float(n) for n in wiring.band_sizes(s)),
+        wasted_share=float(costs.wasted_share(s)),
+        idle_share=float(costs.idle_share(s)),
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=tuple(sliders.build(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
+        sliders=tuple(ledger.slider(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )

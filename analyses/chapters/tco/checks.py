@@ -14,18 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from analyses import cases, data, scenario
-from analyses.chapters.tco.rebuilt import (
-    NEW,
-    NEW_PRECISION,
-    OLD,
-    OLD_PRECISION,
+from analyses import data, scenario
+from analyses.chapters.tco.wiring import (
     SEVERAL_MILLION,
     TCO_ROW,
     band_sizes,
     documents_speedup,
-    money,
-    months,
     own_implied_price,
     own_rmb,
     payback_value,
@@ -36,16 +30,16 @@ from analyses.chapters.tco.rebuilt import (
     rental_rmb,
     reserve_markup,
     rmb,
-    scalar,
     several_million_band,
-    stated_money,
     tco_row_stated,
     training_cost_rmb,
     training_sizes,
 )
 from analyses.models import tco
-from analyses.models.units import HOURS_PER_MONTH
-from analyses.site.notebook import fmt, stated
+from analyses.scenario import cases, costs, generations
+from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_PRECISION
+from analyses.units import HOURS_PER_MONTH
+from analyses.units.formats import amount, fmt, months, scalar, stated, stated_amount
 from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, rounded
 
 # --------------------------------------------------------------------------------------------
@@ -57,15 +51,15 @@ from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, c
 def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §3: B300's TCO for the same task about 35-45% of the A100 baseline, over half lower."""
     lo, hi = tco_row_stated()
-    ratio = tco.same_task_ratio(s, "owned")
+    ratio = costs.same_task_ratio(s, "owned")
     x_lo, x_hi = documents_speedup()
-    price = tco.price_ratio(s, "owned")
+    price = costs.price_ratio(s, "owned")
 
     def recomputed() -> str:
-        own_hi, own_lo = (scalar(tco.same_task_ratio(s, "owned", x)) for x in (x_lo, x_hi))
+        own_hi, own_lo = (scalar(costs.same_task_ratio(s, "owned", x)) for x in (x_lo, x_hi))
         return (
             f"same task on owned GPUs: a {NEW} GPU-hour costs {fmt(scalar(price), 'x')} an {OLD}'s and does "
-            f"{fmt(scalar(s[tco.SPEEDUP]), 'x')} its work (the scenario's speed-up), so {NEW} costs "
+            f"{fmt(scalar(s[generations.SPEEDUP]), 'x')} its work (the scenario's speed-up), so {NEW} costs "
             f"{fmt(scalar(ratio), pct=True, sig=2)} of {OLD}'s; with the table's own {stated(x_lo)}-{stated(x_hi)}× it would "
             f"cost {fmt(own_lo, pct=True, sig=2)}-{fmt(own_hi, pct=True, sig=2)}"
         )
@@ -107,15 +101,15 @@ def check_monthly_cost_47pct_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg
 
     def recomputed() -> str:
         need = scalar(tco.implied_price_ratio(r.cost_ratio, before, after))
-        at_speed = scalar(tco.same_task_ratio(s, "owned"))
+        at_speed = scalar(costs.same_task_ratio(s, "owned"))
         saving = (1 - r.cost_ratio) * scalar(recommender_run_cost(s)) * 12
         return (
             f"one full training: {stated(after)} {NEW} GPU-days against {stated(before)} {OLD} GPU-days at "
-            f"{fmt(scalar(tco.price_ratio(s, 'owned')), 'x')} the price per GPU-hour costs {fmt(scalar(ratio), pct=True, sig=2)} "
+            f"{fmt(scalar(costs.price_ratio(s, 'owned')), 'x')} the price per GPU-hour costs {fmt(scalar(ratio), pct=True, sig=2)} "
             f"of before; -{stated(100 * (1 - r.cost_ratio))}% needs a {NEW} GPU-hour at {fmt(need, 'x')} an {OLD}'s; "
-            f"at the scenario's {fmt(scalar(s[tco.SPEEDUP]), 'x')} per GPU the run would cost {fmt(at_speed, pct=True, sig=2)}; "
+            f"at the scenario's {fmt(scalar(s[generations.SPEEDUP]), 'x')} per GPU the run would cost {fmt(at_speed, pct=True, sig=2)}; "
             f"a {stated(100 * (1 - r.cost_ratio))}% cut of one {OLD} run a month saves {rmb(saving, s, 2)} a year "
-            f"(stated: more than {stated_money(r.annual_saving_min_rmb)})"
+            f"(stated: more than {stated_amount(r.annual_saving_min_rmb)})"
         )
 
     return Finding(
@@ -196,8 +190,8 @@ def check_payback_6_12_months(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
             else f"against China's {OLD} rents {months(payback_value(s, 'rent in China'))}"
         )
         return (
-            f"one {NEW} bought ({rmb(tco.capex_per_gpu(s, NEW), s, 2)} with network and storage) instead of renting the "
-            f"{fmt(scalar(s[tco.SPEEDUP]), 'x')} {OLD}s whose work it does: {months(value)}; with the documents' own "
+            f"one {NEW} bought ({rmb(costs.capex_per_gpu(s, NEW), s, 2)} with network and storage) instead of renting the "
+            f"{fmt(scalar(s[generations.SPEEDUP]), 'x')} {OLD}s whose work it does: {months(value)}; with the documents' own "
             f"{stated(x_lo)}-{stated(x_hi)}×, {months(fast)} to {months(slow)}; {other}"
         )
 
@@ -240,7 +234,7 @@ def check_several_million(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
         fits = [scalar(n) / 1e9 for n in band_sizes(s)]
         return (
             f"compute alone on owned {OLD}s at {fmt(scalar(s['tokens_per_param']), sig=2)} tokens per parameter: "
-            f"{stated(n_lo / 1e9)}B {money(scalar(small), 'RMB', 2)}, {stated(n_hi / 1e9)}B {money(scalar(large), 'RMB', 2)}; "
+            f"{stated(n_lo / 1e9)}B {amount(scalar(small), 'RMB', 2)}, {stated(n_hi / 1e9)}B {amount(scalar(large), 'RMB', 2)}; "
             f"{stated(c_lo / 1e6)}-{stated(c_hi / 1e6)} million RMB buys a {fmt(fits[0], sig=2)}-{fmt(fits[1], sig=2)}B model"
         )
 
@@ -260,15 +254,15 @@ def check_several_million(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
 @check("001-1-inefficiency-over-half-of-cost")
 def check_inefficiency_over_half_of_cost(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §1: more than half of training cost is tied to inefficiency (table missing)."""
-    share = tco.wasted_share(s)
+    share = costs.wasted_share(s)
     return Finding(
         stated=at_least(claim.value("inefficiency_cost_share_min_pct") / 100),
         value=share,
         unit="fraction",
         recomputed=lambda: (
             f"1 - utilisation {fmt(scalar(s['utilisation']), pct=True, sig=2)} × goodput {fmt(scalar(s['goodput']), pct=True, sig=2)} × "
-            f"{OLD} MFU {fmt(scalar(s[tco.OLD_MFU]), pct=True, sig=2)} = {fmt(scalar(share), pct=True, sig=2)} of paid GPU time "
-            f"yields no model FLOPs; idle hours and reruns alone are {fmt(scalar(tco.idle_share(s)), pct=True, sig=2)}"
+            f"{OLD} MFU {fmt(scalar(s[generations.OLD_MFU]), pct=True, sig=2)} = {fmt(scalar(share), pct=True, sig=2)} of paid GPU time "
+            f"yields no model FLOPs; idle hours and reruns alone are {fmt(scalar(costs.idle_share(s)), pct=True, sig=2)}"
         ),
         context=lambda v: (
             "the supporting table is missing, but idle hours, data stalls and reruns together with the FLOPs a busy "
@@ -322,9 +316,9 @@ def check_rental_80k_rmb_month(claim: data.Claim, s: Mapping[str, Any], cfg: Map
         value=bill,
         unit="RMB",
         recomputed=lambda: (
-            f"{stated(c.gpus)} {OLD}s rented around the clock in China cost {money(scalar(bill), 'RMB', 2)} a month with storage "
-            f"and network; {stated_money(c.rent_rmb_per_month)} rents "
-            f"{fmt(c.rent_rmb_per_month / scalar(tco.rented_a100_china_cny(s) * HOURS_PER_MONTH), sig=2)} of them"
+            f"{stated(c.gpus)} {OLD}s rented around the clock in China cost {amount(scalar(bill), 'RMB', 2)} a month with storage "
+            f"and network; {stated_amount(c.rent_rmb_per_month)} rents "
+            f"{fmt(c.rent_rmb_per_month / scalar(costs.rented_a100_china_cny(s) * HOURS_PER_MONTH), sig=2)} of them"
         ),
         context="a plausible bill for a cluster the size of the case's new one; the anecdote itself cannot be checked",
         reading=claim.reading or "",
@@ -343,10 +337,10 @@ def check_own_42k_vs_rent_80k(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
         months_life = 12 * c.depreciation_years
         capital = c.gpus * r.low * scalar(s["usd_cny"]) / months_life
         return (
-            f"{stated(c.gpus)} owned {NEW}s over {stated(c.depreciation_years)} years cost {money(scalar(cost), 'RMB', 3)} a month "
-            f"all in; the servers alone at the lowest public price ({money(r.low, 'USD', 3)} per GPU) are "
-            f"{money(capital, 'RMB', 3)} a month; {stated_money(c.own_rmb_per_month)} implies a system price of "
-            f"{money(own_implied_price(s), 'USD', 2)} per GPU"
+            f"{stated(c.gpus)} owned {NEW}s over {stated(c.depreciation_years)} years cost {amount(scalar(cost), 'RMB', 3)} a month "
+            f"all in; the servers alone at the lowest public price ({amount(r.low, 'USD', 3)} per GPU) are "
+            f"{amount(capital, 'RMB', 3)} a month; {stated_amount(c.own_rmb_per_month)} implies a system price of "
+            f"{amount(own_implied_price(s), 'USD', 2)} per GPU"
         )
 
     saving = 100 * (1 - c.own_rmb_per_month / c.rent_rmb_per_month)
@@ -374,7 +368,7 @@ def check_own_42k_vs_rent_80k(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
 @check("001-6-effective-compute-cost-formula")
 def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §6: measure effective compute cost as total investment / effective TFLOPS-days."""
-    old, new = tco.pflop_day_cost(s, OLD, "owned"), tco.pflop_day_cost(s, NEW, "owned")
+    old, new = costs.pflop_day_cost(s, OLD, "owned"), costs.pflop_day_cost(s, NEW, "owned")
     saving = 1 - new / old
     return Finding(
         stated=at_least(0.0),
@@ -383,8 +377,8 @@ def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any]
         recomputed=lambda: (
             f"made precise as the cost of a period's GPU-hours over the useful PFLOP-days they deliver: owned {OLD} "
             f"{rmb(old, s)}, owned {NEW} {rmb(new, s)} per useful PFLOP-day at the scenario's MFU of each "
-            f"({fmt(scalar(tco.mfu(s, OLD)), pct=True, sig=2)} {OLD_PRECISION.upper()}, "
-            f"{fmt(scalar(tco.mfu(s, NEW)), pct=True, sig=2)} {NEW_PRECISION.upper()}), a saving of {fmt(scalar(saving), pct=True, sig=2)}"
+            f"({fmt(scalar(generations.mfu(s, OLD)), pct=True, sig=2)} {OLD_PRECISION.upper()}, "
+            f"{fmt(scalar(generations.mfu(s, NEW)), pct=True, sig=2)} {NEW_PRECISION.upper()}), a saving of {fmt(scalar(saving), pct=True, sig=2)}"
         ),
         context=lambda v: (
             "a sound yardstick once the investment is spread over the same period as the compute it delivers; it "

@@ -6,11 +6,10 @@ import altair as alt
 import pandas as pd
 
 from analyses.chapters.tco import GENERATIONS, NEW, Result
-from analyses.chapters.tco.rebuilt import stated_money
 from analyses.models import tco
-from analyses.site import sliders
-from analyses.site.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
-from analyses.site.notebook import stated
+from analyses.pages import sliders
+from analyses.pages.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
+from analyses.units.formats import stated, stated_amount
 
 STATED = STATED_COLOUR  # stated figures and bands
 PUBLIC = RECOMPUTED_COLOUR  # recomputed intervals
@@ -89,7 +88,7 @@ def tornado_chart(res: Result) -> alt.LayerChart:
     marks = pd.DataFrame(
         {
             "x": [c.own_rmb.central, c.own_stated_rmb],
-            "what": ["central estimate", f"stated {stated_money(c.own_stated_rmb)}"],
+            "what": ["central estimate", f"stated {stated_amount(c.own_stated_rmb)}"],
         }
     )
     lines = (

@@ -4,17 +4,9 @@ computed from the :class:`Result`, never typed."""
 from __future__ import annotations
 
 from analyses.chapters.tco import NEW, OLD, Result
-from analyses.chapters.tco.rebuilt import TCO_ROW, money, months, stated_money
-from analyses.site import sliders
-from analyses.site.notebook import fmt, in_words, stated
-
-
-def _pct(x: float, sig: int = 2) -> str:
-    return str(fmt(x, pct=True, sig=sig))
-
-
-def _x(x: float) -> str:
-    return str(fmt(x, "x", sig=2))
+from analyses.chapters.tco.wiring import TCO_ROW
+from analyses.pages import sliders
+from analyses.units.formats import amount, fmt, in_words, months, percent, stated, stated_amount, times
 
 
 def _cheaper(ratio: float) -> str:
@@ -27,15 +19,15 @@ def stack_caption(res: Result) -> str:
     capital = (row["server"] + row["network_storage"]) / row["owned total"]
     rent = row.loc[NEW, "rented (incl. storage/network)"] / row.loc[NEW, "owned total"]
     return (
-        f"Capital is {_pct(capital.min())} to {_pct(capital.max())} of the owned cost; "
-        f"the {NEW}'s rent is {_x(rent)} its owned cost."
+        f"Capital is {percent(capital.min())} to {percent(capital.max())} of the owned cost; "
+        f"the {NEW}'s rent is {times(rent)} its owned cost."
     )
 
 
 def gpu_hour_takeaway(res: Result) -> str:
     """Takeaway of the GPU-hour section: the new GPU against the old per hour, owned and rented."""
     own, rent = res.price_ratio_owned.central, res.price_ratio_rented.central
-    text = f"a {NEW} GPU-hour costs {_x(own)} an {OLD} GPU-hour owned and {_x(rent)} rented"
+    text = f"a {NEW} GPU-hour costs {times(own)} an {OLD} GPU-hour owned and {times(rent)} rented"
     if own > 1 and rent > 1:
         return text + "; any saving must come from doing more work per hour."
     return text + f"; at these prices the {NEW} is not dearer by the hour in every mode."
@@ -61,9 +53,9 @@ def pflop_day_takeaway(res: Result) -> str:
     lo, hi = res.documents_speedup
     at_docs = res.same_task_documents
     return (
-        f"per useful FLOP the {NEW} is {_cheaper(own)} than the {OLD} owned ({_x(own)}) and {_cheaper(rent)} rented "
-        f"({_x(rent)}); with the documents' own {stated(lo)}-{stated(hi)}× it would be {_cheaper(min(at_docs))} owned "
-        f"({_x(at_docs[0])}-{_x(at_docs[1])}): every cost claim below stands or falls on the speed-up it assumes."
+        f"per useful FLOP the {NEW} is {_cheaper(own)} than the {OLD} owned ({times(own)}) and {_cheaper(rent)} rented "
+        f"({times(rent)}); with the documents' own {stated(lo)}-{stated(hi)}× it would be {_cheaper(min(at_docs))} owned "
+        f"({times(at_docs[0])}-{times(at_docs[1])}): every cost claim below stands or falls on the speed-up it assumes."
     )
 
 
@@ -74,10 +66,10 @@ def tco_row_takeaway(res: Result) -> str:
     lo, hi = res.documents_speedup
     docs = res.same_task_documents
     return (
-        f"for the same task an owned {NEW} cluster costs {_pct(st.central)} of an {OLD} cluster "
-        f"({_pct(st.low)} to {_pct(st.high)}), which the cost rule judges {res.verdict(TCO_ROW)} with the table's "
-        f"{_pct(low)}-{_pct(high)}; the table's own {stated(lo)}-{stated(hi)}× would give "
-        f"{_pct(docs[0])}-{_pct(docs[1])}, {'more' if min(docs) > 1 else 'less'} than the {OLD}'s cost."
+        f"for the same task an owned {NEW} cluster costs {percent(st.central)} of an {OLD} cluster "
+        f"({percent(st.low)} to {percent(st.high)}), which the cost rule judges {res.verdict(TCO_ROW)} with the table's "
+        f"{percent(low)}-{percent(high)}; the table's own {stated(lo)}-{stated(hi)}× would give "
+        f"{percent(docs[0])}-{percent(docs[1])}, {'more' if min(docs) > 1 else 'less'} than the {OLD}'s cost."
     )
 
 
@@ -103,17 +95,17 @@ def recommender_caption(res: Result) -> str:
     inside = frame[(frame["5%"] <= target) & (frame["95%"] >= target)]["reading"].tolist()
     nearest = frame.loc[(frame["central"] / target).map(lambda v: abs(float(v) - 1)).idxmin(), "reading"]
     if inside:
-        return f"The stated {_pct(target)} lies inside the range of: {'; '.join(inside)}. Nearest: {nearest}."
-    return f"No reading's range reaches the stated {_pct(target)}; the nearest is {nearest}."
+        return f"The stated {percent(target)} lies inside the range of: {'; '.join(inside)}. Nearest: {nearest}."
+    return f"No reading's range reaches the stated {percent(target)}; the nearest is {nearest}."
 
 
 def recommender_takeaway(res: Result) -> str:
     """Takeaway of document 000's case."""
     r = res.recommender
-    cut = _pct(r.cut)
+    cut = percent(r.cut)
     first = (
-        f"at the case's own GPU-days one full training costs {_pct(r.cost_ratio.central)} of before, and a {cut} cut "
-        f"needs a {NEW} GPU-hour at {_x(r.need_price_ratio)} an {OLD}'s (public: {_x(r.price_ratio.central)})"
+        f"at the case's own GPU-days one full training costs {percent(r.cost_ratio.central)} of before, and a {cut} cut "
+        f"needs a {NEW} GPU-hour at {times(r.need_price_ratio)} an {OLD}'s (public: {times(r.price_ratio.central)})"
     )
     at = r.at_scenario.central
     if at < 1 - r.cut:
@@ -122,22 +114,22 @@ def recommender_takeaway(res: Result) -> str:
         than = "a smaller saving than stated"
     else:
         than = "no saving at all"
-    second = f"at the scenario's speed-up the same run would cost {_pct(at)}, {than}"
+    second = f"at the scenario's speed-up the same run would cost {percent(at)}, {than}"
     return f"{first}; {second}."
 
 
 def customer_takeaway(res: Result) -> str:
-    """Takeaway of document 001's case: the rebuilt monthly cost against the stated cost and the rental."""
+    """Takeaway of document 001's case: the wiring monthly cost against the stated cost and the rental."""
     c = res.customer
     own = c.own_rmb.central
     first = (
-        f"the {in_words(c.gpus)} {NEW}s cost {money(own, 'RMB', 3)} a month all in, "
-        f"{'above' if own > c.own_stated_rmb else 'at or below'} the stated {stated_money(c.own_stated_rmb)}"
+        f"the {in_words(c.gpus)} {NEW}s cost {amount(own, 'RMB', 3)} a month all in, "
+        f"{'above' if own > c.own_stated_rmb else 'at or below'} the stated {stated_amount(c.own_stated_rmb)}"
     )
-    rent = stated_money(c.rent_stated_rmb)
+    rent = stated_amount(c.rent_stated_rmb)
     if own >= c.rent_stated_rmb:
         return first + f"; against the {rent} rental the case's saving reverses."
-    return first + f"; against the {rent} rental they save {_pct(1 - own / c.rent_stated_rmb)}."
+    return first + f"; against the {rent} rental they save {percent(1 - own / c.rent_stated_rmb)}."
 
 
 def tornado_caption(res: Result) -> str:
@@ -146,7 +138,7 @@ def tornado_caption(res: Result) -> str:
     top = tor.iloc[0]["input"]
     low = tor[["at_low", "at_high"]].min(axis=1)
     reach = "no single input brings it near" if (low > c.own_stated_rmb).all() else "some inputs alone bring it to"
-    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {stated_money(c.own_stated_rmb)} (orange)."
+    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {stated_amount(c.own_stated_rmb)} (orange)."
 
 
 def payback_caption(res: Result) -> str:
@@ -188,8 +180,8 @@ def plan_sentence(res: Result) -> str:
     rent_old = plan.loc[f"rent {OLD}", "central"]
     return (
         f"for {fmt(res.cfg['workload_pflop_days_per_month'], 'PFLOP-days', 3)} of useful compute a month the cheapest "
-        f"option is to {best} ({money(plan.loc[best, 'central'], res.unit, 3)} a month), "
-        f"{_pct(1 - plan.loc[best, 'central'] / rent_old)} less than renting {OLD}s."
+        f"option is to {best} ({amount(plan.loc[best, 'central'], res.unit, 3)} a month), "
+        f"{percent(1 - plan.loc[best, 'central'] / rent_old)} less than renting {OLD}s."
         if best != f"rent {OLD}"
         else f"for {fmt(res.cfg['workload_pflop_days_per_month'], 'PFLOP-days', 3)} of useful compute a month renting "
         f"{OLD}s is the cheapest option at these assumptions."
@@ -209,8 +201,8 @@ def training_takeaway(res: Result) -> str:
 def inefficiency_sentence(res: Result) -> str:
     """Document 001 §1: the share of paid GPU time that yields no model FLOPs, with and without MFU."""
     return (
-        f"{_pct(res.wasted_share)} of paid {OLD} time yields no model FLOPs when the FLOPs a busy job leaves unused "
-        f"count; idle hours and reruns alone are {_pct(res.idle_share)}"
+        f"{percent(res.wasted_share)} of paid {OLD} time yields no model FLOPs when the FLOPs a busy job leaves unused "
+        f"count; idle hours and reruns alone are {percent(res.idle_share)}"
         f"{', short of half' if res.idle_share < 0.5 else ''}."
     )
 

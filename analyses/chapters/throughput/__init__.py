@@ -16,17 +16,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import cases, data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters.throughput import checks
 from analyses.models import throughput
 from analyses.models.uncertainty import Range
-from analyses.site import sliders
-from analyses.site.notebook import stated
+from analyses.scenario import cases, generations
+from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_MFU, OLD_PRECISION, SPEEDUP
+from analyses.scenario.params import ChapterSpec, Config, Param
+from analyses.units.formats import billions, stated
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "throughput"
-SPEEDUP = "speedup_b300_a100"
-LADDER_GPUS = ("V100", "A100", "H100", "H200", "B200", "B300", "GB300")
 PRECISIONS = ("bf16", "fp8", "fp4")
 
 SPEC = ChapterSpec(
@@ -34,14 +35,14 @@ SPEC = ChapterSpec(
     title="Throughput and time-to-train",
     params=(
         scenario.param(SPEEDUP, "B300 FP8 over A100 BF16, achieved FLOP/s per GPU (scenario)"),
-        scenario.param("mfu_a100_bf16", "A100 model FLOP utilisation in BF16 (scenario)"),
+        scenario.param(OLD_MFU, "A100 model FLOP utilisation in BF16 (scenario)"),
         scenario.param("tokens_per_param", "pretraining tokens per parameter (scenario)"),
         scenario.param("finetune_tokens_per_sample", "tokens in one fine-tuning corpus entry (scenario)"),
         scenario.param("finetune_epochs", "passes over the fine-tuning corpus (scenario)"),
         Param(
             "ladder_gpus",
             "str_list",
-            list(LADDER_GPUS),
+            generations.since(generations.FIRST_TENSOR_CORES),
             "-",
             "GPU generations in the peak-and-achieved table and chart",
             choices=data.gpu_names,
@@ -110,7 +111,7 @@ class Result:
     hundred_b: HundredB
     finetune: Finetune
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     def verdict(self, claim_id: str) -> str:
         """The ledger's verdict of one claim of this chapter."""
@@ -178,11 +179,6 @@ def precision_speedups() -> pd.DataFrame:
     return frame
 
 
-def billions(params: float) -> str:
-    """A parameter count as the documents write it: 13e9 -> "13B"."""
-    return f"{stated(params / 1e9)}B"
-
-
 def anecdote_label(a: cases.Anecdote) -> str:
     """An anecdote as a table row and chart label: "000 §4: 128 A100 28 d -> 96 B300 11 d"."""
     doc = a.document[:3]
@@ -243,7 +239,7 @@ def _finetune(s: dict[str, float]) -> Finetune:
 def compute(cfg: Config) -> Result:
     """Every table, figure input and number of the page at ``cfg`` (one pass)."""
     s = scenario.values(cfg)
-    new, old = data.gpu(checks.NEW), data.gpu(checks.OLD)
+    new, old = data.gpu(NEW), data.gpu(OLD)
     bf16_ratio = checks.datasheet_bf16_ratio()
     lo, hi = cases.stated_speedup()
     return Result(
@@ -253,18 +249,11 @@ def compute(cfg: Config) -> Result:
         ladder=ladder(tuple(cfg["ladder_gpus"])),
         precision=precision_speedups(),
         bf16_ratio=bf16_ratio,
-        fp8_ratio=new.peak_flops(checks.NEW_PRECISION) / old.peak_flops(checks.OLD_PRECISION),
+        fp8_ratio=new.peak_flops(NEW_PRECISION) / old.peak_flops(OLD_PRECISION),
         fp8_over_bf16=new.peak_flops("fp8") / new.peak_flops("bf16"),
         fp4_over_fp8=new.peak_flops("fp4") / new.peak_flops("fp8"),
         best_published=checks.best_published_ratio(),
-        mfu_b300=float(
-            throughput.mfu_for_speedup(
-                s[SPEEDUP],
-                new.peak_flops(checks.NEW_PRECISION),
-                old.peak_flops(checks.OLD_PRECISION),
-                s["mfu_a100_bf16"],
-            )
-        ),
+        mfu_b300=float(generations.mfu(s, NEW)),
         fp8_gain=s[SPEEDUP] / bf16_ratio,
         stated_low=lo,
         stated_high=hi,
@@ -273,7 +262,7 @@ def compute(cfg: Config) -> Result:
         finetune=_finetune(s),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=(
-            sliders.build(SPEEDUP, SPEEDUP_SLIDER, {SLUG: cfg}),
-            sliders.build("tokens_per_param", MONTHS_SLIDER, {SLUG: cfg}),
+            ledger.slider(SPEEDUP, SPEEDUP_SLIDER, {SLUG: cfg}),
+            ledger.slider("tokens_per_param", MONTHS_SLIDER, {SLUG: cfg}),
         ),
     )

@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from analyses import cases, data
-from analyses.models import throughput, units
-from analyses.site.notebook import fmt, stated
+from analyses import data, units
+from analyses.models import throughput
+from analyses.scenario import cases
+from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_MFU, OLD_PRECISION, SPEEDUP, peak_flops
+from analyses.units.formats import fmt, stated
 from analyses.verdicts import Arithmetic, Finding, at_least, between, check, exactly, rounded
 
-OLD, NEW = "A100", "B300"  # the generations of the scenario's speed-up (speedup_b300_a100)
-OLD_PRECISION, NEW_PRECISION = "bf16", "fp8"
 BLACKWELL = ("B200", "B300")  # B300's dense FP8 peak equals B200's: their published FP8 runs are one group
 HUNDRED_B = "000-2.1-100b-months-on-hundreds-of-gpus"
 
@@ -29,7 +29,7 @@ HUNDRED_B = "000-2.1-100b-months-on-hundreds-of-gpus"
 @functools.cache
 def datasheet_bf16_ratio() -> float:
     """B300/A100 dense BF16 peak ratio: the speed-up at equal MFU without FP8."""
-    return data.gpu(NEW).peak_flops(OLD_PRECISION) / data.gpu(OLD).peak_flops(OLD_PRECISION)
+    return data.gpu(NEW).peak_flops(OLD_PRECISION) / peak_flops(OLD)
 
 
 @functools.cache
@@ -45,7 +45,7 @@ def reading(claim: data.Claim) -> str:
 
 def _speedup_text(s: Mapping[str, Any]) -> str:
     return (
-        f"expected {fmt(s['speedup_b300_a100'], 'x')} ({NEW} FP8 over {OLD} BF16 at published MFU); "
+        f"expected {fmt(s[SPEEDUP], 'x')} ({NEW} FP8 over {OLD} BF16 at published MFU); "
         f"BF16 datasheet {fmt(datasheet_bf16_ratio(), 'x')}; best published runs {fmt(best_published_ratio(), 'x')}"
     )
 
@@ -65,7 +65,7 @@ def _ratio_finding(claim: data.Claim, s: Mapping[str, Any], extra: str = "") -> 
 
     return Finding(
         stated=between(lo, hi),
-        value=s["speedup_b300_a100"],
+        value=s[SPEEDUP],
         unit="x",
         recomputed=lambda: _speedup_text(s),
         context=context,
@@ -124,11 +124,9 @@ def _anecdote(
     )
     return Finding(
         stated=exactly(implied),
-        value=s["speedup_b300_a100"],
+        value=s[SPEEDUP],
         unit="x",
-        recomputed=lambda: (
-            f"implied per-GPU speed-up {fmt(implied, 'x')} ({counts}); expected {fmt(s['speedup_b300_a100'], 'x')}"
-        ),
+        recomputed=lambda: f"implied per-GPU speed-up {fmt(implied, 'x')} ({counts}); expected {fmt(s[SPEEDUP], 'x')}",
         context=lambda v: (
             f"the anecdote itself cannot be checked{extra}"
             if v == "consistent"
@@ -209,9 +207,9 @@ def check_128_a100_to_96_b300(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
 
 def hundred_b_months(claim: data.Claim, s: Mapping[str, Any]) -> tuple[Any, Any]:
     """Months of the claim's 100B pretraining on its most and fewest A100s (scenario tokens and MFU)."""
-    n, peak = claim.value("params"), data.gpu(OLD).peak_flops(OLD_PRECISION)
+    n, peak = claim.value("params"), peak_flops(OLD)
     return tuple(
-        throughput.pretrain_months(n, s["tokens_per_param"], claim.value(k), peak, s["mfu_a100_bf16"])
+        throughput.pretrain_months(n, s["tokens_per_param"], claim.value(k), peak, s[OLD_MFU])
         for k in ("gpus_high", "gpus_low")
     )
 
@@ -242,10 +240,10 @@ def check_months_to_weeks(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
     lo, hi = cases.stated_speedup()
     return Finding(
         stated=at_least(need),
-        value=s["speedup_b300_a100"],
+        value=s[SPEEDUP],
         unit="x",
         recomputed=lambda: (
-            f"a month to a week needs {fmt(need, 'x')} at equal GPU count; expected {fmt(s['speedup_b300_a100'], 'x')}"
+            f"a month to a week needs {fmt(need, 'x')} at equal GPU count; expected {fmt(s[SPEEDUP], 'x')}"
         ),
         context=lambda v: (
             f"{NEW}'s per-GPU gain over {OLD} turns a month into a week, though the documents' own "
@@ -268,8 +266,8 @@ def month_finetune_hours(s: Mapping[str, Any]) -> tuple[Any, Any]:
         s["finetune_tokens_per_sample"],
         s["finetune_epochs"],
         c.gpus,
-        data.gpu(OLD).peak_flops(OLD_PRECISION),
-        s["mfu_a100_bf16"],
+        peak_flops(OLD),
+        s[OLD_MFU],
     )
     return hours, c.finetune_days_before * units.HOURS_PER_DAY / hours
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from analyses.chapters.throughput import SPEEDUP, Result
-from analyses.site import sliders
-from analyses.site.ledger_html import RECOMPUTED_COLOUR
-from analyses.site.notebook import stated
+from analyses.chapters.throughput import Result
+from analyses.pages import sliders
+from analyses.pages.ledger_html import RECOMPUTED_COLOUR
+from analyses.scenario.generations import SPEEDUP
+from analyses.units.formats import stated
 
 
 def ladder_chart(res: Result) -> alt.Chart:

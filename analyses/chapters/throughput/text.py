@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from analyses import data
-from analyses.chapters.throughput import SLUG, Result, billions, checks
-from analyses.models import units
+from analyses import data, units
+from analyses.chapters.throughput import SLUG, Result
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.site import sliders
-from analyses.site.notebook import fmt, stated
+from analyses.pages import sliders
+from analyses.scenario.generations import NEW, OLD, OLD_MFU, SPEEDUP
+from analyses.units.formats import billions, fmt, stated
 
 STATED_RANGE = "000-3-table-throughput"
 STATED_CLAIMS = ("000-2.1-per-gpu-2-3x", STATED_RANGE)  # the documents' two stated per-GPU ranges
@@ -31,7 +31,7 @@ def sibling_sentence() -> str:
 def peak_sentence(res: Result) -> str:
     """How B300's dense peaks step up with precision."""
     return (
-        f"On {checks.NEW}, FP8 gives {fmt(res.fp8_over_bf16, 'x')} the dense BF16 peak "
+        f"On {NEW}, FP8 gives {fmt(res.fp8_over_bf16, 'x')} the dense BF16 peak "
         f"and FP4 {fmt(res.fp4_over_fp8, 'x')} the FP8 peak."
     )
 
@@ -41,7 +41,7 @@ def speedup_sentence(res: Result) -> str:
     r = res.speedup
     return (
         f"The scenario puts B300 at {fmt(r.central, 'x')} an A100 per GPU ({fmt(INTERVAL_LEVEL, pct=True, sig=2)} "
-        f"range {fmt(r.low, 'x')} to {fmt(r.high, 'x')}): with the A100 at {fmt(res.s['mfu_a100_bf16'], pct=True, sig=2)} "
+        f"range {fmt(r.low, 'x')} to {fmt(r.high, 'x')}): with the A100 at {fmt(res.s[OLD_MFU], pct=True, sig=2)} "
         f"MFU, B300 reaches {fmt(res.mfu_b300, pct=True, sig=2)} of its FP8 peak"
     )
 
@@ -70,14 +70,11 @@ def stated_takeaway(res: Result) -> str:
     """Where the stated 2.5-3x stands against the scenario's speed-up, as the ledger judged it."""
     span = f"{stated(res.stated_low)}-{stated(res.stated_high)}×"
     verdict = res.verdict(STATED_RANGE)
-    expected = fmt(res.s["speedup_b300_a100"], "x")
+    expected = fmt(res.s[SPEEDUP], "x")
     if verdict == "inconsistent":
-        return (
-            f"at the scenario's {expected} the stated {span} understates {checks.NEW}; "
-            "it is the anecdotes that look modest"
-        )
+        return f"at the scenario's {expected} the stated {span} understates {NEW}; it is the anecdotes that look modest"
     if verdict == "implausible":
-        return f"at a speed-up of {expected} the stated {span} overstates {checks.NEW}"
+        return f"at a speed-up of {expected} the stated {span} overstates {NEW}"
     return f"at a speed-up of {expected} the stated {span} holds within the capability tolerance"
 
 
@@ -93,15 +90,15 @@ def months_takeaway(res: Result) -> str:
     return (
         f"trained on {fmt(res.s['tokens_per_param'])} tokens per parameter, a {billions(h.params)} model takes "
         f"{fmt(h.months_a100_many, 'months', 2)} to {fmt(h.months_a100_few, 'months', 2)} on {stated(h.gpus_high)} "
-        f"to {stated(h.gpus_low)} {checks.OLD}s and {fmt(weeks[0], 'weeks', 2)} to {fmt(weeks[1], 'weeks', 2)} on as "
-        f"many {checks.NEW}s: at the scenario's speed-up {checks.NEW} {does}, where the documents' own "
+        f"to {stated(h.gpus_low)} {OLD}s and {fmt(weeks[0], 'weeks', 2)} to {fmt(weeks[1], 'weeks', 2)} on as "
+        f"many {NEW}s: at the scenario's speed-up {NEW} {does}, where the documents' own "
         f"{stated(res.stated_high)}× would leave the slower run at {fmt(at_stated, 'months', 2)}"
     )
 
 
 def anecdotes_takeaway(res: Result) -> str:
     """How the anecdotes and the stated speed-ups stand against the scenario's speed-up, as judged."""
-    x = res.s["speedup_b300_a100"]
+    x = res.s[SPEEDUP]
     implied = res.anecdotes["implied per-GPU speed-up"]
     below = int((implied <= x).sum())
     share = "every anecdote asks" if below == len(implied) else f"{below} of {len(implied)} anecdotes ask"
@@ -113,7 +110,7 @@ def anecdotes_takeaway(res: Result) -> str:
     ]
     return (
         f"{share} for no more per GPU than the scenario's {fmt(x, 'x')}, and an outcome one deployment reports may "
-        f"fall short of the hardware; as claims of what {checks.NEW} delivers, " + " and ".join(ranges)
+        f"fall short of the hardware; as claims of what {NEW} delivers, " + " and ".join(ranges)
     )
 
 
@@ -122,7 +119,7 @@ def finetune_sentence(res: Result) -> str:
     f = res.finetune
     return (
         f"A full fine-tune of the {stated(f.params / 1e9)}B model on a month's {fmt(f.samples, sig=2)} new entries "
-        f"takes {fmt(f.hours, 'hours', 2)} on {stated(f.gpus)} {checks.OLD}s; the case's {stated(f.days_stated)} days "
+        f"takes {fmt(f.hours, 'hours', 2)} on {stated(f.gpus)} {OLD}s; the case's {stated(f.days_stated)} days "
         f"are {fmt(f.multiple, 'x', 2)} that, so its fine-tune must run over a corpus far larger than a month's "
         "additions, whose size the case does not give."
     )

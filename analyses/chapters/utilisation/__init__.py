@@ -17,12 +17,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analyses import cases, data, ledger, scenario
-from analyses.chapters.params import ChapterSpec, Config, Param
+from analyses import data, scenario
+from analyses.chapters import ledger
 from analyses.chapters.utilisation import checks, wiring
 from analyses.models import mig, pipeline
 from analyses.models.uncertainty import Range
-from analyses.site import sliders
+from analyses.scenario import cases
+from analyses.scenario.params import ChapterSpec, Config, Param
+from analyses.verdicts.sweeps import Slider
 
 SLUG = "utilisation"
 
@@ -123,7 +125,7 @@ class Result:
     same_slicing: bool  # A100 and B300 offer the same MIG profiles
     procurement_allowed: float  # the cut 4-for-7 allows (fraction)
     ledger: pd.DataFrame
-    sliders: tuple[sliders.Slider, ...]
+    sliders: tuple[Slider, ...]
 
     def verdict(self, claim_id: str) -> str:
         """The ledger's verdict of one claim of this chapter."""
@@ -282,7 +284,7 @@ def compute(cfg: Config) -> Result:
         same_slicing=wiring.same_slicing(),
         procurement_allowed=1 - provider.gpus_after / provider.gpus_before,
         ledger=ledger.ledger(SLUG, cfg),
-        sliders=tuple(sliders.build(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
+        sliders=tuple(ledger.slider(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )
 
 

@@ -1,6 +1,6 @@
 """Checks of the utilisation chapter: GPUs waiting for data (GDS) and GPUs shared with MIG.
 
-Each check recomputes its claim from sourced data, the documents' own figures (:mod:`analyses.cases`)
+Each check recomputes its claim from sourced data, the documents' own figures (:mod:`analyses.scenario.cases`)
 and the scenario (``s``: GPU utilisation, goodput, the power of a server whose GPUs wait, the
 needs of jobs that use part of a GPU, bytes per token, the B300/A100 speed-up and the A100's MFU),
 and returns a :class:`~analyses.verdicts.Finding`; the rule of the claim's kind decides the verdict.
@@ -14,25 +14,23 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from analyses import cases, data, scenario
+from analyses import data, scenario, units
 from analyses.chapters.utilisation.wiring import (
-    NEW,
-    OLD,
     PERCENT,
     electricity_saving,
     gds_context,
     gds_timing,
-    gpu,
     llm_input,
     max_instances,
     mig_bound,
-    pct,
     profile_table,
     profiles,
     same_slicing,
 )
-from analyses.models import mig, pipeline, units
-from analyses.site.notebook import fmt, stated
+from analyses.models import mig, pipeline
+from analyses.scenario import cases
+from analyses.scenario.generations import NEW, OLD, gpu
+from analyses.units.formats import fmt, percent, stated
 from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, exactly, rounded
 
 
@@ -72,9 +70,9 @@ def check_utilisation_below_50pct(claim: data.Claim, s: Mapping[str, Any], cfg: 
     def context(verdict: str) -> str:
         loader = f"a {model} text model's loader has only {fmt(rate / units.KB, 'kB/s')} per {NEW} to deliver"
         if verdict == "consistent":
-            return f"at this utilisation clusters do sit near {pct(limit)}, though for text models data loading is rarely why: {loader}"
+            return f"at this utilisation clusters do sit near {percent(limit)}, though for text models data loading is rarely why: {loader}"
         return (
-            f"jobs at or below {pct(limit)} exist, often slowed by data operations, but they are not the norm of "
+            f"jobs at or below {percent(limit)} exist, often slowed by data operations, but they are not the norm of "
             f"training clusters, and {loader}"
         )
 
@@ -83,7 +81,7 @@ def check_utilisation_below_50pct(claim: data.Claim, s: Mapping[str, Any], cfg: 
         value=s["utilisation"],
         unit="fraction",
         recomputed=lambda: (
-            f"the scenario's GPU utilisation is {pct(s['utilisation'])} ({scenario.assumption('utilisation').source}); "
+            f"the scenario's GPU utilisation is {percent(s['utilisation'])} ({scenario.assumption('utilisation').source}); "
             f"a {model} dense model on {NEW} consumes {fmt(tokens)} tokens/s = {fmt(rate / units.KB, 'kB/s')} per GPU"
         ),
         context=context,
@@ -101,8 +99,8 @@ def check_loading_share_35_to_12(claim: data.Claim, s: Mapping[str, Any], cfg: M
         value=PERCENT * t["busy_before"],
         unit="%",
         recomputed=(
-            f"1 − loading share: {pct(t['busy_before'])} -> {pct(t['busy_after'])} (stated {pct(g.utilisation_before)} -> "
-            f"{pct(g.utilisation_after)}); wall time ×{fmt(t['time_ratio_shares'])} from the shares, "
+            f"1 − loading share: {percent(t['busy_before'])} -> {percent(t['busy_after'])} (stated {percent(g.utilisation_before)} -> "
+            f"{percent(g.utilisation_after)}); wall time ×{fmt(t['time_ratio_shares'])} from the shares, "
             f"×{fmt(t['time_ratio_util'])} from the utilisations"
         ),
         context=(
@@ -130,13 +128,13 @@ def check_days_saved_2p5_of_10(claim: data.Claim, s: Mapping[str, Any], cfg: Map
     def context(verdict: str) -> str:
         if verdict == "consistent":
             return (
-                f"with waiting servers at {pct(s['idle_power_fraction'])} of training power electricity falls nearly "
+                f"with waiting servers at {percent(s['idle_power_fraction'])} of training power electricity falls nearly "
                 "as much as time, and labour paid by the day falls with time"
             )
         return (
             f"electricity falls less than time because waiting servers still draw power; labour paid by the day does "
-            f"fall {pct(t['time_cut'])}, and the two together fall {pct(g.cost_saving)} only if labour is at least "
-            f"{pct(labour)} of their cost"
+            f"fall {percent(t['time_cut'])}, and the two together fall {percent(g.cost_saving)} only if labour is at least "
+            f"{percent(labour)} of their cost"
         )
 
     return Finding(
@@ -145,8 +143,8 @@ def check_days_saved_2p5_of_10(claim: data.Claim, s: Mapping[str, Any], cfg: Map
         unit="%",
         recomputed=lambda: (
             f"{fmt(t['days_saved_shares'], 'days')} saved from the loading shares, {fmt(t['days_saved_util'], 'days')} "
-            f"from the utilisations; electricity −{pct(saving)} with waiting servers at {pct(s['idle_power_fraction'])} "
-            f"of training power; labour paid by the day −{pct(t['time_cut'])}"
+            f"from the utilisations; electricity −{percent(saving)} with waiting servers at {percent(s['idle_power_fraction'])} "
+            f"of training power; labour paid by the day −{percent(t['time_cut'])}"
         ),
         context=context,
         arithmetic=(
@@ -191,8 +189,8 @@ def _after_utilisation(
         value=s["goodput"],
         unit="fraction",
         recomputed=lambda: (
-            f"{pct(before)} -> {pct(after)} (×{fmt(after / before)}); a well-fed run keeps its GPUs doing useful "
-            f"work {pct(s['goodput'])} of the time (the scenario's goodput)"
+            f"{percent(before)} -> {percent(after)} (×{fmt(after / before)}); a well-fed run keeps its GPUs doing useful "
+            f"work {percent(s['goodput'])} of the time (the scenario's goodput)"
         ),
         context=lambda v: (
             f"the case itself cannot be checked{extra}"
@@ -244,7 +242,7 @@ def check_utilisation_58_to_87(claim: data.Claim, s: Mapping[str, Any], cfg: Map
         stated=rounded(claim.value("improvement_pct")),
         value=gain,
         unit="%",
-        recomputed=f"{pct(r.utilisation_before)} -> {pct(r.utilisation_after)} = ×{fmt(1 + gain / PERCENT)} (+{fmt(gain)}%)",
+        recomputed=f"{percent(r.utilisation_before)} -> {percent(r.utilisation_after)} = ×{fmt(1 + gain / PERCENT)} (+{fmt(gain)}%)",
         context="the stated gain is the ratio of the two utilisations; the case study itself cannot be checked",
         reading=_reading(claim),
     )
@@ -277,11 +275,11 @@ def check_table_mig(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
         value=bound.utilisation_mig,
         unit="fraction",
         recomputed=lambda: (
-            f"MIG on either GPU lifts a cluster at {pct(before)} on whole GPUs to at most {pct(bound.utilisation_mig)} "
-            f"({pct(bound.small_share)} of its jobs needing part of a GPU); {OLD} and {NEW} both split {n} ways"
+            f"MIG on either GPU lifts a cluster at {percent(before)} on whole GPUs to at most {percent(bound.utilisation_mig)} "
+            f"({percent(bound.small_share)} of its jobs needing part of a GPU); {OLD} and {NEW} both split {n} ways"
         ),
         context=lambda v: (
-            f"a gain like {pct(before)} -> {pct(after)} is what MIG itself delivers on either generation, not an advance of {NEW}"
+            f"a gain like {percent(before)} -> {percent(after)} is what MIG itself delivers on either generation, not an advance of {NEW}"
             if contradiction
             else "the gain is within what packing partial-GPU jobs recovers"
         ),
@@ -320,8 +318,8 @@ def check_debug_20pct_memory(claim: data.Claim, s: Mapping[str, Any], cfg: Mappi
         value=shared,
         unit="fraction",
         recomputed=(
-            f"a job using {pct(frac)} of a {NEW}'s memory ({fmt(size, 'GB')}) takes a {slot['profile']} slice, {per_gpu} "
-            f"of which share one {NEW}; MIG packs jobs of up to {pct(shared)} of the memory two or more to a GPU"
+            f"a job using {percent(frac)} of a {NEW}'s memory ({fmt(size, 'GB')}) takes a {slot['profile']} slice, {per_gpu} "
+            f"of which share one {NEW}; MIG packs jobs of up to {percent(shared)} of the memory two or more to a GPU"
         ),
         context=lambda v: (
             "an illustration rather than a measurement: on a whole GPU such a job leaves most of it idle, and MIG packs it with others"
@@ -344,9 +342,9 @@ def check_cloud_utilisation_45_to_80(claim: data.Claim, s: Mapping[str, Any], cf
         value=bound.utilisation_mig,
         unit="fraction",
         recomputed=lambda: (
-            f"{pct(c.utilisation_before)} on whole GPUs means {pct(bound.small_share)} of the jobs need part of a GPU; "
-            f"MIG packs them to at most {pct(bound.utilisation_mig)}; {pct(c.utilisation_before)}/"
-            f"{pct(c.utilisation_after_min)} = {fmt(ratio)} of the GPUs against {counts} = "
+            f"{percent(c.utilisation_before)} on whole GPUs means {percent(bound.small_share)} of the jobs need part of a GPU; "
+            f"MIG packs them to at most {percent(bound.utilisation_mig)}; {percent(c.utilisation_before)}/"
+            f"{percent(c.utilisation_after_min)} = {fmt(ratio)} of the GPUs against {counts} = "
             f"{fmt(c.gpus_after / c.gpus_before)}"
         ),
         context=lambda v: (
@@ -374,7 +372,7 @@ def check_procurement_30pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mappin
         unit="%",
         recomputed=(
             f"{counts} allows up to −{fmt(allowed, sig=2)}% if every purchase serves work MIG can pack; "
-            f"−{stated(cut)}% means about {pct(cut / allowed)} of purchases do"
+            f"−{stated(cut)}% means about {percent(cut / allowed)} of purchases do"
         ),
         context=f"its cut stays below the {fmt(allowed, sig=2)}% that its own {counts} allows, as it must when some purchases serve whole-GPU work",
         arithmetic=(Arithmetic(f"the procurement cut, at most what {counts} allows", at_most(allowed), cut),),

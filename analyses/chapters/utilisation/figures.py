@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from analyses.chapters.utilisation import Result
-from analyses.site import sliders
+from analyses.pages import sliders
 
 DIGITS = 4  # chart data rounded to what a chart can show (same output on every machine)
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from analyses import data
+from analyses import data, units
 from analyses.chapters.utilisation import Result, wiring
-from analyses.models import units
-from analyses.site import sliders
-from analyses.site.notebook import fmt, stated
+from analyses.pages import sliders
+from analyses.scenario.generations import NEW, OLD
+from analyses.units.formats import fmt, percent, stated
 from analyses.verdicts import RULES, VERDICTS, Finding, Interval, rounded, verdict_codes
 
-pct = wiring.pct
 DAYS = "001-2.2-days-saved-2p5-of-10"
 BELOW_50 = "001-2.2-utilisation-below-50pct"
 PROVIDER = "001-2.3-cloud-utilisation-45-to-80"
@@ -68,11 +67,11 @@ def utilisation_takeaway(res: Result) -> str:
     limit = data.claim(BELOW_50).value("utilisation_max_pct") / wiring.PERCENT
     flip = _flip(res, "utilisation", BELOW_50)
     text = (
-        f"at the scenario's GPU utilisation of {pct(res.s['utilisation'])}, utilisation at or below {pct(limit)} "
+        f"at the scenario's GPU utilisation of {percent(res.s['utilisation'])}, utilisation at or below {percent(limit)} "
         f"as the norm of training clusters is {row['verdict']}"
     )
     if flip is not None:
-        text += f"; it turns at {pct(flip)}"
+        text += f"; it turns at {percent(flip)}"
     return text
 
 
@@ -97,16 +96,16 @@ def electricity_takeaway(res: Result) -> str:
     elec = _row(res, DAYS)["verdict"] == "consistent"
     pairs = "the two pairs and the days saved hang together" if shares else "the two pairs do not hang together"
     if elec:
-        return f"{pairs}, and so does the electricity saving of {pct(load.electricity_saving)}"
+        return f"{pairs}, and so does the electricity saving of {percent(load.electricity_saving)}"
     flip = _flip(res, "idle_power_fraction", DAYS)
     need = (
-        f"it would take servers that draw {pct(flip)} of their training power while their GPUs wait"
+        f"it would take servers that draw {percent(flip)} of their training power while their GPUs wait"
         if flip is not None
         else "no power drawn while waiting gives it"
     )
     return (
-        f"{pairs}; the {pct(load.run.cost_saving)} electricity saving does not ({need}), while labour paid by the day "
-        f"does fall {pct(load.time_cut)}"
+        f"{pairs}; the {percent(load.run.cost_saving)} electricity saving does not ({need}), while labour paid by the day "
+        f"does fall {percent(load.time_cut)}"
     )
 
 
@@ -119,9 +118,9 @@ def mig_sentence(res: Result) -> str:
     """What the provider's 45% implies for its job mix, and how far MIG packing lifts it."""
     row = res.mig_cases.set_index("claim").loc[PROVIDER]
     return (
-        f"on whole GPUs every job holds a GPU, so {pct(res.provider.utilisation_before)} means that "
-        f"{pct(row['partial-GPU jobs'])} of the jobs use part of one; packed onto MIG slices they reach at most "
-        f"{pct(row['MIG at most'])}, and first-fit packing of the simulated snapshots reaches {pct(res.sim['util_mig'].mean())}"
+        f"on whole GPUs every job holds a GPU, so {percent(res.provider.utilisation_before)} means that "
+        f"{percent(row['partial-GPU jobs'])} of the jobs use part of one; packed onto MIG slices they reach at most "
+        f"{percent(row['MIG at most'])}, and first-fit packing of the simulated snapshots reaches {percent(res.sim['util_mig'].mean())}"
     )
 
 
@@ -130,10 +129,10 @@ def mig_caption(res: Result) -> str:
     sim = res.sim
     return (
         f"Cluster utilisation over {fmt(int(res.cfg['snapshots']))} random snapshots of a job mix with "
-        f"{pct(res.small_share)} partial-GPU jobs (about {fmt(float(sim['jobs'].mean()))} jobs each), on whole GPUs "
-        f"(mean {pct(sim['util_whole'].mean())}) and with MIG on {res.cfg['gpu']} (mean {pct(sim['util_mig'].mean())}). "
-        f"Dashed rules: document 001's {pct(res.provider.utilisation_before)} before and "
-        f"{pct(res.provider.utilisation_after_min)} after; dotted: the most MIG packing can reach."
+        f"{percent(res.small_share)} partial-GPU jobs (about {fmt(float(sim['jobs'].mean()))} jobs each), on whole GPUs "
+        f"(mean {percent(sim['util_whole'].mean())}) and with MIG on {res.cfg['gpu']} (mean {percent(sim['util_mig'].mean())}). "
+        f"Dashed rules: document 001's {percent(res.provider.utilisation_before)} before and "
+        f"{percent(res.provider.utilisation_after_min)} after; dotted: the most MIG packing can reach."
     )
 
 
@@ -144,14 +143,14 @@ def provider_sentence(res: Result) -> str:
     agree = agrees(Interval(p.gpus_after / p.gpus_before, p.gpus_after / p.gpus_before), ratio, "arithmetic")
     text = (
         f"{stated(p.gpus_after)} cards for {stated(p.gpus_before)} is {fmt(p.gpus_after / p.gpus_before)} of the GPUs and "
-        f"{pct(p.utilisation_before)} -> {pct(p.utilisation_after_min)} is {fmt(ratio)}: the two "
+        f"{percent(p.utilisation_before)} -> {percent(p.utilisation_after_min)} is {fmt(ratio)}: the two "
         f"{'agree' if agree else 'disagree'}, and against what MIG packing recovers the gain is {res.verdict(PROVIDER)}"
     )
     flip = _flip(res, "mig_small_job_memory", PROVIDER)
     if flip is not None:
         s = next(sl for sl in res.sliders if sl.input == "mig_small_job_memory")
         beyond = s.flips[s.flips["claim"] == PROVIDER]["verdict"].iloc[0]
-        text += f"; it turns {beyond} where partial-GPU jobs hold about {pct(flip)} of a GPU's memory"
+        text += f"; it turns {beyond} where partial-GPU jobs hold about {percent(flip)} of a GPU's memory"
     return text
 
 
@@ -171,22 +170,22 @@ def table_mig_sentence(res: Result) -> str:
     """Document 000's MIG row: the same MIG on A100 and B300, and what MIG itself reaches from 50%."""
     row = res.mig_cases.set_index("claim").loc["000-3-table-mig"]
     same = (
-        f"{wiring.OLD} offers the same MIG profiles as {wiring.NEW}"
+        f"{OLD} offers the same MIG profiles as {NEW}"
         if res.same_slicing
-        else f"{wiring.OLD} and {wiring.NEW} offer different MIG profiles"
+        else f"{OLD} and {NEW} offer different MIG profiles"
     )
     return (
-        f"{same}; from {pct(row['before (whole GPUs)'])} on whole GPUs, MIG on either reaches at most "
-        f"{pct(row['MIG at most'])} against the stated {pct(row['stated after'])}"
+        f"{same}; from {percent(row['before (whole GPUs)'])} on whole GPUs, MIG on either reaches at most "
+        f"{percent(row['MIG at most'])} against the stated {percent(row['stated after'])}"
     )
 
 
 def mig_takeaway(res: Result) -> str:
     """What MIG recovers, whether it is new in B300, and where the two documents' MIG gains stand."""
     new = (
-        f"it is not new in {wiring.NEW} ({wiring.OLD} offers the same profiles)"
+        f"it is not new in {NEW} ({OLD} offers the same profiles)"
         if res.same_slicing
-        else f"{wiring.NEW}'s profiles differ from {wiring.OLD}'s"
+        else f"{NEW}'s profiles differ from {OLD}'s"
     )
     return (
         f"MIG pays where many jobs need a fraction of a GPU; {new}; document 001's cloud-provider gain is "
@@ -200,8 +199,8 @@ def procurement_sentence(res: Result) -> str:
     share = p.procurement_cut / res.procurement_allowed
     return (
         f"{stated(p.gpus_after)} cards doing the work of {stated(p.gpus_before)} cut the GPUs a workload needs by "
-        f"{pct(res.procurement_allowed)}; the stated {pct(p.procurement_cut)} cut in annual purchases fits it if about "
-        f"{pct(share)} of purchases serve work MIG can pack, so it falls short of the gain without contradicting it"
+        f"{percent(res.procurement_allowed)}; the stated {percent(p.procurement_cut)} cut in annual purchases fits it if about "
+        f"{percent(share)} of purchases serve work MIG can pack, so it falls short of the gain without contradicting it"
     )
 
 

@@ -14,18 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import cases, data
+from analyses import data
 from analyses.models import mig, pipeline
-from analyses.site.notebook import fmt
+from analyses.scenario import cases, generations
+from analyses.scenario.generations import NEW, OLD
 
-NEW, OLD = "B300", "A100"  # the documents' new and old GPUs
-OLD_PRECISION = "bf16"  # the precision of the scenario's A100 MFU
 PERCENT = 100.0  # stated percentages to fractions
-
-
-def pct(x: Any, sig: int = 2) -> str:
-    """A fraction as a percentage for prose."""
-    return str(fmt(float(np.asarray(x)), pct=True, sig=sig))
 
 
 def profile_table(gpu: str = NEW) -> pd.DataFrame:
@@ -71,19 +65,9 @@ def same_slicing(a: str = OLD, b: str = NEW) -> bool:
     )
 
 
-@functools.cache
-def _gpu(name: str, data_dir: str) -> data.GPU:
-    return data.gpu(name)
-
-
-def gpu(name: str) -> data.GPU:
-    """A GPU's datasheet figures (read once per data folder)."""
-    return _gpu(name, str(data.DATA_DIR))
-
-
 def b300_model_flops(s: Mapping[str, Any]) -> Any:
     """Model FLOP/s per B300: the scenario's speed-up over an A100 at its published BF16 MFU."""
-    return np.asarray(s["speedup_b300_a100"]) * gpu(OLD).peak_flops(OLD_PRECISION) * np.asarray(s["mfu_a100_bf16"])
+    return generations.achieved_flop_per_s(s, NEW)
 
 
 def llm_input(params: float, s: Mapping[str, Any]) -> tuple[Any, Any]:

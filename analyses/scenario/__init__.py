@@ -22,7 +22,7 @@ Rows derived from other tables are computed here, never typed twice:
     the share of a logged run's interruptions (``data/failure_causes.csv``) in the first one, two
     and three tiers of :data:`analyses.models.reliability.PREVENTION_TIERS` (low, central, high).
 
-Derived values are rounded to three significant figures, so what a reader sees is what every
+Derived values are rounded to three significant figures (:func:`analyses.units.formats.round_sig`), so what a reader sees is what every
 check uses. Every chapter and check reads assumptions as ``s[name]`` from :func:`values` (floats)
 or :func:`sample` (arrays), so no two claims are judged under different values of one quantity. A
 chapter parameter with the name of an assumption (declared with :func:`param`) overrides its
@@ -44,14 +44,8 @@ import pandas as pd
 from analyses import data
 from analyses.models import reliability
 from analyses.models.uncertainty import Z90, Range, sample_range
-
-SIG_FIGS = 3  # derived values are rounded to this many significant figures
-
-
-def _round(x: float, sig: int = SIG_FIGS) -> float:
-    if x == 0 or not math.isfinite(x):
-        return float(x)
-    return float(round(x, sig - 1 - int(math.floor(math.log10(abs(x))))))
+from analyses.scenario.params import Param
+from analyses.units.formats import round_sig
 
 
 @dataclass(frozen=True)
@@ -157,7 +151,7 @@ def _speedup(argument: str) -> tuple[Range, str]:
     central = peak * new.median / old.median
     up = math.hypot(math.log(new.high / new.median), math.log(old.median / old.low))
     down = math.hypot(math.log(new.median / new.low), math.log(old.high / old.median))
-    rng = Range(_round(central * math.exp(-down)), _round(central), _round(central * math.exp(up)))
+    rng = Range(round_sig(central * math.exp(-down)), round_sig(central), round_sig(central * math.exp(up)))
     return rng, ";".join(sorted(set(new.sources.split(";")) | set(old.sources.split(";"))))
 
 
@@ -183,7 +177,7 @@ def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
         return Range(p.low, p.central, p.high, dist), p.source, p.date
     if kind == "mfu":
         g = _mfu_group(arg)
-        return Range(_round(g.low), _round(g.median), _round(g.high), dist), g.sources, ""
+        return Range(round_sig(g.low), round_sig(g.median), round_sig(g.high), dist), g.sources, ""
     if kind == "speedup":
         rng, sources = _speedup(arg)
         return Range(rng.low, rng.central, rng.high, dist), sources, ""
@@ -196,14 +190,18 @@ def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
         rates = reliability.interruptions_per_gpu_year(logs["interruptions"], logs["days"], logs["gpus"])
         central = float(rates[(logs["id"] == arg).to_numpy()][0])
         sources = ";".join(sorted({s for v in logs["source"] for s in data.SOURCE_SPLIT.split(v)}))
-        return Range(_round(float(rates.min())), _round(central), _round(float(rates.max())), dist), sources, ""
+        return (
+            Range(round_sig(float(rates.min())), round_sig(central), round_sig(float(rates.max())), dist),
+            sources,
+            "",
+        )
     if kind == "prevention":
         causes = data.failure_causes(arg)
         if causes.empty:
             raise data.DataError(
                 "data/scenario.csv", f"no causes of run '{arg}' in data/failure_causes.csv", column="argument"
             )
-        low, central, high = (_round(float(x)) for x in reliability.preventable_shares(causes))
+        low, central, high = (round_sig(float(x)) for x in reliability.preventable_shares(causes))
         sources = ";".join(sorted({s for v in causes["source"] for s in data.SOURCE_SPLIT.split(v)}))
         return Range(low, central, high, dist), sources, ""
     raise data.DataError("data/scenario.csv", f"unknown derivation '{kind}'", column="derivation")
@@ -313,11 +311,9 @@ def table(overrides: Mapping[str, Any] | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def param(name: str, help: str | None = None, **bounds: float) -> Any:
+def param(name: str, help: str | None = None, **bounds: float) -> Param:
     """A chapter parameter that overrides assumption ``name`` (default = its central value, unit
     and allowed range from the scenario)."""
-    from analyses.chapters.params import Param
-
     a = assumption(name)
     return Param(
         name,

@@ -16,18 +16,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyses import data
-from analyses.chapters.params import ParamError
-from analyses.models import growth, throughput, units
+from analyses import data, units
+from analyses.models import flops, growth
+from analyses.scenario.generations import OLD, OLD_MFU, OLD_PRECISION
+from analyses.scenario.params import ParamError
 from analyses.verdicts import Interval, between, rounded
 
 SLUG = "scaling-gap"
 QUANTITIES = ("parameters", "training compute", "per-GPU FLOP/s")
-GIGA = 1e9  # the SI prefix of a clock in GHz
 
 
 # --------------------------------------------------------------------------------------------
-# Growth trends
+# Growth wiring
 # --------------------------------------------------------------------------------------------
 
 
@@ -53,7 +53,7 @@ def fit_key(cfg: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def fits(cfg: Mapping[str, Any]) -> dict[str, growth.GrowthFit]:
-    """Exponential trends of parameters, training compute and per-GPU FLOP/s in the window (one fit
+    """Exponential wiring of parameters, training compute and per-GPU FLOP/s in the window (one fit
     per combination of the view parameters); :class:`ParamError` when the window is too short."""
     if cfg["window_end"] <= cfg["window_start"]:
         raise ParamError(
@@ -146,7 +146,7 @@ def model_compute(name: str) -> float:
     row = data.model(name)
     flop = row["training_flop"]
     if flop is None or np.isnan(flop):
-        flop = float(throughput.training_flops(row["params"], row["training_tokens"]))
+        flop = float(flops.training_flops(row["params"], row["training_tokens"]))
     return float(flop)
 
 
@@ -179,7 +179,7 @@ def server_flop_per_s(name: str) -> float:
     """Peak FLOP/s of a reference server (CPU: sockets × cores × base clock × FLOP/cycle; GPU: n × peak)."""
     row = server_row(name)
     if row["kind"] == "cpu":
-        per_core = row["clock_ghz"] * GIGA * row["flop_per_cycle_per_core"]
+        per_core = row["clock_ghz"] * units.GIGA * row["flop_per_cycle_per_core"]
         return float(row["units"] * row["cores_per_socket"] * per_core)
     return float(row["units"] * data.gpu(row["gpu"]).peak_flops(row["precision"]))
 
@@ -189,8 +189,8 @@ def server_share(s: Mapping[str, Any], name: str) -> Any:
     row = server_row(name)
     if row["kind"] == "cpu":
         return s["cpu_sustained_share"]
-    if row["gpu"] == "A100" and row["precision"] == "bf16":
-        return s["mfu_a100_bf16"]
+    if (row["gpu"], row["precision"]) == (OLD, OLD_PRECISION):
+        return s[OLD_MFU]
     raise ValueError(f"the scenario has no sustained share for server '{name}' ({row['gpu']} {row['precision']})")
 
 
@@ -198,5 +198,5 @@ def server_years(s: Mapping[str, Any], params: float, name: str, tokens_per_para
     """Years one server needs to train ``params`` on ``tokens_per_param`` tokens each (the scenario's
     when None), at the scenario's sustained share of its peak."""
     tpp = s["tokens_per_param"] if tokens_per_param is None else tokens_per_param
-    flop = throughput.training_flops(params, params * np.asarray(tpp))
+    flop = flops.training_flops(params, params * np.asarray(tpp))
     return growth.years_of_compute(flop, server_flop_per_s(name), server_share(s, name))

@@ -1,4 +1,5 @@
-"""Units and conventions, each stated once for the whole book.
+"""The bottom layer: units and conventions, each stated once for the whole book (number formatting is
+:mod:`analyses.units.formats`).
 
 Time: a year is the Julian year of 365.25 days (the convention of growth-rate fits and of
 8,766-hour TCO years), a month is a twelfth of it (30.44 days). Bytes: GB = 1e9 bytes, GiB = 2**30
@@ -27,7 +28,7 @@ SECONDS_PER_YEAR = DAYS_PER_YEAR * SECONDS_PER_DAY
 
 KB, MB, GB, TB, PB = 1e3, 1e6, 1e9, 1e12, 1e15
 GIB = 2.0**30
-TERA, PETA = 1e12, 1e15
+GIGA, TERA, PETA = 1e9, 1e12, 1e15  # SI prefixes (a clock in GHz, FLOP/s in TFLOP/s)
 BITS_PER_BYTE = 8.0
 
 

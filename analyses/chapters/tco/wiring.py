@@ -1,6 +1,6 @@
-"""The documents' cost cases rebuilt with :mod:`analyses.models.tco`, and how the chapter writes amounts.
+"""The documents' cost cases wiring with :mod:`analyses.models.tco`, and its amounts in RMB.
 
-Thin compositions of the cost models with the figures of a case (``analyses.cases``) or a claim:
+Thin compositions of the cost models with the figures of a case (``analyses.scenario.cases``) or a claim:
 the GPU-days of document 000's recommender run, the owned and rented bills of document 001's
 customer-service case, the payback of one B300, the training bill of "a large model". Every function
 takes the scenario ``s`` (floats or arrays of draws) so the checks, the page and its Monte Carlo
@@ -14,54 +14,21 @@ from typing import Any
 
 import numpy as np
 
-from analyses import cases, data
+from analyses import data
 from analyses.models import tco
-from analyses.models.units import HOURS_PER_DAY, HOURS_PER_MONTH
-from analyses.site.notebook import fmt, stated
-
-(NEW, NEW_PRECISION), (OLD, OLD_PRECISION) = tco.generations()
+from analyses.scenario import cases, costs
+from analyses.scenario.generations import NEW, OLD
+from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
+from analyses.units.formats import NEVER_MONTHS, amount, scalar
 
 # --------------------------------------------------------------------------------------------
-# How amounts are written
+# Amounts in RMB
 # --------------------------------------------------------------------------------------------
-
-NEVER_MONTHS = 1200.0  # a payback of a century or more is shown as "never" (it never comes within any server's life)
-
-
-def scalar(x: Any) -> float:
-    """A 0-d array or float as a float (for words at the central scenario)."""
-    return float(np.asarray(x))
-
-
-def round_sig(x: float, sig: int = 3) -> float:
-    """``x`` rounded to ``sig`` significant figures (408,250 -> 408,000 at 3): money is not known to the yuan."""
-    x = float(x)
-    if x == 0 or not np.isfinite(x):
-        return x
-    return round(x, sig - 1 - int(np.floor(np.log10(abs(x)))))
-
-
-def money(x: Any, unit: str, sig: int = 3) -> str:
-    """An amount with its unit, rounded to ``sig`` significant figures ("126,000 RMB"; "12 million RMB")."""
-    x = round_sig(scalar(x), sig)
-    if abs(x) >= 1e6:
-        return str(fmt(x / 1e6, f"million {unit}", sig))
-    return str(fmt(x, unit, sig))
-
-
-def stated_money(x: float, unit: str = "RMB") -> str:
-    """A stated amount as the documents write it ("3 million RMB", "42,000 RMB")."""
-    return f"{stated(x / 1e6)} million {unit}" if abs(x) >= 1e6 else f"{stated(x)} {unit}"
-
-
-def months(x: Any) -> str:
-    """A payback in words ("5.7 months", "never")."""
-    return "never" if scalar(x) >= NEVER_MONTHS else str(fmt(scalar(x), "months", 2))
 
 
 def rmb(usd: Any, s: Mapping[str, Any], sig: int = 3) -> str:
     """A USD amount in RMB at the scenario's exchange rate."""
-    return money(scalar(usd) * scalar(s["usd_cny"]), "RMB", sig)
+    return amount(scalar(usd) * scalar(s["usd_cny"]), "RMB", sig)
 
 
 # --------------------------------------------------------------------------------------------
@@ -92,13 +59,13 @@ def recommender_gpu_days() -> tuple[float, float]:
 def recommender_cost_ratio(s: Mapping[str, Any]) -> np.ndarray:
     """Cost of one full training after / before at the case's own GPU counts and days (owned GPUs)."""
     before, after = recommender_gpu_days()
-    return tco.usage_cost_ratio(tco.price_ratio(s, "owned"), before, after)
+    return tco.usage_cost_ratio(costs.price_ratio(s, "owned"), before, after)
 
 
 def recommender_run_cost(s: Mapping[str, Any]) -> np.ndarray:
     """Cost (USD) of one full training on the case's owned A100s: the month's work before the upgrade."""
     before, _ = recommender_gpu_days()
-    return before * HOURS_PER_DAY * tco.owned(s, OLD).total
+    return before * HOURS_PER_DAY * costs.owned(s, OLD).total
 
 
 def reserve_markup(share: Any) -> np.ndarray:
@@ -108,7 +75,7 @@ def reserve_markup(share: Any) -> np.ndarray:
 
 def payback_value(s: Mapping[str, Any], baseline: str = "rent", speedup: Any = None) -> np.ndarray:
     """Payback months of one bought B300 against ``baseline``, capped at :data:`NEVER_MONTHS`."""
-    return np.minimum(tco.payback(s, baseline, speedup), NEVER_MONTHS)
+    return np.minimum(costs.payback(s, baseline, speedup), NEVER_MONTHS)
 
 
 SEVERAL_MILLION = "001-0-several-million"
@@ -128,7 +95,7 @@ def several_million_band() -> tuple[float, float]:
 
 def training_cost_rmb(s: Mapping[str, Any], params: Any) -> np.ndarray:
     """Compute cost (RMB) of pretraining ``params`` on owned A100s (depreciation, energy, hosting, staff)."""
-    return tco.training_cost(s, params, OLD, "owned") * np.asarray(s["usd_cny"], dtype=float)
+    return costs.training_cost(s, params, OLD, "owned") * np.asarray(s["usd_cny"], dtype=float)
 
 
 def band_sizes(s: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -146,24 +113,24 @@ def rd_ratios(s: Mapping[str, Any]) -> dict[str, np.ndarray]:
     a = cases.startup_7b()
     days = a.experiment_days_ratio
     rounds = a.rounds_after / a.rounds_before
-    price = tco.price_ratio(s, "owned")
+    price = costs.price_ratio(s, "owned")
     return {
         "labour": np.asarray(days),
         "compute_equal_counts": days * price,
-        "compute_scenario": rounds * tco.same_task_ratio(s, "owned"),
+        "compute_scenario": rounds * costs.same_task_ratio(s, "owned"),
     }
 
 
 def rental_rmb(s: Mapping[str, Any]) -> np.ndarray:
     """Monthly rent (RMB) of the case's GPU count of A100s around the clock in China, storage and network included."""
-    return cases.customer_service().gpus * tco.rented_a100_china_cny(s) * HOURS_PER_MONTH
+    return cases.customer_service().gpus * costs.rented_a100_china_cny(s) * HOURS_PER_MONTH
 
 
 def own_rmb(s: Mapping[str, Any], case: cases.CustomerService | None = None) -> np.ndarray:
     """Monthly all-in cost (RMB) of the case's owned B300s, depreciated straight-line over its stated years
     (``case``: document 001's case, built once by a caller that evaluates this many times)."""
     c = case or cases.customer_service()
-    hourly = tco.owned(s, NEW, years=c.depreciation_years, rate=0.0).total
+    hourly = costs.owned(s, NEW, years=c.depreciation_years, rate=0.0).total
     return c.gpus * hourly * HOURS_PER_MONTH * np.asarray(s["usd_cny"], dtype=float)
 
 
@@ -171,5 +138,5 @@ def own_implied_price(s: Mapping[str, Any]) -> np.ndarray:
     """B300 system price per GPU (USD) at which the case's stated monthly cost would be its full cost."""
     c = cases.customer_service()
     target = c.own_rmb_per_month / np.asarray(s["usd_cny"], dtype=float) / c.gpus
-    run = tco.opex(s, NEW).total * HOURS_PER_MONTH
+    run = costs.opex(s, NEW).total * HOURS_PER_MONTH
     return tco.implied_server_price_per_gpu(target, run, s["network_storage_fraction"], c.depreciation_years, 0.0)

@@ -15,7 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from analyses import chapters, data, robustness, verdicts
+from analyses import chapters, data, verdicts
+from analyses.verdicts import robustness, sweeps
+from analyses.verdicts.sweeps import Slider
 
 LEDGER_COLUMNS = [
     "id",
@@ -69,7 +71,7 @@ def evaluate(claim: data.Claim, cfg: Mapping[str, Any] | None = None, robust: bo
         raise LookupError(f"claim {claim.id} belongs to chapter {claim.chapter}, which has no check for it")
     fn = found[claim.id]
     if cfg is None:
-        cfg = chapters.spec(claim.chapter).defaults()
+        cfg = chapters.defaults(claim.chapter)
     return robustness.assess(fn, claim, cfg, robust=robust)
 
 
@@ -117,3 +119,17 @@ def ledger(
 ) -> pd.DataFrame:
     """The claims ledger (:data:`LEDGER_COLUMNS`): all claims, one chapter's at ``cfg``, or ``ids``."""
     return frame(assessments(chapter, cfg, ids))
+
+
+def slider(
+    name: str, claim_ids: Sequence[str], cfg_by_chapter: Mapping[str, Mapping[str, Any]] | None = None
+) -> Slider:
+    """Precompute a slider over assumption ``name`` for ``claim_ids`` (:func:`analyses.verdicts.sweeps.slider`),
+    each claim checked by its chapter's check at ``cfg_by_chapter[chapter]`` (the chapter's defaults
+    when absent)."""
+    items = []
+    for cid in claim_ids:
+        claim = data.claim(cid)
+        cfg = (cfg_by_chapter or {}).get(claim.chapter) or chapters.defaults(claim.chapter)
+        items.append((claim, checks(claim.chapter)[cid], cfg))
+    return sweeps.slider(name, items)

@@ -1,4 +1,5 @@
-"""The planner and its parts: layouts, kernel efficiency, GPU-hour cost, evaluation, intervals, sensitivity.
+"""The planner fed from the data and the scenario (analyses.scenario.planning) and its parts: layouts,
+kernel efficiency, GPU-hour cost, evaluation, intervals, sensitivity.
 
 Its chain must equal the book's models fed with the scenario, and it must reproduce a published run
 (Llama 3.1 405B on 16,384 H100s) that its calibration has not seen.
@@ -12,9 +13,9 @@ import pytest
 
 from analyses import data, scenario
 from analyses.models import gpu_hour_cost, layouts, memory, pipeline, reliability, scaling, tco, uncertainty
-from analyses.models import kernel_efficiency as ke
 from analyses.models import plan as pl
-from analyses.models.units import GB, SECONDS_PER_DAY
+from analyses.scenario import calibration, planning
+from analyses.units import GB, SECONDS_PER_DAY
 
 
 @pytest.fixture(scope="module")
@@ -24,12 +25,12 @@ def s() -> dict[str, float]:
 
 @pytest.fixture(scope="module")
 def req(s) -> pl.Request:
-    return pl.Request(shape=pl.Shape.from_table("illustrative-100b"), tokens=2e12, deadline_days=30, s=s).validate()
+    return planning.request(shape=planning.shape("illustrative-100b"), tokens=2e12, deadline_days=30, s=s)
 
 
 @pytest.fixture(scope="module")
 def b300(req: pl.Request) -> pd.DataFrame:
-    return pl.evaluate(req, "B300")
+    return planning.evaluate(req, "B300")
 
 
 def _one(frame: pd.DataFrame, **layout) -> pd.Series:
@@ -50,13 +51,13 @@ LAYOUT = {"tp": 4, "pp": 8, "dp": 16, "zero_stage": 1, "micro_batch": 2, "virtua
 
 def test_the_request_defaults_to_the_scenario(req, s):
     assert req.global_batch_tokens == s["batch_million_tokens"] * 1e6
-    assert pl.Request(shape=req.shape, tokens=1e12, deadline_days=1).s == s
+    assert planning.request(shape=req.shape, tokens=1e12, deadline_days=1).s == s
     moved = req.with_(s={"restart_s": 60.0})
     assert moved.s["restart_s"] == 60.0 and moved.s["dp_overlap"] == s["dp_overlap"]
 
 
 def test_supported_generations_have_a_cluster_and_prices_in_the_scenario(s):
-    gpus = pl.supported_gpus()
+    gpus = planning.supported_gpus()
     assert {"A100", "H100", "B200", "B300"} <= set(gpus)
     assert "GB300" not in gpus  # an InfiniBand configuration but no price in the scenario
     for g in gpus:
@@ -128,9 +129,9 @@ def test_memory_of_a_layout_equals_the_memory_model(req, b300, s):
 def test_step_time_goodput_and_cost_of_a_layout_equal_the_models(req, b300, s):
     row = _one(b300, **LAYOUT)
     sh = req.shape
-    cfg = pl.cluster_config("B300")
+    cfg = planning.cluster_config("B300")
     peak = data.gpu("B300").peak_flops("bf16")
-    eff, _ = ke.kernel_efficiency("B300", "bf16", overlap=s["dp_overlap"])
+    eff, _ = calibration.kernel_efficiency("B300", "bf16", overlap=s["dp_overlap"])
     st = scaling.step_time(
         params=sh.n_params,
         tokens_per_step=req.global_batch_tokens,
@@ -199,14 +200,14 @@ def test_scenario_assumptions_move_the_plan_the_way_they_should(req, b300):
     layout = pd.DataFrame([_one(b300, **LAYOUT)[list(layouts.COLUMNS)]])
 
     def days(**s):
-        return float(pl.evaluate(req.with_(s=s), "B300", layout)["days"].iloc[0])
+        return float(planning.evaluate(req.with_(s=s), "B300", layout)["days"].iloc[0])
 
     base = days()
     assert days(restart_s=3600.0) > base > days(restart_s=60.0)
     assert days(interruptions_per_gpu_year=1.0) > base
     assert days(rdma_nic_share=0.5) > base
     assert days(dp_overlap=0.0) > base > days(dp_overlap=1.0)
-    more_memory = pl.evaluate(req.with_(s={"framework_memory_gb": 20.0}), "B300", layout)["mem_bytes"].iloc[0]
+    more_memory = planning.evaluate(req.with_(s={"framework_memory_gb": 20.0}), "B300", layout)["mem_bytes"].iloc[0]
     assert more_memory - _one(b300, **LAYOUT)["mem_bytes"] == pytest.approx(15e9)
 
 
@@ -229,7 +230,7 @@ def test_price_draws_are_the_scenarios_so_the_tco_chapter_sees_the_same(req, s):
     """Each assumption has its own stream: the planner's draws of a price equal the draws any chapter
     makes with the same seed and count, whatever else it draws."""
     china = req.with_(electricity_region="china", mc_samples=2000)
-    draws = pl.hourly_cost_draws(china, "B300")
+    draws = planning.hourly_cost_draws(china, "B300")
     names = gpu_hour_cost.inputs("B300", "neocloud", "china", s)
     sample = scenario.sample([*names, "speedup_b300_a100", "utilisation"], 2000, china.seed)
     expected = gpu_hour_cost.per_gpu_hour(sample, "B300", data.gpu("B300").tdp_w, "neocloud", "china")
@@ -245,7 +246,7 @@ def test_price_draws_are_the_scenarios_so_the_tco_chapter_sees_the_same(req, s):
 
 @pytest.fixture(scope="module")
 def h100(req) -> pl.Plan:
-    return pl.plan(req.with_(gpus=("H100",)))
+    return planning.plan(req.with_(gpus=("H100",)))
 
 
 def test_pareto_front_is_not_dominated(h100):
@@ -269,14 +270,14 @@ def test_recommend_falls_back_to_the_fastest(h100):
 
 
 def test_intervals_scale_one_sample_per_generation(req, h100):
-    rows = pl.intervals(h100.request, h100.front)
+    rows = planning.intervals(h100.request, h100.front)
     rec = rows.iloc[0]
     assert rec["days_lo"] < rec["days"] < rec["days_hi"]
     assert rec["cost_lo"] < rec["cost"] < rec["cost_hi"]
     # every layout of a generation scales the same draws: the ratios are the same on every row
     np.testing.assert_allclose(rows["days_hi"] / rows["days"], rows["days_hi"].iloc[0] / rows["days"].iloc[0])
     # and the interval is the validation errors' own: planned / (1 + error) at the quantiles
-    errors = pl.validation_errors(req)
+    errors = planning.validation_errors(req)
     factor = 1 / (1 + np.random.default_rng(req.seed + 1).choice(errors, size=req.mc_samples))
     lo, _, hi = uncertainty.interval(factor)
     assert rec["days_lo"] == pytest.approx(rec["days"] * lo) and rec["days_hi"] == pytest.approx(rec["days"] * hi)
@@ -291,12 +292,12 @@ def test_breakdown_adds_up_to_the_days(req, h100):
 
 
 def test_sensitivity_moves_each_assumption_across_its_scenario_range(req, h100):
-    frame = pl.sensitivity(req, h100.best)
+    frame = planning.sensitivity(req, h100.best)
     assert frame["cost_swing"].is_monotonic_decreasing
     ranges = scenario.ranges(req.s)
     layout = pd.DataFrame([h100.best[list(layouts.COLUMNS)]])
     restart = frame.set_index("input").loc[f"{scenario.assumption('restart_s').label} (90% range)"]
-    slow = pl.evaluate(req.with_(s={"restart_s": ranges["restart_s"].high}), "H100", layout).iloc[0]
+    slow = planning.evaluate(req.with_(s={"restart_s": ranges["restart_s"].high}), "H100", layout).iloc[0]
     assert restart["days_b"] == pytest.approx(slow["days"])
     assert len(frame) == len(pl.SENSITIVITY_ASSUMPTIONS) + 3  # + kernel efficiency, checkpoint bandwidth, price
 
@@ -307,15 +308,15 @@ def test_sensitivity_moves_each_assumption_across_its_scenario_range(req, h100):
 
 
 def test_holdout_removes_the_run_from_the_calibration():
-    cal = ke.calibrations(("llama3-herd-2024-table4",))
+    cal = calibration.calibrations(("llama3-herd-2024-table4",))
     assert not cal["source"].eq("llama3-herd-2024-table4").any()
-    eff, basis = ke.kernel_efficiency("H100", "bf16", ("llama3-herd-2024-table4",))
+    eff, basis = calibration.kernel_efficiency("H100", "bf16", ("llama3-herd-2024-table4",))
     assert basis.startswith("borrowed")
-    a100 = ke.calibrations()
+    a100 = calibration.calibrations()
     assert eff == pytest.approx(
         float(a100.loc[(a100["gpu"] == "A100") & (a100["precision"] == "bf16"), "compute_efficiency"].mean())
     )
-    assert ke.kernel_efficiency("H100", "bf16")[1].startswith("calibrated on")
+    assert calibration.kernel_efficiency("H100", "bf16")[1].startswith("calibrated on")
 
 
 def test_llama31_405b_planned_within_a_quarter_of_its_published_gpu_hours(s):
@@ -326,8 +327,8 @@ def test_llama31_405b_planned_within_a_quarter_of_its_published_gpu_hours(s):
     run = data.model("Llama 3.1 405B")
     bench = data.table("scaling_benchmarks").set_index("id").loc["llama3-405b-16384"]
     n = int(run["gpu_count"])
-    req = pl.Request(
-        shape=pl.Shape.from_table("llama31-405b"),
+    req = planning.request(
+        shape=planning.shape("llama31-405b"),
         tokens=float(run["training_tokens"]),
         deadline_days=365,
         gpus=("H100",),
@@ -337,10 +338,10 @@ def test_llama31_405b_planned_within_a_quarter_of_its_published_gpu_hours(s):
         holdout_sources=("llama3-herd-2024-table4",),
         s=s,
     )
-    best = pl.plan(req).best
+    best = planning.plan(req).best
     assert best["gpu_hours"] / run["gpu_hours"] - 1 == pytest.approx(0.0, abs=0.25)
     assert (best["tp"], best["pp"]) == (bench["tp"], bench["pp"]) == (8, 16)
-    assert abs(pl.validation_errors(req)).max() <= 0.25
+    assert abs(planning.validation_errors(req)).max() <= 0.25
 
 
 # --------------------------------------------------------------------------------------------
@@ -377,10 +378,10 @@ def test_bad_requests_name_the_field(req, changes, field):
 
 def test_bad_shapes_name_the_field():
     with pytest.raises(pl.PlanError, match="'model_shape'"):
-        pl.Shape.from_table("gpt-9")
+        planning.shape("gpt-9")
     with pytest.raises(pl.PlanError, match="'n_params'"):
         pl.Shape.from_params(0.0)
     generic = pl.Shape.from_params(3e10)
     assert generic.n_params == 3e10 and generic.hidden == generic.heads * 128
     with pytest.raises(pl.PlanError, match="'gpus'"):
-        pl.cluster_config("V100")
+        planning.cluster_config("V100")

@@ -2,7 +2,7 @@
 whole table with sort buttons and filters (``_static/audit.js``), and a chapter's verdict summary.
 
 Used by every chapter's summary table (:func:`verdict_table`), the ledger page and its printable
-form; numbers and source links come from :mod:`analyses.site.notebook`.
+form; numbers come from :mod:`analyses.units.formats`, links from :mod:`analyses.pages.links`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from analyses.site.notebook import check_anchor, check_href, readable, share, source_links
+from analyses.pages.links import check_anchor, check_href, source_links
+from analyses.units.formats import readable, share
 
 VERDICT_COLOURS = {
     "consistent": "#1b9e77",

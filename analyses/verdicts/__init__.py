@@ -15,7 +15,7 @@ kind's tolerance, in this order:
    relative tolerance: overlapping is ``consistent``; a stated figure above it gets the kind's
    ``above`` verdict, one below it the kind's ``below`` verdict.
 
-Robustness (:func:`analyses.robustness.assess`): the verdict at the scenario's central values is the ledger's verdict;
+Robustness (:func:`analyses.verdicts.robustness.assess`): the verdict at the scenario's central values is the ledger's verdict;
 ``holds`` is the share of joint draws of the scenario's ranges (the inputs the check reads) in
 which the same rule gives the same verdict, and ``flips_if`` names the single input, varied alone
 within its 90% range, whose smallest change flips it, and the threshold. Checks are written with
@@ -34,8 +34,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from analyses import data
-from analyses.models import kernel_efficiency
-from analyses.site.notebook import fmt, stated
+from analyses.scenario import calibration
+from analyses.units.formats import fmt, stated
 
 VERDICTS = ("consistent", "inconsistent", "implausible", "unverifiable")
 _CODE = {v: i for i, v in enumerate(VERDICTS)}
@@ -89,7 +89,7 @@ MODEL_TOLERANCE = 0.25
 
 def step_time_basis(tolerance: float) -> str:
     """Why ``tolerance``: the step-time model's worst validation error, computed from the data."""
-    worst = float(max(kernel_efficiency.validation_errors(), key=abs))
+    worst = float(max(calibration.validation_errors(), key=abs))
     return (
         f"{fmt(tolerance, pct=True, sig=2)} is the largest error of the book's step-time model against published "
         f"runs ({fmt(worst, pct=True, sig=2)}), rounded up"

@@ -13,11 +13,11 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from analyses import cases, data
-from analyses.models import scaling, units
+from analyses import data, units
+from analyses.models import scaling
+from analyses.scenario import cases, generations
+from analyses.scenario.generations import NEW, NEW_PRECISION, OLD_MFU, gpu
 
-NEW, OLD = "B300", "A100"  # the generations of the scenario's speed-up (speedup_b300_a100)
-NEW_PRECISION = "fp8"  # the documents' B300 training precision (000 §2.1: FP8)
 B300_CLUSTER = "B300 + 800G IB"  # the reference cluster of the documents' B300 claims
 ETHERNET_CLUSTER = "A100 + 100GbE"  # 'ordinary Ethernet': NCCL over kernel TCP between A100 servers
 
@@ -40,37 +40,17 @@ def cluster_row(name: str) -> dict[str, Any]:
     return rows[name]
 
 
-@functools.cache
-def _gpu(name: str, data_dir: str) -> data.GPU:
-    return data.gpu(name)
-
-
-def gpu(name: str) -> data.GPU:
-    """A GPU's datasheet (:func:`analyses.data.gpu`), read once per data directory."""
-    return _gpu(name, str(data.DATA_DIR))
-
-
-@functools.cache
-def _plan(data_dir: str) -> cases.DeploymentPlan:
-    return cases.deployment_plan()
-
-
 def plan() -> cases.DeploymentPlan:
-    """The documents' deployment plan (:func:`analyses.cases.deployment_plan`), read once."""
-    return _plan(str(data.DATA_DIR))
+    """The documents' deployment plan (:func:`analyses.scenario.cases.deployment_plan`)."""
+    return cases.deployment_plan()
 
 
 def kernel_efficiency(s: Mapping[str, Any], precision: str) -> Any:
     """The scenario's MFU at a training precision: published A100 BF16 runs for 16-bit training; for 8-
     and 4-bit the B300 FP8 MFU that the B300/A100 speed-up implies (from Blackwell FP8 runs)."""
     if precision in ("bf16", "fp16"):
-        return s["mfu_a100_bf16"]
-    return scaling.mfu_from_speedup(
-        s["speedup_b300_a100"],
-        gpu(NEW).peak_flops(NEW_PRECISION),
-        gpu(OLD).peak_flops("bf16"),
-        s["mfu_a100_bf16"],
-    )
+        return s[OLD_MFU]
+    return generations.mfu(s, NEW)
 
 
 def fabric(s: Mapping[str, Any], network: str) -> tuple[Any, Any]:

@@ -18,7 +18,7 @@ import numpy as np
 
 from analyses import data, scenario
 from analyses.models.uncertainty import INTERVAL_LEVEL, Z90
-from analyses.site.notebook import fmt
+from analyses.units.formats import fmt
 from analyses.verdicts import (
     RULES,
     VERDICTS,

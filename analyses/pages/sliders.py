@@ -1,0 +1,124 @@
+"""Slider figures and the flip map: what-if grids drawn for the page (computed by
+:mod:`analyses.verdicts.sweeps`).
+
+The page only selects precomputed rows with a Vega-Lite parameter bound to a range input, so no
+formula is written twice in JavaScript.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from analyses.models.uncertainty import INTERVAL_LEVEL
+from analyses.pages.ledger_html import verdict_scale
+from analyses.verdicts import show
+from analyses.verdicts.sweeps import Slider, sig
+
+
+def caption(s: Slider, slug: str, lead: str = "") -> str:
+    """The caption of a slider figure: ``lead`` (what the chapter wants the reader to look for), then
+    what the strips, the dashed line, the diamonds and the text mean, the flip points, and how the
+    figure relates to rerunning the chapter."""
+    central = show(s.central, s.unit, 3)
+    flips = "; ".join(f"{r.label} turns {r.verdict} at {show(r.x, s.unit, 2)}" for r in s.flips.itertuples())
+    marks = (
+        f"white diamonds mark where a verdict flips ({flips})" if flips else "no verdict flips within the span shown"
+    )
+    body = (
+        f"Each strip is a claim's verdict as the {s.label} moves, recomputed by the claim's own check with every other "
+        f"assumption at the scenario's central value; the dashed line marks the scenario's {central}, {marks}, and the "
+        "text at right gives each verdict and recomputed figure at the slider. Rerunning the chapter "
+        f"(python -m analyses run {slug} -p {s.input} VALUE) changes every other number on the page too."
+    )
+    return f"{lead.rstrip()} {body}" if lead else body
+
+
+def figure(s: Slider, width: int = 340) -> alt.Chart:
+    """The slider figure: verdict strips over the grid, the central value (black triangle), the flip
+    points (white diamonds), and beside them each claim's verdict and recomputed value at the slider."""
+    colours = verdict_scale()
+    xs = np.unique(s.grid["x"].to_numpy())
+    pick = alt.param(
+        name="at",
+        value=s.central,
+        bind=alt.binding_range(min=float(xs.min()), max=float(xs.max()), step=s.step, name=f"{s.label} ({s.unit}) "),
+    )
+    half = s.step / 2
+    grid = s.grid.assign(x1=lambda d: sig(d["x"] - half, 6), x2=lambda d: sig(d["x"] + half, 6))
+    base = alt.Chart(grid)
+    y = alt.Y("label:N", title=None, sort=None)
+    x_title = f"{s.label} ({s.unit})"
+    domain = [float(sig(xs.min() - half, 6)), float(sig(xs.max() + half, 6))]
+    strips = base.mark_rect(opacity=0.85).encode(
+        x=alt.X("x1:Q", title=x_title, scale=alt.Scale(domain=domain, nice=False)),
+        x2="x2:Q",
+        y=y,
+        color=alt.Color("verdict:N", scale=colours, legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=[alt.Tooltip("x:Q", title=s.label, format=".3~g"), "claim:N", "verdict:N", "recomputed:N"],
+    )
+    nearest = f"abs(datum.x - at) < {half}"
+    cursor = base.transform_filter(nearest).mark_rule(color="black", strokeWidth=2).encode(x="x:Q")
+    central = (
+        alt.Chart(pd.DataFrame({"x": [s.central]}))
+        .mark_rule(color="black", strokeDash=[4, 3], strokeWidth=1)
+        .encode(x="x:Q", tooltip=[alt.Tooltip("x:Q", title="scenario central value", format=".3~g")])
+    )
+    layers = [strips, cursor, central]
+    if not s.flips.empty:
+        layers.append(
+            alt.Chart(s.flips)
+            .mark_point(shape="diamond", filled=True, color="white", stroke="black", size=70)
+            .encode(
+                x="x:Q",
+                y=y,
+                tooltip=[
+                    "claim:N",
+                    alt.Tooltip("x:Q", title="flips at", format=".3~g"),
+                    alt.Tooltip("verdict:N", title="beyond"),
+                ],
+            )
+        )
+    left = alt.layer(*layers).properties(width=width, height=24 * grid["label"].nunique())
+    text = (
+        base.transform_filter(nearest)
+        .mark_text(align="left", baseline="middle")
+        .encode(
+            x=alt.value(4),
+            y=alt.Y("label:N", axis=None, sort=None),
+            text=alt.Text("shown:N"),
+            color=alt.Color("verdict:N", scale=colours, legend=None),
+        )
+        .transform_calculate(shown="datum.verdict + ' (' + datum.recomputed + ')'")
+        .properties(width=170, height=24 * grid["label"].nunique())
+    )
+    return alt.hconcat(left, text, spacing=4).add_params(pick).resolve_scale(color="shared").configure_view(stroke=None)
+
+
+def flip_map(frame: pd.DataFrame, width: int = 420) -> alt.LayerChart:
+    """Each flipping claim's flip point within its assumption's 90% range (grey bar, 5th to 95th
+    percentile; black tick: central value), coloured by the verdict it would flip to."""
+    colours = verdict_scale()
+    tail = 50.0 * (1.0 - INTERVAL_LEVEL)  # percent below the range's low end (5th percentile)
+    base = (
+        alt.Chart(frame)
+        .transform_calculate(lo=f"{tail:g}", mid="50", hi=f"{100 - tail:g}")
+        .encode(y=alt.Y("label:N", title=None, sort=None))
+    )
+    bar = base.mark_rule(color="#bbbbbb", strokeWidth=6).encode(
+        x=alt.X(
+            "lo:Q",
+            scale=alt.Scale(domain=[0, 100]),
+            title="where the verdict flips, as a percentile of the assumption's range",
+        ),
+        x2="hi:Q",
+    )
+    tick = base.mark_tick(color="black", thickness=2, size=14).encode(x="mid:Q")
+    point = base.mark_point(shape="diamond", filled=True, size=110, stroke="black").encode(
+        x="percentile:Q",
+        color=alt.Color("flips to:N", scale=colours, legend=alt.Legend(orient="bottom", title="would flip to")),
+        tooltip=["claim:N", "verdict:N", "flips to:N", "assumption:N", "central:N", "flips at:N"],
+    )
+    label = base.mark_text(align="left", dx=8, fontSize=10).encode(x="percentile:Q", text="flips at:N")
+    return (bar + tick + point + label).properties(width=width, height=22 * max(len(frame), 1))

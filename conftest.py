@@ -1,0 +1,40 @@
+"""Test-session hooks for the whole repository (the tests in tests/ and the notebooks in book/).
+
+``make test`` runs pytest on every core (pytest-xdist, ``-n auto``). Most tests are independent and
+go to whichever worker is free, but two kinds must stay together in one worker: the cells of one
+notebook (nbval runs them in order in one kernel) and the tests of the built site (they share one
+book build and one browser, :mod:`tests.site.conftest`). The scheduler below groups them by their
+node ids. (pytest-xdist's own ``--dist loadgroup`` reads ``xdist_group`` marks through a node-id
+attribute that pytest 9.2 no longer has.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+# Test modules that read the built book or drive the browser: one worker builds and browses.
+SITE_MODULES = ("tests/site/test_build.py", "tests/site/test_reader.py", "tests/site/test_export.py")
+
+
+def work_unit(nodeid: str) -> str:
+    """The group a test is scheduled with: its notebook, the site, or the test alone."""
+    path = nodeid.split("::")[0]
+    if path.endswith(".ipynb"):
+        return path
+    if path in SITE_MODULES:
+        return "site"
+    return nodeid
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Load scheduling over :func:`work_unit` groups (a pytest-xdist hook)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Scheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return Scheduling(config, log)
