@@ -326,6 +326,37 @@ def claim(claim_id: str) -> Claim:
 
 
 # --------------------------------------------------------------------------------------------
+# The documents and the Chinese edition's words
+# --------------------------------------------------------------------------------------------
+
+
+def documents() -> pd.DataFrame:
+    """The two audited documents: file name, short code, title (as published and in English), parts."""
+    return table("documents")
+
+
+def claims_zh() -> pd.DataFrame:
+    """Each claim in our own Chinese (``claim_zh``) with a locator in its document (``locator_zh``),
+    and the figures as the document writes them (``written``, from claims.csv; its ``stated``
+    where the table has no such column), in ledger order."""
+    zh = table("claims_zh")
+    claims_table = table("claims")
+    figures = claims_table["written"] if "written" in claims_table.columns else claims_table["stated"]
+    written = dict(zip(claims_table["id"], figures, strict=True))
+    return zh.assign(written=[written.get(i, "") for i in zh["id"]])
+
+
+def terms_zh(group: str) -> dict[str, str]:
+    """The Chinese word of each ledger value of ``group`` (verdict, direction, kind): the one place
+    the Chinese edition's words are defined (``data/terms_zh.csv``)."""
+    frame = table("terms_zh")
+    rows = frame[frame["group"] == group]
+    if rows.empty:
+        raise KeyError(f"unknown group of terms '{group}'; groups: {', '.join(sorted(set(frame['group'])))}")
+    return dict(zip(rows["term"], rows["zh"], strict=True))
+
+
+# --------------------------------------------------------------------------------------------
 # Reliability chapter (book/reliability.ipynb)
 # --------------------------------------------------------------------------------------------
 
