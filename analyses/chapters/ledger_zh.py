@@ -119,6 +119,26 @@ def _arithmetic_fails(f: Finding):
     return None
 
 
+def side(f: Finding, rule: Rule, verdict: str) -> str:
+    """Which way a claim errs (``overstates``/``understates``), by the rule's own comparison: the
+    stated figure above or below the recomputed one (or the documents' own arithmetic); "" for a
+    consistent or unverifiable verdict and for a contradicted claim, whose figures say no side."""
+    if verdict in ("consistent", "unverifiable") or f.value is None:
+        return ""
+    failed = _arithmetic_fails(f)
+    if failed is not None:
+        value = _central(failed.value)
+        return "overstates" if failed.stated[0] > value else "understates" if failed.stated[1] < value else ""
+    if f.contradiction:
+        return ""
+    value = _central(f.value)
+    lo = min(_central(f.low), value) if f.low is not None else value
+    hi = max(_central(f.high), value) if f.high is not None else value
+    if f.stated[0] > hi:
+        return "overstates"
+    return "understates" if f.stated[1] < lo else ""
+
+
 def robustness_clause(a: robustness.Assessment, words: dict[str, str]) -> str:
     """How robust the verdict is, in Chinese: the share of the scenario's draws in which it holds
     and the single input that would flip it."""
@@ -145,7 +165,8 @@ def words() -> dict[str, dict[str, str]]:
 
 
 def has_direction() -> bool:
-    """Whether the ledger has a ``direction`` column (the Chinese pages show it when it does)."""
+    """Whether the English ledger has a ``direction`` column; until it does, the Chinese ledger
+    derives the direction from the finding (:func:`side`)."""
     return "direction" in ledger.LEDGER_COLUMNS
 
 
@@ -157,7 +178,8 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
     for a in rows:
         c = a.claim
         f = finding(c)
-        direction = str(getattr(a, "direction", "") or "")
+        # the ledger's own direction where it has one, else the same comparison made here
+        direction = str(a.direction or "") if has_direction() else side(f, RULES[a.kind], a.verdict)
         records.append(
             {
                 "id": c.id,
@@ -178,8 +200,7 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "reason_zh": reason(f, a, w),
             }
         )
-    out = pd.DataFrame(records, columns=ZH_COLUMNS)
-    return out if has_direction() else out.drop(columns=["direction", "direction_zh"])
+    return pd.DataFrame(records, columns=ZH_COLUMNS)
 
 
 def ledger_zh(chapter: str | None = None) -> pd.DataFrame:

@@ -34,6 +34,7 @@ import copy
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -366,6 +367,8 @@ SITE_INPUTS = (
     "analyses/site/vega_offline.py",
     "analyses/pages/__init__.py",
     "analyses/pages/charts.py",  # the chart script's version comment the extension reads
+    "analyses/site/zh_site.py",  # the link to the Chinese edition on every page
+    "data/claims.csv",  # which chapters have a Chinese page to link to
 )
 SITE_STAMP = BUILD_DIR / "site-inputs.sha256"
 
@@ -423,6 +426,7 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
             digest = site_inputs_digest()
             jupyter_book()
             SITE_STAMP.write_text(digest + "\n")
+        build_zh(force=force)
         downloads_digest = downloads_inputs_digest()
         if sphinx or downloads_digest is None or not downloads_are_current(downloads_digest):
             DOWNLOADS_STAMP.unlink(missing_ok=True)
@@ -430,6 +434,58 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
             if downloads_digest is not None:
                 DOWNLOADS_STAMP.write_text(downloads_digest + "\n")
     return BUILD_DIR / "html" / "index.html"
+
+
+# The Chinese edition (zh/): its pages are computed from the ledger at build time, so everything the
+# ledger reads is an input, with its own sources, the shared static files and the dependencies.
+ZH_INPUTS = ("zh/**/*", "_static/**/*", "pyproject.toml", "analyses/**/*", "data/**/*")
+ZH_STAMP = BUILD_DIR / "zh-inputs.sha256"
+ZH_OUT = BUILD_DIR / "zh"  # jupyter-book's own output folder (_build/zh/_build/html)
+
+
+def zh_is_current(root: Path = REPO_ROOT) -> bool:
+    """True when ``_build/html/zh/`` was built (without errors) from exactly the current inputs."""
+    stamp = root / "_build" / ZH_STAMP.name
+    index = root / "_build" / "html" / "zh" / "index.html"
+    return index.exists() and stamp.exists() and stamp.read_text().strip() == files_digest(ZH_INPUTS, root)
+
+
+def build_zh(force: bool = False, root: Path = REPO_ROOT) -> bool:
+    """Build the Chinese edition (``zh/``, ``jupyter-book build -W``, every page re-read since its
+    content comes from the ledger) and put it at ``_build/html/zh/``; skipped when its inputs'
+    digest is the one recorded at its last build. True when it built."""
+    if not force and zh_is_current(root):
+        print("The Chinese edition is current; skipping it.", flush=True)
+        return False
+    stamp = root / "_build" / ZH_STAMP.name
+    stamp.unlink(missing_ok=True)
+    digest = files_digest(ZH_INPUTS, root)
+    out = root / "_build" / ZH_OUT.name
+    cmd = [
+        str(Path(sys.executable).parent / "jupyter-book"),
+        "build",
+        str(root / "zh"),
+        "--path-output",
+        str(out),
+        "--all",
+        "-W",
+        "-n",
+        "--keep-going",
+        "-q",
+    ]
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
+        raise BuildError(f"jupyter-book build of the Chinese edition failed:\n{tail}")
+    target = root / "_build" / "html" / "zh"
+    staged = target.with_name("zh.staged")
+    shutil.rmtree(staged, ignore_errors=True)
+    shutil.copytree(out / "_build" / "html", staged)
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(staged, target)
+    stamp.write_text(digest + "\n")
+    print("Built the Chinese edition (_build/html/zh/).", flush=True)
+    return True
 
 
 TWINS_INPUTS = ("book/*.ipynb", "prose/*.md", "jupytext.toml")

@@ -1,0 +1,233 @@
+"""The Chinese edition's page parts as HTML, from the Chinese ledger (:mod:`analyses.chapters.ledger_zh`).
+
+Every part is a function of the ledger frame (and the data tables of words and documents), so the
+Chinese pages show the very verdicts and figures of the English ones: the ledger as one card per
+claim (:func:`ledger_cards`), the words of verdicts, directions and kinds (:func:`terms_table`), the
+documents (:func:`documents_table`), the counts by verdict and direction (:func:`counts_table`), the
+front page's findings as short computed sentences (:func:`findings`), and a chapter's verdict box
+(:func:`chapter_box`). Links to the English pages take ``en``, the relative path from the page to
+the English book's folder (``../book/`` from ``zh/index.html``).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable
+
+import pandas as pd
+
+from analyses import data
+from analyses.pages.ledger_html import VERDICT_COLOURS, VERDICT_STYLE
+from analyses.pages.links import check_href
+from analyses.units.formats import fmt
+
+# A mark for each verdict, written beside its word, so no verdict is told apart by colour alone.
+VERDICT_MARKS = {"consistent": "✓", "inconsistent": "✗", "implausible": "!", "unverifiable": "?"}
+DIRECTION_MARKS = {"overstates": "▲", "understates": "▼"}
+LEDGER_PAGE = "ledger.html"  # the Chinese ledger, beside the front page in zh/
+
+
+def anchor(claim_id: str) -> str:
+    """The HTML id of a claim's card on the Chinese ledger."""
+    return f"zh-{claim_id}"
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text))
+
+
+def verdict_badge(verdict: str, verdict_zh: str) -> str:
+    """The verdict as its mark and Chinese word, coloured by the English pages' palette."""
+    return f'<b class="verdict verdict-{_e(verdict)}">{VERDICT_MARKS[verdict]} {_e(verdict_zh)}</b>'
+
+
+def direction_badge(direction: str, direction_zh: str) -> str:
+    """The direction as its mark and Chinese word (empty for none)."""
+    if not direction:
+        return ""
+    return f'<span class="zh-direction">{DIRECTION_MARKS[direction]} {_e(direction_zh)}</span>'
+
+
+def codes() -> dict[str, str]:
+    """Each document's file name -> its short code (000, 001)."""
+    docs = data.documents()
+    return dict(zip(docs["document"], docs["code"], strict=True))
+
+
+def card(row: pd.Series, en: str, code: str) -> str:
+    """One claim as a card: verdict, direction, id linked to its English check, kind, our Chinese
+    wording, locator, figures as written, the recomputed value and the reason."""
+    direction = direction_badge(row.get("direction", ""), row.get("direction_zh", ""))
+    english = f"{en}{check_href(row['id'], row['chapter'])}"
+    return (
+        f'<article class="zh-claim" id="{anchor(row["id"])}" data-verdict="{_e(row["verdict"])}">'
+        f'<p class="zh-head">{verdict_badge(row["verdict"], row["verdict_zh"])}{direction}'
+        f' <a href="{_e(english)}" hreflang="en" title="英文版核查"><code>{_e(row["id"])}</code></a>'
+        f' <span class="zh-kind">{_e(row["kind_zh"])}类</span></p>'
+        f'<p class="zh-text">{_e(row["claim_zh"])}</p><dl>'
+        f"<dt>出处</dt><dd>{_e(code)} · {_e(row['locator_zh'])}</dd>"
+        f"<dt>原文数字</dt><dd>{_e(row['written'])}</dd>"
+        f"<dt>本书重算</dt><dd>{_e(row['recomputed_zh'])}</dd>"
+        f"<dt>理由</dt><dd>{_e(row['reason_zh'])}</dd></dl></article>"
+    )
+
+
+def _style() -> str:
+    return VERDICT_STYLE
+
+
+def ledger_cards(frame: pd.DataFrame, en: str) -> str:
+    """Every claim of the Chinese ledger as a card, with a verdict filter (``_static/zh.js``; without
+    JavaScript every card shows)."""
+    code = codes()
+    options = "".join(
+        f'<option value="{_e(v)}">{VERDICT_MARKS[v]} {_e(w)}</option>'
+        for v, w in data.terms_zh("verdict").items()
+        if v in set(frame["verdict"])
+    )
+    controls = (
+        '<p class="zh-controls" hidden><label>判定 <select data-zh-filter="verdict">'
+        f'<option value="">全部</option>{options}</select></label> '
+        '<label>搜索 <input type="search" data-zh-text placeholder="编号、数字或文字"></label> '
+        f'<span class="zh-count" aria-live="polite">{len(frame)}条</span></p>'
+    )
+    cards = "".join(card(row, en, code[row["document"]]) for _, row in frame.iterrows())
+    return f'{_style()}<div class="zh-ledger">{controls}{cards}</div>'
+
+
+def terms_table() -> str:
+    """The Chinese words of verdicts, directions and kinds with what each means (data/terms_zh.csv)."""
+    frame = data.table("terms_zh")
+    groups = {"verdict": "判定", "direction": "方向", "kind": "说法类别"}
+    rows = []
+    for _, r in frame.iterrows():
+        if r["group"] == "verdict":
+            word = verdict_badge(r["term"], r["zh"])
+        elif r["group"] == "direction":
+            word = direction_badge(r["term"], r["zh"])
+        else:
+            word = _e(r["zh"])
+        rows.append(
+            f"<tr><td>{groups[r['group']]}</td><td>{word}</td><td><code>{_e(r['term'])}</code></td>"
+            f"<td>{_e(r['explain_zh'])}</td></tr>"
+        )
+    head = "<tr><th>类</th><th>中文</th><th>英文版</th><th>含义</th></tr>"
+    return f'{_style()}<table class="zh-table"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def documents_table() -> str:
+    """The two audited documents: code, title as published, our English title, file name, parts."""
+    rows = "".join(
+        f'<tr><td>{_e(r["code"])}</td><td>《{_e(r["title_zh"])}》<br><small lang="en">{_e(r["title_en"])}</small></td>'
+        f"<td><code>{_e(r['document'])}</code></td><td>{_e(r['parts_zh'])}</td></tr>"
+        for _, r in data.documents().iterrows()
+    )
+    head = "<tr><th>代号</th><th>标题</th><th>文件名</th><th>结构</th></tr>"
+    return f'<table class="zh-table"><thead>{head}</thead><tbody>{rows}</tbody></table>'
+
+
+def counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Claims by verdict (rows, in the ledger's order of verdicts) and document (columns), with totals."""
+    verdicts = [v for v in VERDICT_COLOURS if v in set(frame["verdict"])]
+    code = codes()
+    table = pd.crosstab(frame["verdict"], frame["document"].map(code)).reindex(verdicts).fillna(0).astype(int)
+    table["合计"] = table.sum(axis=1)
+    return table
+
+
+def counts_table(frame: pd.DataFrame) -> str:
+    """:func:`counts` as HTML, each verdict with its mark and word, and the directions under it."""
+    words = data.terms_zh("verdict")
+    table = counts(frame)
+    head = "<tr><th>判定</th>" + "".join(f"<th>{_e(c)}</th>" for c in table.columns) + "</tr>"
+    body = "".join(
+        f"<tr><td>{verdict_badge(v, words[v])}</td>" + "".join(f"<td>{n}</td>" for n in row) + "</tr>"
+        for v, row in table.iterrows()
+    )
+    if "direction" in frame.columns:
+        dwords = data.terms_zh("direction")
+        code = codes()
+        for d in DIRECTION_MARKS:
+            sub = frame[frame["direction"] == d]
+            per = [int((sub["document"].map(code) == c).sum()) for c in table.columns[:-1]]
+            body += (
+                f'<tr class="zh-sub"><td>其中 {direction_badge(d, dwords[d])}</td>'
+                + "".join(f"<td>{n}</td>" for n in per)
+                + f"<td>{len(sub)}</td></tr>"
+            )
+    total = "".join(f"<td>{int(n)}</td>" for n in table.sum(axis=0))
+    body += f"<tr><th>合计</th>{total}</tr>"
+    return f'{_style()}<table class="zh-table zh-counts"><thead>{head}</thead><tbody>{body}</tbody></table>'
+
+
+def _claim_link(row: pd.Series, ledger: str) -> str:
+    return f'<a href="{ledger}#{anchor(row["id"])}"><code>{_e(row["id"])}</code></a>'
+
+
+def _items(rows: Iterable[pd.Series], ledger: str) -> str:
+    return "".join(
+        f"<li>{verdict_badge(r['verdict'], r['verdict_zh'])} {_claim_link(r, ledger)}：{_e(r['claim_zh'])}"
+        f"（原文：{_e(r['written'])}；本书重算：{_e(r['recomputed_zh'])}）</li>"
+        for r in rows
+    )
+
+
+# The kinds whose agreement says most about the hardware, for the front page's "what they get right".
+RIGHT_KINDS = ("capability", "cost", "fact")
+
+
+def findings(frame: pd.DataFrame, ledger: str = LEDGER_PAGE) -> str:
+    """The front page's findings as short sentences computed from the ledger, each claim linked to
+    its card on the Chinese ledger: the counts, what the documents get right (consistent claims of
+    the kinds in :data:`RIGHT_KINDS` that hold in at least 90% of the scenario's draws), what they
+    overstate and understate, and what nothing public can check."""
+    words, kinds = data.terms_zh("verdict"), data.terms_zh("kind")
+    n = len(frame)
+    by = frame["verdict"].value_counts()
+    parts = "，".join(f"{int(by[v])}条{words[v]}" for v in VERDICT_COLOURS if v in by.index)
+    out = [
+        f"<p>两篇文章共有{n}条量化说法，本书逐条重算后：{parts}（{fmt(by.get('consistent', 0) / n, pct=True, sig=2)}相符）。</p>"
+    ]
+    right = frame[(frame["verdict"] == "consistent") & frame["kind"].isin(RIGHT_KINDS) & (frame["holds"] >= 0.9)]
+    right = right.assign(_order=right["kind"].map(RIGHT_KINDS.index)).sort_values("_order", kind="stable")
+    per_kind = "，".join(
+        f"{kinds[k]}类{int(((frame['kind'] == k) & (frame['verdict'] == 'consistent')).sum())}/{int((frame['kind'] == k).sum())}条"
+        for k in RIGHT_KINDS
+    )
+    out.append(
+        f"<h3>说对了的</h3><p>相符的比例：{per_kind}。在情景抽样中至少九成成立的相符说法有{len(right)}条，例如：</p>"
+    )
+    out.append(f'<ul class="zh-findings">{_items((r for _, r in right.head(5).iterrows()), ledger)}</ul>')
+    if "direction" in frame.columns:
+        dwords = data.terms_zh("direction")
+        for d, title in (("overstates", "说过头的"), ("understates", "说少了的")):
+            rows = frame[frame["direction"] == d]
+            out.append(f"<h3>{title}（{_e(dwords[d])}，{len(rows)}条）</h3>")
+            if len(rows):
+                out.append(f'<ul class="zh-findings">{_items((r for _, r in rows.iterrows()), ledger)}</ul>')
+    rest = frame[frame["verdict"] == "unverifiable"]
+    links = "、".join(_claim_link(r, ledger) for _, r in rest.iterrows())
+    out.append(f"<h3>无法核实的（{len(rest)}条）</h3><p>没有公开数据能重算这些数字：{links}。</p>")
+    return "".join(out)
+
+
+def chapter_box(frame: pd.DataFrame, chapter: str, en: str, ledger: str) -> str:
+    """A chapter's verdict box in Chinese: a sentence of counts, then each claim with its verdict,
+    direction, Chinese wording and reason, linked to its section of the English chapter and its
+    card on the Chinese ledger."""
+    rows = frame[frame["chapter"] == chapter]
+    words = data.terms_zh("verdict")
+    by = rows["verdict"].value_counts()
+    parts = "，".join(f"{int(by[v])}条{words[v]}" for v in VERDICT_COLOURS if v in by.index)
+    items = "".join(
+        f'<li id="{anchor(r["id"])}">{verdict_badge(r["verdict"], r["verdict_zh"])}'
+        f"{direction_badge(r.get('direction', ''), r.get('direction_zh', ''))} "
+        f'<a href="{_e(en + check_href(r["id"], chapter))}" hreflang="en"><code>{_e(r["id"])}</code></a>'
+        f'（<a href="{ledger}#{anchor(r["id"])}">台账</a>）：{_e(r["claim_zh"])}'
+        f'<br><span class="zh-reason">{_e(r["reason_zh"])}</span></li>'
+        for _, r in rows.iterrows()
+    )
+    return (
+        f'{_style()}<div class="zh-box"><p>本章核查{len(rows)}条说法：{parts}。</p>'
+        f'<ul class="zh-findings">{items}</ul></div>'
+    )

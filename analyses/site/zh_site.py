@@ -1,0 +1,208 @@
+"""The two editions, linked both ways, and the Chinese edition's computed parts: a Sphinx extension.
+
+Both books load it (``_config.yml`` and ``zh/_config.yml``: ``extra_extensions``); ``audit_edition``
+says which book is building (``en``, the default, or ``zh``).
+
+- Every page of either edition opens with a link to its counterpart in the other (the English
+  chapter and its Chinese verdict box, the claims ledger and 说法台账, the front pages; an English
+  page without a Chinese counterpart links to the Chinese front page), and names it in a
+  ``<link rel="alternate" hreflang>``; :func:`counterpart` is the mapping.
+- In the Chinese book, directives insert what :mod:`analyses.pages.zh` renders from the Chinese
+  ledger (:func:`analyses.chapters.ledger_zh.ledger_zh`, computed once per build): ``zh-ledger``,
+  ``zh-terms``, ``zh-documents``, ``zh-counts``, ``zh-findings`` and ``zh-chapter <slug>``. Sphinx's
+  search indexes their text (raw HTML is indexed with its tags stripped).
+- The Chinese book uses the English book's ``_static/`` (stylesheets, scripts, fonts): it is added to
+  its static path and its CSS and JavaScript files loaded as Jupyter Book does for its own folder.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import posixpath
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import Directive, directives
+
+from analyses.data import REPO_ROOT
+
+STATIC = REPO_ROOT / "_static"
+ZH_DIR = "zh"  # the Chinese edition's folder under the site root (and its sources' folder)
+EN_DIR = "book"  # the English pages' folder under the site root
+
+# Chinese pages and their English counterparts (docnames of each book); the chapters' pages map
+# by slug (zh: chapters/<slug>, en: book/<slug>).
+PAGES = {"index": "book/intro", "ledger": "book/claims"}
+CHAPTER_DIR = "chapters"
+
+
+def zh_chapters() -> tuple[str, ...]:
+    """The chapters with a Chinese page: every chapter that checks a claim, in ledger order."""
+    from analyses import data
+
+    seen: dict[str, None] = {}
+    for claim in data.claims():
+        seen.setdefault(claim.chapter, None)
+    return tuple(seen)
+
+
+def counterpart(edition: str, docname: str) -> str:
+    """The site path (from the site root) of the other edition's page for ``docname``."""
+    if edition == "zh":
+        if docname in PAGES:
+            return f"{PAGES[docname]}.html"
+        if docname.startswith(CHAPTER_DIR + "/"):
+            return f"{EN_DIR}/{docname.split('/', 1)[1]}.html"
+        return f"{PAGES['index']}.html"
+    inverse = {v: k for k, v in PAGES.items()}
+    if docname in inverse:
+        return f"{ZH_DIR}/{inverse[docname]}.html"
+    slug = docname.rsplit("/", 1)[-1]
+    if docname.startswith(EN_DIR + "/") and slug in zh_chapters():
+        return f"{ZH_DIR}/{CHAPTER_DIR}/{slug}.html"
+    return f"{ZH_DIR}/index.html"
+
+
+def site_path(edition: str, docname: str) -> str:
+    """Where a page of ``edition`` lies from the site root."""
+    return f"{ZH_DIR}/{docname}.html" if edition == "zh" else f"{docname}.html"
+
+
+def relative(edition: str, docname: str, target: str) -> str:
+    """The relative link from page ``docname`` of ``edition`` to ``target`` (a site path)."""
+    here = posixpath.dirname(site_path(edition, docname)) or "."
+    return posixpath.relpath(target, here)
+
+
+LINK_TEXT = {"zh": ("English", "en", "Read this page in English"), "en": ("中文版", "zh-CN", "阅读本页的中文版")}
+
+
+def edition_link(edition: str, docname: str) -> tuple[str, str]:
+    """(the visible link to the other edition, its ``<link rel="alternate">``) for a page."""
+    href = html.escape(relative(edition, docname, counterpart(edition, docname)))
+    text, lang, title = LINK_TEXT[edition]
+    visible = f'<p class="edition-link"><a href="{href}" hreflang="{lang}" lang="{lang}" title="{title}">{text}</a></p>'
+    return visible, f'<link rel="alternate" hreflang="{lang}" href="{href}" />'
+
+
+def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    if doctree is None or "body" not in context:
+        return
+    visible, alternate = edition_link(app.config.audit_edition, pagename)
+    context["body"] = visible + context["body"]
+    context["metatags"] = context.get("metatags", "") + alternate
+
+
+# --------------------------------------------------------------------------------------------
+# The Chinese book's computed parts
+# --------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def ledger_frame() -> Any:
+    """The Chinese ledger, computed once per build."""
+    from analyses.chapters import ledger_zh
+
+    return ledger_zh.ledger_zh()
+
+
+def _english_base(docname: str) -> str:
+    """From a Chinese page to the English book's folder (``../book/`` from ``zh/index.html``)."""
+    return relative("zh", docname, f"{EN_DIR}/x.html")[: -len("x.html")]
+
+
+def _ledger_link(docname: str) -> str:
+    return relative("zh", docname, f"{ZH_DIR}/ledger.html")
+
+
+class _ZhDirective(Directive):
+    has_content = False
+    optional_arguments = 1
+
+    def html(self, docname: str) -> str:
+        raise NotImplementedError
+
+    def run(self) -> list[nodes.Node]:
+        docname = self.state.document.settings.env.docname
+        return [nodes.raw("", self.html(docname), format="html")]
+
+
+class ZhLedger(_ZhDirective):
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh
+
+        return zh.ledger_cards(ledger_frame(), _english_base(docname))
+
+
+class ZhTerms(_ZhDirective):
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh
+
+        return zh.terms_table()
+
+
+class ZhDocuments(_ZhDirective):
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh
+
+        return zh.documents_table()
+
+
+class ZhCounts(_ZhDirective):
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh
+
+        return zh.counts_table(ledger_frame())
+
+
+class ZhFindings(_ZhDirective):
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh
+
+        return zh.findings(ledger_frame(), _ledger_link(docname))
+
+
+class ZhChapter(_ZhDirective):
+    required_arguments = 1
+    optional_arguments = 0
+    option_spec = {"class": directives.unchanged}
+
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh
+
+        slug = self.arguments[0]
+        if slug not in zh_chapters():
+            raise self.error(f"zh-chapter: '{slug}' checks no claim; chapters with claims: {', '.join(zh_chapters())}")
+        return zh.chapter_box(ledger_frame(), slug, _english_base(docname), _ledger_link(docname))
+
+
+DIRECTIVES = {
+    "zh-ledger": ZhLedger,
+    "zh-terms": ZhTerms,
+    "zh-documents": ZhDocuments,
+    "zh-counts": ZhCounts,
+    "zh-findings": ZhFindings,
+    "zh-chapter": ZhChapter,
+}
+
+
+def _shared_static(app: Any, config: Any) -> None:
+    """The Chinese book loads the English book's ``_static/`` (its CSS and JS, as Jupyter Book
+    loads a book's own folder)."""
+    if config.audit_edition != "zh" or str(STATIC) in map(str, config.html_static_path):
+        return
+    config.html_static_path.append(str(STATIC))
+    for path in sorted(STATIC.rglob("*.css")):
+        config.html_css_files.append(path.relative_to(STATIC).as_posix())
+    for path in sorted(STATIC.rglob("*.js")):
+        config.html_js_files.append(path.relative_to(STATIC).as_posix())
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.add_config_value("audit_edition", "en", "html")
+    app.connect("config-inited", _shared_static)
+    app.connect("html-page-context", _page_context)
+    for name, directive in DIRECTIVES.items():
+        app.add_directive(name, directive)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,167 @@
+"""The Chinese edition as a reader meets it (issue 24 item 1): built by the book's build beside the
+English one under _build/html/zh/, every page in zh-CN, linked both ways with the English pages,
+every ledger row with the English verdict, each chapter's claims on its Chinese page, and no page
+that scrolls sideways on a phone (390 px) or a desktop (1280 px)."""
+
+from __future__ import annotations
+
+import html
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from analyses import data
+from analyses.chapters import ledger as book_ledger
+from analyses.site import zh_site
+
+ZH_PAGES = ["index", "ledger", *(f"chapters/{slug}" for slug in zh_site.zh_chapters())]
+
+
+class _Page(HTMLParser):
+    """The lang of <html>, the edition link, and each card or box item with its verdict."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lang = None
+        self.edition: str | None = None
+        self.cards: dict[str, str] = {}
+        self.items: list[str] = []
+        self._in_edition = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "html":
+            self.lang = a.get("lang")
+        if tag == "p" and a.get("class") == "edition-link":
+            self._in_edition = True
+        if tag == "a" and self._in_edition and self.edition is None:
+            self.edition = a.get("href")
+        if tag == "article" and a.get("class") == "zh-claim":
+            self.cards[a["id"].removeprefix("zh-")] = a["data-verdict"]
+        if tag == "li" and (a.get("id") or "").startswith("zh-"):
+            self.items.append(a["id"].removeprefix("zh-"))
+
+    def handle_endtag(self, tag):
+        if tag == "p":
+            self._in_edition = False
+
+
+def parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+def _resolve(page: Path, href: str) -> Path:
+    return (page.parent / unquote(urlparse(href).path)).resolve()
+
+
+def test_every_chinese_page_is_built_in_zh_cn(site):
+    for name in ZH_PAGES:
+        path = site / "zh" / f"{name}.html"
+        assert path.exists(), name
+        assert parse(path).lang == "zh-CN", name
+    english = parse(site / "book" / "claims.html")
+    assert english.lang == "en"
+
+
+def test_the_chinese_ledger_lists_every_claim_with_the_english_verdict(site):
+    ledger = book_ledger.ledger()
+    page = site / "zh" / "ledger.html"
+    cards = parse(page).cards
+    assert list(cards) == list(ledger["id"])  # every row, once, in ledger order
+    assert cards == dict(zip(ledger["id"], ledger["verdict"], strict=True))
+    text = page.read_text(encoding="utf-8")
+    for word in data.terms_zh("verdict").values():
+        assert word in text
+    for row in data.claims_zh().itertuples():  # the Chinese wording and the figures as written
+        assert html.escape(row.claim_zh) in text and html.escape(row.written) in text, row.id
+
+
+def test_each_chinese_chapter_page_lists_its_claims(site):
+    ledger = book_ledger.ledger()
+    for slug in zh_site.zh_chapters():
+        items = parse(site / "zh" / "chapters" / f"{slug}.html").items
+        assert items == list(ledger.loc[ledger["chapter"] == slug, "id"]), slug
+
+
+def test_every_page_links_to_its_counterpart_in_the_other_edition(site):
+    english = sorted((site / "book").glob("*.html"))
+    assert len(english) >= 12
+    for path in english:
+        link = parse(path).edition
+        assert link is not None, path.name
+        target = _resolve(path, link)
+        assert target.is_file() and target.is_relative_to(site / "zh"), (path.name, link)
+        if path.stem in zh_site.zh_chapters():
+            assert target == site / "zh" / "chapters" / path.name
+    assert (
+        _resolve(site / "book" / "claims.html", parse(site / "book" / "claims.html").edition)
+        == site / "zh" / "ledger.html"
+    )
+    for name in ZH_PAGES:
+        path = site / "zh" / f"{name}.html"
+        target = _resolve(path, parse(path).edition)
+        assert target.is_file() and target.is_relative_to(site / "book"), name
+    assert (
+        _resolve(site / "zh" / "index.html", parse(site / "zh" / "index.html").edition) == site / "book" / "intro.html"
+    )
+
+
+def test_chinese_links_to_english_checks_land_on_their_rows(site):
+    """Each card's id links to the row of its check in the English chapter, which exists."""
+    page = site / "zh" / "ledger.html"
+    text = page.read_text(encoding="utf-8")
+    hrefs = re.findall(r'<a href="([^"]+)" hreflang="en" title="英文版核查">', text)
+    assert len(hrefs) == len(book_ledger.ledger())
+    for href in hrefs:
+        target = _resolve(page, href)
+        fragment = urlparse(href).fragment
+        assert f'id="{fragment}"' in target.read_text(encoding="utf-8"), href
+
+
+# --------------------------------------------------------------------------------------------
+# In a browser
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_no_chinese_page_scrolls_sideways(site, browser, width):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    for name in ZH_PAGES:
+        page.goto((site / "zh" / f"{name}.html").as_uri())
+        scroll, client = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert scroll <= client, (name, width, scroll, client)
+        assert page.evaluate("document.documentElement.lang") == "zh-CN"
+    assert [e for e in errors if "THEBE_JS_URL" not in e] == []
+    page.close()
+
+
+def test_the_chinese_ledger_filters_on_a_phone_and_links_both_ways(site, browser):
+    ledger = book_ledger.ledger()
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto((site / "zh" / "ledger.html").as_uri())
+    page.wait_for_selector(".zh-controls:not([hidden])")
+    visible = "() => [...document.querySelectorAll('article.zh-claim')].filter(c => !c.hidden).map(c => c.id)"
+    assert len(page.evaluate(visible)) == len(ledger)
+    page.select_option("select[data-zh-filter]", "inconsistent")
+    shown = page.evaluate(visible)
+    assert shown == [f"zh-{i}" for i in ledger.loc[ledger["verdict"] == "inconsistent", "id"]]
+    assert page.inner_text(".zh-count") == f"{len(shown)}条"
+    page.select_option("select[data-zh-filter]", "")
+    page.fill("input[data-zh-text]", "９００ＧＢ／ｓ")  # full-width, as a Chinese keyboard may type it
+    found = page.evaluate(visible)
+    assert "zh-000-2.3-nvswitch-900-any-pair" in found and len(found) < len(ledger)
+    page.fill("input[data-zh-text]", "")
+    page.click("p.edition-link a")
+    page.wait_for_load_state()
+    assert page.url.endswith("book/claims.html") and page.evaluate("document.documentElement.lang") == "en"
+    page.click("p.edition-link a")
+    page.wait_for_load_state()
+    assert page.url.endswith("zh/ledger.html")
+    page.close()
