@@ -205,6 +205,14 @@ def findings(frame: pd.DataFrame, ledger: str = LEDGER_PAGE) -> str:
             out.append(f"<h3>{title}（{_e(dwords[d])}，{len(rows)}条）</h3>")
             if len(rows):
                 out.append(f'<ul class="zh-findings">{_items((r for _, r in rows.iterrows()), ledger)}</ul>')
+    cost = frame[frame["kind"] == "cost"]
+    by_cost = cost["verdict"].value_counts()
+    parts_cost = "，".join(f"{int(by_cost[v])}条{words[v]}" for v in VERDICT_COLOURS if v in by_cost.index)
+    out.append(
+        f"<h3>买还是租：成本类说法（{len(cost)}条）</h3><p>与采购、租用和回收期有关的{len(cost)}条说法中，{parts_cost}。"
+        "逐条如下（重算用同一套价格、电价与利用率假设，见英文版成本一章）：</p>"
+    )
+    out.append(f'<ul class="zh-findings">{_items((r for _, r in cost.iterrows()), ledger)}</ul>')
     rest = frame[frame["verdict"] == "unverifiable"]
     links = "、".join(_claim_link(r, ledger) for _, r in rest.iterrows())
     out.append(f"<h3>无法核实的（{len(rest)}条）</h3><p>没有公开数据能重算这些数字：{links}。</p>")
@@ -227,7 +235,25 @@ def chapter_box(frame: pd.DataFrame, chapter: str, en: str, ledger: str) -> str:
         f'<br><span class="zh-reason">{_e(r["reason_zh"])}</span></li>'
         for _, r in rows.iterrows()
     )
+    note = takeaway(rows, "")  # links to the items on the same page
     return (
-        f'{_style()}<div class="zh-box"><p>本章核查{len(rows)}条说法：{parts}。</p>'
+        f'{_style()}<div class="zh-box"><p>本章核查{len(rows)}条说法：{parts}。{takeaway(rows, "")}</p>'
         f'<ul class="zh-findings">{items}</ul></div>'
     )
+
+
+def takeaway(rows: pd.DataFrame, ledger: str) -> str:
+    """A chapter's takeaway, computed from its rows: which claims overstate and which understate
+    the evidence (each linked to its card), or that none errs."""
+    if "direction" not in rows.columns:
+        return ""
+    dwords = data.terms_zh("direction")
+    parts = []
+    for d in DIRECTION_MARKS:
+        hit = rows[rows["direction"] == d]
+        if len(hit):
+            links = "、".join(_claim_link(r, ledger) for _, r in hit.iterrows())
+            parts.append(f"{len(hit)}条{dwords[d]}（{links}）")
+    if not parts:
+        return "没有一条说法被判为夸大或低估。"
+    return "要点：" + "，".join(parts) + "。"
