@@ -46,6 +46,7 @@ from analyses.models import reliability
 from analyses.models.uncertainty import Z90, Range, sample_range
 
 SIG_FIGS = 3  # derived values are rounded to this many significant figures
+COUNT_UNITS = ("GPUs",)  # units of assumptions that count whole things: their chapter parameters are integers
 
 
 def _round(x: float, sig: int = SIG_FIGS) -> float:
@@ -371,10 +372,11 @@ def param(name: str, help: str | None = None, **bounds: float) -> Any:
     from analyses.chapters.params import Param
 
     a = assumption(name)
+    whole = a.unit in COUNT_UNITS  # a count (GPUs in a job) takes whole numbers only: 2.5 GPUs is an error
     return Param(
         name,
-        "float",
-        a.central,
+        "int" if whole else "float",
+        int(a.central) if whole and float(a.central).is_integer() else a.central,
         a.unit,
         help or a.label,
         bounds.get("min", a.min),

@@ -21,7 +21,7 @@ import pandas as pd
 from analyses import data, ledger, scenario
 from analyses.chapters.memory import checks
 from analyses.chapters.memory.validation import measured_error_table, measured_table, param_count_table, published_table
-from analyses.chapters.params import ChapterSpec, Config, Param, Rule
+from analyses.chapters.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.models import activations, memory
 from analyses.site import sliders
 
@@ -137,6 +137,7 @@ SPEC = ChapterSpec(
     rules=(
         Rule(("n_gpus", "tp", "pp"), lambda c: _layout_problem(c)),
         Rule(("gpu", "tp"), lambda c: _domain_problem(c)),
+        precision_rule("gpu", "precision", memory.TENSOR_FORMATS),
         Rule(("preset", "tp", "pp"), lambda c: _split_problem(c)),
     ),
 )

@@ -28,6 +28,7 @@ SLUG = "throughput"
 SPEEDUP = "speedup_b300_a100"
 LADDER_GPUS = ("V100", "A100", "H100", "H200", "B200", "B300", "GB300")
 PRECISIONS = ("bf16", "fp8", "fp4")
+QUOTED_GPUS = ("H200", "B300")  # the ladder's GPUs the page's text quotes (measured H200, B300's peaks)
 
 SPEC = ChapterSpec(
     slug=SLUG,
@@ -96,6 +97,7 @@ class Result:
     s: dict[str, float]
     speedup: Range  # the scenario's B300/A100 speed-up with its 90% range (at this run)
     ladder: pd.DataFrame
+    quoted: pd.DataFrame  # the ladder rows the text quotes (H200 measured, B300 peaks), whatever ladder_gpus lists
     precision: pd.DataFrame
     bf16_ratio: float  # B300/A100 dense BF16 peaks
     fp8_ratio: float  # B300 dense FP8 over A100 dense BF16
@@ -251,6 +253,7 @@ def compute(cfg: Config) -> Result:
         s=s,
         speedup=scenario.ranges(cfg)[SPEEDUP],
         ladder=ladder(tuple(cfg["ladder_gpus"])),
+        quoted=ladder(QUOTED_GPUS),
         precision=precision_speedups(),
         bf16_ratio=bf16_ratio,
         fp8_ratio=new.peak_flops(checks.NEW_PRECISION) / old.peak_flops(checks.OLD_PRECISION),
