@@ -273,7 +273,10 @@ def _signals_deferred() -> Iterator[None]:
 def validate_inputs(paths: Iterable[Path]) -> None:
     """Before any kernel starts: every data table valid, every chapter's parameters and rules
     satisfied (DataError or ParamError, one line)."""
+    from analyses import ledger
+
     data.validate()
+    ledger.verify()  # every claim row has its check and every check its claim row
     for path in paths:
         spec = _chapter_spec(path)
         if spec is not None:
@@ -402,14 +405,25 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
     validate_inputs(paths)
     execute_chapters(todo, jobs)
     if html:
-        if not force and site_is_current():
-            print("The HTML is current; skipping jupyter-book.", flush=True)
-        else:
-            SITE_STAMP.unlink(missing_ok=True)
-            digest = site_inputs_digest()
-            jupyter_book()
-            SITE_STAMP.write_text(digest + "\n")
-        publish_downloads()
+        try:
+            if not force and site_is_current():
+                print("The HTML is current; skipping jupyter-book.", flush=True)
+                publish_downloads()  # the ledger and data can change without any page changing
+            else:
+                SITE_STAMP.unlink(missing_ok=True)
+                digest = site_inputs_digest()
+                jupyter_book()  # the Sphinx extension writes the downloads (vega_offline.write_downloads)
+                SITE_STAMP.write_text(digest + "\n")
+        except KeyboardInterrupt:
+            # execute_chapters returned, so every chapter in `todo` was re-executed and written
+            done = (
+                f"{len(todo)} re-executed chapter(s) were written ({', '.join(p.stem for p in todo)})"
+                if todo
+                else "no notebook was rewritten"
+            )
+            raise BuildInterrupted(
+                f"interrupted during the HTML step: {done}; _build/html is incomplete, run the build again"
+            ) from None
     return BUILD_DIR / "html" / "index.html"
 
 
