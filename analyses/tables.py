@@ -187,7 +187,10 @@ def load_schema(name: str, root: Path) -> Schema:
 def clear_cache() -> None:
     """Forget parsed schemas and loaded tables (after editing files under ``data/``)."""
     _load_schema.cache_clear()
-    load_table.cache_clear()
+    _loaded.cache_clear()
+
+
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML has it: 20x faster
 
 
 @functools.cache
@@ -197,7 +200,7 @@ def _load_schema(name: str, root: Path) -> Schema:
     if not path.exists():
         raise DataError(rel, f"no schema for table '{name}'; tables: {', '.join(table_names(root))}")
     try:
-        raw = yaml.safe_load(_decode(path.read_bytes(), rel)) or {}
+        raw = yaml.load(_decode(path.read_bytes(), rel), Loader=_YAML_LOADER) or {}  # noqa: S506 (a safe loader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         row = None if mark is None else mark.line + 1
@@ -478,7 +481,7 @@ def _cut(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _read_validated(name: str, root: Path) -> pd.DataFrame:
+def _read_validated(name: str, root: Path) -> tuple[pd.DataFrame, Schema, list[dict[str, Any]]]:
     schema = load_schema(name, root)
     records: list[dict[str, Any]] = []
     seen: dict[str, dict[Any, tuple[str, int]]] = {c.name: {} for c in schema.columns if c.unique}
@@ -569,8 +572,7 @@ def _read_validated(name: str, root: Path) -> pd.DataFrame:
             frame[c.name] = frame[c.name].astype(float)
         elif c.type == "int" and frame[c.name].notna().all():
             frame[c.name] = frame[c.name].astype("int64")
-    frame.attrs["schema"] = schema
-    return frame
+    return frame, schema, records
 
 
 _LOADING: list[str] = []  # tables being loaded, innermost last (a reference loop is a fault)
@@ -580,29 +582,35 @@ def _null(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-@functools.cache
 def load_table(name: str, root: Path) -> pd.DataFrame:
     """One validated table whose references resolve: source ids in the sources table, and every
-    column that declares ``references`` (read only as needed)."""
+    column that declares ``references`` (read only as needed; columns ``_file`` and ``_row`` say
+    where each row is). Cached per process (see :func:`clear_cache`)."""
+    return _loaded(name, root)[0]
+
+
+@functools.cache
+def _loaded(name: str, root: Path) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """The table and its rows as plain dicts (checked cell by cell without pandas)."""
     if name in _LOADING:
         loop = " -> ".join([*_LOADING[_LOADING.index(name) :], name])
         raise DataError(_rel(root / f"{name}.schema.yaml", root), f"tables reference each other in a loop: {loop}")
     _LOADING.append(name)
     try:
-        frame = _read_validated(name, root)
-        _check_sources(name, frame, root)
-        _check_references(name, frame, root)
+        frame, schema, records = _read_validated(name, root)
+        _check_sources(name, schema, records, root)
+        _check_references(name, schema, records, root)
     finally:
         _LOADING.pop()
-    return frame
+    return frame, records
 
 
-def _check_sources(name: str, frame: pd.DataFrame, root: Path) -> None:
-    source_cols = [c for c in frame.attrs["schema"].columns if c.type in ("source", "sources")]
+def _check_sources(name: str, schema: Schema, records: list[dict[str, Any]], root: Path) -> None:
+    source_cols = [c for c in schema.columns if c.type in ("source", "sources")]
     if not source_cols:
         return
     if name == "sources":
-        known = list(frame["id"])
+        known = [r["id"] for r in records]
     else:
         sources_schema = root / "sources.schema.yaml"
         record(sources_schema, root)
@@ -611,7 +619,8 @@ def _check_sources(name: str, frame: pd.DataFrame, root: Path) -> None:
         known = list(load_table("sources", root)["id"])
     known_set = set(known)
     for col in source_cols:
-        for value, file, row in zip(frame[col.name], frame["_file"], frame["_row"], strict=False):
+        for rec in records:
+            value, file, row = rec[col.name], rec["_file"], rec["_row"]
             if _null(value):
                 if not col.required:
                     continue  # an optional source column (tables marked `sourced: false`)
@@ -646,10 +655,14 @@ def _target(spec: str, owner: str, column: str, root: Path) -> tuple[str, str, s
     return table, key, kind
 
 
-def _rows_of(table: str, key: str, name: str, frame: pd.DataFrame, root: Path) -> pd.DataFrame:
-    """The referenced table indexed by ``key`` (this table itself for a self-reference)."""
-    target = frame if table == name else load_table(table, root)
-    return target.drop_duplicates(key).set_index(key, drop=False)
+def _keyed(table: str, key: str, name: str, records: list[dict[str, Any]], root: Path) -> dict[Any, dict[str, Any]]:
+    """The referenced table's rows by ``key`` (the first row of each key; this table for a self-reference)."""
+    rows = records if table == name else _loaded(table, root)[1]
+    out: dict[Any, dict[str, Any]] = {}
+    for r in rows:
+        if not _null(r[key]):
+            out.setdefault(r[key], r)
+    return out
 
 
 def _where(table: str, root: Path) -> str:
@@ -662,69 +675,70 @@ def _a(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
-def _check_references(name: str, frame: pd.DataFrame, root: Path) -> None:
+def _check_references(name: str, schema: Schema, records: list[dict[str, Any]], root: Path) -> None:
     """Every column declaring ``references`` names rows that exist (and ``present_in`` columns that
     are filled there); expressions name rows and fields that exist. Raises DataError (file, row, column)."""
-    schema: Schema = frame.attrs["schema"]
     for col in schema.columns:
         if col.references is None:
             continue
         if col.type == "expression":
-            _check_expressions(name, frame, col, root)
+            _check_expressions(name, records, col, root)
             continue
         by = col.references.get("by") if isinstance(col.references, dict) else None
-        targets: dict[str, tuple[str, str, set[str], list[Any]]] = {}  # spec -> (table, key, keys, in order)
-        for i, (value, file, row) in enumerate(zip(frame[col.name], frame["_file"], frame["_row"], strict=False)):
+        targets: dict[str, tuple[str, str, dict[Any, dict[str, Any]]]] = {}
+        for rec in records:
+            value = rec[col.name]
             if _null(value):
                 continue
-            spec = col.references if by is None else col.references.get(str(frame[by].iloc[i]))
+            spec = col.references if by is None else col.references.get(str(rec[by]))
             if spec is None:
                 continue
             if spec not in targets:
                 table, key, _ = _target(spec, name, col.name, root)
-                keys = list(dict.fromkeys((frame if table == name else load_table(table, root))[key].dropna()))
-                targets[spec] = (table, key, set(keys), keys)
-            table, key, known, ordered = targets[spec]
+                targets[spec] = (table, key, _keyed(table, key, name, records, root))
+            table, key, rows = targets[spec]
             for item in _items(str(value), col):
-                if item not in known and item not in (col.unlisted or {}):
+                if item not in rows and item not in (col.unlisted or {}):
                     what = f"{_a(key)} in {_where(table, root)}"
                     if by is not None:
-                        what += f" (as {by} is '{frame[by].iloc[i]}')"
-                    raise DataError(file, _unknown(item, what, ordered), row, col.name)
+                        what += f" (as {by} is '{rec[by]}')"
+                    raise DataError(rec["_file"], _unknown(item, what, list(rows)), rec["_row"], col.name)
     for col in schema.columns:
         if col.present_in is not None:
-            _check_present(name, frame, col, root)
+            _check_present(name, schema, records, col, root)
 
 
-def _check_present(name: str, frame: pd.DataFrame, col: Column, root: Path) -> None:
+def _check_present(name: str, schema: Schema, records: list[dict[str, Any]], col: Column, root: Path) -> None:
     """``present_in: {via: gpu, column: peak_tflops_dense_{}}``: the row that column ``via`` references
     has the column named by this cell's value filled (a precision the GPU offers)."""
-    schema: Schema = frame.attrs["schema"]
     via = schema.columns[schema.column_names.index(col.present_in["via"])]
     pattern = col.present_in["column"]
     head, _, tail = pattern.partition("{}")
     table, key, _ = _target(via.references, name, via.name, root)
-    rows = _rows_of(table, key, name, frame, root)
-    for value, refs, file, row in zip(frame[col.name], frame[via.name], frame["_file"], frame["_row"], strict=False):
+    rows = _keyed(table, key, name, records, root)
+    for rec in records:
+        value, refs = rec[col.name], rec[via.name]
         if _null(value) or _null(refs):
             continue
         for ref in _items(str(refs), via):
-            if ref not in rows.index:
+            if ref not in rows:
                 continue  # an `unlisted` name (any other unknown name was refused above)
-            target = rows.loc[ref]
+            target = rows[ref]
             column = pattern.format(value)
-            if column not in target.index:
-                raise DataError(file, f"'{value}' names no column {column} of {_where(table, root)}", row, col.name)
+            if column not in target:
+                raise DataError(
+                    rec["_file"], f"'{value}' names no column {column} of {_where(table, root)}", rec["_row"], col.name
+                )
             if _null(target[column]):
                 offered = [
                     c[len(head) : len(c) - len(tail) if tail else None]
-                    for c in target.index
+                    for c in target
                     if c.startswith(head) and c.endswith(tail) and not _null(target[c])
                 ]
                 raise DataError(
-                    file,
+                    rec["_file"],
                     f"{ref} has no {value} ({column} is empty in {_where(table, root)}); {ref} offers {', '.join(offered)}",
-                    row,
+                    rec["_row"],
                     col.name,
                 )
 
@@ -736,21 +750,22 @@ def value_names(text: Any) -> list[str]:
     return [part.partition("=")[0].strip() for part in SOURCE_SPLIT.split(text) if part.strip()]
 
 
-def _check_expressions(name: str, frame: pd.DataFrame, col: Column, root: Path) -> None:
+def _check_expressions(name: str, records: list[dict[str, Any]], col: Column, root: Path) -> None:
     """An expression is numbers and references joined by `` * ``; each reference ``prefix:key`` (or
     ``prefix:key:field``) names a row of the table its prefix maps to, and the field a filled
     numeric column of it (``:column``), a declared product of columns, or a name in its ``values``
     (``:values``). A product of numbers alone keeps the column's bounds."""
-    prefixes = {k: v for k, v in col.references.items()}
-    cached: dict[str, tuple[str, str, str, pd.DataFrame]] = {}
+    prefixes = dict(col.references)
+    cached: dict[str, tuple[str, str, str, dict[Any, dict[str, Any]]]] = {}
 
-    def target_rows(prefix: str) -> tuple[str, str, str, pd.DataFrame]:
+    def target_rows(prefix: str) -> tuple[str, str, str, dict[Any, dict[str, Any]]]:
         if prefix not in cached:
             table, key, kind = _target(prefixes[prefix], name, col.name, root)
-            cached[prefix] = (table, key, kind, _rows_of(table, key, name, frame, root))
+            cached[prefix] = (table, key, kind, _keyed(table, key, name, records, root))
         return cached[prefix]
 
-    for text, file, row in zip(frame[col.name], frame["_file"], frame["_row"], strict=False):
+    for rec in records:
+        text, file, row = rec[col.name], rec["_file"], rec["_row"]
         if _null(text):
             continue
         literal = 1.0
@@ -774,11 +789,9 @@ def _check_expressions(name: str, frame: pd.DataFrame, col: Column, root: Path) 
             item, field_name = (rest.rpartition(":")[0], rest.rpartition(":")[2]) if kind else (rest, "")
             if kind and not item:
                 raise DataError(file, f"'{_cut(factor)}' names no field: {prefix}:<{key}>:<field>", row, col.name)
-            if item not in rows.index:
-                raise DataError(
-                    file, _unknown(item, f"{_a(key)} in {_where(table, root)}", list(rows.index)), row, col.name
-                )
-            target = rows.loc[item]
+            if item not in rows:
+                raise DataError(file, _unknown(item, f"{_a(key)} in {_where(table, root)}", list(rows)), row, col.name)
+            target = rows[item]
             if kind == "values":
                 names = value_names(target.get("values"))
                 if field_name not in names:
@@ -809,14 +822,11 @@ def _check_expressions(name: str, frame: pd.DataFrame, col: Column, root: Path) 
                         col.name,
                     )
         if only_numbers:
+            unit = f" {col.unit}" if col.unit else ""
             if col.min is not None and literal < col.min:
-                raise DataError(
-                    file, f"{literal:g} is below the minimum {col.min:g} {col.unit or ''}".rstrip(), row, col.name
-                )
+                raise DataError(file, f"{literal:g} is below the minimum {col.min:g}{unit}", row, col.name)
             if col.max is not None and literal > col.max:
-                raise DataError(
-                    file, f"{literal:g} is above the maximum {col.max:g} {col.unit or ''}".rstrip(), row, col.name
-                )
+                raise DataError(file, f"{literal:g} is above the maximum {col.max:g}{unit}", row, col.name)
 
 
 def orphans(root: Path) -> list[Path]:
