@@ -364,6 +364,7 @@ SITE_INPUTS = (
     "analyses/__init__.py",
     "analyses/site/__init__.py",
     "analyses/site/vega_offline.py",
+    "analyses/site/sphinx_hooks.py",
 )
 SITE_STAMP = BUILD_DIR / "site-inputs.sha256"
 
@@ -412,7 +413,7 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
             else:
                 SITE_STAMP.unlink(missing_ok=True)
                 digest = site_inputs_digest()
-                jupyter_book()  # the Sphinx extension writes the downloads (vega_offline.write_downloads)
+                jupyter_book()  # the Sphinx hook writes the downloads (sphinx_hooks.write_downloads)
                 SITE_STAMP.write_text(digest + "\n")
         except KeyboardInterrupt:
             # execute_chapters returned, so every chapter in `todo` was re-executed and written

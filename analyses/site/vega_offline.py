@@ -5,15 +5,6 @@ already records the versions it asks for. At build time we write vl-convert's Ja
 (wrapped in a function scope so its top-level names cannot clash with Sphinx's ``_``) into
 ``_static/`` and, on pages that hold a chart, load it and preset ``VEGA_DEBUG`` with the versions
 the page's chart scripts ask for. Pages without charts load nothing extra.
-
-The same extension makes a plain ``jupyter-book build .`` give the whole site: when the HTML build
-finishes it writes the downloads (ledger CSV/JSON, data files, printable ledger; see
-:mod:`analyses.site.downloads`), and it drops a script Sphinx would write twice. Sphinx 7.4 adds
-an inline script registered after ``Builder.init()`` (sphinx-thebe's ``const THEBE_JS_URL = ...``
-at ``env-before-read-docs``, sphinx-togglebutton's selector) once with filename ``None`` through
-``app.add_js_file`` and again with filename ``''`` in ``prepare_writing``; the two assets compare
-unequal, so every page declared ``THEBE_JS_URL`` twice and logged "Identifier 'THEBE_JS_URL' has
-already been declared" in the browser console.
 """
 
 from __future__ import annotations
@@ -128,37 +119,8 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
     app.add_js_file(BUNDLE_NAME, priority=101)
 
 
-def _drop_repeated_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    """Keep one of each script on the page: an inline script added as filename ``None`` and again as
-    ``''`` (see the module docstring) is one script; the first stays, in its place."""
-    scripts = context.get("script_files")
-    if not isinstance(scripts, list):
-        return
-    seen: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
-    unique = []
-    for js in scripts:
-        attributes = getattr(js, "attributes", {})
-        key = (getattr(js, "filename", None) or "", tuple(sorted((k, str(v)) for k, v in attributes.items())))
-        if key not in seen:
-            seen.add(key)
-            unique.append(js)
-    scripts[:] = unique
-
-
-def write_downloads(app: Any, exception: Exception | None) -> None:
-    """After a successful HTML build, write the site's downloads into its output folder, so a plain
-    ``jupyter-book build .`` links to files that exist (``python -m analyses build`` runs the same)."""
-    if exception is not None or getattr(app.builder, "name", "") != "html":
-        return
-    from analyses.site import build
-
-    build.publish_downloads(Path(app.outdir))
-
-
 def setup(app: Any) -> dict[str, Any]:
     """Sphinx entry point (``sphinx: extra_extensions: [analyses.site.vega_offline]`` in _config.yml)."""
     app.connect("builder-inited", _write_bundle)
     app.connect("html-page-context", _page_context)
-    app.connect("html-page-context", _drop_repeated_scripts, priority=900)  # after every extension's own
-    app.connect("build-finished", write_downloads)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
