@@ -2,10 +2,27 @@
 
 The mechanics behind :mod:`analyses.data` (the one module models and notebooks read facts from):
 each table is ``<name>.csv`` or a folder ``<name>/*.csv`` with a sidecar ``<name>.schema.yaml``;
-:func:`load_table` checks the header, every cell's type, unit bounds, allowed values, uniqueness,
-ordered columns, a minimum row count, UTF-8 text, one field per header column and that every
-source id resolves, raising :class:`DataError` with file, row and column in one line. Every file
-read or folder listed is noted in :data:`READS` for the build's dependency tracking.
+:func:`load_table` checks the header, UTF-8 text, one field per header column, a minimum row
+count, and every cell against its column:
+
+- its type: finite numbers (``inf``, ``nan``, ``1e400`` refused), integers without a fraction,
+  dates that are calendar days (``date`` columns take ``min``/``max`` as years);
+- its bounds: ``min``/``max``/``positive``; ``range_by`` (bounds chosen by another column's value,
+  such as a price's ``item`` or a figure's ``unit``); ``within`` (between two columns of its row);
+  ``ordered`` groups (low <= central <= high);
+- ``allowed`` values, ``pattern``, ``unique`` (and ``keys``: combinations no two rows share);
+- row rules (``rows``): columns a kind of row needs, or must leave empty;
+- referential integrity: every ``source`` id resolves in the sources table, and a column that
+  names a row elsewhere declares ``references: table.column`` (a ``separator`` for lists; a mapping
+  ``{by: column, value: table.column}`` when another column chooses the table; ``unlisted`` names
+  the rare name allowed before its row exists, with the reason); ``present_in`` requires a filled
+  column of the referenced row (a precision the GPU offers); an ``expression`` column holds
+  numbers and ``prefix:key[:field]`` references joined by `` * ``, each row and field checked.
+
+Every fault raises :class:`DataError` in one line naming file, row and column and what is allowed;
+a data file no schema describes is a fault too (:func:`load_all`). Schemas and tables are parsed
+once per process (:func:`clear_cache`). Every file read or folder listed is noted in :data:`READS`
+for the build's dependency tracking.
 """
 
 from __future__ import annotations
