@@ -78,6 +78,8 @@ def _papermill_error(path: Path, err: Exception, probed: bool = True) -> BuildEr
     ename = getattr(err, "ename", type(err).__name__)
     evalue = " ".join(str(getattr(err, "evalue", err)).split())  # one line
     cell = getattr(err, "exec_count", None)
+    if ename in ("DataError", "DataKeyError", "ParamError"):  # says itself where and what (file, row, column)
+        return BuildError(f"{path.name}: {evalue}")
     where = f"cell {cell - probed}" if isinstance(cell, int) else "a cell"  # minus the probe cell in front
     return BuildError(f"{path.name}: {where} failed: {ename}: {evalue}")
 

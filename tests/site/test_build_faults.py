@@ -193,3 +193,21 @@ def test_an_interrupt_during_the_html_step_says_what_was_written(only, written, 
     assert capsys.readouterr().err == (
         f"interrupted during the HTML step: {written}; _build/html is incomplete, run the build again\n"
     )
+
+
+def test_a_data_fault_in_a_kernel_reads_as_the_data_fault():
+    """A chapter's kernel that meets a data fault (a claim value its check reads, removed) fails the
+    build with the fault's own words (file, row, column), not 'cell 5 failed: DataKeyError: ...'."""
+    from types import SimpleNamespace
+
+    fault = SimpleNamespace(
+        ename="DataKeyError", evalue="data/claims.csv, row 12, column 'values': claim x states no 'y'", exec_count=6
+    )
+    assert str(build._papermill_error(Path("tco.ipynb"), fault)) == (
+        "tco.ipynb: data/claims.csv, row 12, column 'values': claim x states no 'y'"
+    )
+    other = SimpleNamespace(ename="ZeroDivisionError", evalue="division by zero", exec_count=6)
+    assert (
+        str(build._papermill_error(Path("tco.ipynb"), other))
+        == "tco.ipynb: cell 5 failed: ZeroDivisionError: division by zero"
+    )
