@@ -160,6 +160,12 @@ FOUND = [
     # a logit range scaled to a central of 5e-324 rounded its ends to 0.0 (low > central: ValueError),
     # and the slider's 4-figure rounding overflowed to NaN below 1e-300
     ("utilisation", {"utilisation": 0.35836945687807964, "idle_power_fraction": 5e-324}),
+    # failures so frequent that the best goodput underflowed to 0 in the Monte Carlo: policy / best
+    # was 0/0 = NaN, counted by no verdict (and the truncated-exponential mean overflowed on its way)
+    (
+        "reliability",
+        {"interruptions_per_gpu_year": 44.16449654663588, "checkpoint_write_s": 7200.0, "b300_failure_ratio": 6.25},
+    ),
 ]
 
 
