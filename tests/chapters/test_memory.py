@@ -131,7 +131,9 @@ def test_the_recipe_needs_its_format_on_the_gpu_as_in_every_chapter():
     with pytest.raises(ValueError, match=r"V100 has no dense bf16 .*\(the bf16-mixed recipe multiplies in bf16\)"):
         ch.SPEC.validate({"gpu": "V100"})
     other = chapters.spec("scaling-efficiency")
-    with pytest.raises(ValueError, match="P100 has no dense fp8 tensor throughput in data/gpus.csv; it offers fp32, fp16"):
+    with pytest.raises(
+        ValueError, match="P100 has no dense fp8 tensor throughput in data/gpus.csv; it offers fp32, fp16"
+    ):
         other.validate({"gpu": "P100", "precision": "fp8"})
     assert ch.SPEC.validate({"gpu": "V100", "precision": "fp16-mixed"})["precision"] == "fp16-mixed"
 
