@@ -376,7 +376,7 @@ def param(name: str, help: str | None = None, **bounds: float) -> Any:
     return Param(
         name,
         "int" if whole else "float",
-        int(a.central) if whole and float(a.central).is_integer() else a.central,
+        round(a.central) if whole else a.central,  # the nearest count (a central of 512.0000000000001 is 512)
         a.unit,
         help or a.label,
         bounds.get("min", a.min),
