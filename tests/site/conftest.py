@@ -72,6 +72,9 @@ def browser() -> Iterator[Any]:
 
 FUZZ: collections.Counter = collections.Counter()
 KINDS = ("inputs", "clean one-line errors", "accepted", "tracebacks", "hangs", "files written on failure")
+# tests/site/test_data_faults.py: mutations of a copy of data/ and what became of them
+FAULTS: collections.Counter = collections.Counter()
+FAULT_KINDS = ("mutations", "one-line errors", "tracebacks", "silent acceptances", "out-of-range values accepted")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -94,6 +97,17 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(figures)
         for key in sorted(k for k in FUZZ if k.startswith("inputs ")):
             terminalreporter.write_line(f"  {key}: {FUZZ[key]}")
+    if FAULTS["mutations"]:
+        terminalreporter.write_sep("-", "data fault injection")
+        terminalreporter.write_line(", ".join(f"{k}: {FAULTS[k]}" for k in FAULT_KINDS))
+        for key in sorted(k for k in FAULTS if k.startswith("kind: ")):
+            terminalreporter.write_line(f"  {key[6:]}: {FAULTS[key]}")
+
+
+@pytest.fixture(scope="session")
+def fault_figures() -> collections.Counter:
+    """The fault-injection counters (see :data:`FAULT_KINDS`)."""
+    return FAULTS
 
 
 @pytest.fixture(scope="session")
