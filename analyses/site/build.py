@@ -361,6 +361,9 @@ SITE_INPUTS = (
     "analyses/__init__.py",
     "analyses/site/__init__.py",
     "analyses/site/vega_offline.py",
+    "analyses/site/theme_assets.py",
+    "analyses/site/figure_search.*",
+    "analyses/site/templates/**/*",
 )
 SITE_STAMP = BUILD_DIR / "site-inputs.sha256"
 
