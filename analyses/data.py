@@ -230,7 +230,7 @@ def measurements(name: str) -> pd.DataFrame:
 # Claims
 # --------------------------------------------------------------------------------------------
 
-CLAIM_COLUMNS = ("id", "document", "section", "topic", "kind", "claim", "stated", "reading", "chapter")
+CLAIM_COLUMNS = ("id", "document", "section", "topic", "kind", "claim", "stated", "written", "reading", "chapter")
 
 
 @dataclass(frozen=True)
@@ -247,6 +247,7 @@ class Claim:
     reading: str | None
     chapter: str
     values: dict[str, float]
+    written: str = ""  # the figures as the document writes them (900GB/s, 6~12个月), see claims.schema.yaml
 
     def value(self, name: str) -> float:
         """A stated figure by name; ``KeyError`` lists the names the claim carries."""

@@ -182,8 +182,10 @@ def main(argv: list[str] | None = None) -> int:
         parts = [(path, keep) for path, keep in parts if keep]
         held = set().union(*(keep for _, keep in parts))
         args.out.mkdir(parents=True, exist_ok=True)
-        css = [f"/* {FAMILY}: Noto Sans SC ({PACKAGE}, SIL OFL 1.1, see OFL.txt) cut to the book's\n"
-               f"   {len(held)} CJK characters by tools/subset_font.py; rerun it after adding Chinese text. */\n"]
+        css = [
+            f"/* {FAMILY}: Noto Sans SC ({PACKAGE}, SIL OFL 1.1, see OFL.txt) cut to the book's\n"
+            f"   {len(held)} CJK characters by tools/subset_font.py; rerun it after adding Chinese text. */\n"
+        ]
         for weight in WEIGHTS:
             font = build_weight(parts, weight)
             cmap = set(font.getBestCmap())

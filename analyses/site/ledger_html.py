@@ -56,10 +56,17 @@ LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "doc
 VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
 
 
+# Shown inside the stated cell (under the English), not as a column of its own: the figures as the
+# document writes them (data/claims.csv `written`), in Chinese, for a reader and for the search.
+WRITTEN = "written"
+
+
 def ledger_columns(ledger: pd.DataFrame, leave_out: tuple[str, ...] = ()) -> list[str]:
-    """The ledger's columns in :data:`LEDGER_ORDER`, any column it does not know at the end."""
+    """The ledger's columns in :data:`LEDGER_ORDER`, any column it does not know at the end
+    (:data:`WRITTEN` left out: :func:`ledger_cell` shows it with ``stated``)."""
     known = [c for c in LEDGER_ORDER if c in ledger.columns]
-    return [c for c in known + [c for c in ledger.columns if c not in LEDGER_ORDER] if c not in leave_out]
+    others = [c for c in ledger.columns if c not in LEDGER_ORDER and c != WRITTEN]
+    return [c for c in known + others if c not in leave_out]
 
 
 def short_document(name: str) -> str:
@@ -76,7 +83,8 @@ def ledger_cell(
 ) -> tuple[str, str | None]:
     """One ledger value as ``(html, sort key)``, the key None where the value's text sorts right.
 
-    The verdict is coloured; the claim id links to the row of its check
+    The verdict is coloured; the stated figures carry the document's own spelling of them below
+    (:data:`WRITTEN`, ``lang="zh-CN"``); the claim id links to the row of its check
     (``<chapter>.html#check-<id>``) when its chapter is ``written`` (all when None); holds is a
     percentage; text has its e-notation rewritten; ``base`` prefixes links (from a page outside
     ``book/``). Keys order verdicts as :data:`VERDICT_COLOURS` lists them, sections and numbers by value.
@@ -104,6 +112,9 @@ def ledger_cell(
     if column == "chapter" and (written is None or value in written):
         name = html.escape(str(value))
         return f'<a href="{base}{name}.html">{name}</a>', None
+    if column == "stated" and not _blank(row.get(WRITTEN)):
+        shown = source_links(value, base) if not _blank(value) else "–"
+        return f'{shown}<br><small lang="zh-CN">{html.escape(str(row[WRITTEN]))}</small>', None
     if _blank(value):
         return "–", ""
     if isinstance(value, float):
