@@ -17,20 +17,46 @@ import pandas as pd
 
 from analyses.site.notebook import check_anchor, check_href, readable, share, source_links
 
+# The verdict palette: Dark2's hues darkened (light theme) or lightened (dark theme) until each
+# colour has a contrast of at least 4.5:1 as text on the theme's page, its zebra rows and the
+# highlighted target row (tests/site/test_screens.py computes the ratios). Charts, drawn on white
+# in either theme, use the light one; a verdict is always also written out or marked by shape.
 VERDICT_COLOURS = {
-    "consistent": "#1b9e77",
-    "inconsistent": "#d95f02",
-    "implausible": "#e7298a",
-    "unverifiable": "#7570b3",
+    "consistent": "#157c5d",
+    "inconsistent": "#b34f02",
+    "implausible": "#ce1775",
+    "unverifiable": "#5e58a7",
+}
+VERDICT_COLOURS_DARK = {
+    "consistent": "#1eae83",
+    "inconsistent": "#fd6f02",
+    "implausible": "#ef6caf",
+    "unverifiable": "#9894c6",
 }
 # Figures reuse two of them: orange for what a document states, green for what the book recomputes.
 STATED_COLOUR = VERDICT_COLOURS["inconsistent"]
 RECOMPUTED_COLOUR = VERDICT_COLOURS["consistent"]
 
 
+# A mark for each verdict, written in charts beside or inside what its colour fills, so no chart
+# tells verdicts apart by colour alone.
+VERDICT_MARKS = {"consistent": "✓", "inconsistent": "✗", "implausible": "!", "unverifiable": "?"}
+
+
 def verdict_scale() -> alt.Scale:
     """The colour scale of verdicts in every chart (the ledger's colours, in the ledger's order)."""
     return alt.Scale(domain=list(VERDICT_COLOURS), range=list(VERDICT_COLOURS.values()))
+
+
+def verdict_legend(**kwargs: Any) -> alt.Legend:
+    """A legend of verdicts whose labels carry their marks ("✓ consistent")."""
+    expr = "".join(f"datum.label == '{v}' ? '{m} {v}' : " for v, m in VERDICT_MARKS.items()) + "datum.label"
+    return alt.Legend(labelExpr=expr, **kwargs)
+
+
+def verdict_mark_expr(field: str) -> str:
+    """A Vega expression giving the mark of the verdict in ``datum[field]``."""
+    return "".join(f"datum['{field}'] == '{v}' ? '{m}' : " for v, m in VERDICT_MARKS.items()) + "''"
 
 
 # Columns of the ledger in the order a reader scans them: the verdict first, then what was claimed
@@ -50,8 +76,13 @@ LEDGER_ORDER = (
     "holds",
     "flips_if",
 )
-# The colour of each verdict, once per table rather than on every cell.
-VERDICT_STYLE = "<style>" + "".join(f"b.verdict-{v}{{color:{c}}}" for v, c in VERDICT_COLOURS.items()) + "</style>"
+# The colour of each verdict in either theme, once per table rather than on every cell.
+VERDICT_STYLE = (
+    "<style>"
+    + "".join(f".verdict-{v}{{color:{c}}}" for v, c in VERDICT_COLOURS.items())
+    + "".join(f"[data-theme=dark] .verdict-{v}{{color:{c}}}" for v, c in VERDICT_COLOURS_DARK.items())
+    + "</style>"
+)
 LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "document": "doc", "claim": "claim"}
 VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
 
@@ -104,8 +135,7 @@ def ledger_cell(
             return "–", "-1"
         return share(float(value)), f"{float(value):.6f}"
     if column == "document":
-        name = html.escape(str(value))
-        return f'<span title="{name}">{html.escape(short_document(value))}</span>', None  # "000" sorts as the name
+        return html.escape(short_document(value)), None  # "000" sorts as the name
     if column == "section":
         parts = [int(p) if p.isdigit() else 0 for p in str(value).split(".")]
         return f"§{html.escape(str(value))}", ".".join(f"{p:04d}" for p in parts)

@@ -78,10 +78,15 @@ def bundle_js() -> str:
 
 def chart_html(spec: dict, div: str, versions: dict[str, str], options: dict[str, Any]) -> str:
     """The HTML of one chart (:data:`CHART_TEMPLATE`): ``versions`` maps each of :data:`LIBRARIES`
-    to the version its spec was made for; ``options`` are vega-embed's (``mode`` added)."""
+    to the version its spec was made for; ``options`` are vega-embed's (``mode`` added, and the
+    book's category colours, :data:`analyses.site.encodings.CATEGORY_COLOURS`)."""
     import json
 
+    from analyses.site.encodings import CATEGORY_COLOURS
+
     named = " ".join(f"{lib}@{versions[lib]}" for lib in LIBRARIES)
+    # the book's category colours (each visible on the white chart: 3:1), unless the spec sets its own
+    options = {"config": {"range": {"category": list(CATEGORY_COLOURS)}}, **options}
     urls = [f"https://cdn.jsdelivr.net/npm/{lib}@{versions[lib]}" for lib in LIBRARIES]
     return CHART_TEMPLATE.format(
         div=div,
