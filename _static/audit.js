@@ -13,6 +13,8 @@
  *   in the page address (?verdict=inconsistent&document=...) so a filtered view can be shared.
  * - In the ledger and the chapters' verdict tables, each cell gets its column's name as
  *   `data-label`, which the narrow-screen stylesheet shows above the value (a table as cards).
+ * - A chart scales down to its column (audit.css) but not below MIN_SCALE of its size, where its
+ *   text would be too small to read: beyond that it scrolls sideways inside its own box.
  * Without JavaScript every row shows and the controls stay hidden.
  */
 (function () {
@@ -136,7 +138,19 @@
     });
   }
 
+  var MIN_SCALE = 0.7;
+  function fitCharts() {
+    Array.prototype.forEach.call(document.querySelectorAll(".vega-embed > svg.marks, .vega-embed > canvas.marks"), function (g) {
+      var w = parseFloat(g.getAttribute("width"));
+      if (w && !g.style.minWidth) g.style.minWidth = Math.round(w * MIN_SCALE) + "px";
+    });
+  }
+
   function init() {
+    fitCharts();
+    if (window.MutationObserver && document.querySelector(".vega-embed, [id^='altair-viz-']")) {
+      new MutationObserver(fitCharts).observe(document.body, { childList: true, subtree: true });
+    }
     Array.prototype.forEach.call(document.querySelectorAll(".audit-ledger table, table.audit-verdicts"), labelled);
     Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), sortable);
     Array.prototype.forEach.call(document.querySelectorAll(".audit-ledger"), filterable);

@@ -6,8 +6,15 @@ campaign; ``make test`` runs a small, derandomised one."""
 from __future__ import annotations
 
 import collections
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+
+from analyses.data import REPO_ROOT
+from analyses.site import build
 
 FUZZ: collections.Counter = collections.Counter()
 KINDS = ("inputs", "clean one-line errors", "accepted", "tracebacks", "hangs", "files written on failure")
@@ -26,3 +33,42 @@ def pytest_terminal_summary(terminalreporter):
 def fuzz_figures() -> collections.Counter:
     """The run's fuzz counters (see :data:`KINDS`)."""
     return FUZZ
+
+
+# --------------------------------------------------------------------------------------------
+# The built site and a headless browser, shared by the tests of the book as a reader meets it
+# (test_reader.py, test_screens.py)
+# --------------------------------------------------------------------------------------------
+
+HTML = REPO_ROOT / "_build" / "html"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    # the test command never rewrites committed notebooks: with a stale one, fail before building
+    stale = [p.name for p in build.stale()]
+    assert stale == [], f"stale notebooks (re-run `python -m analyses build` and commit): {stale}"
+    proc = subprocess.run([sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "up to date" in proc.stdout  # nothing re-executed: the committed notebooks are current
+    return HTML
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
+        yield b
+        b.close()

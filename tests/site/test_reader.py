@@ -29,14 +29,6 @@ from analyses.site import build, deps, downloads, ledger_html, notebook
 
 HTML = REPO_ROOT / "_build" / "html"
 E_NOTATION = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])")
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,17 +280,6 @@ def test_ghp_import_commits_the_site_to_a_pages_branch(tmp_path):
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def site() -> Path:
-    # the test command never rewrites committed notebooks: with a stale one, fail before building
-    stale = [p.name for p in build.stale()]
-    assert stale == [], f"stale notebooks (re-run `python -m analyses build` and commit): {stale}"
-    proc = subprocess.run([sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "up to date" in proc.stdout  # nothing re-executed: the committed notebooks are current
-    return HTML
-
-
 def _pages(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.html") if not {"_static", "_sources"} & set(p.relative_to(root).parts))
 
@@ -421,20 +402,8 @@ def test_the_printable_ledger_holds_the_counts_and_every_claim(site):
 
 
 # --------------------------------------------------------------------------------------------
-# In a browser
+# In a browser (fixtures ``site`` and ``browser``: tests/site/conftest.py)
 # --------------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser(site):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
-        yield b
-        b.close()
 
 
 def _visible_rows(page) -> list[dict]:

@@ -39,8 +39,8 @@ def curves(res: Result) -> alt.LayerChart:
         .encode(
             x=x,
             y=y,
-            color=alt.Color("cluster:N", title=None, scale=alt.Scale(domain=clusters)),
-            strokeDash=dashes("cluster:N", clusters, title=None),
+            color=alt.Color("cluster:N", title=None, scale=alt.Scale(domain=clusters), legend=None),
+            strokeDash=dashes("cluster:N", clusters, title=None, legend=None),  # each line is named at its end
             tooltip=["cluster", "GPUs", alt.Tooltip("efficiency:Q", format=".2f")],
         )
     )
