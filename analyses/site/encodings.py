@@ -15,6 +15,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from analyses.models.units import settle
+
 # Dash patterns and point shapes in the order series take them (solid and circle first).
 DASH_PATTERNS: tuple[list[int], ...] = (
     [1, 0],
@@ -170,7 +172,7 @@ def stack_labels(
 def number(value: float, sig: int = 3) -> str:
     """``value`` to ``sig`` significant figures for a description: thousands separated, trailing
     zeros dropped, never in e-notation (1,230 not 1.23e+03; 0.0346; 0.5)."""
-    v = float(value)
+    v = settle(value)  # what is shown never depends on the last bits (a rounding boundary)
     if not np.isfinite(v) or v == 0:
         return "0" if v == 0 else str(v)
     magnitude = int(np.floor(np.log10(abs(v))))
@@ -178,6 +180,16 @@ def number(value: float, sig: int = 3) -> str:
     rounded = round(v, decimals)
     text = f"{rounded:,.{max(decimals, 0)}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def percent(value: float, decimals: int = 0, sign: bool = False) -> str:
+    """``value`` as a percentage for a description (settled first, like :func:`number`)."""
+    return f"{settle(value):{'+' if sign else ''}.{decimals}%}"
+
+
+def fixed(value: float, decimals: int = 0) -> str:
+    """``value`` with ``decimals`` decimals and thousands separated (settled first)."""
+    return f"{settle(value):,.{decimals}f}"
 
 
 def describe(chart: alt.TopLevelMixin, text: str) -> alt.TopLevelMixin:

@@ -7,7 +7,7 @@ import pandas as pd
 
 from analyses.chapters.experiments import Result
 from analyses.site import sliders
-from analyses.site.encodings import dashes, describe, number
+from analyses.site.encodings import dashes, describe, fixed, number, percent
 from analyses.site.notebook import stated
 
 
@@ -95,10 +95,11 @@ def early_stopping_chart(res: Result) -> alt.HConcatChart:
         "Two line charts, lines told apart by dash as well as colour. Left: against eta, the share of the full "
         "sweep's compute successive halving spends and the probability it keeps the best configuration ("
         + ", ".join(
-            f"eta {r.eta}: {r.value:.0%}" for r in res.by_eta[res.by_eta["quantity"] == quantities[-1]].itertuples()
+            f"eta {r.eta}: {percent(r.value)}"
+            for r in res.by_eta[res.by_eta["quantity"] == quantities[-1]].itertuples()
         )
         + "). Right: that probability against the rank correlation between the first rung and the final result, one "
-        f"line per eta, with the scenario's correlation of {res.s['early_stop_rank_correlation']:.2f} dashed."
+        f"line per eta, with the scenario's correlation of {fixed(res.s['early_stop_rank_correlation'], 2)} dashed."
     )
     return describe(chart, text)
 

@@ -8,7 +8,18 @@ import pandas as pd
 from analyses.chapters.memory import GB, Result, gpu, shape
 from analyses.models import memory
 from analyses.site import sliders
-from analyses.site.encodings import LABEL_SIZE, dashes, describe, end_labels, label_layer, shapes, stack_labels
+from analyses.site.encodings import (
+    LABEL_SIZE,
+    dashes,
+    describe,
+    end_labels,
+    fixed,
+    label_layer,
+    number,
+    percent,
+    shapes,
+    stack_labels,
+)
 
 
 def accounting_chart(res: Result) -> alt.Chart:
@@ -40,7 +51,7 @@ def accounting_chart(res: Result) -> alt.Chart:
         "Stacked bar chart (symlog scale) of the gigabytes one unsharded replica of each model needs, split into "
         + ", ".join(parts)
         + ": "
-        + "; ".join(f"{m} {totals[m]:,.0f} GB" for m in order if m in totals)
+        + "; ".join(f"{m} {fixed(totals[m])} GB" for m in order if m in totals)
         + "."
     )
     return describe((bars + labels).properties(width=520, height=300), text)
@@ -70,12 +81,12 @@ def zero_chart(res: Result) -> alt.LayerChart:
     )
     last = frame.sort_values("GPUs").groupby("ZeRO stage").tail(1).sort_values("ZeRO stage")
     text = (
-        f"Line chart (log scales) of the memory per GPU against the GPU count, {frame['GPUs'].min():,.0f} to "
-        f"{frame['GPUs'].max():,.0f}, one line per ZeRO stage, each with its own dash and point shape; at the largest "
+        f"Line chart (log scales) of the memory per GPU against the GPU count, {fixed(frame['GPUs'].min())} to "
+        f"{fixed(frame['GPUs'].max())}, one line per ZeRO stage, each with its own dash and point shape; at the largest "
         "count "
-        + ", ".join(f"{r._2} needs {r._3:,.0f} GB" for r in last.itertuples())
+        + ", ".join(f"{r._2} needs {fixed(r._3)} GB" for r in last.itertuples())
         + ". Grey dashed lines: each GPU's usable memory ("
-        + ", ".join(f"{g} {v:g} GB" for g, v in zip(hbm["GPU"], hbm["GB"], strict=True))
+        + ", ".join(f"{g} {number(v)} GB" for g, v in zip(hbm["GPU"], hbm["GB"], strict=True))
         + ")."
     )
     return describe((lines + dots + names + rules + labels).properties(width=520, height=320), text)
@@ -124,7 +135,7 @@ def measured_chart(res: Result) -> alt.Chart:
     text = (
         f"Scatter plot of the model's error against {len(wide)} measured PyTorch configurations, one point per "
         "configuration and accounting (shape and colour), filled for fp32 runs and open for bf16; largest errors: "
-        + ", ".join(f"{a} {w:.1%}" for a, w in worst.items())
+        + ", ".join(f"{a} {percent(w, 1)}" for a, w in worst.items())
         + "."
     )
     return describe((fp32 + bf16).properties(width=520, height=300), text)

@@ -7,7 +7,7 @@ import pandas as pd
 
 from analyses.chapters.peers import QUANTITY_LABELS, TOOL_LABELS, Result
 from analyses.models import peers
-from analyses.site.encodings import describe, shapes
+from analyses.site.encodings import describe, percent, shapes
 
 
 def diff_chart(res: Result) -> alt.LayerChart:
@@ -40,10 +40,10 @@ def diff_chart(res: Result) -> alt.LayerChart:
     outside = frame[frame["diff"].abs() > threshold]
     text = (
         f"Dot plot of every difference between a peer tool and this book (peer / ours − 1) for {frame['quantity'].nunique()} "
-        f"quantities, one shape per peer ({', '.join(names)}), against a shaded band of ±{threshold:.0%}; "
+        f"quantities, one shape per peer ({', '.join(names)}), against a shaded band of ±{percent(threshold)}; "
         f"{len(outside)} of {len(frame)} differences lie outside it"
         + (
-            ": " + "; ".join(f"{r.peer} on {r.quantity} {r.diff:+.0%}" for r in outside.itertuples())
+            ": " + "; ".join(f"{r.peer} on {r.quantity} {percent(r.diff, sign=True)}" for r in outside.itertuples())
             if len(outside)
             else ""
         )

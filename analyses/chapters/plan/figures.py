@@ -33,10 +33,16 @@ def pareto_chart(res: Result) -> alt.LayerChart:
     """Time vs cost: the cheapest layout of each GPU count (dots) and the Pareto front per generation with 90% intervals."""
     req = res.request
     cols = ["gpu", "days", "cost", "days_lo", "days_hi", "cost_lo", "cost_hi", "n_gpus", "layout"]
-    gpus = list(dict.fromkeys([*res.cloud["gpu"], *res.front["gpu"]]))
     front = _rounded(res.front[cols] if not res.front.empty else pd.DataFrame(columns=cols))
+    gpus = list(dict.fromkeys([*res.cloud.get("gpu", []), *front["gpu"]]))
     cloud = (
-        alt.Chart(_rounded(res.cloud[["gpu", "days", "cost"]]))
+        alt.Chart(
+            _rounded(
+                res.cloud[["gpu", "days", "cost"]]
+                if not res.cloud.empty
+                else pd.DataFrame(columns=["gpu", "days", "cost"])
+            )
+        )
         .mark_point(size=18, opacity=0.35, filled=True)
         .encode(
             x=alt.X("days:Q", scale=alt.Scale(type="log"), title="wall-clock days"),

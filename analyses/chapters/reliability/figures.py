@@ -8,7 +8,7 @@ import pandas as pd
 from analyses.chapters.reliability import Result
 from analyses.models import reliability as rel
 from analyses.site import sliders
-from analyses.site.encodings import LABEL_SIZE, dashes, describe, number, shapes
+from analyses.site.encodings import LABEL_SIZE, dashes, describe, number, percent, shapes
 from analyses.site.notebook import stated
 
 
@@ -44,7 +44,7 @@ def goodput_chart(res: Result) -> alt.LayerChart:
     text = (
         "Line chart of goodput (the share of wall time kept) against the checkpoint interval in minutes (log scale), "
         "with marked points, each its own shape: "
-        + "; ".join(f"{r.label} at {number(r.interval_min)} min, {r.goodput:.1%}" for r in marks.itertuples())
+        + "; ".join(f"{r.label} at {number(r.interval_min)} min, {percent(r.goodput, 1)}" for r in marks.itertuples())
         + "."
     )
     return describe((line + points).properties(width=520, height=300), text)
@@ -122,7 +122,7 @@ def causes_chart(res: Result) -> alt.Chart:
     text = (
         f"Bar chart of Llama 3's {int(frame['count'].sum())} unexpected interruptions by cause, each bar numbered by "
         "what server hardware could prevent: "
-        + "; ".join(f"{i + 1}, {t}: {s:.0%}" for i, (t, s) in enumerate(shares.items()))
+        + "; ".join(f"{i + 1}, {t}: {percent(s)}" for i, (t, s) in enumerate(shares.items()))
         + "."
     )
     return describe((bars + numbers).properties(width=420, height=340), text)

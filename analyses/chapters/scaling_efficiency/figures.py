@@ -8,7 +8,7 @@ import pandas as pd
 from analyses import data
 from analyses.chapters.scaling_efficiency import ETHERNET, THOUSAND, Result
 from analyses.site import sliders
-from analyses.site.encodings import dashes, describe, end_labels, label_layer, shapes
+from analyses.site.encodings import dashes, describe, end_labels, fixed, label_layer, percent, shapes
 from analyses.site.notebook import stated
 
 DIAGONAL = (0.5, 4000)  # span of the validation chart's perfect-agreement line (TFLOP/s and ratios)
@@ -53,10 +53,10 @@ def curves(res: Result) -> alt.LayerChart:
     labels = label_layer(ends, "x:Q", "y:Q")
     last = frame.sort_values("GPUs").groupby("cluster").tail(1).sort_values("efficiency", ascending=False)
     text = (
-        f"Line chart of scaling efficiency against GPU count (log scale, {frame['GPUs'].min():,.0f} to "
-        f"{frame['GPUs'].max():,.0f} GPUs) for {len(clusters)} clusters, each line dashed differently and named "
+        f"Line chart of scaling efficiency against GPU count (log scale, {fixed(frame['GPUs'].min())} to "
+        f"{fixed(frame['GPUs'].max())} GPUs) for {len(clusters)} clusters, each line dashed differently and named "
         "at its end; at the largest count, "
-        + ", ".join(f"{r.cluster} {r.efficiency:.0%}" for r in last.itertuples())
+        + ", ".join(f"{r.cluster} {percent(r.efficiency)}" for r in last.itertuples())
         + ". Black diamonds: the documents' two points ("
         + "; ".join(points["point"])
         + ")."
@@ -93,7 +93,7 @@ def validation(res: Result) -> alt.LayerChart:
     text = (
         f"Scatter plot (log-log) of the model's predictions against {len(frame)} published figures: per-GPU TFLOP/s "
         f"and scaling efficiencies, filled points used to calibrate the model, open points held out "
-        f"({len(held)}, errors from {held['error'].min():+.0%} to {held['error'].max():+.0%}), against the dashed "
+        f"({len(held)}, errors from {percent(held['error'].min(), sign=True)} to {percent(held['error'].max(), sign=True)}), against the dashed "
         "line of perfect agreement."
     )
     return describe((diag + fitted + checked).properties(width=400, height=320), text)

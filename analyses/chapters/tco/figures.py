@@ -9,7 +9,7 @@ from analyses.chapters.tco import GENERATIONS, NEW, Result
 from analyses.chapters.tco.rebuilt import stated_money
 from analyses.models import tco
 from analyses.site import sliders
-from analyses.site.encodings import LABEL_SIZE, dashes, describe, number, stack_labels
+from analyses.site.encodings import LABEL_SIZE, dashes, describe, fixed, number, percent, stack_labels
 from analyses.site.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
 from analyses.site.notebook import stated
 
@@ -51,7 +51,7 @@ def stack_chart(res: Result) -> alt.LayerChart:
         + ", ".join(tco.COMPONENTS)
         + ", each part named where it fits, with the rent as a black tick: "
         + "; ".join(
-            f"{g} owned {owned[g]:,.2f}, rented {r:,.2f}"
+            f"{g} owned {fixed(owned[g], 2)}, rented {fixed(r, 2)}"
             for g, r in zip(rent["gpu"], rent["cost"], strict=True)
             if g in owned
         )
@@ -96,7 +96,7 @@ def recommender_chart(res: Result) -> alt.LayerChart:
     )
     return describe(
         alt.layer(chart, rule),
-        f"{chart.description[:-1]}; the dashed rule marks the stated after / before of {1 - res.recommender.cut:.0%}.",
+        f"{chart.description[:-1]}; the dashed rule marks the stated after / before of {percent(1 - res.recommender.cut)}.",
     )
 
 
@@ -137,8 +137,8 @@ def tornado_chart(res: Result) -> alt.LayerChart:
     text = (
         f"Tornado chart of document 001's owned monthly cost ({stated(c.gpus)} {NEW}s, RMB) with each input at its 5th "
         "and 95th percentile: "
-        + "; ".join(f"{r.input} {r.at_low:,.0f} to {r.at_high:,.0f}" for r in widest.itertuples())
-        + f"; solid rule: the central estimate {c.own_rmb.central:,.0f}, dashed: the stated {c.own_stated_rmb:,.0f}."
+        + "; ".join(f"{r.input} {fixed(r.at_low)} to {fixed(r.at_high)}" for r in widest.itertuples())
+        + f"; solid rule: the central estimate {fixed(c.own_rmb.central)}, dashed: the stated {fixed(c.own_stated_rmb)}."
     )
     return describe((bars + lines).properties(width=420, height=22 * len(frame)), text)
 
@@ -154,7 +154,7 @@ def payback_chart(res: Result) -> alt.LayerChart:
     )
     return describe(
         alt.layer(band, chart),
-        f"{chart.description[:-1]}; the shaded band is the documents' payback window of {low:g} to {high:g} months.",
+        f"{chart.description[:-1]}; the shaded band is the documents' payback window of {number(low)} to {number(high)} months.",
     )
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from analyses.chapters.utilisation import Result
 from analyses.site import sliders
-from analyses.site.encodings import LABEL_SIZE, dashes, describe
+from analyses.site.encodings import LABEL_SIZE, dashes, describe, percent
 
 DIGITS = 4  # chart data rounded to what a chart can show (same output on every machine)
 
@@ -43,8 +43,8 @@ def utilisation_chart(res: Result) -> alt.LayerChart:
     wide = res.bars.pivot(index="source", columns="when", values="utilisation").reindex(res.bars["source"].unique())
     text = (
         "Bar chart of GPU utilisation before and after, each bar labelled: "
-        + "; ".join(f"{s} {r['before']:.0%} to {r['after']:.0%}" for s, r in wide.iterrows())
-        + f"; the dashed rule is the scenario's goodput, {res.s['goodput']:.0%}."
+        + "; ".join(f"{s} {percent(r['before'])} to {percent(r['after'])}" for s, r in wide.iterrows())
+        + f"; the dashed rule is the scenario's goodput, {percent(res.s['goodput'])}."
     )
     return describe((bars + words + rule).properties(width=460, height=260), text)
 
@@ -114,9 +114,9 @@ def mig_chart(res: Result) -> alt.LayerChart:
     )
     text = (
         "Histogram of cluster utilisation over simulated snapshots, on whole GPUs (solid outline) and with MIG "
-        f"(dashed outline): mean {sim['util_whole'].mean():.0%} and {sim['util_mig'].mean():.0%}; the provider's stated "
-        f"before and after ({provider.utilisation_before:.0%}, {provider.utilisation_after_min:.0%}) as dashed rules and "
-        f"the fluid bound of MIG packing ({bound:.0%}) dotted."
+        f"(dashed outline): mean {percent(sim['util_whole'].mean())} and {percent(sim['util_mig'].mean())}; the provider's stated "
+        f"before and after ({percent(provider.utilisation_before)}, {percent(provider.utilisation_after_min)}) as dashed rules and "
+        f"the fluid bound of MIG packing ({percent(bound)}) dotted."
     )
     return describe((hist + lines).properties(width=500, height=260), text)
 
