@@ -110,7 +110,7 @@ def end_labels(
     ``gap`` (in ``y``'s units, or in decades where ``log_y``) so that no two labels overlap, none
     below ``lower``.
     Columns ``x``, ``y`` and ``label`` (``text`` maps a series to a shorter label)."""
-    last = frame.sort_values(x).groupby(series, sort=False).tail(1)
+    last = frame.sort_values(x, kind="stable").groupby(series, sort=False).tail(1)
     ys = last[y].to_numpy(dtype=float)
     if gap:
         if log_y:
@@ -148,7 +148,7 @@ def stack_labels(
     rank = {p: i for i, p in enumerate(order)}
     rows = []
     for key, bar in frame.groupby(group, sort=False):
-        bar = bar.assign(_rank=bar[part].map(rank)).sort_values("_rank")
+        bar = bar.assign(_rank=bar[part].map(rank)).sort_values("_rank", kind="stable")
         top = bar[value].cumsum().to_numpy()
         bottom = top - bar[value].to_numpy()
         for p, lo, hi in zip(bar[part], bottom, top, strict=True):

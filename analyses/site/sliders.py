@@ -177,7 +177,7 @@ def runs(s: Slider, width: int) -> pd.DataFrame:
     xs = np.unique(s.grid["x"].to_numpy())
     span = (xs.max() - xs.min() + s.step) or 1.0
     out = []
-    for label, strip in s.grid.sort_values("x").groupby("label", sort=False):
+    for label, strip in s.grid.sort_values("x", kind="stable").groupby("label", sort=False):
         verdict = strip["verdict"].to_numpy()
         x = strip["x"].to_numpy()
         starts = np.flatnonzero(np.r_[True, verdict[1:] != verdict[:-1]])
@@ -325,7 +325,7 @@ def flip_map(frame: pd.DataFrame, width: int = 420) -> alt.LayerChart:
         x2="hi:Q",
     )
     tick = base.mark_tick(color="black", thickness=2, size=14).encode(x="mid:Q")
-    point = base.mark_point(shape="diamond", filled=True, size=110, stroke="black").encode(
+    point = base.mark_point(shape="diamond", filled=True, size=110, stroke="black", opacity=1).encode(
         x="percentile:Q",
         color=alt.Color("flips to:N", scale=colours, legend=verdict_legend(orient="bottom", title="would flip to")),
         tooltip=["claim:N", "verdict:N", "flips to:N", "assumption:N", "central:N", "flips at:N"],

@@ -79,7 +79,9 @@ def zero_chart(res: Result) -> alt.LayerChart:
     names = label_layer(
         ends, alt.X("x:Q", scale=alt.Scale(type="log", base=2)), alt.Y("y:Q", scale=alt.Scale(type="log"))
     )
-    last = frame.sort_values("GPUs").groupby("ZeRO stage").tail(1).sort_values("ZeRO stage")
+    last = (
+        frame.sort_values("GPUs", kind="stable").groupby("ZeRO stage").tail(1).sort_values("ZeRO stage", kind="stable")
+    )
     text = (
         f"Line chart (log scales) of the memory per GPU against the GPU count, {fixed(frame['GPUs'].min())} to "
         f"{fixed(frame['GPUs'].max())}, one line per ZeRO stage, each with its own dash and point shape; at the largest "

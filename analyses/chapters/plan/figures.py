@@ -9,6 +9,7 @@ import pandas as pd
 from analyses.chapters.plan import Result
 from analyses.chapters.plan.tables import recommended_table
 from analyses.models import plan as pl
+from analyses.models.units import settle
 from analyses.site.encodings import LABEL_SIZE, dashes, describe, number, shapes, stack_labels
 from analyses.site.notebook import Table, table
 
@@ -73,7 +74,7 @@ def pareto_chart(res: Result) -> alt.LayerChart:
     front_line = pts.mark_line().encode(strokeDash=dashes("gpu:N", gpus, title="GPU"))
     front_dots = pts.mark_point(filled=True, size=50).encode(shape=shapes("gpu:N", gpus, title="GPU"))
     chart = (cloud + xerr + yerr + front_line + front_dots + deadline).properties(width=WIDTH, height=340)
-    fastest = front.sort_values("days").groupby("gpu", sort=False).head(1)
+    fastest = front.sort_values("days", kind="stable").groupby("gpu", sort=False).head(1)
     text = (
         f"Scatter plot (log scales) of wall-clock days against {req.cost_basis} cost in USD for every layout searched "
         "(faint points), with each GPU generation's Pareto front as a line of larger points with 90% intervals, one "
@@ -138,7 +139,9 @@ def sensitivity_chart(res: Result) -> alt.LayerChart:
         )
     )
     rule = alt.Chart(_rounded(pd.DataFrame({"x": [base]}))).mark_rule(color="black", strokeDash=[4, 3]).encode(x="x:Q")
-    widest = frame.assign(span=(frame["cost_b"] - frame["cost_a"]).abs()).sort_values("span", ascending=False)
+    widest = frame.assign(span=(frame["cost_b"] - frame["cost_a"]).abs().map(settle)).sort_values(
+        "span", ascending=False, kind="stable"
+    )
     text = (
         f"Tornado chart of the cost of the recommended {gpu} layout (USD) with each input at its two extremes, widest "
         "first: "

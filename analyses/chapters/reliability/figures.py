@@ -74,7 +74,7 @@ def failures_chart(res: Result) -> alt.LayerChart:
     hline = (
         alt.Chart(rule).mark_rule(strokeDash=[6, 4], color="black").encode(y="failures per day:Q", tooltip=["label"])
     )
-    last = curves.sort_values("GPUs").groupby("calibration", sort=False).tail(1)
+    last = curves.sort_values("GPUs", kind="stable").groupby("calibration", sort=False).tail(1)
     text = (
         f"Line chart (log scales) of interruptions per day against the GPUs in a job, one line per published failure "
         f"log and the scenario, each dashed differently and named at its end; at {number(last['GPUs'].max())} GPUs: "

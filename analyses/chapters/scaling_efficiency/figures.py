@@ -51,7 +51,12 @@ def curves(res: Result) -> alt.LayerChart:
     )
     ends = end_labels(frame, "GPUs", "efficiency", "cluster", gap=0.045, lower=0.03)
     labels = label_layer(ends, "x:Q", "y:Q")
-    last = frame.sort_values("GPUs").groupby("cluster").tail(1).sort_values("efficiency", ascending=False)
+    last = (
+        frame.sort_values("GPUs", kind="stable")
+        .groupby("cluster")
+        .tail(1)
+        .sort_values("efficiency", ascending=False, kind="stable")
+    )
     text = (
         f"Line chart of scaling efficiency against GPU count (log scale, {fixed(frame['GPUs'].min())} to "
         f"{fixed(frame['GPUs'].max())} GPUs) for {len(clusters)} clusters, each line dashed differently and named "

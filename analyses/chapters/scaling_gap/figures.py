@@ -73,7 +73,7 @@ def scissors(res: Result) -> alt.LayerChart:
     curves = pd.concat(lines, ignore_index=True)
     ends = end_labels(curves, "year", "growth", "series", log_y=True, gap=0.3)
     names = label_layer(ends, "x:Q", alt.Y("y:Q", scale=alt.Scale(type="log")))
-    last = curves.sort_values("year").groupby("series", sort=False).tail(1)
+    last = curves.sort_values("year", kind="stable").groupby("series", sort=False).tail(1)
     text = (
         f"Line chart (log scale) of growth since {int(start)}: the fitted trends of model parameters and per-GPU "
         "FLOP/s (solid, with the models and GPUs they were fitted to as points) against the rates document 000 states "
@@ -101,7 +101,7 @@ def models(res: Result) -> alt.Chart:
         )
         .properties(width=560, height=300)
     )
-    records = frame[frame["compute_record"]].sort_values("t")
+    records = frame[frame["compute_record"]].sort_values("t", kind="stable")
     text = (
         f"Scatter plot (log scale) of the training compute of {len(frame)} notable models against their date, "
         f"{frame['t'].min():.0f} to {frame['t'].max():.0f}; the {len(records)} that set a record are drawn as circles, "
@@ -165,7 +165,7 @@ def centuries(res: Result) -> alt.LayerChart:
     stated = alt.Chart(band).mark_rect(opacity=0.2, color=STATED_COLOUR).encode(y="low:Q", y2="high:Q")
     rule = alt.Chart(pd.DataFrame({"x": [res.s["tokens_per_param"]]})).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
     at = res.server_years.assign(gap=(res.server_years["tokens per parameter"] - res.s["tokens_per_param"]).abs())
-    at = at.sort_values("gap").groupby("server", sort=False).head(1)
+    at = at.sort_values("gap", kind="stable").groupby("server", sort=False).head(1)
     text = (
         "Line chart (log scales) of the years one server would take to train document 000's hundred-billion-parameter "
         "model against tokens per parameter, one dashed line per server, with the stated 'several hundred years' as a "

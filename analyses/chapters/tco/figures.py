@@ -8,6 +8,7 @@ import pandas as pd
 from analyses.chapters.tco import GENERATIONS, NEW, Result
 from analyses.chapters.tco.rebuilt import stated_money
 from analyses.models import tco
+from analyses.models.units import settle
 from analyses.site import sliders
 from analyses.site.encodings import LABEL_SIZE, dashes, describe, fixed, number, percent, stack_labels
 from analyses.site.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
@@ -133,7 +134,9 @@ def tornado_chart(res: Result) -> alt.LayerChart:
             strokeDash=dashes("what:N", kinds, title=None),
         )
     )
-    widest = frame.assign(span=(frame["at_high"] - frame["at_low"]).abs()).sort_values("span", ascending=False)
+    widest = frame.assign(span=(frame["at_high"] - frame["at_low"]).abs().map(settle)).sort_values(
+        "span", ascending=False, kind="stable"
+    )
     text = (
         f"Tornado chart of document 001's owned monthly cost ({stated(c.gpus)} {NEW}s, RMB) with each input at its 5th "
         "and 95th percentile: "
