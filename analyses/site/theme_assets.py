@@ -11,10 +11,16 @@ near its 150 KB budget): after the build, runs of blank space that hold a line b
 one line break (:func:`collapse_blank_lines`), which changes nothing a browser shows: HTML
 renders a run of white space as one space, and ``<pre>``, ``<textarea>`` and scripts are kept
 as they are.
+
+Sphinx copies ``_static/`` only when some page is rebuilt: a change to ``audit.css`` alone ends in
+"no targets are out of date" and an old stylesheet in the site. When a static file changed since
+the last build, the front page is marked updated (:func:`_static_changed`), so the build goes on
+and copies them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -57,8 +63,28 @@ def _collapse_pages(app: Any, exception: Exception | None) -> None:
             path.write_text(slim, encoding="utf-8")
 
 
+def static_digest(confdir: str | Path, static_paths: list[str]) -> str:
+    """Digest of every file (path and bytes) under the project's static folders."""
+    h = hashlib.sha256()
+    for folder in static_paths:
+        root = Path(confdir) / folder
+        for path in sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else ():
+            h.update(f"\0{path.relative_to(root).as_posix()}\0".encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _static_changed(app: Any, env: Any) -> list[str]:
+    digest = static_digest(app.confdir, list(app.config.html_static_path))
+    if getattr(env, "audit_static_digest", None) == digest:
+        return []
+    env.audit_static_digest = digest
+    return [app.config.root_doc]
+
+
 def setup(app: Any) -> dict[str, Any]:
     """Sphinx entry point."""
     app.connect("config-inited", _add_templates)
+    app.connect("env-get-updated", _static_changed)
     app.connect("build-finished", _collapse_pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

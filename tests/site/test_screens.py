@@ -145,7 +145,7 @@ def contrast(a: str, b: str) -> float:
 # The backgrounds verdict words sit on: pydata-sphinx-theme's page and surface (zebra rows) in
 # each theme, and audit.css's highlighted target row (checked against the built CSS below).
 LIGHT = {"page": "#ffffff", "surface": "#f3f4f5", "target row": "#fff3bf"}
-DARK = {"page": "#14181e", "surface": "#29313d"}
+DARK = {"page": "#14181e", "surface": "#29313d", "target row": "#352c00"}
 
 
 def test_contrast_ratio_matches_wcag_examples():
@@ -187,7 +187,8 @@ def test_the_backgrounds_are_the_themes():
         ("surface", "#29313d"),
     ]:
         assert f"--pst-color-{name}:{colour};" in css, (name, colour)
-    assert "#fff3bf" in (REPO_ROOT / "_static" / "audit.css").read_text()
+    ours = (REPO_ROOT / "_static" / "audit.css").read_text()
+    assert "#fff3bf" in ours and "#352c00" in ours
 
 
 def test_category_colours_are_visible_on_white():
@@ -465,12 +466,16 @@ def test_ledger_as_cards_with_filters_at_390_px(site, browser):
 
 
 def test_verdict_colours_follow_the_theme(site, browser):
+    """Each theme's verdict colour on the background the table really has there (the dark theme
+    paints other HTML outputs light; the book's tables keep the page's)."""
     page = browser.new_page()
     page.goto((site / "book" / "claims.html").as_uri())
     rgb = "b.verdict-consistent"
-    light = page.eval_on_selector(rgb, "e => getComputedStyle(e).color")
+    script = """e => { let b = e; while (b && getComputedStyle(b).backgroundColor === 'rgba(0, 0, 0, 0)') b = b.parentElement;
+                      return [getComputedStyle(e).color, b ? getComputedStyle(b).backgroundColor : 'rgb(255, 255, 255)']; }"""
+    light, light_bg = page.eval_on_selector(rgb, script)
     page.evaluate("document.documentElement.dataset.theme = 'dark'")
-    dark = page.eval_on_selector(rgb, "e => getComputedStyle(e).color")
+    dark, dark_bg = page.eval_on_selector(rgb, script)
     page.close()
 
     def hexed(colour: str) -> str:
@@ -478,6 +483,7 @@ def test_verdict_colours_follow_the_theme(site, browser):
 
     assert hexed(light) == ledger_html.VERDICT_COLOURS["consistent"]
     assert hexed(dark) == ledger_html.VERDICT_COLOURS_DARK["consistent"]
+    assert contrast(hexed(light), hexed(light_bg)) >= 4.5 and contrast(hexed(dark), hexed(dark_bg)) >= 4.5
 
 
 def test_keyboard_focus_is_visible(site, browser):
