@@ -266,7 +266,7 @@ def published_runs() -> pd.DataFrame:
 # Claims
 # --------------------------------------------------------------------------------------------
 
-CLAIM_COLUMNS = ("id", "document", "section", "topic", "kind", "claim", "stated", "reading", "chapter")
+CLAIM_COLUMNS = ("id", "document", "section", "topic", "kind", "claim", "stated", "written", "reading", "chapter")
 
 
 @dataclass(frozen=True)
@@ -283,6 +283,7 @@ class Claim:
     reading: str | None
     chapter: str
     values: dict[str, float]
+    written: str = ""  # the figures as the document writes them (900GB/s, 6~12个月), see claims.schema.yaml
     file: str = field(default="data/claims.csv", compare=False)
     row: int | None = field(default=None, compare=False)
 

@@ -371,7 +371,11 @@ SITE_INPUTS = (
     "analyses/site/vega_offline.py",
     "analyses/pages/__init__.py",
     "analyses/pages/charts.py",  # the chart script's version comment the extension reads
+    "analyses/pages/encodings.py",  # the category colours charts.chart_html gives every chart
     "analyses/site/sphinx_hooks.py",
+    "analyses/site/theme_assets.py",
+    "analyses/site/figure_search.*",
+    "analyses/site/templates/**/*",
 )
 SITE_STAMP = BUILD_DIR / "site-inputs.sha256"
 

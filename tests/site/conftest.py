@@ -82,12 +82,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     out = getattr(session.config, "workeroutput", None)
     if out is not None:
         out["fuzz"] = dict(FUZZ)
+        out["faults"] = dict(FAULTS)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """The controller adds up the workers' fuzz counters (a pytest-xdist hook)."""
     FUZZ.update(getattr(node, "workeroutput", {}).get("fuzz", {}))
+    FAULTS.update(getattr(node, "workeroutput", {}).get("faults", {}))
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -183,6 +183,9 @@ def test_ledger_filters_follow_the_columns_it_has():
     labels = [h[2] for h in headers]
     assert labels[0] == "verdict" and {"claim id", "kind", "holds", "flips if", "reason"} <= set(labels)
     for col in rich.columns:  # every column of the ledger has a header to sort by
+        if col == ledger_html.WRITTEN:  # shown under `stated`, in its cell, sorted with it
+            assert f'<small lang="zh-CN">{rich[col].iloc[0]}</small>' in shown
+            continue
         assert ledger_html.LEDGER_LABELS.get(col, col).replace("_", " ") in labels, col
 
 
@@ -405,7 +408,7 @@ def test_the_printable_ledger_holds_the_counts_and_every_claim(site):
 
 
 # --------------------------------------------------------------------------------------------
-# In a browser
+# In a browser (fixtures ``site`` and ``browser``: tests/site/conftest.py)
 # --------------------------------------------------------------------------------------------
 
 
