@@ -79,6 +79,7 @@ def run_js(tmp_path_factory):
         assert proc.returncode == 0, proc.stderr
         return json.loads(
             proc.stdout,
+            parse_int=float,  # JSON has one kind of number: 1e20 prints as 100000000000000000000
             object_hook=lambda d: {k: _SPECIAL.get(v, v) if isinstance(v, str) else v for k, v in d.items()},
         )
 

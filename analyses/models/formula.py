@@ -40,6 +40,7 @@ This module is pure: it reads no data or scenario; the calculator's formulas are
 from __future__ import annotations
 
 import ast
+import decimal
 import functools
 import json
 import math
@@ -133,9 +134,12 @@ class InputError(ValueError):
     """Inputs outside their allowed ranges (or unknown, or not numbers): ``errors`` lists one
     ``{"input", "value", "allowed", "message"}`` per offending input, as the JavaScript does."""
 
-    def __init__(self, errors: Sequence[Mapping[str, Any]]):
+    def __init__(self, errors: Sequence[Mapping[str, Any]], known: Sequence[str] = ()):
         self.errors = [dict(e) for e in errors]
-        super().__init__("; ".join(e["message"] for e in self.errors))
+        message = "; ".join(e["message"] for e in self.errors)
+        if known and any(e["allowed"] == "no such input" for e in self.errors):
+            message += f" (inputs: {', '.join(known)})"
+        super().__init__(message)
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,8 +278,40 @@ def _shown(value: Any, scale: float) -> str:
         return repr(value)[:40]
     if v.size == 0:
         return "nothing"
-    x = v[0]
-    return format(float(x) / scale, ".6g") if math.isfinite(x) else "not a number"
+    x = float(v[0])
+    return js_string(to_precision(x / scale, 6)) if math.isfinite(x) else "not a number"
+
+
+def to_precision(x: float, digits: int) -> float:
+    """JavaScript's ``Number(x.toPrecision(digits))``: the exact binary value rounded to ``digits``
+    significant digits, halves away from zero."""
+    if x == 0 or not math.isfinite(x):
+        return x
+    d = decimal.Decimal(x)
+    quantum = decimal.Decimal(1).scaleb(d.adjusted() - digits + 1)
+    return float(d.quantize(quantum, rounding=decimal.ROUND_HALF_UP))
+
+
+def js_string(x: float) -> str:
+    """JavaScript's ``String(x)`` of a finite double (ECMA-262 Number::toString): the shortest
+    round-trip digits, positional from 1e-6 to below 1e21, else ``1.5e+21`` / ``1.5e-7``."""
+    if x == 0:
+        return "0"
+    sign, digits, exp = decimal.Decimal(repr(abs(x))).normalize().as_tuple()
+    text = "".join(map(str, digits))
+    n = len(text) + exp  # the decimal point sits after n digits
+    out: str
+    if -6 < n <= 21:
+        if n <= 0:
+            out = "0." + "0" * -n + text
+        elif n >= len(text):
+            out = text + "0" * (n - len(text))
+        else:
+            out = text[:n] + "." + text[n:]
+    else:
+        mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
+        out = f"{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
+    return ("-" if x < 0 else "") + out
 
 
 @dataclass(frozen=True)
@@ -635,7 +671,7 @@ _JS_HELPERS = {
 
 def _json(value: Any) -> str:
     """JSON safe inside an HTML ``<script>`` element."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False).replace("</", "<\\/")
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
 
 
 # --------------------------------------------------------------------------------------------
@@ -728,7 +764,7 @@ class System:
                         "input": name,
                         "value": _shown(values[name], 1.0),
                         "allowed": "no such input",
-                        "message": f"unknown input '{name}'; known: {', '.join(self.input)}",
+                        "message": f"unknown input '{name}'",
                     }
                 )
         for i in self.inputs:  # in the order of declaration, as the JavaScript
@@ -751,7 +787,7 @@ class System:
         if check:
             errors = self.errors(values)
             if errors:
-                raise InputError(errors)
+                raise InputError(errors, tuple(self.input))
         env: dict[str, Any] = {n: np.asarray(v, dtype=float) for n, v in self.constants.items()}
         for i in self.inputs:
             env[i.name] = np.asarray(i.code(values.get(i.name, i.default)), dtype=float)
@@ -804,15 +840,9 @@ class System:
             "inputs": [i.spec() for i in self.inputs],
             "results": results,
             "formulas": [
-                {
-                    "name": f.name,
-                    "expr": " ".join(f.expr.split()),
-                    "label": f.label,
-                    "unit": f.unit,
-                    "result": f.result,
-                    "infinite": f.infinite,
-                }
+                {"name": f.name, "label": f.label, "unit": f.unit, "infinite": f.infinite}
                 for f in self.formulas
+                if f.result
             ],
         }
         helpers = "".join(_JS_HELPERS[h] for h in sorted(js.helpers))
