@@ -130,10 +130,16 @@ def _generation_formulas(g: Generation, electricity: str) -> list[Formula]:
                 f"interp_loglog(throughput_{k}, n_params, {names['gpus']})",
                 f"achieved FLOP/s per GPU ({n})",
                 "FLOP/s",
+                scale=1e12,
+                display_unit="TFLOP/s",
             )
         )
     elif isinstance(g.throughput, str):
-        out.append(Formula(achieved, g.throughput, f"achieved FLOP/s per GPU ({n})", "FLOP/s"))
+        out.append(
+            Formula(
+                achieved, g.throughput, f"achieved FLOP/s per GPU ({n})", "FLOP/s", scale=1e12, display_unit="TFLOP/s"
+            )
+        )
     server, rent = names["server"], names["rent"]
     out += [
         Formula(

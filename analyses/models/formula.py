@@ -147,11 +147,26 @@ class InputError(ValueError):
 # --------------------------------------------------------------------------------------------
 
 
-def _bound(x: float, integer: bool) -> str:
-    """A bound as people read it: integers with thousands separators, otherwise 4 significant digits."""
-    if integer or (float(x).is_integer() and abs(x) < 1e15):
-        return f"{int(x):,}"
-    return f"{x:.4g}"
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def readable(x: float) -> str:
+    """A bound as people read it, never in e-notation: its shortest digits with thousands separators
+    (``131,072``, ``0.05``), and ``1×10¹⁵`` from 10¹⁵ up and below 10⁻⁴."""
+    if x == 0 or not math.isfinite(x):
+        return "0" if x == 0 else str(x)
+    _, digits, exp = decimal.Decimal(repr(abs(x))).normalize().as_tuple()
+    text = "".join(map(str, digits))
+    n = len(text) + exp  # the decimal point sits after n digits
+    if 1e-4 <= abs(x) < 1e15:
+        if n <= 0:
+            out = "0." + "0" * -n + text
+        else:
+            whole, frac = (text + "0" * max(0, n - len(text)))[:n], text[n:]
+            out = f"{int(whole):,}" + (f".{frac}" if frac else "")
+    else:
+        out = text[0] + ("." + text[1:] if len(text) > 1 else "") + "×10" + str(n - 1).translate(_SUPERSCRIPT)
+    return ("-" if x < 0 else "") + out
 
 
 @dataclass(frozen=True)
@@ -206,7 +221,7 @@ class Input:
         unit = (
             f" {self.shown_unit}" if self.shown_unit and self.shown_unit not in ("-", "fraction", "ratio", "x") else ""
         )
-        lo, hi = _bound(self.min / self.scale, self.integer), _bound(self.max / self.scale, self.integer)
+        lo, hi = readable(self.min / self.scale), readable(self.max / self.scale)
         return f"{kind} from {lo} to {hi}{unit}"
 
     def code(self, value: Any) -> Any:
@@ -318,7 +333,8 @@ def js_string(x: float) -> str:
 class Formula:
     """One named formula: ``expr`` in the grammar of this module; ``result`` formulas are what a
     page shows, the others intermediates. ``unit`` may hold ``{currency}``, which a page replaces
-    with the chosen currency; ``infinite`` is how a page shows an infinite value ("never")."""
+    with the chosen currency; ``infinite`` is how a page shows an infinite value ("never"); a page
+    shows the value divided by ``scale`` in ``display_unit`` (the value itself stays in ``unit``)."""
 
     name: str
     expr: str
@@ -326,6 +342,12 @@ class Formula:
     unit: str = ""
     result: bool = True
     infinite: str = "∞"
+    scale: float = 1.0
+    display_unit: str | None = None
+
+    @property
+    def shown_unit(self) -> str:
+        return self.display_unit if self.display_unit is not None else self.unit
 
 
 @dataclass(frozen=True)
@@ -840,7 +862,7 @@ class System:
             "inputs": [i.spec() for i in self.inputs],
             "results": results,
             "formulas": [
-                {"name": f.name, "label": f.label, "unit": f.unit, "infinite": f.infinite}
+                {"name": f.name, "label": f.label, "unit": f.shown_unit, "scale": f.scale, "infinite": f.infinite}
                 for f in self.formulas
                 if f.result
             ],

@@ -155,7 +155,7 @@ _GLUE = """
     if (typeof v === "boolean") return v ? "yes" : "no";
     if (!Number.isFinite(v)) return f.infinite;
     const a = Math.abs(v);
-    if (a !== 0 && (a >= 1e15 || a < 1e-4)) {
+    if (a !== 0 && (a >= 1e15 || a < 1e-4)) {  // as formula.readable: never e-notation
       const e = Math.floor(Math.log10(a));
       const m = Number((v / Math.pow(10, e)).toPrecision(4));
       return String(m) + "\\u00d710" + String(e).split("").map(c => SUP[c]).join("");
@@ -204,7 +204,8 @@ _GLUE = """
     root.querySelectorAll("[data-result]").forEach(el => {
       const v = out.values[el.dataset.result];
       el.dataset.value = String(v);
-      el.textContent = show(v, formulas[el.dataset.result]);
+      const f = formulas[el.dataset.result];
+      el.textContent = show(typeof v === "number" ? v / f.scale : v, f);
     });
     root.dataset.state = "ok";
   }
@@ -289,7 +290,7 @@ def demo_html(
     rows = "".join(
         f'<tr><th scope="row">{html.escape(f.label or f.name)}</th>'
         f'<td data-result="{f.name}" data-value="">…</td>'
-        f'<td class="calc-unit" data-unit="{html.escape(f.unit)}">{html.escape(f.unit)}</td></tr>'
+        f'<td class="calc-unit" data-unit="{html.escape(f.shown_unit)}">{html.escape(f.shown_unit)}</td></tr>'
         for f in system.formulas
         if f.result
     )

@@ -17,6 +17,7 @@ from analyses.models.formula import (
     LogGrid,
     System,
     names_read,
+    readable,
 )
 
 
@@ -305,3 +306,21 @@ def test_generated_javascript_is_safe_inside_a_script_element():
     s = System("x", [Input("a", "a </script><b>", "-", 1.0, 0.0, 2.0)], [Formula("p", "a", label="</script>")])
     js = s.to_js()
     assert "</script" not in js.lower() and "<\\/script>" in js
+
+
+@pytest.mark.parametrize(
+    ("x", "shown"),
+    [
+        (0.05, "0.05"),
+        (131072, "131,072"),
+        (1e13, "10,000,000,000,000"),
+        (123456.7, "123,456.7"),
+        (0.00025, "0.00025"),
+        (1e15, "1×10¹⁵"),
+        (2.5e-5, "2.5×10⁻⁵"),
+        (-3.0, "-3"),
+        (0.0, "0"),
+    ],
+)
+def test_bounds_read_as_people_read_them_never_in_e_notation(x, shown):
+    assert readable(x) == shown
