@@ -34,8 +34,8 @@ Pure: the inputs' ranges and defaults, each GPU's TDP and the grids are passed i
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from analyses.models.formula import Formula, Input, LogGrid, System, names_read
 from analyses.models.units import (
@@ -66,7 +66,7 @@ CONSTANTS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Generation:
     """A GPU generation in the calculator: its name, datasheet TDP (W), and where its achieved FLOP/s
     per GPU comes from: ``None`` (the input ``achieved_flop_per_s_<key>``), an expression in the
@@ -318,5 +318,4 @@ def _narrowed(i: Input, lo: float, hi: float) -> Input:
     new_lo, new_hi = max(i.min, lo), min(i.max, hi)
     if new_lo > new_hi:
         raise ValueError(f"input {i.name}: its range [{i.min:g}, {i.max:g}] misses the grid's [{lo:g}, {hi:g}]")
-    default = min(max(i.default, new_lo), new_hi)
-    return Input(i.name, i.label, i.unit, default, new_lo, new_hi, i.integer, i.choices, i.scale, i.display_unit)
+    return dataclasses.replace(i, default=min(max(i.default, new_lo), new_hi), min=new_lo, max=new_hi)

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 SETTLE_DIGITS = 12  # as analyses.models.units.SETTLE_DIGITS (a test keeps them equal)
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+NAME = re.compile(r"(?!__)[A-Za-z_][A-Za-z0-9_]*\Z")  # no leading "__": a JavaScript key "__proto__" is special
 RESERVED = frozenset({"ok", "errors", "values"})  # keys of the JavaScript result object
 
 # function name -> (least arguments, most arguments or None)
@@ -193,7 +193,8 @@ class Input:
     def __post_init__(self) -> None:
         if not NAME.match(self.name) or self.name in RESERVED:
             raise FormulaError(
-                self.name, f"'{self.name}' is not a plain ASCII name or is reserved ({sorted(RESERVED)})"
+                self.name,
+                f"'{self.name}' is not a plain ASCII name (no leading '__') or is reserved ({sorted(RESERVED)})",
             )
         if self.choices:
             object.__setattr__(self, "choices", tuple((str(k), float(v)) for k, v in self.choices))
@@ -728,7 +729,9 @@ class System:
         ):
             for n in names:
                 if not NAME.match(n) or n in RESERVED:
-                    raise FormulaError(n, f"'{n}' is not a plain ASCII name or is reserved ({sorted(RESERVED)})")
+                    raise FormulaError(
+                        n, f"'{n}' is not a plain ASCII name (no leading '__') or is reserved ({sorted(RESERVED)})"
+                    )
                 if n in seen:
                     raise FormulaError(n, f"the name is both a {seen[n]} and a {kind}")
                 if n in FUNCTIONS:

@@ -343,3 +343,19 @@ def test_extreme_allowed_inputs_give_numbers_never_nan(run_js, four):
         for name, v in js["values"].items():
             assert isinstance(v, float | int) and not np.isnan(v) and not np.isnan(py[name]), (name, v)
         assert _max_relative(js["values"], py) <= 1e-12
+
+
+def test_the_formulas_read_in_evaluation_order(pair):
+    """What a page may print under "how this is computed": each formula once, after those it reads."""
+    rows = pair.describe()
+    order = [r["name"] for r in rows]
+    assert sorted(order) == sorted(f.name for f in pair.formulas)
+    assert (
+        order.index("crf") < order.index("server_usd_a100") < order.index("owned_usd_a100") < order.index("cost_a100")
+    )
+    crf = next(r for r in rows if r["name"] == "crf")
+    assert crf["expr"] == (
+        "1 / depreciation_years if cost_of_capital == 0 "
+        "else cost_of_capital / (1 - (1 + cost_of_capital) ** -depreciation_years)"
+    )
+    assert crf["shown"] == "intermediate"

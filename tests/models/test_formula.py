@@ -192,6 +192,8 @@ def test_inconsistent_systems_are_refused():
         System("shadow", ab, [Formula("min", "a + b")])
     with pytest.raises(FormulaError, match="reserved"):
         System("reserved", ab, [Formula("errors", "a + b")])
+    with pytest.raises(FormulaError, match="no leading '__'"):
+        System("proto", ab, [Formula("__proto__", "a + b")])
     with pytest.raises(FormulaError, match="default 5.0 is not allowed: expected a number from 0 to 2"):
         Input("a", "a", "-", 5.0, 0.0, 2.0)
     assert names_read("f", "max(a, b) if c > 0 else interp_loglog(G, x, y)") == {"a", "b", "c", "G", "x", "y"}
