@@ -377,6 +377,14 @@ class LogGrid:
         object.__setattr__(self, "y", tuple(float(a) for a in y))
         object.__setattr__(self, "z", tuple(tuple(float(a) for a in row) for row in z))
 
+    @classmethod
+    def tabulate(cls, fn: Any, x: Sequence[float], y: Sequence[float]) -> LogGrid:
+        """The grid of ``fn(x, y)`` (a vectorised model, such as achieved FLOP/s per GPU over model
+        sizes and GPU counts) at every pair of ``x`` and ``y``."""
+        xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        z = np.broadcast_to(np.asarray(fn(xs[:, None], ys[None, :]), dtype=float), (len(xs), len(ys)))
+        return cls(tuple(xs), tuple(ys), z)
+
     @functools.cached_property
     def logs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``log x``, ``log y``, ``log z``: computed once in Python, written into the JavaScript as is."""

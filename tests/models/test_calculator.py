@@ -203,7 +203,7 @@ def test_a_throughput_grid_is_interpolated_in_log_space_and_bounds_the_workload(
         return lambda n, g: c * (n / 1e9) ** 0.05 * (g / 8.0) ** -0.04
 
     laws = {"A100": law(1.5e14), "B300": law(1.6e15)}
-    grids = {g: LogGrid(tuple(x), tuple(y), f(x[:, None], y[None, :])) for g, f in laws.items()}
+    grids = {g: LogGrid.tabulate(f, x, y) for g, f in laws.items()}
     system = wiring.system(grids=grids)
     assert (system.input["n_params"].min, system.input["n_params"].max) == (1e9, 1e12)
     assert (system.input["n_gpus_b300"].min, system.input["n_gpus_b300"].max) == (8, 4096)
