@@ -189,9 +189,13 @@ DIRECTIVES = {
 
 def _shared_static(app: Any, config: Any) -> None:
     """The Chinese book loads the English book's ``_static/`` (its CSS and JS, as Jupyter Book
-    loads a book's own folder)."""
+    loads a book's own folder), and keeps one of each script as the English book does
+    (:mod:`analyses.site.sphinx_hooks`, whose downloads belong to the English site only)."""
     if config.audit_edition != "zh" or str(STATIC) in map(str, config.html_static_path):
         return
+    from analyses.site import sphinx_hooks
+
+    app.connect("html-page-context", sphinx_hooks._drop_repeated_scripts, priority=900)
     config.html_static_path.append(str(STATIC))
     for path in sorted(STATIC.rglob("*.css")):
         config.html_css_files.append(path.relative_to(STATIC).as_posix())
