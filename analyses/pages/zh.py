@@ -17,12 +17,12 @@ from collections.abc import Iterable
 import pandas as pd
 
 from analyses import data
-from analyses.pages.ledger_html import VERDICT_COLOURS, VERDICT_STYLE
+from analyses.pages.ledger_html import VERDICT_COLOURS, VERDICT_MARKS, VERDICT_STYLE
 from analyses.pages.links import check_href
 from analyses.units.formats import fmt
 
-# A mark for each verdict, written beside its word, so no verdict is told apart by colour alone.
-VERDICT_MARKS = {"consistent": "✓", "inconsistent": "✗", "implausible": "!", "unverifiable": "?"}
+# Each verdict's word carries its mark (VERDICT_MARKS, the English pages' own), each direction an
+# arrow, so neither is told apart by colour alone.
 DIRECTION_MARKS = {"overstates": "▲", "understates": "▼"}
 LEDGER_PAGE = "ledger.html"  # the Chinese ledger, beside the front page in zh/
 
@@ -96,23 +96,26 @@ def ledger_cards(frame: pd.DataFrame, en: str) -> str:
 
 
 def terms_table() -> str:
-    """The Chinese words of verdicts, directions and kinds with what each means (data/terms_zh.csv)."""
+    """The Chinese words of verdicts, directions and kinds with what each means (data/terms_zh.csv):
+    one group after another, each word with the English edition's term under it."""
     frame = data.table("terms_zh")
     groups = {"verdict": "判定", "direction": "方向", "kind": "说法类别"}
     rows = []
-    for _, r in frame.iterrows():
-        if r["group"] == "verdict":
-            word = verdict_badge(r["term"], r["zh"])
-        elif r["group"] == "direction":
-            word = direction_badge(r["term"], r["zh"])
-        else:
-            word = _e(r["zh"])
-        rows.append(
-            f"<tr><td>{groups[r['group']]}</td><td>{word}</td><td><code>{_e(r['term'])}</code></td>"
-            f"<td>{_e(r['explain_zh'])}</td></tr>"
-        )
-    head = "<tr><th>类</th><th>中文</th><th>英文版</th><th>含义</th></tr>"
-    return f'{_style()}<table class="zh-table"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+    for group, title in groups.items():
+        rows.append(f'<tr class="zh-group"><th colspan="2">{title}</th></tr>')
+        for _, r in frame[frame["group"] == group].iterrows():
+            if group == "verdict":
+                word = verdict_badge(r["term"], r["zh"])
+            elif group == "direction":
+                word = direction_badge(r["term"], r["zh"])
+            else:
+                word = f"<b>{_e(r['zh'])}</b>"
+            rows.append(
+                f'<tr><td class="zh-word">{word}<br><code lang="en">{_e(r["term"])}</code></td>'
+                f"<td>{_e(r['explain_zh'])}</td></tr>"
+            )
+    head = "<tr><th>中文（英文版）</th><th>含义</th></tr>"
+    return f'{_style()}<table class="zh-table zh-terms"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
 
 
 def documents_table() -> str:
@@ -237,7 +240,7 @@ def chapter_box(frame: pd.DataFrame, chapter: str, en: str, ledger: str) -> str:
     )
     note = takeaway(rows, "")  # links to the items on the same page
     return (
-        f'{_style()}<div class="zh-box"><p>本章核查{len(rows)}条说法：{parts}。{takeaway(rows, "")}</p>'
+        f'{_style()}<div class="zh-box"><p>本章核查{len(rows)}条说法：{parts}。{note}</p>'
         f'<ul class="zh-findings">{items}</ul></div>'
     )
 

@@ -9,7 +9,7 @@ import html
 import re
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import quote, unquote, urlparse
 
 import pytest
 
@@ -165,3 +165,33 @@ def test_the_chinese_ledger_filters_on_a_phone_and_links_both_ways(site, browser
     page.wait_for_load_state()
     assert page.url.endswith("zh/ledger.html")
     page.close()
+
+
+def test_chinese_pages_stay_under_150_kb(site):
+    sizes = {name: (site / "zh" / f"{name}.html").stat().st_size for name in ZH_PAGES}
+    assert max(sizes.values()) < 150_000, sizes
+
+
+# The documents' own spellings of figures and words, and the claim each must find in the Chinese edition.
+DOCUMENT_SPELLINGS = {
+    "900GB/s": "000-2.2-nvlink-c2c-900",
+    "6~12个月": "000-6-payback-6-12-months",
+    "300万元": "000-4-monthly-cost-47pct-3m-rmb",
+    "风控": "000-2.4-fintech-crash-every-5-days",
+    "2.5~3倍": "001-2.1-throughput-2p5-3x",
+    "4.2万元": "001-4-own-42k-vs-rent-80k",
+    "60%~80%": "001-2.2-gds-latency-60-80pct",
+}
+
+
+def test_chinese_search_finds_claims_by_the_documents_spellings(site, browser):
+    page = browser.new_page()
+    found = {}
+    for query, claim in DOCUMENT_SPELLINGS.items():
+        page.goto((site / "zh" / "search.html").as_uri() + "?q=" + quote(query))
+        page.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=10_000)
+        hits = page.eval_on_selector_all("#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))")
+        chapter = data.claim(claim).chapter
+        found[query] = "ledger.html" in hits and f"chapters/{chapter}.html" in hits
+    page.close()
+    assert all(found.values()), found
