@@ -106,7 +106,13 @@ def rule_clause(f: Finding, rule: Rule, verdict: str, words: dict[str, str]) -> 
             why = "个案结果可以不及硬件所能" if rule.kind == "anecdote" else "照此建议所需的不超过硬件所能"
             return f"文中的{said}低于本书重算的{again}，而{why}"
         return f"文中的{said}与本书重算的{again}在{kind}类说法{tol}的容差内相符"
-    side = "above" if f.stated[0] > hi else "below"
+    t = 1 + rule.tolerance
+    if f.stated[0] > (hi * t if hi >= 0 else hi / t):
+        side = "above"
+    elif f.stated[1] < (lo / t if lo >= 0 else lo * t):
+        side = "below"
+    else:  # the figures agree, so another step of the rule decided (a fact the claim contradicts)
+        return f"文中的{said}与本书重算的{again}相近，但这一说法与权威公开资料相矛盾（详见英文版理由）"
     return f"文中的{said}{SIDE_ZH[side]}本书重算的{again}，超出{kind}类说法{tol}的容差"
 
 
