@@ -77,7 +77,7 @@ def _style() -> str:
 
 
 def ledger_cards(frame: pd.DataFrame, en: str) -> str:
-    """Every claim of the Chinese ledger as a card, with a verdict filter (``_static/zh.js``; without
+    """Every claim of the Chinese ledger as a card, with a verdict filter (``zh/_static/zh.js``; without
     JavaScript every card shows)."""
     code = codes()
     options = "".join(

@@ -12,7 +12,8 @@ says which book is building (``en``, the default, or ``zh``).
   ``zh-terms``, ``zh-documents``, ``zh-counts``, ``zh-findings`` and ``zh-chapter <slug>``. Sphinx's
   search indexes their text (raw HTML is indexed with its tags stripped).
 - The Chinese book uses the English book's ``_static/`` (stylesheets, scripts, fonts): it is added to
-  its static path and its CSS and JavaScript files loaded as Jupyter Book does for its own folder.
+  its static path and its CSS and JavaScript files loaded as Jupyter Book does for its own folder
+  (``zh/_static/``, which holds what only the Chinese pages need: ``zh.css``, ``zh.js``).
 """
 
 from __future__ import annotations
