@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import html
 import re
+import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import quote, unquote, urlparse
@@ -15,7 +17,8 @@ import pytest
 
 from analyses import data
 from analyses.chapters import ledger as book_ledger
-from analyses.site import zh_site
+from analyses.data import REPO_ROOT
+from analyses.site import build, zh_site
 
 ZH_PAGES = ["index", "ledger", *(f"chapters/{slug}" for slug in zh_site.zh_chapters())]
 
@@ -195,3 +198,10 @@ def test_chinese_search_finds_claims_by_the_documents_spellings(site, browser):
         found[query] = "ledger.html" in hits and f"chapters/{chapter}.html" in hits
     page.close()
     assert all(found.values()), found
+
+
+def test_a_build_with_nothing_changed_skips_the_chinese_edition(site):
+    proc = subprocess.run([sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "The Chinese edition is current; skipping it." in proc.stdout
+    assert build.zh_is_current()
