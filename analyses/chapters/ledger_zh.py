@@ -76,21 +76,17 @@ def recomputed(f: Finding, a: robustness.Assessment) -> str:
 
 
 def rule_clause(f: Finding, rule: Rule, verdict: str, words: dict[str, str]) -> str:
-    """Which step of the kind's rule decided, in Chinese (the English ledger's
-    :func:`analyses.verdicts.rule_clause`, from the same finding)."""
+    """Why the verdict, in Chinese, led by the verdict itself (the English ledger's
+    :func:`analyses.verdicts.rule_clause` explains the same finding): for ``unverifiable``, that
+    nothing public recomputes the figure (or that it is a business result); for ``consistent``, the
+    stated and recomputed figures within the kind's tolerance; otherwise the documents' own
+    arithmetic, an authoritative contradiction, or the side and the tolerance the figure misses."""
     kind = words["kind"][rule.kind]
-    if f.value is None or (rule.kind == "business" and not f.contradiction and _arithmetic_fails(f) is None):
-        if rule.kind == "business":
-            return "这是未具名企业的经营结果，没有公开资料能把它与所用硬件联系起来"
-        return "没有公开数据能重算这一数字"
-    if f.contradiction:
-        return f"权威公开资料与这一说法相矛盾（本书重算：{zh.number(_central(f.value), f.unit, f.sig)}）"
-    failed = _arithmetic_fails(f)
-    if failed is not None:
-        return (
-            f"按文中自己的数字推算，应为{zh.number(_central(failed.value), '', f.sig)}，"
-            f"而文中写的是{zh.interval(failed.stated[0], failed.stated[1], '', written=True) if failed.stated.shown is None else zh.as_written(failed.stated.shown, '')}"
-        )
+    business = "这是未具名企业的经营结果，没有公开资料能把它与所用硬件联系起来"
+    if f.value is None:
+        if verdict == "unverifiable":
+            return business if rule.kind == "business" else "没有公开数据能重算这一数字"
+        return "权威公开资料与这一说法相矛盾（详见英文版理由）"
     value = _central(f.value)
     lo = min(_central(f.low), value) if f.low is not None else value
     hi = max(_central(f.high), value) if f.high is not None else value
@@ -101,18 +97,30 @@ def rule_clause(f: Finding, rule: Rule, verdict: str, words: dict[str, str]) -> 
         else zh.interval(f.stated[0], f.stated[1], f.unit, written=True)
     )
     tol = fmt(rule.tolerance, pct=True, sig=2)
+    if verdict == "unverifiable":
+        if rule.kind == "business":
+            return business
+        return f"本书重算为{again}，但按{kind}类说法的规则，文中的{said}无法据此核实"
     if verdict == "consistent":
         if f.stated[1] < lo / (1 + rule.tolerance) and rule.below == "consistent":
             why = "个案结果可以不及硬件所能" if rule.kind == "anecdote" else "照此建议所需的不超过硬件所能"
             return f"文中的{said}低于本书重算的{again}，而{why}"
         return f"文中的{said}与本书重算的{again}在{kind}类说法{tol}的容差内相符"
+    failed = _arithmetic_fails(f)
+    if failed is not None:
+        shown = (
+            zh.as_written(failed.stated.shown, "")
+            if failed.stated.shown is not None
+            else zh.interval(failed.stated[0], failed.stated[1], "", written=True)
+        )
+        return f"按文中自己的数字推算，应为{zh.number(_central(failed.value), '', f.sig)}，而文中写的是{shown}"
     t = 1 + rule.tolerance
-    if f.stated[0] > (hi * t if hi >= 0 else hi / t):
+    if f.contradiction is None and f.stated[0] > (hi * t if hi >= 0 else hi / t):
         side = "above"
-    elif f.stated[1] < (lo / t if lo >= 0 else lo * t):
+    elif f.contradiction is None and f.stated[1] < (lo / t if lo >= 0 else lo * t):
         side = "below"
-    else:  # the figures agree, so another step of the rule decided (a fact the claim contradicts)
-        return f"文中的{said}与本书重算的{again}相近，但这一说法与权威公开资料相矛盾（详见英文版理由）"
+    else:  # another step of the rule decided: a fact (or a feature the older GPU had) contradicts it
+        return f"权威公开资料与这一说法相矛盾（本书重算：{again}；详见英文版理由）"
     return f"文中的{said}{SIDE_ZH[side]}本书重算的{again}，超出{kind}类说法{tol}的容差"
 
 
@@ -180,6 +188,12 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
     """Assessments as the Chinese ledger (:data:`ZH_COLUMNS`), in ledger order."""
     w = words()
     text = data.claims_zh().set_index("id")
+    missing = [a.claim.id for a in rows if a.claim.id not in text.index]
+    if missing:
+        raise LookupError(
+            f"data/claims_zh.csv has no Chinese row for {len(missing)} claim(s) of data/claims.csv: "
+            f"{', '.join(missing)}; add each with claim_zh (our own Chinese wording) and locator_zh"
+        )
     records = []
     for a in rows:
         c = a.claim

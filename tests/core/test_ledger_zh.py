@@ -78,8 +78,16 @@ def test_chinese_reasons_are_chinese_sentences_that_name_the_rule_step():
             and "推算" not in row.reason_zh
         ):
             assert f"超出{kinds[row.kind]}类说法" in row.reason_zh, row.id
-        if row.verdict == "unverifiable":
-            assert "没有公开" in row.reason_zh, row.id
+        if row.verdict == "unverifiable":  # nothing public recomputes it, or the kind's rule cannot
+            assert "没有公开" in row.reason_zh or "无法据此核实" in row.reason_zh, row.id
+
+
+def test_a_claim_without_its_chinese_row_is_named(monkeypatch):
+    rows = ledger.assessments(chapter="memory")
+    zh_rows = data.claims_zh()
+    monkeypatch.setattr(data, "claims_zh", lambda: zh_rows[zh_rows["id"] != rows[0].claim.id])
+    with pytest.raises(LookupError, match=f"no Chinese row for 1 claim.*{re.escape(rows[0].claim.id)}"):
+        ledger_zh.frame(rows)
 
 
 @pytest.mark.parametrize(
