@@ -37,7 +37,9 @@ def _grid() -> list[dict]:
             cases += [{p.name: p.min}, {p.name: p.max}]
     cases.append({"compute_efficiency": 0.5})  # a GEMM efficiency ceiling the reader sets
     # a mixture of experts: a generic shape with fewer active parameters (expert parallelism searched)
-    cases.append({"model_shape": "generic", "n_params": 2e11, "active_params": 2e10, "n_experts": 64, "experts_active": 4})
+    cases.append(
+        {"model_shape": "generic", "n_params": 2e11, "active_params": 2e10, "n_experts": 64, "experts_active": 4}
+    )
     return [CHEAP | c for c in cases]
 
 
@@ -426,7 +428,9 @@ COVERAGE = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("args", "needle"), COVERAGE, ids=["440-A100", "992-A100", "671B-MoE-H800-fp8", "405B-GB300-fp4"])
+@pytest.mark.parametrize(
+    ("args", "needle"), COVERAGE, ids=["440-A100", "992-A100", "671B-MoE-H800-fp8", "405B-GB300-fp4"]
+)
 def test_cli_plans_any_cluster_size_moe_h800_and_nvl72_fp4(args, needle, capsys):
     assert main(["plan", *args, "--no-html"]) == 0
     out = capsys.readouterr().out

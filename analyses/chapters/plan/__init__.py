@@ -254,7 +254,8 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
     try:
         if m["active_params"] and m["model_shape"] != GENERIC:
             raise pl.PlanError(
-                "active_params", "a mixture of experts is a generic shape: set model_shape generic (named shapes are dense)"
+                "active_params",
+                "a mixture of experts is a generic shape: set model_shape generic (named shapes are dense)",
             )
         if m["model_shape"] == GENERIC:
             shape = pl.Shape.from_params(
@@ -285,7 +286,7 @@ def planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
 
     A model that fits on no GPU is not refused: the page and the command line say so."""
     try:
-        req = request(cfg)
+        request(cfg)
     except pl.PlanError as err:
         names = RELATED.get(err.field, (err.field,))
         return tuple(n for n in names if n in cfg), err.detail
