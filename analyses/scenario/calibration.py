@@ -34,6 +34,7 @@ from analyses import data
 from analyses.models import memory
 from analyses.models import performance as pf
 from analyses.models import plan as pl
+from analyses.models.uncertainty import error_band
 from analyses.units import BITS_PER_BYTE, GB, MICROSECOND
 
 ASSUMED = {
@@ -354,9 +355,9 @@ def ratio_errors() -> pd.DataFrame:
 
 def band(level: float = 0.9, errs: np.ndarray | None = None) -> tuple[float, float]:
     """The factors (low, high) that turn a predicted step time into a ``level`` band of the true one:
-    ``exp`` of the out-of-sample errors' quantiles."""
+    ``exp`` of the split-conformal band of the out-of-sample errors (:func:`analyses.models.uncertainty.error_band`)."""
     e = errors() if errs is None else np.asarray(errs, float)
-    lo, hi = np.quantile(e, [(1 - level) / 2, (1 + level) / 2])
+    lo, hi = error_band(e, level)
     return float(np.exp(lo)), float(np.exp(hi))
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from analyses import data
 from analyses.models import layouts
 from analyses.models import plan as pl
+from analyses.models.uncertainty import error_band
 from analyses.scenario import calibration
 from analyses.units import MB
 
@@ -185,12 +186,14 @@ def comparison(workload: Workload, gpus: tuple[str, ...], s: Mapping[str, Any]) 
 
 def band(arch: str = "dense", level: float = 0.9) -> tuple[float, float, int]:
     """Factors (low, high) that widen a modelled per-GPU speed-up into a ``level`` band, and the number
-    of published pairs behind them: ``exp(−q_high)`` and ``exp(−q_low)`` of the model's out-of-sample
-    errors on same-recipe ratios of ``arch`` (``dense`` or ``moe``) runs
-    (:func:`analyses.scenario.calibration.ratio_errors`)."""
+    of published pairs behind them: ``exp(−high)`` and ``exp(−low)`` of the split-conformal band
+    (:func:`analyses.models.uncertainty.error_band`) of the model's out-of-sample errors on same-recipe
+    ratios of ``arch`` (``dense`` or ``moe``) runs (:func:`analyses.scenario.calibration.ratio_errors`).
+    Plain 5-95% quantiles of the 18 dense pairs covered 78% of each recipe's pairs when that recipe was
+    left out; the conformal ranks cover 89%."""
     pairs = calibration.ratio_errors()
     d = pairs.loc[pairs["arch"] == arch, "log_error"].to_numpy(float)
-    lo, hi = np.quantile(d, [(1 - level) / 2, (1 + level) / 2])
+    lo, hi = error_band(d, level)
     return float(np.exp(-hi)), float(np.exp(-lo)), int(d.size)
 
 

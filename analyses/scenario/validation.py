@@ -15,7 +15,7 @@ Three kinds of validation row (stated once):
 - **ratio** (two runs of one recipe on two GPUs, ``ratio_group``): the per-GPU speed-up of the newer
   GPU over the older, predicted against published (:func:`analyses.scenario.calibration.ratio_errors`).
 
-The 90% band of a row is leave-one-source-out: the quantiles of the out-of-sample errors of every
+The 90% band of a row is leave-one-source-out: the split-conformal band of the out-of-sample errors of every
 *other* publication's rows, so no row's band is widened by its own error. ``before`` is the step-time
 model the book used before issue 21 (one kernel efficiency per GPU and precision, fitted on one run
 each from ``data/scaling_benchmarks.csv``, 6N FLOPs, data-parallel overlap 0.5:
@@ -34,7 +34,7 @@ from analyses import data, scenario
 from analyses.models import flops, layouts, scaling
 from analyses.models import kernel_efficiency as ke
 from analyses.models import plan as pl
-from analyses.models.uncertainty import INTERVAL_LEVEL
+from analyses.models.uncertainty import INTERVAL_LEVEL, error_band
 from analyses.scenario import calibration, planning
 from analyses.units import HOURS_PER_DAY, MB
 
@@ -44,13 +44,12 @@ KINDS = ("step time", "GPU-hours", "wall-clock days", "ratio")
 
 
 def _q(errs: np.ndarray, level: float = INTERVAL_LEVEL) -> tuple[float, float]:
-    lo, hi = np.quantile(errs, [(1 - level) / 2, (1 + level) / 2])
-    return float(lo), float(hi)
+    return error_band(errs, level)
 
 
 def source_bands(frame: pd.DataFrame, column: str = "log_error", by: str = "source") -> pd.DataFrame:
-    """Each row's leave-one-source-out band: the 5th and 95th percentiles of ``column`` over the rows
-    whose ``by`` differs (columns ``band_lo``, ``band_hi``, in the errors' log units)."""
+    """Each row's leave-one-source-out band: the split-conformal 90% band
+    (:func:`analyses.models.uncertainty.error_band`) of ``column`` over the rows whose ``by`` differs (columns ``band_lo``, ``band_hi``, in the errors' log units)."""
     out = frame.copy()
     lows, highs = [], []
     values = frame[column].to_numpy(float)

@@ -9,6 +9,7 @@ import pytest
 from analyses import data, scenario
 from analyses.chapters import validation as ch
 from analyses.chapters.validation import figures, text
+from analyses.models.uncertainty import error_band
 from analyses.scenario import calibration, generations
 from analyses.scenario import validation as val
 
@@ -66,14 +67,23 @@ def test_calibration_rows_are_predicted_by_the_fit_that_left_them_out(default):
 
 
 def test_a_rows_band_is_built_without_its_own_publication():
-    """Hand-worked: three sources with errors 0, 0 | 1 | 2, 2; a row's band is the 5-95% quantiles of
-    the other sources' errors only."""
+    """Hand-worked: sources a (errors 0, 0), b (1), c (2, 2). With three or fewer other errors the
+    split-conformal 90% band is their range (rank k = ceil((n + 1) * 0.95) = n): row a's band is
+    [1, 2] (b and c), b's [0, 2], c's [0, 1]."""
     frame = pd.DataFrame({"source": ["a", "a", "b", "c", "c"], "log_error": [0.0, 0.0, 1.0, 2.0, 2.0]})
     out = val.source_bands(frame)
-    q = lambda x: np.quantile(x, [0.05, 0.95])  # noqa: E731
-    assert np.allclose(out.loc[0, ["band_lo", "band_hi"]], q([1.0, 2.0, 2.0]))
-    assert np.allclose(out.loc[2, ["band_lo", "band_hi"]], q([0.0, 0.0, 2.0, 2.0]))
-    assert np.allclose(out.loc[3, ["band_lo", "band_hi"]], q([0.0, 0.0, 1.0]))
+    assert out[["band_lo", "band_hi"]].to_numpy().tolist() == [[1, 2], [1, 2], [0, 2], [0, 1], [0, 1]]
+
+
+def test_the_conformal_band_takes_the_ranks_that_cover_the_level():
+    """Split conformal (Lei et al. 2018): with n errors the 90% band runs from the (n + 1 − k)-th to the
+    k-th smallest, k = ceil(0.95 (n + 1)): 100 errors 1..100 give 5 and 96 (plain quantiles: 5.95 and
+    95.05); 19 or fewer give the extremes."""
+    assert error_band(np.arange(1.0, 101.0)) == (5.0, 96.0)
+    assert error_band(np.arange(1.0, 20.0)) == (1.0, 19.0)
+    assert error_band(np.array([3.0])) == (3.0, 3.0)
+    with pytest.raises(ValueError, match="at least one error"):
+        error_band(np.array([]))
 
 
 def test_issue_21_targets_on_the_validation_rows(default):
