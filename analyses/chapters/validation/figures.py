@@ -36,7 +36,7 @@ def mfu_chart(res: Result) -> alt.LayerChart:
             "role": np.where(step["role"] == "calibrate", "calibration (left out of its own fit)", "validation"),
             "published MFU": _round(step["published_mfu"]),
             "predicted MFU": _round(step["predicted_mfu"]),
-            "error": _round(step["error"]),
+            "error": np.round(step["error"].to_numpy(float), 3) + 0.0,  # fixed decimals: a near-zero error shows as 0
         }
     )
     lo, hi = res.band
