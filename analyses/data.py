@@ -340,6 +340,11 @@ def failure_rates() -> pd.DataFrame:
     return table("failure_rates")
 
 
+def goodput_published() -> pd.DataFrame:
+    """Goodput (effective training time ratio) published for runs whose interruption count is not."""
+    return table("goodput_published")
+
+
 def failure_causes(run_id: str | None = None) -> pd.DataFrame:
     """Root causes of a logged run's interruptions (all runs when ``run_id`` is None)."""
     frame = table("failure_causes")

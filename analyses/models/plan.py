@@ -9,8 +9,8 @@ share, latency and data-parallel overlap, and the kernel efficiency calibrated o
 throughput (:mod:`analyses.models.kernel_efficiency`, passed in), whose errors on the published
 validation rows are the time uncertainty; the data-loading stall (:func:`analyses.models.pipeline.step_time_s`,
 a prefetching loader) at the bytes per input token; failures at the interruptions per GPU-year, the
-optimal checkpoint interval and the goodput with the restart time
-(:mod:`analyses.models.reliability`); the cost per GPU-hour, rented or owned, from the prices
+optimal checkpoint interval and the goodput with the restart time, both of the request's
+``operations`` mode (:mod:`analyses.models.reliability`); the cost per GPU-hour, rented or owned, from the prices
 (:func:`analyses.models.gpu_hour_cost.per_gpu_hour`), and its draws (passed in).
 :mod:`analyses.scenario.planning` resolves the calibration, the hardware and the draws from the data
 and the scenario and runs the planner end to end (``planning.plan(req)``).
@@ -40,6 +40,7 @@ from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.models.training_run import (
     CHECKPOINT_METHODS,
     MEMORY_RECIPE,
+    OPERATIONS,
     PRECISIONS,
     REQUEST_FIELDS,
     TIME_ASSUMPTIONS,
@@ -52,6 +53,7 @@ from analyses.units import GB, HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 __all__ = [
     "CHECKPOINT_METHODS",
+    "OPERATIONS",
     "PRECISIONS",
     "REQUEST_FIELDS",
     "TIME_ASSUMPTIONS",
@@ -181,9 +183,10 @@ def evaluate(req: Request, gpu: str, efficiency: float, frame: pd.DataFrame | No
     states = memory.model_state_bytes_by_part(s.n_params, precision=MEMORY_RECIPE[req.precision])
     checkpoint_bytes = float(states["weights"] + states["optimizer"])
     checkpoint_s = checkpoint_bytes / (req.checkpoint_gb_per_s_per_node * GB * nodes)
-    mtbf = reliability.cluster_mtbf_s(n, reliability.per_gpu_mtbf_from_rate_s(sc["interruptions_per_gpu_year"]))
+    rate_name, restart_name = req.reliability_assumptions  # the cluster's operations mode
+    mtbf = reliability.cluster_mtbf_s(n, reliability.per_gpu_mtbf_from_rate_s(sc[rate_name]))
     interval = reliability.checkpoint_interval(checkpoint_s, mtbf, method=req.checkpoint_method)
-    good = reliability.goodput(interval, checkpoint_s, mtbf, sc["restart_s"])
+    good = reliability.goodput(interval, checkpoint_s, mtbf, sc[restart_name])
     wall_s = steps * step / good
 
     hourly = hourly_cost(req, gpu)

@@ -16,11 +16,19 @@ Rows derived from other tables are computed here, never typed twice:
     achieved FLOP/s per GPU of one (GPU, precision) over another: dense peak ratio times the MFU
     ratio of the two groups; the range combines both groups' spreads in log space;
 ``failure_rate``
-    job interruptions per GPU-year of the published logs (``data/failure_logs.csv``): the named
-    log as central value, the lowest and highest logs as the range;
+    all-cause job interruptions per GPU-year of an operations mode (the argument: ``automated`` or
+    ``manual``), fitted on the calibration logs of ``data/failure_logs.csv`` and
+    ``data/failure_rates.csv``, with the 90% prediction band of a new cluster
+    (:mod:`analyses.scenario.failures`);
 ``prevention``
     the share of a logged run's interruptions (``data/failure_causes.csv``) in the first one, two
-    and three tiers of :data:`analyses.models.reliability.PREVENTION_TIERS` (low, central, high).
+    and three tiers of :data:`analyses.models.reliability.PREVENTION_TIERS` (low, central, high);
+``interruption_share``
+    the share of all interruptions that are hardware (:func:`analyses.scenario.failures.hardware_share_range`);
+``goodput``
+    the reliability model's goodput of the scenario's job, computed from the scenario's own rate,
+    restart, checkpoint write time and job size (:func:`analyses.scenario.failures.goodput_range`);
+    a chapter that overrides one of those gets the goodput that follows (:func:`ranges`).
 
 Derived values are rounded to three significant figures (:func:`analyses.units.formats.round_sig`), so what a reader sees is what every
 check uses. Every chapter and check reads assumptions as ``s[name]`` from :func:`values` (floats)
@@ -182,19 +190,31 @@ def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
         rng, sources = _speedup(arg)
         return Range(rng.low, rng.central, rng.high, dist), sources, ""
     if kind == "failure_rate":
-        logs = data.failure_logs()
-        if arg not in set(logs["id"]):
+        from analyses.scenario import failures as wired  # the fit reads the logs (lazy: no import cycle)
+
+        if arg not in wired.OPERATIONS:
             raise data.DataError(
-                "data/scenario.csv", f"no failure log '{arg}' in data/failure_logs.csv", column="argument"
+                "data/scenario.csv",
+                f"failure_rate argument '{arg}' is not one of {wired.OPERATIONS}",
+                column="argument",
             )
-        rates = reliability.interruptions_per_gpu_year(logs["interruptions"], logs["days"], logs["gpus"])
-        central = float(rates[(logs["id"] == arg).to_numpy()][0])
-        sources = ";".join(sorted({s for v in logs["source"] for s in data.SOURCE_SPLIT.split(v)}))
-        return (
-            Range(round_sig(float(rates.min())), round_sig(central), round_sig(float(rates.max())), dist),
-            sources,
-            "",
+        rng = wired.rate_range(arg)
+        logs = wired.logs()
+        used = logs[(logs["role"] == "calibrate") & (logs["mode"] == arg)]
+        sources = ";".join(sorted({s for v in used["source"] for s in data.SOURCE_SPLIT.split(v)}))
+        return Range(round_sig(rng.low), round_sig(rng.central), round_sig(rng.high), dist), sources, ""
+    if kind == "interruption_share":
+        from analyses.scenario import failures as wired
+
+        if arg != "hardware":
+            raise data.DataError(
+                "data/scenario.csv", f"interruption_share argument '{arg}' is not 'hardware'", column="argument"
+            )
+        low, central, high = (round_sig(v) for v in wired.hardware_share_range())
+        sources = ";".join(
+            sorted({s for v in data.failure_causes(wired.CAUSES_RUN)["source"] for s in data.SOURCE_SPLIT.split(v)})
         )
+        return Range(low, central, high, dist), sources, ""
     if kind == "prevention":
         causes = data.failure_causes(arg)
         if causes.empty:
@@ -207,11 +227,37 @@ def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
     raise data.DataError("data/scenario.csv", f"unknown derivation '{kind}'", column="derivation")
 
 
+def _goodput(row: Mapping[str, Any], table: Mapping[str, Range]) -> Range:
+    """A ``goodput`` row's range from the ranges of the assumptions it reads (rounded like every derived value)."""
+    from analyses.scenario import failures as wired
+
+    if row["argument"] != "automated":
+        raise data.DataError(
+            "data/scenario.csv", "a goodput row derives the automated mode's goodput", column="argument"
+        )
+    g = wired.goodput_range(*(table[name] for name in wired.GOODPUT_INPUTS))
+    return Range(round_sig(g.low), round_sig(g.central), round_sig(g.high), row["distribution"])
+
+
 @functools.cache
 def _assumptions(data_dir: str) -> dict[str, Assumption]:
+    rows = data.table("scenario").to_dict("records")
+    derived: dict[str, tuple[Range, str, str]] = {}
+    for row in rows:  # every row but goodput, which reads the others' ranges
+        if row["derivation"] != "goodput":
+            derived[row["name"]] = _derive(row)
+    for row in rows:
+        if row["derivation"] == "goodput":
+            from analyses.scenario import failures as wired
+
+            ranges_now = {name: value[0] for name, value in derived.items()}
+            sources = ";".join(
+                sorted({s for n in wired.GOODPUT_INPUTS for s in data.SOURCE_SPLIT.split(derived[n][1]) if s})
+            )
+            derived[row["name"]] = (_goodput(row, ranges_now), sources, "")
     out: dict[str, Assumption] = {}
-    for row in data.table("scenario").to_dict("records"):
-        rng, sources, date = _derive(row)
+    for row in rows:
+        rng, sources, date = derived[row["name"]]
         try:
             rng.check()
         except ValueError as err:
@@ -263,12 +309,26 @@ def ranges(overrides: Mapping[str, Any] | None = None) -> dict[str, Range]:
     """Every assumption's range; an override (a chapter config, say) moves the central value of
     the assumptions it names and keeps each range's relative spread."""
     out = {}
-    for name, a in assumptions().items():
+    table = assumptions()
+    for name, a in table.items():
         if overrides is not None and name in overrides and overrides[name] != a.central:
             out[name] = a.range.scaled(float(overrides[name]))
         else:
             out[name] = a.range
+    for name, a in table.items():  # a derived goodput follows the inputs a reader moved (unless set itself)
+        if (
+            a.derivation == "goodput"
+            and out[name] == a.range
+            and any(out[n] != table[n].range for n in _goodput_inputs())
+        ):
+            out[name] = _goodput({"argument": a.argument, "distribution": a.range.distribution}, out)
     return out
+
+
+def _goodput_inputs() -> tuple[str, ...]:
+    from analyses.scenario import failures as wired
+
+    return wired.GOODPUT_INPUTS
 
 
 def values(overrides: Mapping[str, Any] | None = None) -> dict[str, float]:
