@@ -25,6 +25,7 @@ published logs".
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -144,7 +145,15 @@ def _logs(data_dir: str) -> pd.DataFrame:
     b = pd.DataFrame(
         {
             "id": fleet["id"],
-            "log": fleet["study"] + ", " + fleet["cluster"] + np.where(node, "", " (" + fleet["metric"] + ")"),
+            "log": [
+                f"{r['study']}, {r['cluster']}: "
+                + (
+                    "node failures"
+                    if r["metric"] == "failures_per_1000_node_days"
+                    else f"MTTF of {r['job_gpus']:,.0f}-GPU jobs"
+                )
+                for r in fleet.to_dict("records")
+            ],
             "table": "failure_rates",
             "gpus": np.where(node, np.nan, fleet["job_gpus"]),
             "days": fleet["period_days"].astype(float),
@@ -246,10 +255,12 @@ def rate_validation() -> pd.DataFrame:
             predicted = out_fit.rate(mode) * share
             low, high = predicted * float(f_lo), predicted * float(f_hi)
         bound = r["bound"] if len(g) == 1 else "approximate"
+        ids = list(g["id"])
         rows.append(
             {
                 "log": r["log"],
-                "ids": ", ".join(g["id"]),
+                "ids": ", ".join(ids),
+                "label": ids[0] if len(ids) == 1 else os.path.commonprefix(ids).rstrip("-"),
                 "operations": r["operations"],
                 "mode": mode,
                 "role": role,

@@ -31,6 +31,9 @@ def _id(values: dict) -> str:
 
 def _render(res: ch.Result) -> None:
     charts = [figures.goodput_chart(res), figures.failures_chart(res), figures.causes_chart(res)]
+    charts += [figures.validation_chart(res)]
+    for frame in (figures.rates_table(res), figures.goodput_table(res), figures.recovery_table(res)):
+        assert len(frame) >= 2 and frame["source"].notna().all()
     charts += list(figures.slider_charts(res))
     for chart in charts:
         assert isinstance(chart, alt.TopLevelMixin)
@@ -43,6 +46,12 @@ def _render(res: ch.Result) -> None:
         text.causes_sentence(res),
         text.clean_run_sentence(res),
         text.recovery_sentence(res),
+        text.modes_sentence(res),
+        text.named_runs_sentence(res),
+        text.validation_takeaway(res),
+        text.goodput_takeaway(res),
+        text.misses_sentence(res),
+        text.scenario_goodput_sentence(res),
         *(text.slider_caption(s) for s in res.sliders),
     ]
     for sentence in sentences:
@@ -198,3 +207,17 @@ def test_operations_mode_sets_the_pages_rate_and_restart(default, result):
     assert (manual.rate_low, manual.rate_high) == scenario.ranges()["interruptions_per_gpu_year_manual"][::2][:2]
     # the validation tables do not depend on the chapter's mode
     assert manual.rates.equals(default.rates)
+
+
+def test_the_validation_sentences_say_what_the_tables_show(default):
+    assert "all within 30%" in text.named_runs_sentence(default)
+    v = default.rates
+    scored = v[v["role"].isin(["calibrate", "validate"]) & v["predicted"].notna()]
+    assert text.validation_takeaway(default).startswith(f"{int(scored['inside'].sum())} of {len(scored)} ")
+    assert "32× as large" in text.scenario_goodput_sentence(default)  # 16,384 / 512
+    assert "97.7%" in text.scenario_goodput_sentence(default)
+    # a table without misses says so plainly
+    clean = dataclasses.replace(default, rates=v.assign(inside=v["inside"].where(v["inside"].isna(), True)))
+    assert text.validation_takeaway(clean).endswith("band.")
+    g = default.goodput_check
+    assert text.goodput_takeaway(dataclasses.replace(default, goodput_check=g.assign(inside=True))).endswith("best.")
