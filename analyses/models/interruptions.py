@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analyses.models import reliability as rel
+from analyses.models import uncertainty
 from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.units import DAYS_PER_YEAR, HOURS_PER_YEAR
 
@@ -93,11 +94,9 @@ class RateFit:
 
 
 def prediction_factor(log_sd: float, dof: int, n_mode: int, count: ArrayLike = np.inf, level: float = INTERVAL_LEVEL):
-    """``exp(t_{dof} · sqrt(sd² (1 + 1/n_mode) + 1/count))``: the band's multiplicative half-width."""
-    from scipy.stats import t  # imported when first needed (a command that validates nothing skips it)
-
-    var = log_sd**2 * (1.0 + 1.0 / n_mode) + 1.0 / np.asarray(count, dtype=float)
-    return np.exp(float(t.ppf(0.5 + level / 2.0, dof)) * np.sqrt(var))
+    """``exp(t_{dof} · sqrt(sd² (1 + 1/n_mode) + 1/count))``: the band's multiplicative half-width
+    (:func:`analyses.models.uncertainty.prediction_factor`)."""
+    return uncertainty.prediction_factor(log_sd, dof, n_mode, count, level)
 
 
 def fit(all_cause_rates: ArrayLike, modes: Sequence[str]) -> RateFit:
