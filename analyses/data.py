@@ -396,6 +396,11 @@ def memory_measured() -> pd.DataFrame:
     return table("memory_measured")
 
 
+def memory_frameworks() -> pd.DataFrame:
+    """What each training framework keeps on a GPU besides model states (one row per framework)."""
+    return table("memory_frameworks")
+
+
 # --------------------------------------------------------------------------------------------
 # Prices (tco chapter)
 # --------------------------------------------------------------------------------------------

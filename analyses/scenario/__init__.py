@@ -25,6 +25,9 @@ Rows derived from other tables are computed here, never typed twice:
     and three tiers of :data:`analyses.models.reliability.PREVENTION_TIERS` (low, central, high);
 ``interruption_share``
     the share of all interruptions that are hardware (:func:`analyses.scenario.failures.hardware_share_range`);
+``memory_fit``
+    measured peak memory over the bytes the memory model holds, fitted on the calibration runs
+    (:func:`analyses.scenario.memory_fit.reserve_range`);
 ``goodput``
     the reliability model's goodput of the scenario's job, computed from the scenario's own rate,
     restart, checkpoint write time and job size (:func:`analyses.scenario.failures.goodput_range`);
@@ -224,6 +227,19 @@ def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
         low, central, high = (round_sig(float(x)) for x in reliability.preventable_shares(causes))
         sources = ";".join(sorted({s for v in causes["source"] for s in data.SOURCE_SPLIT.split(v)}))
         return Range(low, central, high, dist), sources, ""
+    if kind == "memory_fit":
+        from analyses.scenario import memory_fit
+
+        if arg != "calibrate":
+            raise data.DataError(
+                "data/scenario.csv", f"memory_fit argument '{arg}' is not 'calibrate'", column="argument"
+            )
+        rng = memory_fit.reserve_range()
+        used = data.memory_measured()
+        sources = ";".join(
+            sorted({s for v in used[used["role"] == "calibrate"]["source"] for s in data.SOURCE_SPLIT.split(v)})
+        )
+        return Range(round_sig(rng.low), round_sig(rng.central), round_sig(rng.high), dist), sources, ""
     raise data.DataError("data/scenario.csv", f"unknown derivation '{kind}'", column="derivation")
 
 
