@@ -14,7 +14,13 @@ from analyses.chapters import memory as ch
 from analyses.chapters.memory import checks, figures, text
 from analyses.models import memory
 
-FIGURES = (figures.accounting_chart, figures.zero_chart, figures.measured_chart, figures.allowance_slider)
+FIGURES = (
+    figures.accounting_chart,
+    figures.zero_chart,
+    figures.measured_chart,
+    figures.allowance_slider,
+    figures.runs_chart,
+)
 SENTENCES = (
     text.weights_takeaway,
     text.param_count_sentence,
@@ -27,6 +33,9 @@ SENTENCES = (
     text.zero_caption,
     text.measured_caption,
     text.slider_caption,
+    text.runs_takeaway,
+    text.bloom_sentence,
+    text.reserve_sentence,
 )
 
 
@@ -247,3 +256,14 @@ def test_the_page_and_the_checks_share_their_figures(result):
     assert res.published["within print"].all()
     # every fit the tables show is computed once and reused
     assert res.min_gpus(res.cfg["preset"], "B300") == int(res.fits[(res.cfg["preset"], "B300")]["n_gpus"])
+
+
+def test_the_runs_table_is_the_validation_and_the_sentences_say_so(result):
+    res = result()
+    frame = figures.runs_table(res)
+    assert len(frame) == len(res.runs) and frame["source"].notna().all()
+    val = res.runs[res.runs["role"] == "validate"]
+    assert f"on the {len(val)} runs it was not fitted on" in text.runs_takeaway(res)
+    assert "BLOOM-176B as trained" in text.bloom_sentence(res) and "59 GiB" in text.bloom_sentence(res)
+    # the validation does not depend on the chapter's layout parameters
+    assert result(tp=4, pp=2).runs.equals(res.runs)

@@ -23,7 +23,7 @@ from analyses.chapters import ledger
 from analyses.chapters.memory import checks
 from analyses.chapters.memory.wiring import measured_error_table, measured_table, param_count_table, published_table
 from analyses.models import activations, memory
-from analyses.scenario import generations
+from analyses.scenario import generations, memory_fit
 from analyses.scenario.generations import NEW, OLD, gpu
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule
 from analyses.units import GB
@@ -186,6 +186,8 @@ class Result:
     search_limits: dict[str, int]  # the layout search's largest tp, pp and dp
     measured: pd.DataFrame
     measured_errors: pd.DataFrame
+    runs: pd.DataFrame  # published peak memory of training runs against the model (memory_fit.validation)
+    reserve: Any  # the allocator overhead fitted on the calibration runs (peak_memory.OverheadFit)
     ledger: pd.DataFrame
     sliders: tuple[Slider, ...]
 
@@ -432,6 +434,8 @@ def compute(cfg: Config) -> Result:
         search_limits={"tp": max(memory.TP_CHOICES), "pp": max(memory.PP_CHOICES), "dp": max(memory.DP_CHOICES)},
         measured=measured,
         measured_errors=measured_error_table(measured),
+        runs=memory_fit.validation(s[ALLOWANCE]),
+        reserve=memory_fit.fit(),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=(ledger.slider(ALLOWANCE, SLIDER_CLAIMS, {SLUG: cfg}),),
     )

@@ -128,3 +128,43 @@ def slider_caption(res: Result) -> str:
     if s.flips.empty:
         lead += " No value a reader may set flips these verdicts: they rest on datasheet capacities and byte counts."
     return sliders.caption(s, SLUG, lead)
+
+
+BLOOM_RUN = "bloom-176b-final-tp4-pp12-mbs2"  # the trained BLOOM-176B layout (data/memory_measured.csv)
+
+
+def runs_takeaway(res: Result) -> str:
+    """How the model does on the published runs it was not fitted on, against the accounting before."""
+    v = res.runs
+    val = v[v["role"] == "validate"]
+    err, before = val["error"].abs(), val["before_error"].abs()
+    return (
+        f"on the {len(val)} runs it was not fitted on the model is off by {fmt(err.median(), pct=True, sig=2)} at the "
+        f"median and {fmt(err.max(), pct=True, sig=2)} at worst (before: {fmt(before.median(), pct=True, sig=2)} and "
+        f"{fmt(before.max(), pct=True, sig=2)}), and its 90% band holds {int(val['inside'].astype(bool).sum())} of them"
+    )
+
+
+def bloom_sentence(res: Result) -> str:
+    """BLOOM-176B's trained layout: measured, predicted now and before, and what the difference is made of."""
+    r = res.runs.set_index("id").loc[BLOOM_RUN]
+    return (
+        f"BLOOM-176B as trained (TP 4, PP 12, DP 8, micro-batch 2 on A100 80GB) peaked at {fmt(r['measured_gib'], 'GiB', 2)} "
+        f"per GPU; the accounting before predicted {fmt(r['before_gib'], 'GiB', 2)} "
+        f"({fmt(r['before_error'], pct=True, sig=2)}), the model now {fmt(r['predicted_gib'], 'GiB', 3)} "
+        f"({'+' if r['error'] >= 0 else ''}{fmt(r['error'], pct=True, sig=2)}). The difference: gradients take "
+        f"{fmt(r['gradients_gib'], 'GiB', 2)} (bf16, plus the fp32 buffer DeepSpeed's BF16 optimizer does not shard), "
+        "the first stage holds the vocabulary embedding besides its layers, the layer rebuilt by recomputation takes "
+        f"{fmt(r['workspace_gib'], 'GiB', 2)}, and the allocator reserves more than the tensors hold"
+    )
+
+
+def reserve_sentence(res: Result) -> str:
+    """The fitted allocator overhead."""
+    f = res.reserve
+    lo, hi = f.band()
+    return (
+        f"a measured peak is reserved memory, {fmt(f.fraction, pct=True, sig=2)} above what the model's tensors "
+        f"hold (fitted on {f.n} calibration runs; a new run lies within {fmt(lo, 'x', 2)} to {fmt(hi, 'x', 2)} of "
+        "the prediction, 90% of the time)"
+    )
