@@ -36,6 +36,7 @@ SENTENCES = (
     text.runs_takeaway,
     text.bloom_sentence,
     text.reserve_sentence,
+    text.misfit_sentence,
 )
 
 
@@ -265,5 +266,6 @@ def test_the_runs_table_is_the_validation_and_the_sentences_say_so(result):
     val = res.runs[res.runs["role"] == "validate"]
     assert f"on the {len(val)} runs it was not fitted on" in text.runs_takeaway(res)
     assert "BLOOM-176B as trained" in text.bloom_sentence(res) and "59 GiB" in text.bloom_sentence(res)
+    assert "outside the band: Llama 3.1 8B (TP1 PP1 DP128, +25%)" in text.misfit_sentence(res)
     # the validation does not depend on the chapter's layout parameters
     assert result(tp=4, pp=2).runs.equals(res.runs)

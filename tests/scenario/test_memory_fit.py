@@ -33,18 +33,21 @@ def test_bloom_176b_as_trained_no_longer_under_predicted(v):
     r = v.loc["bloom-176b-final-tp4-pp12-mbs2"]
     assert r["measured_gib"] == 59 and r["role"] == "validate"
     assert r["before_error"] < -0.4
-    assert abs(r["error"]) < 0.10 and r["inside"]
+    assert abs(r["error"]) < 0.05 and r["inside"]
     # the gradients alone: bf16 (2 B) + the unsharded fp32 buffer (4 B) of the first stage's 3.98e9 parameters
     assert r["gradients_gib"] * 2**30 == pytest.approx(6 * 3.982e9, rel=1e-3)
 
 
 def test_what_the_chapter_says_about_the_misfits(v):
-    # torchtitan without pipelining: a little high; its pipelined 405B runs: a little low; all inside
-    tt = v[(v["framework"] == "torchtitan-fsdp2") & (v["role"] == "validate")]
-    single = tt[tt["layout"].str.contains("PP1")]
-    piped = tt[~tt["layout"].str.contains("PP1")]
-    assert (single["error"] > 0).all() and (piped["error"] < 0).all()
-    assert tt["inside"].astype(bool).all()
+    # torchtitan's unpipelined 8B runs sit high (+5% to +25%), the pipelined ones and BLOOM's trials
+    # within 10% at the median; the one run outside the band is an 8B run on 128 GPUs, too high
+    val = v[v["role"] == "validate"]
+    tt8 = val[val["model"] == "Llama 3.1 8B"]
+    assert (tt8["error"] > 0.04).all() and tt8["error"].median() > 0.15
+    rest = val[val["model"] != "Llama 3.1 8B"]
+    assert rest["error"].abs().median() < 0.05
+    out = val[~val["inside"].astype(bool)]
+    assert list(out["model"]) == ["Llama 3.1 8B"] and (out["error"] > 0).all()
 
 
 def test_scenario_reserve_factor_is_the_fit():

@@ -168,3 +168,31 @@ def reserve_sentence(res: Result) -> str:
         f"hold (fitted on {f.n} calibration runs; a new run lies within {fmt(lo, 'x', 2)} to {fmt(hi, 'x', 2)} of "
         "the prediction, 90% of the time)"
     )
+
+
+def misfit_sentence(res: Result) -> str:
+    """Where the model misses: its median error by framework and pipelining, and the runs outside the band."""
+    v = res.runs[res.runs["role"] == "validate"]
+    tt = v[v["framework"] == "torchtitan-fsdp2"]
+    piped = tt["layout"].str.extract(r"PP(\d+)", expand=False).astype(int) > 1
+    groups = [
+        ("torchtitan's runs without pipelining", tt[~piped]),
+        ("its pipelined runs", tt[piped]),
+        ("BLOOM's trials", v[v["framework"] == "megatron-deepspeed-bf16"]),
+    ]
+    parts = [
+        f"{name} {'+' if g['error'].median() >= 0 else ''}{fmt(g['error'].median(), pct=True, sig=2)}"
+        for name, g in groups
+        if len(g)
+    ]
+    out = v[~v["inside"].astype(bool)]
+    tail = (
+        "every validation run lies inside the band"
+        if out.empty
+        else "outside the band: "
+        + "; ".join(
+            f"{r['model']} ({r['layout']}, {'+' if r['error'] >= 0 else ''}{fmt(r['error'], pct=True, sig=2)})"
+            for r in out.to_dict("records")
+        )
+    )
+    return f"Median error by group: {', '.join(parts)}; {tail}"
