@@ -167,4 +167,3 @@ def prediction_factor(log_sd: float, dof: int, n: int, count=np.inf, level: floa
 
     var = log_sd**2 * (1.0 + 1.0 / n) + 1.0 / np.asarray(count, dtype=float)
     return np.exp(float(stdtrit(dof, 0.5 + level / 2.0)) * np.sqrt(var))
-
