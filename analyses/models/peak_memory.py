@@ -33,6 +33,35 @@ ArrayLike = npt.ArrayLike
 ZERO_STAGE = {"none": 0, "zero1": 1, "zero3-fsdp": 3}
 
 
+def framework_keywords(framework: Mapping[str, Any]) -> dict[str, Any]:
+    """The :func:`analyses.models.memory.total_bytes_per_gpu` keywords of what a framework keeps
+    besides the textbook count (a row of ``data/memory_frameworks.csv``): its fp32 gradient buffer,
+    embeddings as pipeline layers, bytes per logit, weights gathered under ZeRO-3/FSDP, and the layer
+    rebuilt by recomputation."""
+    return {
+        "embedding_as_layer": bool(framework["embedding_as_layer"]),
+        "logits_bytes_per_element": float(framework["logits_bytes_per_element"]),
+        "fp32_grad_buffer": bool(framework["fp32_grad_buffer"]),
+        "workspace": True,
+        "gathered_layers": int(framework["gathered_layers"]),
+        "unsharded_stage": bool(framework["unsharded_stage"]),
+    }
+
+
+def shape_keywords(shape: Mapping[str, Any]) -> dict[str, Any]:
+    """The block-shape keywords of a model (a row of ``data/model_shapes.csv`` or of
+    ``data/memory_measured.csv``: ``vocab``, ``tied_embeddings``, ``ffn_hidden``, ``gated_mlp`` and
+    the key-value heads, ``kv_heads`` or ``n_kv_heads``)."""
+    kv = shape["kv_heads"] if "kv_heads" in shape else shape["n_kv_heads"]
+    return {
+        "vocab": int(shape["vocab"]),
+        "tied_embeddings": bool(shape["tied_embeddings"]),
+        "ffn_hidden": int(shape["ffn_hidden"]),
+        "kv_heads": int(kv),
+        "gated_mlp": bool(shape["gated_mlp"]),
+    }
+
+
 def run_kwargs(row: Mapping[str, Any], framework: Mapping[str, Any]) -> dict[str, Any]:
     """The :func:`analyses.models.memory.total_bytes_per_gpu` arguments of one measured run.
 
@@ -64,19 +93,10 @@ def run_kwargs(row: Mapping[str, Any], framework: Mapping[str, Any]) -> dict[str
         "sequence_parallel": bool(framework["sequence_parallel"]),
         "recompute": recompute,
         "flash": bool(framework["flash"]),
-        "vocab": int(row["vocab"]),
-        "tied_embeddings": bool(row["tied_embeddings"]),
-        "embedding_as_layer": bool(framework["embedding_as_layer"]),
-        "logits_bytes_per_element": float(framework["logits_bytes_per_element"]),
-        "fp32_grad_buffer": bool(framework["fp32_grad_buffer"]),
-        "workspace": True,
-        "gathered_layers": int(framework["gathered_layers"]),
-        "unsharded_stage": bool(framework["unsharded_stage"]),
         "microbatches": int(row["pp_microbatches"]),
-        "ffn_hidden": int(row["ffn_hidden"]),
-        "kv_heads": int(row["n_kv_heads"]),
-        "gated_mlp": bool(row["gated_mlp"]),
         "dropout": bool(row["dropout"]),
+        **framework_keywords(framework),
+        **shape_keywords(row),
     }
 
 

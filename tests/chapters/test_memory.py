@@ -269,3 +269,21 @@ def test_the_runs_table_is_the_validation_and_the_sentences_say_so(result):
     assert "outside the band: Llama 3.1 8B (TP1 PP1 DP128, +25%)" in text.misfit_sentence(res)
     # the validation does not depend on the chapter's layout parameters
     assert result(tp=4, pp=2).runs.equals(res.runs)
+
+
+@pytest.mark.parametrize("framework", ["torchtitan-fsdp2", "megatron-deepspeed-bf16"])
+def test_a_framework_replaces_the_flat_allowance_by_what_it_keeps_and_the_fitted_reserve(framework):
+    """peak = held x reserve + CUDA context, held with the framework's buffers and the shape's vocabulary."""
+    from analyses.models import peak_memory as pm
+
+    cfg = ch.SPEC.validate({"framework": framework, "preset": "llama2-70b", "tp": 8, "pp": 4, "n_gpus": 64})
+    reserve = 1.3
+    lay = ch.layout_check(cfg, 5e9, reserve)
+    fw = data.memory_frameworks().set_index("framework").loc[framework]
+    held = sum(lay[k] for k in ("weights", "gradients", "optimizer", "activations", "logits", "workspace"))
+    assert lay["total"] == pytest.approx(held * reserve + pm.context_bytes(fw) / 1e9)
+    flat = ch.layout_check(ch.SPEC.validate({"preset": "llama2-70b", "tp": 8, "pp": 4, "n_gpus": 64}), 5e9)
+    assert flat["overhead"] == pytest.approx(5.0) and lay["total"] > flat["total"]
+    # Megatron-DeepSpeed's BF16 optimizer keeps an unsharded fp32 gradient buffer: 2 + 4 bytes a parameter
+    ratio = lay["gradients"] / lay["weights"]
+    assert ratio == pytest.approx(3.0 if framework.startswith("megatron") else 1.0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analyses import data
-from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, layout_text, shape
+from analyses.chapters.memory import HUNDRED_B, NO_FRAMEWORK, PLAN, SLUG, Result, layout_text, shape
 from analyses.pages import sliders
 from analyses.scenario.generations import NEW, OLD, gpu
 from analyses.units.formats import fmt, stated
@@ -36,8 +36,13 @@ def layout_sentence(res: Result) -> str:
     c, cfg = res.layout, res.cfg
     return (
         f"{c['model']} on {fmt(cfg['n_gpus'])} {cfg['gpu']} GPUs as TP{cfg['tp']} × PP{cfg['pp']} × DP{c['dp']}, "
-        f"ZeRO-{cfg['zero_stage']}, needs {fmt(c['total'], 'GB')} per GPU against {fmt(c['usable_gb'], 'GB')} usable: "
-        f"it {'fits' if c['fits'] else 'does not fit'}"
+        f"ZeRO-{cfg['zero_stage']}, needs {fmt(c['total'], 'GB')} per GPU against {fmt(c['usable_gb'], 'GB')} usable"
+        + (
+            ""
+            if cfg["framework"] == NO_FRAMEWORK
+            else f" (counting what {cfg['framework']} keeps, the vocabulary, logits and the fitted allocator reserve)"
+        )
+        + f": it {'fits' if c['fits'] else 'does not fit'}"
     )
 
 
@@ -196,3 +201,18 @@ def misfit_sentence(res: Result) -> str:
         )
     )
     return f"Median error by group: {', '.join(parts)}; {tail}"
+
+
+def layout_basis(res: Result) -> str:
+    """What the layout check counts besides model states and activations."""
+    cfg = res.cfg
+    if cfg["framework"] == NO_FRAMEWORK:
+        return (
+            f"with the scenario's {fmt(res.s['framework_memory_gb'], 'GB', 2)} of framework memory (set the parameter framework "
+            "to a row of data/memory_frameworks.csv to count what that framework keeps instead, as validated below)"
+        )
+    return (
+        f"counting what {cfg['framework']} keeps (data/memory_frameworks.csv), the vocabulary and the loss's logits "
+        f"on their stages, the layer rebuilt by recomputation, and the allocator reserve fitted on published runs "
+        f"(×{fmt(res.s['memory_reserve_factor'], sig=3)} the bytes held, plus the CUDA context)"
+    )
