@@ -179,7 +179,8 @@ def redone_work_s(interval_s: ArrayLike, checkpoint_s: ArrayLike, mtbf_s: ArrayL
     """
     length = np.asarray(interval_s, dtype=float) + np.asarray(checkpoint_s, dtype=float)
     m = np.asarray(mtbf_s, dtype=float)
-    return m - length / np.expm1(length / m)
+    with np.errstate(over="ignore"):  # L far beyond M: exp overflows to inf and the mean is its limit M
+        return m - length / np.expm1(length / m)
 
 
 def time_to_recover_s(

@@ -26,7 +26,7 @@ from analyses.models import activations, memory
 from analyses.models import peak_memory as pm
 from analyses.scenario import generations, memory_fit
 from analyses.scenario.generations import NEW, OLD, gpu
-from analyses.scenario.params import ChapterSpec, Config, Param, Rule
+from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.units import GB
 from analyses.verdicts.sweeps import Slider
 
@@ -160,6 +160,7 @@ SPEC = ChapterSpec(
     rules=(
         Rule(("n_gpus", "tp", "pp"), lambda c: _layout_problem(c)),
         Rule(("gpu", "tp"), lambda c: _domain_problem(c)),
+        precision_rule("gpu", "precision", memory.TENSOR_FORMATS),
         Rule(("preset", "tp", "pp"), lambda c: _split_problem(c)),
     ),
 )
