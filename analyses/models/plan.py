@@ -11,11 +11,11 @@ scenario's RDMA NIC share, latency and data-parallel overlap, whose out-of-sampl
 published runs are the time uncertainty; the data-loading stall
 (:func:`analyses.models.pipeline.step_time_s`, a prefetching loader) at the bytes per input token;
 failures at the interruptions per GPU-year, the optimal checkpoint interval and the goodput with
-the restart time (:mod:`analyses.models.reliability`); the cost per GPU-hour, rented or owned, from
-the prices (:func:`analyses.models.gpu_hour_cost.per_gpu_hour`: NaN where the scenario has no
-price), and its draws (passed in). :mod:`analyses.scenario.planning` resolves the calibration, the
-hardware and the draws from the data and the scenario and runs the planner end to end
-(``planning.plan(req)``).
+the restart time, both of the request's ``operations`` mode (:mod:`analyses.models.reliability`);
+the cost per GPU-hour, rented or owned, from the prices
+(:func:`analyses.models.gpu_hour_cost.per_gpu_hour`: NaN where the scenario has no price), and its
+draws (passed in). :mod:`analyses.scenario.planning` resolves the calibration, the hardware and the
+draws from the data and the scenario and runs the planner end to end (``planning.plan(req)``).
 
 Every candidate layout of one GPU generation is evaluated in one vectorised pass (numpy arrays
 over layouts). Units: seconds, bytes, FLOP/s and USD unless a name says otherwise; ``days`` are
@@ -41,6 +41,7 @@ from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.models.training_run import (
     CHECKPOINT_METHODS,
     MEMORY_RECIPE,
+    OPERATIONS,
     PRECISIONS,
     REQUEST_FIELDS,
     TIME_ASSUMPTIONS,
@@ -53,6 +54,7 @@ from analyses.units import BITS_PER_BYTE, GB, HOURS_PER_DAY, MICROSECOND, SECOND
 
 __all__ = [
     "CHECKPOINT_METHODS",
+    "OPERATIONS",
     "PRECISIONS",
     "REQUEST_FIELDS",
     "TIME_ASSUMPTIONS",
@@ -233,9 +235,10 @@ def evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.D
     states = memory.model_state_bytes_by_part(s.n_params, precision=MEMORY_RECIPE[req.precision])
     checkpoint_bytes = float(states["weights"] + states["optimizer"])
     checkpoint_s = checkpoint_bytes / (req.checkpoint_gb_per_s_per_node * GB * nodes)
-    mtbf = reliability.cluster_mtbf_s(n, reliability.per_gpu_mtbf_from_rate_s(sc["interruptions_per_gpu_year"]))
+    rate_name, restart_name = req.reliability_assumptions  # the cluster's operations mode
+    mtbf = reliability.cluster_mtbf_s(n, reliability.per_gpu_mtbf_from_rate_s(sc[rate_name]))
     interval = reliability.checkpoint_interval(checkpoint_s, mtbf, method=req.checkpoint_method)
-    good = reliability.goodput(interval, checkpoint_s, mtbf, sc["restart_s"])
+    good = reliability.goodput(interval, checkpoint_s, mtbf, sc[restart_name])
     wall_s = steps * step / good
 
     hourly = hourly_cost(req, gpu)

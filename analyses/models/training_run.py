@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from analyses.models import gpu_hour_cost, scaling
+from analyses.models import gpu_hour_cost, interruptions, scaling
 from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.units import precision_problem
 
@@ -33,9 +33,10 @@ TIME_ASSUMPTIONS = (
     "dp_overlap",
     "rdma_nic_share",
     "rdma_latency_us",
-    "interruptions_per_gpu_year",
-    "restart_s",
+    *interruptions.RATE_ASSUMPTION.values(),
+    *interruptions.RESTART_ASSUMPTION.values(),
 )
+OPERATIONS = interruptions.OPERATIONS  # how the cluster detects and clears interruptions (its rate and restart)
 SHARES = ("dp_overlap", "rdma_nic_share")  # assumptions that are fractions from 0 to 1
 
 
@@ -148,7 +149,7 @@ class Request:
 
     ``s`` is the scenario (:func:`analyses.scenario.values`, with a reader's overrides): every
     assumption the plan shares with the rest of the book (the prices, the framework memory, the
-    fabric, the failure rate, the restart time, ...) is read there. ``hardware`` holds every
+    fabric, the failure rate and restart time of its ``operations`` mode, ...) is read there. ``hardware`` holds every
     generation a request may name (:func:`analyses.scenario.planning.hardware`); ``gpus`` None
     means all of them, ``global_batch_tokens`` None the scenario's batch.
     """
@@ -169,6 +170,7 @@ class Request:
     rent_class: str = "neocloud"
     electricity_region: str = "us"
     cost_basis: str = "rented"
+    operations: str = "automated"
     mc_samples: int = 20_000
     seed: int = 2026
     s: Mapping[str, float] = field(default_factory=dict, repr=False)
@@ -207,6 +209,7 @@ class Request:
             "rent_class": gpu_hour_cost.RENT_CLASSES,
             "electricity_region": gpu_hour_cost.ELECTRICITY_REGIONS,
             "cost_basis": COST_BASES,
+            "operations": OPERATIONS,
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -227,6 +230,11 @@ class Request:
         if not (isinstance(self.mc_samples, int) and 100 <= self.mc_samples <= 1_000_000):
             raise PlanError("mc_samples", f"expected an integer from 100 to 1000000, got {self.mc_samples!r}")
         return self
+
+    @property
+    def reliability_assumptions(self) -> tuple[str, str]:
+        """The scenario's names of the interruption rate and restart of this request's operations mode."""
+        return interruptions.RATE_ASSUMPTION[self.operations], interruptions.RESTART_ASSUMPTION[self.operations]
 
     def with_(self, **changes: Any) -> Request:
         """A copy with some fields changed (validated); ``s`` entries merge into the scenario."""

@@ -178,3 +178,14 @@ def tornado(fn: Callable[..., np.ndarray], ranges: Mapping[str, Range]) -> pd.Da
         rows.append({"input": name, "at_low": at_low, "at_high": at_high, "swing": abs(at_high - at_low)})
     frame = pd.DataFrame(rows, columns=["input", "at_low", "at_high", "swing"])
     return frame.sort_values("swing", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def prediction_factor(log_sd: float, dof: int, n: int, count=np.inf, level: float = INTERVAL_LEVEL):
+    """Multiplicative half-width of a ``level`` prediction band of a new observation on a log scale:
+    ``exp(t_dof · sqrt(sd² (1 + 1/n) + 1/count))`` (Student's t at the residuals' degrees of freedom,
+    the uncertainty of a mean of ``n`` observations, and the Poisson noise of a count; ``count``
+    infinite for a measured quantity)."""
+    from scipy.special import stdtrit  # Student's t quantile (scipy.special loads far faster than scipy.stats)
+
+    var = log_sd**2 * (1.0 + 1.0 / n) + 1.0 / np.asarray(count, dtype=float)
+    return np.exp(float(stdtrit(dof, 0.5 + level / 2.0)) * np.sqrt(var))

@@ -24,11 +24,22 @@ Rows derived from other tables are computed here, never typed twice:
     a coefficient of the calibrated step-time model (:mod:`analyses.scenario.calibration`) as the
     central value, the row's own low and high as its range;
 ``failure_rate``
-    job interruptions per GPU-year of the published logs (``data/failure_logs.csv``): the named
-    log as central value, the lowest and highest logs as the range;
+    all-cause job interruptions per GPU-year of an operations mode (the argument: ``automated`` or
+    ``manual``), fitted on the calibration logs of ``data/failure_logs.csv`` and
+    ``data/failure_rates.csv``, with the 90% prediction band of a new cluster
+    (:mod:`analyses.scenario.failures`);
 ``prevention``
     the share of a logged run's interruptions (``data/failure_causes.csv``) in the first one, two
-    and three tiers of :data:`analyses.models.reliability.PREVENTION_TIERS` (low, central, high).
+    and three tiers of :data:`analyses.models.reliability.PREVENTION_TIERS` (low, central, high);
+``interruption_share``
+    the share of all interruptions that are hardware (:func:`analyses.scenario.failures.hardware_share_range`);
+``memory_fit``
+    measured peak memory over the bytes the memory model holds, fitted on the calibration runs
+    (:func:`analyses.scenario.memory_fit.reserve_range`);
+``goodput``
+    the reliability model's goodput of the scenario's job, computed from the scenario's own rate,
+    restart, checkpoint write time and job size (:func:`analyses.scenario.failures.goodput_range`);
+    a chapter that overrides one of those gets the goodput that follows (:func:`ranges`).
 
 Derived values are rounded to three significant figures (:func:`analyses.units.formats.round_sig`), so what a reader sees is what every
 check uses. Every chapter and check reads assumptions as ``s[name]`` from :func:`values` (floats)
@@ -281,17 +292,25 @@ def _derive(row: Mapping[str, Any], known: Mapping[str, float] | None = None) ->
         own = _text(row["source"])
         return Range(float(row["low"]), central, float(row["high"]), dist), ";".join(x for x in (own, sources) if x), ""
     if kind == "failure_rate":
-        logs = data.failure_logs()
-        if arg not in set(logs["id"]):
-            raise _fault(row["name"], f"no failure log '{arg}' in data/failure_logs.csv", "argument")
-        rates = reliability.interruptions_per_gpu_year(logs["interruptions"], logs["days"], logs["gpus"])
-        central = float(rates[(logs["id"] == arg).to_numpy()][0])
-        sources = ";".join(sorted({s for v in logs["source"] for s in data.SOURCE_SPLIT.split(v)}))
-        return (
-            Range(round_sig(float(rates.min())), round_sig(central), round_sig(float(rates.max())), dist),
-            sources,
-            "",
+        from analyses.scenario import failures as wired  # the fit reads the logs (lazy: no import cycle)
+
+        if arg not in wired.OPERATIONS:
+            raise _fault(row["name"], f"failure_rate argument '{arg}' is not one of {wired.OPERATIONS}", "argument")
+        rng = wired.rate_range(arg)
+        logs = wired.logs()
+        used = logs[(logs["role"] == "calibrate") & (logs["mode"] == arg)]
+        sources = ";".join(sorted({s for v in used["source"] for s in data.SOURCE_SPLIT.split(v)}))
+        return Range(round_sig(rng.low), round_sig(rng.central), round_sig(rng.high), dist), sources, ""
+    if kind == "interruption_share":
+        from analyses.scenario import failures as wired
+
+        if arg != "hardware":
+            raise _fault(row["name"], f"interruption_share argument '{arg}' is not 'hardware'", "argument")
+        low, central, high = (round_sig(v) for v in wired.hardware_share_range())
+        sources = ";".join(
+            sorted({s for v in data.failure_causes(wired.CAUSES_RUN)["source"] for s in data.SOURCE_SPLIT.split(v)})
         )
+        return Range(low, central, high, dist), sources, ""
     if kind == "prevention":
         causes = data.failure_causes(arg)
         if causes.empty:
@@ -299,16 +318,48 @@ def _derive(row: Mapping[str, Any], known: Mapping[str, float] | None = None) ->
         low, central, high = (round_sig(float(x)) for x in reliability.preventable_shares(causes))
         sources = ";".join(sorted({s for v in causes["source"] for s in data.SOURCE_SPLIT.split(v)}))
         return Range(low, central, high, dist), sources, ""
+    if kind == "memory_fit":
+        from analyses.scenario import memory_fit
+
+        if arg != "calibrate":
+            raise _fault(row["name"], f"memory_fit argument '{arg}' is not 'calibrate'", "argument")
+        rng = memory_fit.reserve_range()
+        used = data.memory_measured()
+        sources = ";".join(
+            sorted({s for v in used[used["role"] == "calibrate"]["source"] for s in data.SOURCE_SPLIT.split(v)})
+        )
+        return Range(round_sig(rng.low), round_sig(rng.central), round_sig(rng.high), dist), sources, ""
     raise _fault(row["name"], f"unknown derivation '{kind}'", "derivation")
+
+
+def _goodput(row: Mapping[str, Any], table: Mapping[str, Range]) -> Range:
+    """A ``goodput`` row's range from the ranges of the assumptions it reads (rounded like every derived value)."""
+    from analyses.scenario import failures as wired
+
+    if row["argument"] != "automated":
+        raise data.DataError(
+            "data/scenario.csv", "a goodput row derives the automated mode's goodput", column="argument"
+        )
+    g = wired.goodput_range(*(table[name] for name in wired.GOODPUT_INPUTS))
+    return Range(round_sig(g.low), round_sig(g.central), round_sig(g.high), row["distribution"])
 
 
 @functools.cache
 def _assumptions(data_dir: str) -> dict[str, Assumption]:
     rows = data.table("scenario").to_dict("records")
     derived: dict[str, tuple[Range, str, str]] = {}
-    for row in rows:
-        if row["derivation"] not in LATE:
+    for row in rows:  # every row but goodput and the LATE ones, which read the others
+        if row["derivation"] not in LATE and row["derivation"] != "goodput":
             derived[row["name"]] = _derive(row)
+    for row in rows:
+        if row["derivation"] == "goodput":
+            from analyses.scenario import failures as wired
+
+            ranges_now = {name: value[0] for name, value in derived.items()}
+            sources = ";".join(
+                sorted({s for n in wired.GOODPUT_INPUTS for s in data.SOURCE_SPLIT.split(derived[n][1]) if s})
+            )
+            derived[row["name"]] = (_goodput(row, ranges_now), sources, "")
     known = {name: d[0].central for name, d in derived.items()}
     for row in rows:
         if row["derivation"] in LATE:
@@ -364,12 +415,26 @@ def ranges(overrides: Mapping[str, Any] | None = None) -> dict[str, Range]:
     """Every assumption's range; an override (a chapter config, say) moves the central value of
     the assumptions it names and keeps each range's relative spread."""
     out = {}
-    for name, a in assumptions().items():
+    table = assumptions()
+    for name, a in table.items():
         if overrides is not None and name in overrides and overrides[name] != a.central:
             out[name] = a.range.scaled(float(overrides[name]))
         else:
             out[name] = a.range
+    for name, a in table.items():  # a derived goodput follows the inputs a reader moved (unless set itself)
+        if (
+            a.derivation == "goodput"
+            and out[name] == a.range
+            and any(out[n] != table[n].range for n in _goodput_inputs())
+        ):
+            out[name] = _goodput({"argument": a.argument, "distribution": a.range.distribution}, out)
     return out
+
+
+def _goodput_inputs() -> tuple[str, ...]:
+    from analyses.scenario import failures as wired
+
+    return wired.GOODPUT_INPUTS
 
 
 def values(overrides: Mapping[str, Any] | None = None) -> dict[str, float]:

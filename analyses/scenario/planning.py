@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
-from analyses.models import gpu_hour_cost, layouts, performance, uncertainty
+from analyses.models import gpu_hour_cost, interruptions, layouts, performance, uncertainty
 from analyses.models import plan as pl
 from analyses.scenario import calibration, costs, generations
 
@@ -197,7 +197,9 @@ def sensitivity(req: pl.Request, row: pd.Series) -> pd.DataFrame:
     ranges = scenario.ranges(req.s)
     bandwidth = req.checkpoint_gb_per_s_per_node
     variants: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-    for name in pl.SENSITIVITY_ASSUMPTIONS:
+    automated = (interruptions.RATE_ASSUMPTION["automated"], interruptions.RESTART_ASSUMPTION["automated"])
+    mode_names = dict(zip(automated, req.reliability_assumptions, strict=True))
+    for name in (mode_names.get(n, n) for n in pl.SENSITIVITY_ASSUMPTIONS):  # the rate and restart of the mode
         r = ranges[name]
         variants[f"{scenario.assumption(name).label} (90% range)"] = ({"s": {name: r.low}}, {"s": {name: r.high}})
     variants[f"checkpoint bandwidth ÷{pl.CHECKPOINT_BANDWIDTH_FACTOR:g} / ×{pl.CHECKPOINT_BANDWIDTH_FACTOR:g}"] = (

@@ -27,6 +27,7 @@ import numpy as np
 from analyses import data
 from analyses.models import layouts
 from analyses.models import plan as pl
+from analyses.models.training_run import TIME_ASSUMPTIONS
 from analyses.models.uncertainty import error_band
 from analyses.scenario import calibration
 from analyses.units import MB
@@ -36,19 +37,9 @@ NETWORKS = ("infiniband", "ethernet-tcp")
 REFERENCE_SHAPE = "illustrative-100b"  # the plan chapter's default model: the documents' hundred-billion class
 FABRIC = {"infiniband": ("rdma_nic_share", "rdma_latency_us"), "ethernet-tcp": ("tcp_nic_share", "tcp_latency_us")}
 # The scenario's assumptions a speed-up reads (each side's plan): memory, fabric, overlap, batch, GPUs
-READS = (
-    "framework_memory_gb",
-    "dp_overlap",
-    "rdma_nic_share",
-    "rdma_latency_us",
-    "tcp_nic_share",
-    "tcp_latency_us",
-    "input_bytes_per_token",
-    "interruptions_per_gpu_year",
-    "restart_s",
-    "batch_million_tokens",
-    "job_gpus",
-)
+# what a speed-up reads of the scenario (its cache key): every assumption the planner's time needs
+# (the rates and restarts of both operations modes included), the fabrics and the reference job
+READS = tuple(dict.fromkeys((*TIME_ASSUMPTIONS, "tcp_nic_share", "tcp_latency_us", "batch_million_tokens", "job_gpus")))
 
 
 @dataclass(frozen=True)

@@ -456,3 +456,25 @@ def test_bad_shapes_name_the_field():
     assert generic.n_params == 3e10 and generic.hidden == generic.heads * 128
     with pytest.raises(pl.PlanError, match="'gpus'"):
         planning.cluster_config("V100")
+
+
+def test_operations_mode_picks_the_rate_and_restart_the_goodput_reads(req, h100):
+    # A cluster run by hand: OPT-175B's rate (about 4x the automated one) and hours-long restarts
+    layout = pd.DataFrame([h100.best[list(layouts.COLUMNS)]])
+    auto = planning.evaluate(req, "H100", layout).iloc[0]
+    manual_req = req.with_(operations="manual")
+    assert manual_req.reliability_assumptions == ("interruptions_per_gpu_year_manual", "restart_s_manual")
+    manual = planning.evaluate(manual_req, "H100", layout).iloc[0]
+    n = float(auto["n_gpus"])
+    mtbf = float(reliability.per_gpu_mtbf_from_rate_s(req.s["interruptions_per_gpu_year_manual"])) / n
+    assert manual["mtbf_s"] == pytest.approx(mtbf, rel=1e-12)
+    tau = float(reliability.checkpoint_interval(manual["checkpoint_s"], mtbf, method=req.checkpoint_method))
+    good = float(reliability.goodput(tau, manual["checkpoint_s"], mtbf, req.s["restart_s_manual"]))
+    assert manual["goodput"] == pytest.approx(good, rel=1e-12)
+    assert manual["goodput"] < auto["goodput"] and manual["days"] > auto["days"]
+    # the sensitivity moves the manual mode's rate and restart, under their own labels
+    frame = planning.sensitivity(manual_req, h100.best).set_index("input")
+    assert f"{scenario.assumption('restart_s_manual').label} (90% range)" in frame.index
+    assert f"{scenario.assumption('restart_s').label} (90% range)" not in frame.index
+    with pytest.raises(pl.PlanError, match="operations"):
+        req.with_(operations="hybrid")

@@ -169,8 +169,22 @@ SPEC = ChapterSpec(
         Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the 90% intervals", 100, MAX_MC_SAMPLES),
         Param("seed", "int", 2026, "-", "Monte Carlo seed", 0, 2**31 - 1),
         scenario.param("tokens_per_param", "pretraining tokens per parameter (scenario)"),
-        scenario.param("interruptions_per_gpu_year", "job interruptions per GPU per year (scenario)"),
-        scenario.param("restart_s", "time from an interruption to training again (scenario)"),
+        Param(
+            "operations",
+            "str",
+            pl.OPERATIONS[0],
+            "-",
+            "how the cluster detects and clears interruptions (its failure rate and restart)",
+            choices=pl.OPERATIONS,
+        ),
+        scenario.param(
+            "interruptions_per_gpu_year", "job interruptions per GPU per year, automated operations (scenario)"
+        ),
+        scenario.param("restart_s", "time from an interruption to training again, automated operations (scenario)"),
+        scenario.param(
+            "interruptions_per_gpu_year_manual", "job interruptions per GPU per year, manual operations (scenario)"
+        ),
+        scenario.param("restart_s_manual", "time from an interruption to training again, manual operations (scenario)"),
         scenario.param("framework_memory_gb", "memory a framework keeps on each GPU besides model states (scenario)"),
         scenario.param("input_bytes_per_token", "bytes the loader reads per training token (scenario)"),
         scenario.param("dp_overlap", "share of the gradient exchange hidden behind compute (scenario)"),
