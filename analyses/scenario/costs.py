@@ -73,11 +73,12 @@ def hourly(s: Scenario, gpu: str, mode: str) -> np.ndarray:
     raise ValueError(f"mode must be 'owned' or 'rented', got {mode!r}")
 
 
-def pflop_day_cost(s: Scenario, gpu: str, mode: str) -> np.ndarray:
+def pflop_day_cost(s: Scenario, gpu: str, mode: str, speedup: ArrayLike | None = None) -> np.ndarray:
     """Cost (USD) of one useful PFLOP-day on ``gpu`` owned or rented, at the scenario's MFU of that
-    generation, utilisation and goodput (:func:`analyses.models.tco.cost_per_effective_pflop_day`)."""
+    generation (the new one's from ``speedup``, a workload's, when given), utilisation and goodput
+    (:func:`analyses.models.tco.cost_per_effective_pflop_day`)."""
     return tco.cost_per_effective_pflop_day(
-        hourly(s, gpu, mode), achieved_flop_per_s(s, gpu), 1.0, s["utilisation"], s["goodput"]
+        hourly(s, gpu, mode), achieved_flop_per_s(s, gpu, speedup), 1.0, s["utilisation"], s["goodput"]
     )
 
 

@@ -13,7 +13,11 @@ One home for the GPU-level vocabulary every chapter and check shares:
   MFU :data:`OLD_MFU`; each generation's precision (:data:`NEW_PRECISION`, :data:`OLD_PRECISION`)
   is the one its MFU comes from (``data/scenario.csv``: ``B300:fp8:... / A100:bf16:...``);
 - the FLOP/s a busy, healthy job achieves on either generation (:func:`achieved_flop_per_s`) and
-  the MFU it implies (:func:`mfu`) are derived here and nowhere else.
+  the MFU it implies (:func:`mfu`) are derived here and nowhere else;
+- the speed-up of :data:`NEW` over :data:`OLD` for a claim's own workload (:func:`speedup`): the
+  scenario's speed-up (the reference workload's, :func:`analyses.scenario.speedups.reference`)
+  scaled by the calibrated step-time model's ratio between that workload and the reference, so a
+  draw or a reader's override of :data:`SPEEDUP` moves every workload's speed-up together.
 """
 
 from __future__ import annotations
@@ -75,18 +79,53 @@ def peak_flops(name: str) -> float:
     raise KeyError(f"the scenario's speed-up compares {NEW} with {OLD}, not {name}")
 
 
-def achieved_flop_per_s(s: Mapping[str, Any], name: str) -> np.ndarray:
+def achieved_flop_per_s(s: Mapping[str, Any], name: str, x: Any = None) -> np.ndarray:
     """Model FLOP/s per GPU of a busy, healthy job: the old generation's dense peak × its MFU, the new
-    one's that × the scenario's speed-up."""
+    one's that × the per-GPU speed-up (the scenario's, or ``x``: a workload's, :func:`speedup`)."""
     base = throughput.effective_flops_per_s(peak_flops(OLD), s[OLD_MFU])
     if name == OLD:
         return base
     if name == NEW:
-        return base * np.asarray(s[SPEEDUP], dtype=float)
+        return base * np.asarray(s[SPEEDUP] if x is None else x, dtype=float)
     raise KeyError(f"the scenario's speed-up compares {NEW} with {OLD}, not {name}")
 
 
-def mfu(s: Mapping[str, Any], name: str) -> np.ndarray:
+def speedup(s: Mapping[str, Any], workload: Any = None) -> np.ndarray:
+    """The per-GPU speed-up of :data:`NEW` over :data:`OLD` on ``workload`` (an
+    :class:`analyses.scenario.speedups.Workload`; None: the reference workload, ``s[SPEEDUP]`` itself).
+
+    ``s[SPEEDUP] × model(workload) / model(reference)``: the scenario's speed-up (floats or arrays of
+    draws) scaled by the step-time model's ratio of the two workloads' speed-ups at the central
+    scenario. One definition for every claim: a claim about a 13B pretraining, an 8-GPU fine-tune or
+    the documents' generic "training" asks this function with its own workload.
+    """
+    x = np.asarray(s[SPEEDUP], dtype=float)
+    if workload is None:
+        return x
+    return x * workload_factor(workload)
+
+
+def speedup_basis() -> str:
+    """Where :data:`SPEEDUP` comes from, in words: the calibrated step-time model on the reference workload."""
+    from analyses.scenario import speedups
+
+    return f"the step-time model calibrated on published runs, on {speedups.reference(scenario.values()).describe()}"
+
+
+def workload_factor(workload: Any) -> float:
+    """The step-time model's speed-up on ``workload`` over its speed-up on the reference workload
+    (1 for the reference itself), at the central scenario."""
+    from analyses.scenario import speedups  # the planner's search, on the floor it lives on
+
+    central = scenario.values()
+    ref = speedups.reference(central)
+    if workload == ref:
+        return 1.0
+    return speedups.model_speedup(workload, NEW, OLD, central) / speedups.model_speedup(ref, NEW, OLD, central)
+
+
+def mfu(s: Mapping[str, Any], name: str, x: Any = None) -> np.ndarray:
     """MFU of :data:`NEW` or :data:`OLD` in the scenario; for the new generation
-    ``speedup × peak_old × MFU_old / peak_new`` (the achieved rate over its own dense peak)."""
-    return achieved_flop_per_s(s, name) / peak_flops(name)
+    ``speedup × peak_old × MFU_old / peak_new`` (the achieved rate over its own dense peak; ``x`` a
+    workload's speed-up instead of the scenario's)."""
+    return achieved_flop_per_s(s, name, x) / peak_flops(name)

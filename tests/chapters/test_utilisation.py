@@ -150,7 +150,8 @@ def test_what_decides_the_verdicts(result):
     assert "stated 62% agrees with the recomputed 65.0%" in led.loc["001-2.2-loading-share-35-to-12", "reason"]
     # utilisation below 50% as the norm: the scenario's 70%; flips below 55%
     assert led.loc["001-2.2-utilisation-below-50pct", "flips_if"] == "consistent if GPU utilisation < 55%"
-    assert "10.8 kB/s" in led.loc["001-2.2-utilisation-below-50pct", "reason"]
+    # a B300 at the model's speed-up (11.1x) over an A100 at the scenario's MFU (0.496)
+    assert "11.5 kB/s" in led.loc["001-2.2-utilisation-below-50pct", "reason"]
     # the procurement cut is below the 43% that 4-for-7 allows: no arithmetic failure, so unverifiable
     assert 30 < 100 * (1 - 4 / 7)
     assert "business result" in led.loc["001-2.3-procurement-30pct", "reason"]

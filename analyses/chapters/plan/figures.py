@@ -167,13 +167,13 @@ def recommended_view(res: Result) -> Table:
             "days": "{:.1f}",
             "rented (M USD)": "{:.2f}",
             "owned (M USD)": "{:.2f}",
-            "kernel eff.": "{:.2f}",
+            "GEMM eff.": "{:.2f}",
         },
     )
 
 
 def efficiency_view(res: Result) -> Table:
-    """Where each generation's kernel efficiency comes from."""
+    """Where each generation's GEMM efficiency ceiling comes from."""
     return table(res.efficiency)
 
 
@@ -188,7 +188,7 @@ def comparison_view(res: Result) -> Table:
     return table(
         shown,
         **{
-            "kernel efficiency": "{:.3f}",
+            "GEMM efficiency": "{:.3f}",
             "MFU": "{:.1%}",
             "goodput": "{:.1%}",
             "days": "{:.1f}",

@@ -17,7 +17,8 @@ import numpy as np
 from analyses import data
 from analyses.models import reliability as rel
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.scenario import cases
+from analyses.scenario import cases, failures
+from analyses.scenario.failures import OPERATIONS
 from analyses.units import HOURS_PER_DAY, MINUTES_PER_HOUR, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
 from analyses.units.formats import fmt, stated
 from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, exactly, rounded
@@ -37,6 +38,12 @@ READING_MINUTES = (
 # --------------------------------------------------------------------------------------------
 # The job, its optimum and the policy (shared by the checks and the page)
 # --------------------------------------------------------------------------------------------
+
+
+def operated(s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The scenario as the chapter's cluster runs it: the rate and restart of its ``operations``
+    mode (automated unless the chapter sets it; :func:`analyses.scenario.failures.for_operations`)."""
+    return failures.for_operations(s, cfg.get("operations", OPERATIONS[0]) if cfg else OPERATIONS[0])
 
 
 def job_mtbf_s(s: Mapping[str, Any]) -> np.ndarray:
@@ -103,6 +110,7 @@ def _run_lengths() -> str:
 @check("000-2.4-weeks-long-runs-hours-to-recover")
 def check_weeks_long_runs_hours_to_recover(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §2.4: runs last weeks, and recovering from a checkpoint often takes hours."""
+    s = operated(s, cfg)
     restart_min = np.asarray(s["restart_s"]) / SECONDS_PER_MINUTE
     all_in = rel.lost_per_interruption_s(optimum_s(s), s["checkpoint_write_s"], job_mtbf_s(s), s["restart_s"])
     all_in_min = all_in / SECONDS_PER_MINUTE
@@ -136,6 +144,7 @@ def check_weeks_long_runs_hours_to_recover(claim: data.Claim, s: Mapping[str, An
 @check("001-2.4-weeks-long-runs-hours-lost")
 def check_weeks_long_runs_hours_lost(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.4: 100B runs last weeks, and a crash may lose hours of progress."""
+    s = operated(s, cfg)
     tau_h = optimum_s(s) / SECONDS_PER_HOUR
     return Finding(
         stated=at_least(1.0),
@@ -196,6 +205,7 @@ def _minutes_finding(value_min: Any, recomputed: Any, what: str) -> Finding:
 @check("000-2.4-recovery-hours-to-minutes")
 def check_recovery_hours_to_minutes(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §2.4: hot migration of checkpoints cuts recovery time from hours to minutes."""
+    s = operated(s, cfg)
     restart_min = np.asarray(s["restart_s"]) / SECONDS_PER_MINUTE
     return _minutes_finding(
         restart_min,
@@ -207,6 +217,7 @@ def check_recovery_hours_to_minutes(claim: data.Claim, s: Mapping[str, Any], cfg
 @check("001-2.4-loss-hours-to-minutes")
 def check_loss_hours_to_minutes(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.4: hot migration cuts the time a crash loses from hours to minutes."""
+    s = operated(s, cfg)
     late = policy_intervals_s()[1]
     m, d, r = job_mtbf_s(s), s["checkpoint_write_s"], s["restart_s"]
     lost = rel.lost_per_interruption_s(late, d, m, r) / SECONDS_PER_MINUTE
@@ -288,6 +299,7 @@ def _fintech(claim: data.Claim, s: Mapping[str, Any], arithmetic: Arithmetic) ->
 @check("001-2.4-fintech-crash-every-5-days")
 def check_fintech_crash_every_5_days_001(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.4: a crash every 5 days, 3 h each; 50 clean days on B300, about 30 h saved."""
+    s = operated(s, cfg)
     f = cases.fintech()
     saved = rel.crash_recovery_hours(f.run_days_no_fault, f.crash_interval_days, f.recovery_hours_per_crash)
     return _fintech(claim, s, Arithmetic("the recovery time saved (hours)", rounded(f.hours_saved_001), saved))
@@ -296,6 +308,7 @@ def check_fintech_crash_every_5_days_001(claim: data.Claim, s: Mapping[str, Any]
 @check("000-2.4-fintech-crash-every-5-days")
 def check_fintech_crash_every_5_days_000(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §2.4: a crash every 5 days; 50 clean days on B300, over 30 h saved (3 h per crash from 001)."""
+    s = operated(s, cfg)
     f = cases.fintech()
     saved = rel.crash_recovery_hours(f.run_days_no_fault, f.crash_interval_days, f.recovery_hours_per_crash)
     return _fintech(
@@ -308,6 +321,7 @@ def check_fintech_crash_every_5_days_000(claim: data.Claim, s: Mapping[str, Any]
 @check("001-2.4-rd-efficiency-18pct")
 def check_rd_efficiency_18pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.4: the fintech firm's R&D efficiency rose by 18%."""
+    s = operated(s, cfg)
     f = cases.fintech()
     n = fintech_numbers(s)
     gain = 100 * n["saved_h"] / n["run_h"]
@@ -366,6 +380,7 @@ def check_table_stability(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
 @check(POLICY)
 def check_checkpoint_15min_then_hourly(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.4: checkpoint every 15 minutes early in training and hourly later."""
+    s = operated(s, cfg)
     g = policy_goodputs(s, claim)
     early, late = policy_intervals_s(claim)
     return Finding(

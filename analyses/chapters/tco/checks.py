@@ -179,19 +179,20 @@ def check_reserve_10_15pct_exploration(claim: data.Claim, s: Mapping[str, Any], 
 def check_payback_6_12_months(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Both documents, part 6: the hardware investment is usually recovered within 6-12 months."""
     lo, hi = claim.value("payback_low_months"), claim.value("payback_high_months")
-    value = payback_value(s)
+    x = generations.speedup(s, cases.workload(claim.id))  # the claim's own workload (generations.speedup)
+    value = payback_value(s, speedup=x)
     x_lo, x_hi = documents_speedup()
 
     def recomputed() -> str:
         slow, fast = (payback_value(s, "rent", x) for x in (x_lo, x_hi))
         other = (
-            f"keeping owned {OLD}s (capital spent) {months(payback_value(s, 'keep owned'))}"
+            f"keeping owned {OLD}s (capital spent) {months(payback_value(s, 'keep owned', x))}"
             if claim.document.startswith("000")
-            else f"against China's {OLD} rents {months(payback_value(s, 'rent in China'))}"
+            else f"against China's {OLD} rents {months(payback_value(s, 'rent in China', x))}"
         )
         return (
             f"one {NEW} bought ({rmb(costs.capex_per_gpu(s, NEW), s, 2)} with network and storage) instead of renting the "
-            f"{fmt(scalar(s[generations.SPEEDUP]), 'x')} {OLD}s whose work it does: {months(value)}; with the documents' own "
+            f"{fmt(scalar(x), 'x')} {OLD}s whose work it does: {months(value)}; with the documents' own "
             f"{stated(x_lo)}-{stated(x_hi)}×, {months(fast)} to {months(slow)}; {other}"
         )
 
@@ -205,7 +206,7 @@ def check_payback_6_12_months(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
             "the year, the same work on both sides; at the documents' own speed-up it would take years"
             + (
                 f", and against owned {OLD}s whose capital is already spent (a stricter reading of 升级) "
-                f"{months(payback_value(s, 'keep owned'))}"
+                f"{months(payback_value(s, 'keep owned', x))}"
                 if claim.document.startswith("000")
                 else ""
             )
@@ -368,7 +369,8 @@ def check_own_42k_vs_rent_80k(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
 @check("001-6-effective-compute-cost-formula")
 def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §6: measure effective compute cost as total investment / effective TFLOPS-days."""
-    old, new = costs.pflop_day_cost(s, OLD, "owned"), costs.pflop_day_cost(s, NEW, "owned")
+    x = generations.speedup(s, cases.workload(claim.id))  # document 001's own case (generations.speedup)
+    old, new = costs.pflop_day_cost(s, OLD, "owned", x), costs.pflop_day_cost(s, NEW, "owned", x)
     saving = 1 - new / old
     return Finding(
         stated=at_least(0.0),
@@ -378,7 +380,7 @@ def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any]
             f"made precise as the cost of a period's GPU-hours over the useful PFLOP-days they deliver: owned {OLD} "
             f"{rmb(old, s)}, owned {NEW} {rmb(new, s)} per useful PFLOP-day at the scenario's MFU of each "
             f"({fmt(scalar(generations.mfu(s, OLD)), pct=True, sig=2)} {OLD_PRECISION.upper()}, "
-            f"{fmt(scalar(generations.mfu(s, NEW)), pct=True, sig=2)} {NEW_PRECISION.upper()}), a saving of {fmt(scalar(saving), pct=True, sig=2)}"
+            f"{fmt(scalar(generations.mfu(s, NEW, x)), pct=True, sig=2)} {NEW_PRECISION.upper()}), a saving of {fmt(scalar(saving), pct=True, sig=2)}"
         ),
         context=lambda v: (
             "a sound yardstick once the investment is spread over the same period as the compute it delivers; it "

@@ -17,7 +17,7 @@ import numpy as np
 
 from analyses import data, units
 from analyses.models import throughput
-from analyses.scenario import cases
+from analyses.scenario import cases, generations
 from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_MFU, OLD_PRECISION, SPEEDUP, peak_flops
 from analyses.units.formats import fmt, stated
 from analyses.verdicts import Arithmetic, Finding, at_least, between, check, exactly, rounded
@@ -45,7 +45,7 @@ def reading(claim: data.Claim) -> str:
 
 def _speedup_text(s: Mapping[str, Any]) -> str:
     return (
-        f"expected {fmt(s[SPEEDUP], 'x')} ({NEW} FP8 over {OLD} BF16 at published MFU); "
+        f"expected {fmt(s[SPEEDUP], 'x')} ({NEW} FP8 over {OLD} BF16, {generations.speedup_basis()}); "
         f"BF16 datasheet {fmt(datasheet_bf16_ratio(), 'x')}; best published runs {fmt(best_published_ratio(), 'x')}"
     )
 
@@ -122,11 +122,16 @@ def _anecdote(
         if a.gpus_before is not None
         else f"{stated(a.days_before)} -> {stated(a.days_after)} days, equal GPU counts assumed"
     )
+    work = cases.workload(claim.id)
+    expected = generations.speedup(s, work)  # this anecdote's own workload (generations.speedup)
     return Finding(
         stated=exactly(implied),
-        value=s[SPEEDUP],
+        value=expected,
         unit="x",
-        recomputed=lambda: f"implied per-GPU speed-up {fmt(implied, 'x')} ({counts}); expected {fmt(s[SPEEDUP], 'x')}",
+        recomputed=lambda: (
+            f"implied per-GPU speed-up {fmt(implied, 'x')} ({counts}); expected {fmt(expected, 'x')}"
+            + (f" for {work.describe()}" if work is not None else "")
+        ),
         context=lambda v: (
             f"the anecdote itself cannot be checked{extra}"
             if v == "consistent"
