@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from analyses.chapters.validation import Result
+from analyses.pages.encodings import describe, number
 from analyses.pages.notebook import Table, table
 
 WIDTH = 520
@@ -61,7 +62,15 @@ def mfu_chart(res: Result) -> alt.LayerChart:
             ],
         )
     )
-    return (band + diagonal + points).properties(width=WIDTH, height=WIDTH * 0.8)
+    chart = (band + diagonal + points).properties(width=WIDTH, height=WIDTH * 0.8)
+    inside = int(step["inside"].sum())
+    text = (
+        f"Scatter plot of predicted against published MFU for {len(step)} published runs, calibration and validation "
+        f"rows in two colours and shapes, with the diagonal dashed and the model's 90% band shaded from "
+        f"{number(lo, 2)} to {number(hi, 2)} times the predicted step time; {inside} of {len(step)} runs lie inside "
+        "their own leave-one-source-out band."
+    )
+    return describe(chart, text)
 
 
 def conversion_table(res: Result) -> Table:
