@@ -9,17 +9,14 @@ import pandas as pd
 from analyses.chapters.validation import Result
 from analyses.pages.encodings import describe, number
 from analyses.pages.notebook import Table, table
+from analyses.units.formats import round_sig_array
 
 WIDTH = 520
 
 
 def _round(x: pd.Series, sig: int = 4) -> np.ndarray:
     """``x`` to ``sig`` significant figures (what a chart shows never depends on the last bits)."""
-    v = x.to_numpy(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mag = np.where(np.isfinite(v) & (v != 0), np.floor(np.log10(np.abs(v))), 0)
-    scale = 10.0 ** (sig - 1 - mag)
-    return np.where(np.isfinite(v), np.round(v * scale) / scale, v)
+    return round_sig_array(x, sig)
 
 
 def _band(lo: float, hi: float) -> str:
