@@ -308,9 +308,9 @@ def test_sensitivity_moves_each_assumption_across_its_scenario_range(req, h100):
 
 
 def test_holdout_removes_the_run_from_the_calibration():
-    cal = calibration.calibrations(("llama3-herd-2024-table4",))
-    assert not cal["source"].eq("llama3-herd-2024-table4").any()
-    eff, basis = calibration.kernel_efficiency("H100", "bf16", ("llama3-herd-2024-table4",))
+    cal = calibration.calibrations(("dubey2024-llama3",))
+    assert not cal["source"].eq("dubey2024-llama3").any()
+    eff, basis = calibration.kernel_efficiency("H100", "bf16", ("dubey2024-llama3",))
     assert basis.startswith("borrowed")
     a100 = calibration.calibrations()
     assert eff == pytest.approx(
@@ -335,7 +335,7 @@ def test_llama31_405b_planned_within_a_quarter_of_its_published_gpu_hours(s):
         min_gpus=n,
         max_gpus=n,
         global_batch_tokens=float(bench["global_batch_seqs"] * bench["seq_len"]),
-        holdout_sources=("llama3-herd-2024-table4",),
+        holdout_sources=("dubey2024-llama3",),
         s=s,
     )
     best = planning.plan(req).best
