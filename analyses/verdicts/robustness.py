@@ -27,6 +27,7 @@ from analyses.verdicts import (
     Interval,
     Rule,
     as_array,
+    recomputed_figure,
     rule_clause,
     sentence,
     show,
@@ -81,6 +82,8 @@ class Assessment:
     stated: Interval | None = None
     unit: str = ""
     flip: dict[str, Any] | None = field(default=None, compare=False)
+    sig: int = 3  # significant figures the check writes its figures to
+    figure: str = ""  # the recomputed figure as the reason prints it (:func:`analyses.verdicts.recomputed_figure`)
 
 
 def _call(fn: CheckFn, claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
@@ -159,6 +162,8 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
         stated=f.stated,
         unit=f.unit,
         flip=flip,
+        sig=f.sig,
+        figure=recomputed_figure(f) if value is not None else "",
     )
 
 
