@@ -11,10 +11,14 @@ from analyses.pages import sliders
 from analyses.scenario.generations import gpu
 from analyses.units import GB
 
+STACK = (*memory.STATE_PARTS, "activations")  # bottom to top, as the caption names them (text.accounting_caption)
+
 
 def accounting_chart(res: Result) -> alt.Chart:
-    """Bytes of one unsharded replica of each model, by part (symlog scale)."""
+    """Bytes of one unsharded replica of each model, by part (symlog scale), stacked in :data:`STACK`
+    order from the bottom."""
     frame = res.accounting.round({"GB": 3, "parameters (B)": 3})
+    frame = frame.assign(stack=frame["part"].map({p: i for i, p in enumerate(STACK)}))
     order = [shape(n)["label"] for n in res.cfg["models"]]
     return (
         alt.Chart(frame)
@@ -22,8 +26,8 @@ def accounting_chart(res: Result) -> alt.Chart:
         .encode(
             x=alt.X("model:N", sort=order, title=None),
             y=alt.Y("GB:Q", title="GB (one replica, unsharded)", scale=alt.Scale(type="symlog")),
-            color=alt.Color("part:N", sort=[*memory.STATE_PARTS, "activations"], title="part"),
-            order=alt.Order("part:N"),
+            color=alt.Color("part:N", sort=list(STACK), title="part"),
+            order=alt.Order("stack:Q", sort="ascending"),
             tooltip=["model", "part", alt.Tooltip("GB:Q", format=",.1f")],
         )
         .properties(width=520, height=300)
