@@ -245,8 +245,8 @@ def test_a_readers_price_moves_only_that_generation(default):
 
 def test_the_assumptions_table_is_the_scenarios(default):
     shown = default.assumptions.set_index("name")
-    assert {"restart_s", "rdma_nic_share", "server_b300_usd_per_gpu", "electricity_us_usd_per_kwh"} <= set(shown.index)
-    assert "electricity_usd_per_kwh" not in shown.index  # the US tariff is the one a default run reads
+    assert {"restart_s", "rdma_nic_share", "server_b300_usd_per_gpu", "electricity_usd_per_kwh"} <= set(shown.index)
+    assert "electricity_us_usd_per_kwh" not in shown.index  # the book's one convention: the Chinese tariff
     assert shown.loc["restart_s", "central"] == scenario.assumption("restart_s").central
 
 
@@ -395,5 +395,5 @@ def test_cli_plan_reads_yaml_numbers_without_a_signed_exponent(tmp_path, capsys)
 
 def test_summary_columns(default):
     out = text.summary(default.run)
-    assert "days 5-95%" in out and "owned 5-95%" in out
+    assert "days 5-95%" in out and "owned 90%" in out and "rented (RMB)" in out
     assert pd.notna(default.run.recommended["cost_owned_hi"]).all()

@@ -9,7 +9,9 @@ from analyses.chapters.tco import GENERATIONS, NEW, Result
 from analyses.models import tco
 from analyses.pages import sliders
 from analyses.pages.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
-from analyses.units.formats import stated, stated_amount
+from analyses.pages.notebook import Table, table
+from analyses.scenario import buying
+from analyses.units.formats import fmt, money, span, stated
 
 STATED = STATED_COLOUR  # stated figures and bands
 PUBLIC = RECOMPUTED_COLOUR  # recomputed intervals
@@ -69,8 +71,11 @@ def recommender_chart(res: Result) -> alt.LayerChart:
 
 
 def tornado_chart(res: Result) -> alt.LayerChart:
-    """Document 001's owned monthly cost with each input at its 5th and 95th percentile, the rest central."""
-    frame, c = res.tornado, res.customer
+    """Document 001's owned monthly cost with each input at its 5th and 95th percentile, the rest central
+    (in the page's currency)."""
+    c = res.customer
+    k, _ = buying.rate_to("RMB", res.unit, res.s)
+    frame = res.tornado.assign(at_low=res.tornado["at_low"] * k, at_high=res.tornado["at_high"] * k)
     bars = (
         alt.Chart(frame)
         .mark_bar()
@@ -78,7 +83,7 @@ def tornado_chart(res: Result) -> alt.LayerChart:
             y=alt.Y("input:N", sort=list(frame["input"]), title=None),
             x=alt.X(
                 "at_low:Q",
-                title=f"monthly cost of the {stated(c.gpus)} owned {NEW}s (RMB)",
+                title=f"monthly cost of the {stated(c.gpus)} owned {NEW}s ({res.unit})",
                 scale=alt.Scale(zero=False),
             ),
             x2="at_high:Q",
@@ -87,8 +92,8 @@ def tornado_chart(res: Result) -> alt.LayerChart:
     )
     marks = pd.DataFrame(
         {
-            "x": [c.own_rmb.central, c.own_stated_rmb],
-            "what": ["central estimate", f"stated {stated_amount(c.own_stated_rmb)}"],
+            "x": [c.own_rmb.central * k, c.own_stated_rmb * k],
+            "what": ["central estimate", f"stated {res.stated_money(c.own_stated_rmb)}"],
         }
     )
     lines = (
@@ -111,6 +116,28 @@ def payback_chart(res: Result) -> alt.LayerChart:
     return alt.layer(band, chart)
 
 
+def shown_slider(res: Result, index: int) -> sliders.Slider:
+    """The chapter's slider ``index`` with a price in the page's currency."""
+    s = res.sliders[index]
+    return sliders.scaled(s, *buying.rate_to(s.unit, res.unit, res.s))
+
+
 def slider_figure(res: Result, index: int) -> alt.Chart:
     """The chapter's slider figure ``index`` (0: the B300/A100 speed-up, 1: the B300 system price)."""
-    return sliders.figure(res.sliders[index])
+    return sliders.figure(shown_slider(res, index))
+
+
+def run_view(res: Result) -> Table:
+    """One run of the chapter's workload on both generations, rented and owned, in words."""
+    rows = [
+        {
+            "GPU": r["gpu"],
+            "basis": r["basis"],
+            "GPUs": f"{int(r['n_gpus']):,}",
+            "days (90%)": f"{fmt(r['days'], '', 2)} ({span(r['days_lo'], r['days_hi'], '', 2)})",
+            f"cost ({res.unit})": money(r["cost"]),
+            "90% range": span(r["cost_lo"], r["cost_hi"], res.unit, 2),
+        }
+        for r in res.run.to_dict("records")
+    ]
+    return table(pd.DataFrame(rows))
