@@ -129,7 +129,7 @@ def verdict_box(ledger: pd.DataFrame, page: str | None = None, summary: str = SU
         if direction:
             cells.append(f'<td class="vb-direction">{direction_word(d) or "–"}</td>')
         cells += [
-            f'<td class="vb-claim"><a href="{section_href(cid, str(row["chapter"]), page)}" title="{claim}">'
+            f'<td class="vb-claim"><a href="{section_href(cid, str(row["chapter"]), page)}">'
             f'<span class="vb-where">{where}</span> {claim}</a></td>',
             f'<td class="vb-reason" title="{reason}">{shown}</td>',
         ]

@@ -54,7 +54,7 @@ def _row(row: Mapping[str, Any], direction: bool) -> str:
 
 
 def _colgroup(direction: bool) -> str:
-    cols = ["verdict", *(["direction"] if direction else []), "claim", "num", "num"]
+    cols = ["verdict", *(["direction"] if direction else []), "claim", "stated", "recomputed"]
     return "<colgroup>" + "".join(f'<col class="af-col-{c}">' for c in cols) + "</colgroup>"
 
 
