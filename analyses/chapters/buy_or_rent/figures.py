@@ -69,7 +69,13 @@ def cost_chart(res: Result) -> alt.Chart:
     points = base.mark_point(filled=True, size=60).encode(
         x="cost:Q",
         shape=alt.Shape("basis:N", sort=["rented", "owned"], title="basis"),
-        tooltip=["label:N", "gpu:N", "basis:N", alt.Tooltip("cost:Q", format=",.0f", title=f"cost ({unit})"), "cheapest:N"],
+        tooltip=[
+            "label:N",
+            "gpu:N",
+            "basis:N",
+            alt.Tooltip("cost:Q", format=",.0f", title=f"cost ({unit})"),
+            "cheapest:N",
+        ],
     )
     stars = (
         base.mark_text(text=CHEAPEST, dx=12, fontSize=14)
