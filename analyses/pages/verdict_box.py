@@ -76,7 +76,7 @@ def counts_line(ledger: pd.DataFrame) -> str:
 def short_reason(reason: str) -> str:
     """The part of a reason a one-line box shows: the check's own explanation, after the rule's clause
     (which compares the stated and recomputed figures) where the reason has both; the whole reason
-    otherwise. The box keeps the full reason as the cell's title."""
+    otherwise (the chapter's summary, linked from the box's head, gives every reason in full)."""
     rule, sep, why = str(reason).partition("; ")
     if not sep or not why.strip() or not rule.startswith("The stated"):
         return str(reason)
@@ -121,7 +121,6 @@ def verdict_box(ledger: pd.DataFrame, page: str | None = None, summary: str = SU
     for row in ledger.to_dict("records"):
         cid = str(row["id"])
         claim = html.escape(str(row["claim"]))
-        reason = html.escape(str(row["reason"]))
         shown = html.escape(short_reason(str(row["reason"])))
         where = f"{short_document(row['document'])} §{html.escape(str(row['section']))}"
         d = direction_of(row)
@@ -131,7 +130,7 @@ def verdict_box(ledger: pd.DataFrame, page: str | None = None, summary: str = SU
         cells += [
             f'<td class="vb-claim"><a href="{section_href(cid, str(row["chapter"]), page)}">'
             f'<span class="vb-where">{where}</span> {claim}</a></td>',
-            f'<td class="vb-reason" title="{reason}">{shown}</td>',
+            f'<td class="vb-reason">{shown}</td>',
         ]
         rows.append(f'<tr data-claim="{html.escape(cid)}">{"".join(cells)}</tr>')
         text.append(f"{row['verdict']}{' ' + d if d else ''}: {cid}: {row['reason']}")
