@@ -129,3 +129,26 @@ def test_each_page_stays_under_150_kb(site):
     sizes = {p.name: p.stat().st_size for p in (site / "book").glob("*.html")}
     big = {k: v for k, v in sizes.items() if v >= 150_000}
     assert big == {}, json.dumps(big)
+
+
+def test_the_findings_split_by_direction_once_the_ledger_has_it(monkeypatch):
+    """The front page's direction path, fed a direction column (the ledger's own, once issue 22 adds
+    it, goes through the same code): overstated and understated claims are separate findings, each
+    row says its direction, and the counts add up."""
+    from analyses.chapters.intro import figures
+
+    plain = book_ledger.frame
+    if verdict_box.has_direction(plain(book_ledger.assessments())):
+        pytest.skip("the ledger has its own direction column: the browser test covers it")
+    ways = {"inconsistent": "overstates", "implausible": "understates"}
+    monkeypatch.setattr(
+        book_ledger, "frame", lambda rows: plain(rows).assign(direction=lambda f: f["verdict"].map(ways).fillna(""))
+    )
+    res = intro.compute(intro.SPEC.validate({}))
+    assert [g.key for g in res.groups] == ["right", "overstates", "understates"]
+    assert res.directions == {d: int((res.ledger["verdict"] == v).sum()) for v, d in ways.items()}
+    html = figures.findings(res)._repr_html_()
+    assert "What they overstate" in repr(figures.findings(res)) and "What they understate" in repr(
+        figures.findings(res)
+    )
+    assert "direction-overstates" in html and "direction-understates" in html
