@@ -156,7 +156,8 @@ def test_one_currency_per_page(default, result):
         # no amount is written in the other currency (the rate and the prices' origin may name it)
         assert not re.search(rf"\d(?: million| billion)? {other}\b", words.replace(str(res.rate.unit), ""))
         table = text.summary_table(res)
-        assert f"cost ({res.currency})" in table.columns
+        assert {f"rented ({res.currency}, 90% range)", f"owned ({res.currency}, 90% range)"} <= set(table.columns)
+        assert len(table) == len(res.workloads)
         assert not table.astype(str).apply(lambda c: c.str.contains("e+", regex=False)).any().any()
 
 

@@ -64,7 +64,7 @@ def cost_chart(res: Result) -> alt.Chart:
     bars = base.mark_rule(strokeWidth=2).encode(
         x=alt.X("cost_lo:Q", scale=alt.Scale(type="log"), title=f"cost of one run ({unit}, log scale)"),
         x2="cost_hi:Q",
-        strokeDash=alt.StrokeDash("basis:N", sort=["rented", "owned"], title="basis"),
+        strokeDash=alt.StrokeDash("basis:N", sort=["rented", "owned"], legend=None),
     )
     points = base.mark_point(filled=True, size=60).encode(
         x="cost:Q",
@@ -85,6 +85,14 @@ def cost_chart(res: Result) -> alt.Chart:
     return (
         (bars + points + stars)
         .properties(width=480, height=110)
-        .facet(row=alt.Row("label:N", title=None, sort=list(dict.fromkeys(frame["label"]))))
+        .facet(
+            row=alt.Row(
+                "label:N",
+                title=None,
+                sort=list(dict.fromkeys(frame["label"])),
+                # each workload's name above its panel, read left to right (a rotated label overlaps the next)
+                header=alt.Header(labelAngle=0, labelOrient="top", labelAnchor="start", labelFontWeight="bold"),
+            )
+        )
         .resolve_scale(x="independent")
     )

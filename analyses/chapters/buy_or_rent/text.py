@@ -89,7 +89,7 @@ def not_covered_sentence(res: Result) -> str:
     names, one = ", ".join(res.not_covered), len(res.not_covered) == 1
     return (
         f"{names} {'is' if one else 'are'} not planned yet: the data hold no InfiniBand cluster configuration, "
-        f"system price or rent for {'it' if one else 'them'}. Adding those rows to `data/` adds "
+        f"system price or rent for {'it' if one else 'them'}. Adding those rows to data/ adds "
         f"{'it' if one else 'them'} here without code."
     )
 
@@ -103,23 +103,24 @@ def workload_title(w: buying.Workload) -> str:
 
 
 def summary_table(res: Result) -> pd.DataFrame:
-    """The cheapest rented and owned answer of every workload, one row each."""
+    """The cheapest rented and the cheapest owned answer of every workload, one row per workload: the
+    GPUs and days, and the cost with its 90% range (the header names the currency)."""
+    unit = f" {res.currency}"
     rows = []
     for w in res.workloads:
+        row = {"workload": w.label}
         for basis in ("rented", "owned"):
             r = res.cheapest(w.key, basis)
             if r is None:
+                row |= {f"cheapest {basis}": "no layout fits", f"{basis} ({res.currency}, 90% range)": "n/a"}
                 continue
-            rows.append(
-                {
-                    "workload": w.label,
-                    "basis": basis,
-                    "cheapest": f"{int(r['n_gpus']):,} × {r['gpu']}",
-                    "days": days(r["days"]),
-                    f"cost ({res.currency})": money(res, r["cost"]).replace(f" {res.currency}", ""),
-                    "90% range": money_span(res, r["cost_lo"], r["cost_hi"]),
-                }
-            )
+            cost = money(res, r["cost"]).removesuffix(unit)
+            band = money_span(res, r["cost_lo"], r["cost_hi"]).replace(unit, "")
+            row |= {
+                f"cheapest {basis}": f"{int(r['n_gpus']):,} × {r['gpu']}, {days(r['days'])}",
+                f"{basis} ({res.currency}, 90% range)": f"{cost} ({band})",
+            }
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
