@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from analyses import data, scenario
+from analyses.chapters import buy_or_rent as ch  # noqa: F401 (the result fixtures read the module's ch)
 from analyses.chapters import plan, tco
 from analyses.chapters.buy_or_rent import figures, text
 from analyses.scenario import buying, presets
