@@ -397,3 +397,15 @@ def test_summary_columns(default):
     out = text.summary(default.run)
     assert "days 5-95%" in out and "owned 90%" in out and "rented (RMB)" in out
     assert pd.notna(default.run.recommended["cost_owned_hi"]).all()
+
+
+def test_the_assumptions_table_shows_money_in_the_pages_currency(default, result):
+    rmb = default.assumptions.set_index("name")
+    usd = result(currency="USD").assumptions.set_index("name")
+    rate = default.s["usd_cny"]
+    assert rmb.loc["server_b300_usd_per_gpu", "unit"] == "RMB per GPU"
+    assert rmb.loc["server_b300_usd_per_gpu", "central"] == pytest.approx(
+        usd.loc["server_b300_usd_per_gpu", "central"] * rate
+    )
+    assert not rmb["unit"].str.startswith("USD").any() and not usd["unit"].str.startswith(("RMB", "CNY")).any()
+    assert rmb.loc["restart_s", "central"] == usd.loc["restart_s", "central"]  # not money: unchanged

@@ -18,7 +18,7 @@ import pandas as pd
 from analyses import data, scenario
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
-from analyses.scenario import planning
+from analyses.scenario import buying, planning
 from analyses.scenario.presets import (  # noqa: F401 (the chapter's names for the presets)
     DOCUMENT_SCENARIO,
     NONE,
@@ -146,13 +146,15 @@ PRESET_ASSUMPTIONS = ("finetune_tokens_per_sample", "finetune_epochs")
 def assumptions_table(cfg: Mapping[str, Any], req: pl.Request) -> pd.DataFrame:
     """The scenario's assumptions the page reads (:func:`analyses.scenario.table` at ``cfg``): the
     batch, tokens per parameter, the time model's, the prices of the generations planned under the
-    rent class and region chosen, and those the presets read."""
+    rent class and region chosen, and those the presets read; money in the page's currency
+    (``cfg["currency"]``, at the scenario's exchange rate), as every other amount on the page."""
     prices = [n for g in req.gpus for n in gpu_hour_cost.inputs(g, req.rent_class, req.electricity_region, req.s)]
     own = {n for g in req.gpus for n in (gpu_hour_cost.server_name(g), gpu_hour_cost.rent_name(g, req.rent_class))}
     shared = [n for n in dict.fromkeys(prices) if n not in own]
     names = ["batch_million_tokens", "tokens_per_param", *pl.TIME_ASSUMPTIONS]
     names += [n for n in prices if n in own] + shared + list(PRESET_ASSUMPTIONS)
-    return scenario.table(cfg).set_index("name").loc[names].reset_index()
+    frame = scenario.table(cfg).set_index("name").loc[names].reset_index()
+    return buying.table_in_currency(frame, cfg.get("currency", buying.DEFAULT_CURRENCY), req.s)
 
 
 def efficiency_table(p: pl.Plan) -> pd.DataFrame:
