@@ -214,7 +214,7 @@ def _robustness(
     if best is not None:
         _, name, new_code, threshold, side = best
         a = scenario.assumption(name)
-        text_threshold = show(threshold, a.unit, 2)
+        text_threshold = show(*in_ledger_currency(threshold, a.unit, scenario.values(cfg)), 2)
         flip = {
             "input": name,
             "label": a.label,
@@ -225,6 +225,14 @@ def _robustness(
             "text": f"{VERDICTS[new_code]} if {a.label} {'<' if side == 'below' else '>'} {text_threshold}",
         }
     return holds, span, flip
+
+
+def in_ledger_currency(x: float, unit: str, s: Mapping[str, Any]) -> tuple[float, str]:
+    """An amount in an assumption's unit as the ledger writes it: money in the documents' RMB (a USD
+    price at the scenario's exchange rate ``usd_cny``), anything else unchanged."""
+    if str(unit).startswith("USD"):
+        return float(x) * float(np.asarray(s["usd_cny"], dtype=float)), "RMB" + str(unit)[3:]
+    return float(x), unit
 
 
 REFINE_POINTS = 21  # points per narrowing round of a flip's bracket

@@ -165,6 +165,7 @@ def flip_points(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
         r = scenario.ranges()[f["input"]]
         pct = float(100 * norm.cdf(float(r.score(f["threshold"]))))
         unit = scenario.assumption(f["input"]).unit
+        s = scenario.values()
         out.append(
             {
                 "claim": a.claim.id,
@@ -172,8 +173,8 @@ def flip_points(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "verdict": a.verdict,
                 "flips to": f["verdict"],
                 "assumption": f["label"],
-                "central": show(r.central, unit, 3),
-                "flips at": show(f["threshold"], unit, 2),
+                "central": show(*robustness.in_ledger_currency(r.central, unit, s), 3),
+                "flips at": show(*robustness.in_ledger_currency(f["threshold"], unit, s), 2),
                 "percentile": round(pct, 1),
             }
         )
