@@ -42,7 +42,7 @@ def _claim_cell(row: Mapping[str, Any]) -> str:
 def _figure_cells(row: Mapping[str, Any]) -> str:
     stated = html.escape(str(row["stated figure"])) or "–"
     recomputed = html.escape(str(row["recomputed figure"])) or "–"
-    return f'<td class="af-num">{stated}</td><td class="af-num">{recomputed}</td>'
+    return f'<td class="af-num af-stated">{stated}</td><td class="af-num af-recomputed">{recomputed}</td>'
 
 
 def _row(row: Mapping[str, Any], direction: bool) -> str:
