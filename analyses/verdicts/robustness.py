@@ -232,6 +232,8 @@ def in_ledger_currency(x: float, unit: str, s: Mapping[str, Any]) -> tuple[float
     price at the scenario's exchange rate ``usd_cny``), anything else unchanged."""
     if str(unit).startswith("USD"):
         return float(x) * float(np.asarray(s["usd_cny"], dtype=float)), "RMB" + str(unit)[3:]
+    if str(unit).startswith("CNY ") and not str(unit).startswith("CNY per USD"):
+        return float(x), "RMB" + str(unit)[3:]  # one name for the currency: the documents' RMB
     return float(x), unit
 
 

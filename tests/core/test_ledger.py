@@ -68,6 +68,8 @@ def test_the_ledger_writes_money_in_the_documents_rmb():
 
     s = scenario.values()
     assert robustness.in_ledger_currency(12_000, "USD per GPU", s) == (12_000 * s["usd_cny"], "RMB per GPU")
+    assert robustness.in_ledger_currency(8.6, "CNY per GPU-hour", s) == (8.6, "RMB per GPU-hour")
+    assert robustness.in_ledger_currency(7.1, "CNY per USD", s) == (7.1, "CNY per USD")  # the rate itself
     assert robustness.in_ledger_currency(3.0, "ratio", s) == (3.0, "ratio")
     text = " ".join(ledger.ledger("tco")[["reason", "flips_if", "recomputed"]].fillna("").to_numpy().ravel())
     assert "RMB" in text and not re.search(r"\d(?: million| billion)? USD\b", text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analyses.chapters.buy_or_rent import Result
+from analyses.pages.currency import rate_words
 from analyses.scenario import buying
 from analyses.units import SECONDS_PER_DAY
 from analyses.units.formats import duration, fmt, percent, span
@@ -27,8 +28,7 @@ def days(x: float) -> str:
 
 def rate(res: Result) -> str:
     """The exchange rate the page converts at, with its source and date."""
-    a = res.rate
-    return f"{fmt(res.s['usd_cny'], a.unit, 3)} (source {a.source}, {a.date})"
+    return rate_words(res.s)
 
 
 def basis(res: Result) -> str:

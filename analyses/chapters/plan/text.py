@@ -8,6 +8,7 @@ import pandas as pd
 from analyses.chapters.plan import PUBLISHED_TOLERANCE, Result, Run
 from analyses.chapters.plan.wiring import out_of_sample, recommended_table
 from analyses.models import layouts
+from analyses.pages.currency import rate_words
 from analyses.scenario.generations import NEW, gpu
 from analyses.units import HOURS_PER_DAY
 from analyses.units.formats import billions, fmt, stated
@@ -190,7 +191,7 @@ REGIONS = {"china": "Chinese", "us": "US"}
 def basis(res: Result) -> str:
     """The convention of every cost on the page (the book's one convention for a run's cost)."""
     req, run = res.request, res.run
-    rate = "" if run.currency == "USD" else f", converted at {fmt(res.s['usd_cny'], 'CNY per USD', 3)}"
+    rate = "" if run.currency == "USD" else f", converted at {rate_words(res.s)}"
     return (
         f"Every cost on this page is in {run.currency}{rate}, and follows the book's one convention for a run, the "
         "one the buy-or-rent page and the cost chapter use: the GPU-hours the run occupies (GPUs × wall-clock "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from analyses.chapters.tco import NEW, OLD, Result
 from analyses.chapters.tco.figures import shown_slider
 from analyses.chapters.tco.wiring import TCO_ROW
+from analyses.pages import currency as pages_currency
 from analyses.pages import sliders
 from analyses.units.formats import amount, fmt, in_words, months, percent, stated, times
 
@@ -211,3 +212,8 @@ def inefficiency_sentence(res: Result) -> str:
 def slider_caption(res: Result, index: int) -> str:
     """Caption of slider figure ``index``."""
     return sliders.caption(shown_slider(res, index), "tco")
+
+
+def currency_sentence(res: Result) -> str:
+    """The page's currency and the rate it converts at, with its source and date."""
+    return pages_currency.currency_sentence(res.unit, res.s)
