@@ -401,6 +401,7 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
     The Sphinx run is skipped when the HTML was built from exactly the current pages, config,
     TOC, dependencies and extension (and ``force`` is off).
     """
+    keep_twins_in_step()  # a writer's edits to prose/<slug>.md reach the notebook first
     paths = notebooks()
     if only:
         known = {p.stem: p for p in paths}
@@ -412,6 +413,7 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
         todo = paths if force else stale(paths)
     validate_inputs(todo)  # only what will execute: a no-op build imports no chapter
     execute_chapters(todo, jobs)
+    keep_twins_in_step()
     if html:
         sphinx = force or not site_is_current()
         if not sphinx:
@@ -428,6 +430,23 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
             if downloads_digest is not None:
                 DOWNLOADS_STAMP.write_text(downloads_digest + "\n")
     return BUILD_DIR / "html" / "index.html"
+
+
+TWINS_INPUTS = ("book/*.ipynb", "prose/*.md", "jupytext.toml")
+TWINS_STAMP = BUILD_DIR / "twins-inputs.sha256"
+
+
+def keep_twins_in_step() -> None:
+    """Sync each notebook with its prose twin (:func:`analyses.site.twins.sync`), skipped when no
+    notebook, twin or pairing rule changed since the last sync (file digests: no jupytext import)."""
+    if TWINS_STAMP.exists() and TWINS_STAMP.read_text().strip() == files_digest(TWINS_INPUTS):
+        return
+    from analyses.site import twins
+
+    for line in twins.sync():
+        print(f"prose: {line}", flush=True)
+    TWINS_STAMP.parent.mkdir(parents=True, exist_ok=True)
+    TWINS_STAMP.write_text(files_digest(TWINS_INPUTS) + "\n")
 
 
 # What the downloads are made of: the ledger (every module and data file) and the data files.

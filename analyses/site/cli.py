@@ -246,6 +246,23 @@ def cmd_params(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_twins(args: argparse.Namespace) -> int:
+    from analyses.site import twins
+
+    if args.check:
+        problems = twins.out_of_step()
+        for line in problems:
+            print(line)
+        if problems:
+            print(f"{len(problems)} prose twin(s) out of step; `python -m analyses twins` brings them in step")
+            return 1
+        print("Every notebook's prose twin is in step.")
+        return 0
+    for line in twins.sync():
+        print(line)
+    return 0
+
+
 def cmd_verdicts(args: argparse.Namespace) -> int:
     from analyses import data
     from analyses.chapters import ledger
@@ -312,6 +329,9 @@ def parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verdicts", help="the claims ledger with verdicts, computed from the checks")
     v.add_argument("--format", choices=["table", "csv", "json"], default="table")
     v.set_defaults(fn=cmd_verdicts)
+    t = sub.add_parser("twins", help="keep book/<slug>.ipynb and its prose twin prose/<slug>.md in step")
+    t.add_argument("--check", action="store_true", help="only list twins out of step; exit 1 if any")
+    t.set_defaults(fn=cmd_twins)
     return ap
 
 
