@@ -34,8 +34,9 @@ LEDGER_PAGE = "claims.html"
 
 
 def ledger_anchor(claim_id: str) -> str:
-    """The HTML id of a claim's row on the ledger page."""
-    return f"ledger-{claim_id}"
+    """The HTML id of a claim's row on the ledger page: the claim id itself (``claims.html#000-3-table-tco``;
+    no other id on that page starts with a document number)."""
+    return claim_id
 
 
 def ledger_href(claim_id: str) -> str:
