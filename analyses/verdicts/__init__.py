@@ -417,3 +417,26 @@ def sentence(*parts: str) -> str:
 def rules_table() -> tuple[tuple[str, str], ...]:
     """(kind, rule in words) for every kind, for the ledger page."""
     return tuple((kind, rule.text()) for kind, rule in RULES.items())
+
+
+# --------------------------------------------------------------------------------------------
+# A rule in the formula language (the in-page calculator applies it to the reader's inputs)
+# --------------------------------------------------------------------------------------------
+
+
+def rule_formula(rule: Rule, stated: Interval, value: str) -> tuple[str, str, dict[str, float]]:
+    """:func:`_compare` for one claim as two expressions of :mod:`analyses.models.formula` over the
+    formula ``value`` (the recomputed figure): the verdict's index in :data:`VERDICTS`, and the side
+    (+1 the stated figure lies above the widened value, -1 below, 0 within), with the constants they
+    read (the stated bounds, which may be infinite, and the tolerance). The order of the tests is
+    :func:`_compare`'s: below wins over above."""
+    key = re.sub(r"\W", "_", value).upper()
+    lo, hi, tol = f"STATED_LO_{key}", f"STATED_HI_{key}", f"TOLERANCE_{key}"
+    wlo = f"({value} / (1 + {tol}) if {value} >= 0 else {value} * (1 + {tol}))"
+    whi = f"({value} * (1 + {tol}) if {value} >= 0 else {value} / (1 + {tol}))"
+    below, above = f"{hi} < {wlo}", f"{lo} > {whi}"
+    code = (
+        f"{_CODE[rule.below]} if {below} else ({_CODE[rule.above]} if {above} else {_CODE['consistent']})"
+    )
+    side = f"-1 if {below} else (1 if {above} else 0)"
+    return code, side, {lo: float(stated[0]), hi: float(stated[1]), tol: float(rule.tolerance)}
