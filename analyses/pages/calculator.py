@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import html
 import json
+
+import numpy as np
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -224,6 +226,7 @@ def demo_html(
 # The buy-or-rent page's calculator
 # --------------------------------------------------------------------------------------------
 
+GRID_MAX_GPUS = 16_384  # the grid's largest cluster: the planner's largest max_gpus
 ELEMENT_ID = "bor-calculator"  # the page's anchor: buy-or-rent.html#bor-calculator
 PAYBACK_CLAIMS = ("000-6-payback-6-12-months", "001-6-payback-6-12-months")  # one stated band, one check
 FITS_WORDS = {"true": "", "false": "(too few GPUs: the model does not fit)"}
@@ -313,9 +316,11 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
 
     gens = buying.gpus()
     cfg, s = res.cfg, res.s
-    grids, fewest = {}, {}
+    grids, fewest, errors = {}, {}, []
     for g in gens:
-        grids[g], fewest[f"fewest_{g.lower()}"] = sc.throughput_grids(g, 16_384, s, cfg["precision"])
+        grids[g], fewest[f"fewest_{g.lower()}"] = pair = sc.throughput_grids(g, GRID_MAX_GPUS, s, cfg["precision"])
+        errors.append(np.abs(sc.grid_errors(g, GRID_MAX_GPUS, s, cfg["precision"], grids=pair)))
+    spread = np.concatenate(errors)
     claim, constants, said = _claim_formulas(gens[0], "B300")
     sysm = system(
         gens,
@@ -359,13 +364,14 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
             if not r.empty:
                 values[f"n_gpus_{g.lower()}"] = float(r.iloc[0]["n_gpus"])
         presets.append((w.label, values))
-    return sysm, {"gens": gens, "presets": presets, "claim_said": said}
+    accuracy = (float(np.median(spread)), float(np.quantile(spread, 0.9)), len(sc.GRID_PARAMS))
+    return sysm, {"gens": gens, "presets": presets, "claim_said": said, "accuracy": accuracy}
 
 
 _PAGE_STYLE = """
 .bor-calc fieldset { border: 1px solid #8888; border-radius: .3rem; margin: 0 0 .8rem; padding: .4rem .6rem; min-width: 0; }
 .bor-calc legend { font-weight: bold; padding: 0 .3rem; }
-.bor-calc .calc-gens { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: .6rem 1rem; }
+.bor-calc .calc-gens { display: grid; grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); gap: .6rem 1rem; }
 .bor-calc .calc-gen h4 { margin: .2rem 0; font-size: 1rem; }
 .bor-calc details { margin: .4rem 0 .8rem; }
 .bor-calc summary { cursor: pointer; }
@@ -386,7 +392,8 @@ _PAGE_STYLE = """
 def _cell(name: str, label: str, unit: str = "", words: Mapping[float, str] | None = None, extra: str = "") -> str:
     """One result cell: ``data-result`` with its column's name for the phone layout, and its unit."""
     w = f' data-words="{html.escape(json.dumps({_word_key(k): v for k, v in words.items()}))}"' if words else ""
-    u = f' <span class="calc-unit" data-unit="{html.escape(unit)}">{html.escape(unit)}</span>' if unit else ""
+    space = "" if unit == "×" else " "  # 0.46×, 6.85 days
+    u = f'{space}<span class="calc-unit" data-unit="{html.escape(unit)}">{html.escape(unit)}</span>' if unit else ""
     return (
         f'<td data-label="{html.escape(label)}"><span class="calc-val"><span data-result="{name}"{w} data-value="">…</span>'
         f"{u}{extra}</span></td>"
@@ -402,6 +409,7 @@ def buy_or_rent(res: Any) -> Any:
 
     from analyses import verdicts
     from analyses.pages.links import ledger_href
+    from analyses.units.formats import percent
 
     sysm, meta = buy_or_rent_system(res)
     gens, base = meta["gens"], meta["gens"][0]
@@ -466,6 +474,14 @@ def buy_or_rent(res: Any) -> Any:
             + "</tr>"
         )
     caption = "<caption>One run, on the cost basis and in the currency set below</caption>"
+    median, p90, sizes = meta["accuracy"]
+    accuracy = (
+        f'<p class="calc-note">Time per run is the planner\'s at {sizes} model sizes from 100 million to 2 trillion '
+        "parameters and every cluster size it plans, interpolated between them: half-way between two of those sizes "
+        f"it differs from the planner's own answer by {percent(median)} at the median and by at most "
+        f"{percent(p90)} at nine points in ten (most of that above a thousand GPUs, where the batch limits the "
+        "layouts).</p>"
+    )
     results = f'<table class="calc-results">{caption}{head}<tbody>{"".join(rows)}</tbody></table>'
     new = "B300"
     words = {float(i): v for i, v in enumerate(verdicts.VERDICTS)}
@@ -492,7 +508,7 @@ def buy_or_rent(res: Any) -> Any:
         f'<div class="audit-calculator bor-calc" id="{eid}" data-state="loading">'
         f"<style>{_STYLE}{_PAGE_STYLE}</style>"
         '<p class="calc-error" role="alert" data-calc-error hidden></p>'
-        f"{results}{claim}{form}"
+        f"{results}{accuracy}{claim}{form}"
         f"<script>{script}</script>"
         "</div>"
     )

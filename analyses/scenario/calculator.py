@@ -12,6 +12,8 @@ The HTML fragment that runs a calculator in the page is :func:`analyses.pages.ca
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -146,9 +148,11 @@ def system(
 # Time per run from the planner: achieved FLOP/s per GPU over model sizes and GPU counts
 # --------------------------------------------------------------------------------------------
 
-GRID_PARAMS = (1e8, 3e8, 1e9, 3e9, 1e10, 3e10, 1e11, 3e11, 1e12, 2e12)  # model sizes the grid is planned at
+# Model sizes the grid is planned at: four a decade (the planner's rate jumps where a generic shape's
+# heads or layers change the layouts that fit, so coarser nodes miss it by more; see grid_errors).
+GRID_PARAMS = tuple(float(f"{v:.3g}") for v in np.logspace(8, 12, 17)) + (2e12,)
 GRID_MIN_GPUS = 8  # one 8-GPU node
-GRID_DIGITS = 8  # significant digits of the grid's logs: 1e-8 relative, far inside the planner's own error
+GRID_DIGITS = 6  # significant digits of the grid's logs (about 35): under 1e-4 relative, far inside the planner's own error
 
 
 def grid_gpu_counts(max_gpus: int) -> tuple[int, ...]:
@@ -226,3 +230,24 @@ def throughput_grids(
         LogGrid(tuple(sizes), tuple(counts), rows, digits=GRID_DIGITS),
         LogGrid(tuple(sizes), (1.0, 2.0), fewest, digits=GRID_DIGITS),
     )
+
+
+def grid_errors(
+    gpu: str,
+    max_gpus: int,
+    s: Mapping[str, Any] | None = None,
+    precision: str = "bf16",
+    grids: tuple[LogGrid, LogGrid] | None = None,
+) -> np.ndarray:
+    """Relative differences between the grid's interpolated rate and the planner's own, at the model
+    sizes half-way (geometrically) between the grid's nodes and every planned GPU count the model fits
+    on: what a reader's run between the nodes may be off by."""
+    rate, fewest = throughput_grids(gpu, max_gpus, s, precision) if grids is None else grids
+    counts = np.asarray(rate.y)
+    out = []
+    for a, b in zip(rate.x[:-1], rate.x[1:], strict=True):
+        n = math.sqrt(a * b)
+        planned = planned_rates(gpu, n, counts.astype(int), s, precision)
+        fits = np.isfinite(planned) & (counts >= float(fewest(n, 1.0)) * 0.999)
+        out.append(rate(n, counts[fits]) / planned[fits] - 1.0)
+    return np.concatenate(out)

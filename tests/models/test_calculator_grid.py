@@ -1,0 +1,82 @@
+"""The buy-or-rent calculator's time per run: the planner's grid over model sizes and GPU counts
+(:func:`analyses.scenario.calculator.throughput_grids`) against the planner itself, on and off the
+grid's nodes; and the ledger's verdict rule written in the formula language against the rule."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from analyses import scenario, verdicts
+from analyses.models.formula import Formula, Input, System
+from analyses.scenario import calculator as sc
+
+
+@pytest.fixture(scope="module")
+def grids():
+    return {g: sc.throughput_grids(g, 4096) for g in ("A100", "B300")}
+
+
+def test_the_grid_is_the_planner_at_its_nodes(grids):
+    rate, fewest = grids["B300"]
+    counts = np.asarray(rate.y, dtype=int)
+    planned = sc.planned_rates("B300", 1e11, counts)
+    i = rate.x.index(1e11)
+    ok = np.isfinite(planned)
+    np.testing.assert_allclose(np.asarray(rate.z[i])[ok], planned[ok], rtol=1e-12)
+    np.testing.assert_allclose(rate(1e11, counts[ok]), planned[ok], rtol=1e-6)  # logs of ~35 kept to 8 digits
+    # the fewest GPUs 100B fits on is the first count with a layout
+    assert fewest(1e11, 1.0) == pytest.approx(counts[ok][0])
+
+
+@pytest.mark.parametrize("gpu", ["A100", "B300"])
+def test_between_nodes_the_grid_stays_within_the_step_time_model_tolerance_of_the_planner(grids, gpu):
+    """Off the nodes (7B, 20B, 70B, 200B; counts the grid has) the interpolated rate is within 10% of
+    the planner's, well inside the 25% tolerance the book gives its step-time model."""
+    rate, fewest = grids[gpu]
+    counts = np.array([16, 64, 256, 1024])
+    worst = 0.0
+    for n in (7e9, 2e10, 7e10, 2e11):
+        planned = sc.planned_rates(gpu, n, counts)
+        fits = np.isfinite(planned) & (counts >= fewest(n, 1.0) * 0.999)
+        err = np.abs(rate(n, counts[fits]) / planned[fits] - 1)
+        worst = max(worst, float(err.max(initial=0.0)))
+    assert worst < 0.10, worst
+
+
+def test_the_time_does_not_depend_on_the_tokens():
+    """The grid holds rates, not times: the planner's wall-clock time is proportional to the tokens."""
+    a = sc.planned_rates("A100", 1e10, [64], scenario.values() | {"tokens_per_param": 20.0})
+    b = sc.planned_rates("A100", 1e10, [64], scenario.values() | {"tokens_per_param": 200.0})
+    assert a[0] == pytest.approx(b[0], rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "kind, stated",
+    [
+        ("cost", verdicts.at_most(12.0)),
+        ("capability", verdicts.between(2.5, 3.0)),
+        ("anecdote", verdicts.at_least(5.0)),
+        ("fact", verdicts.exactly(-4.0)),
+    ],
+)
+def test_the_rule_in_the_formula_language_is_the_ledgers_rule(kind, stated):
+    rule = verdicts.RULES[kind]
+    code, side, constants = verdicts.rule_formula(rule, stated, "x")
+    system = System(
+        "rule",
+        [Input("x", "value", "", 1.0, -1e6, 1e6)],
+        [Formula("code", code), Formula("side", side)],
+        constants,
+    )
+    rng = np.random.default_rng(7)
+    x = np.concatenate([rng.uniform(-20, 20, 2000), [stated.lo, stated.hi] if math.isfinite(stated.hi) else [stated.lo]])
+    x = x[np.isfinite(x)]
+    got = system.evaluate({"x": x})
+    want = verdicts._compare(stated, x, x, rule)
+    np.testing.assert_array_equal(got["code"], want)
+    t = 1 + rule.tolerance
+    whi, wlo = np.where(x >= 0, x * t, x / t), np.where(x >= 0, x / t, x * t)
+    np.testing.assert_array_equal(got["side"], np.where(stated.hi < wlo, -1, np.where(stated.lo > whi, 1, 0)))
