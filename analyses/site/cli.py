@@ -122,11 +122,21 @@ def _validated(chapter: str, pairs: list[list[str]] | None, base: dict[str, Any]
         spec = chapters.spec(chapter)
     except KeyError as err:
         raise UsageError(err.args[0]) from None
+    from analyses import data
+    from analyses.chapters import ledger
+
+    data.validate()  # a data fault is one line naming file, row and column, before any parameter is read
     values: dict[str, Any] = dict(base or {})
+    given: dict[str, str] = {}
     for name, text in pairs or []:
         spec.param(name)
+        if name in given:
+            raise UsageError(f"-p {name} given twice ({given[name]!r}, then {text!r}); give each parameter once")
+        given[name] = text
         values[name] = _parse_value(text, name)
-    return spec.validate(values)
+    cfg = spec.validate(values)
+    ledger.verify(chapter)  # the chapter's claim rows and checks match, before anything runs
+    return cfg
 
 
 def cmd_build(args: argparse.Namespace) -> int:
