@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import altair as alt
@@ -199,7 +199,7 @@ def ledger_table(
     leave_out: tuple[str, ...] = (),
     written: frozenset[str] | None = None,
     base: str = "",
-    anchors: bool | Callable[[str], str] = False,
+    anchors: bool = False,
     css: str = "ledger-table",
     buttons: bool = True,
 ) -> str:
@@ -207,8 +207,7 @@ def ledger_table(
     first, then one cell stacking the short columns (:data:`ABOUT`), then the claim, the figures
     stated and recomputed, the reason, holds and flips_if, then any other column. Every column has
     a sort button (``_static/audit.js``), and its value a ``data-field`` element that the ledger
-    page's filters read. ``anchors`` gives each row the id ``check-<claim id>`` (True) or the id a
-    function of the claim id returns (:func:`analyses.pages.links.ledger_anchor` on the ledger page). Without
+    page's filters read. ``anchors`` gives each row the id ``check-<claim id>``. Without
     ``buttons`` the headers are plain text (for print: browsers leave form controls out of the
     header rows they repeat on every page)."""
     cols = ledger_columns(ledger, leave_out)
@@ -237,8 +236,7 @@ def ledger_table(
             cols_html.append(f'<col class="col-{item}">')
     rows = []
     for row in ledger.to_dict("records"):
-        anchor = anchors if callable(anchors) else check_anchor
-        attrs = f' id="{anchor(str(row["id"]))}"' if anchors else ""
+        attrs = f' id="{check_anchor(str(row["id"]))}"' if anchors else ""
         cells = []
         for item in layout:
             if isinstance(item, list):

@@ -89,9 +89,7 @@ def ledger_html(
     ``leave_out``, verdict first; the claim id links to the row of its check in its chapter
     (``base`` prefixes links)."""
     written = frozenset(chapters.chapter_slugs()) if written is None else written
-    return ledger_table(
-        frame, leave_out=leave_out, written=written, base=base, buttons=buttons, anchors=links.ledger_anchor
-    )
+    return ledger_table(frame, leave_out=leave_out, written=written, base=base, buttons=buttons)
 
 
 class LedgerTable:
