@@ -466,7 +466,11 @@ def keep_twins_in_step() -> None:
         return
     from analyses.site import twins
 
-    for line in twins.sync():
+    try:
+        lines = twins.sync()
+    except twins.TwinConflict as err:
+        raise BuildError(str(err)) from None
+    for line in lines:
         print(f"prose: {line}", flush=True)
     TWINS_STAMP.parent.mkdir(parents=True, exist_ok=True)
     TWINS_STAMP.write_text(files_digest(TWINS_INPUTS) + "\n")

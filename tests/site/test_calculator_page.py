@@ -5,21 +5,12 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
 
 import numpy as np
 import pytest
 
 from analyses.pages import calculator as wiring
 
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 PRESETS = (
     ("13B on 260B tokens", {"n_params": 1.3e10, "tokens": 2.6e11}),
@@ -62,11 +53,9 @@ def test_presets_may_only_set_inputs_the_system_has(system):
 
 
 @pytest.fixture(scope="module")
-def page(fragment, tmp_path_factory):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert chromium, "headless Chromium is required: `make chromium` installs Debian's package"
-    from playwright.sync_api import sync_playwright
-
+def page(fragment, tmp_path_factory, browser):
+    """The fragment in a page of the session's one Chromium (tests/site/conftest.py: a second
+    Playwright in the same worker would fail inside the first one's event loop)."""
     path = tmp_path_factory.mktemp("calc") / "calculator.html"
     path.write_text(
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
@@ -74,16 +63,15 @@ def page(fragment, tmp_path_factory):
         f"<body>{fragment}</body></html>",
         encoding="utf-8",
     )
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
-        p = browser.new_page(viewport={"width": 1280, "height": 900})
-        errors: list[str] = []
-        p.on("pageerror", lambda exc: errors.append(str(exc)))
-        p.goto(path.as_uri())
-        p.wait_for_selector('.audit-calculator[data-state="ok"]')
-        p.errors = errors
-        yield p
-        browser.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda exc: errors.append(str(exc)))
+    p.goto(path.as_uri())
+    p.wait_for_selector('.audit-calculator[data-state="ok"]')
+    p.errors = errors
+    yield p
+    context.close()
 
 
 def _set(page, values: dict[str, str]) -> None:
