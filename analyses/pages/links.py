@@ -30,20 +30,6 @@ def check_anchor(claim_id: str) -> str:
     return f"check-{claim_id}"
 
 
-LEDGER_PAGE = "claims.html"
-
-
-def ledger_anchor(claim_id: str) -> str:
-    """The HTML id of a claim's row on the ledger page: the claim id itself (``claims.html#000-3-table-tco``;
-    no other id on that page starts with a document number)."""
-    return claim_id
-
-
-def ledger_href(claim_id: str) -> str:
-    """Relative link from a book page to a claim's row on the ledger page."""
-    return f"{LEDGER_PAGE}#{ledger_anchor(claim_id)}"
-
-
 def source_href(source_id: str) -> str:
     """Relative link from a book page to a source's entry on the sources page."""
     return f"{SOURCES_PAGE}#{source_anchor(source_id)}"

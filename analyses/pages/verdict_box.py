@@ -84,6 +84,18 @@ def short_reason(reason: str) -> str:
     return why[0].upper() + why[1:]
 
 
+# A line of the box shows about this many characters of the claim and of the reason at 1280 px; the
+# HTML keeps a little more (a phone wraps it) and the section linked, and the chapter's summary, the rest.
+CLAIM_CHARS, REASON_CHARS = 70, 100
+
+
+def clip(text: str, n: int) -> str:
+    """``text`` cut at a word boundary to at most ``n`` characters, with "…" where it was cut."""
+    if len(text) <= n:
+        return text
+    return text[: text.rfind(" ", 0, n)].rstrip(" ,;:") + "…"
+
+
 class VerdictBox:
     """The box as deterministic HTML, with a plain-text form (nbval compares both)."""
 
@@ -106,7 +118,8 @@ def section_href(claim_id: str, chapter: str, page: str | None = None) -> str:
 
 def verdict_box(ledger: pd.DataFrame, page: str | None = None, summary: str = SUMMARY_ANCHOR) -> VerdictBox:
     """A chapter's verdicts for its first screen: a line of counts, then one line per claim (verdict,
-    direction where the ledger has it, the document and section with the claim, the reason), each
+    direction where the ledger has it, the document and section with the claim, the reason, each cut to
+    its line: :func:`clip`), each
     claim linked to the section that checks it (on its own chapter's page when ``page`` is another
     chapter); ``summary`` is the id of the section that shows every figure and reason in full."""
     direction = has_direction(ledger)
@@ -120,24 +133,22 @@ def verdict_box(ledger: pd.DataFrame, page: str | None = None, summary: str = SU
     rows, text = [], [f"Verdicts: {n} claims"]
     for row in ledger.to_dict("records"):
         cid = str(row["id"])
-        claim = html.escape(str(row["claim"]))
-        shown = html.escape(short_reason(str(row["reason"])))
+        claim = html.escape(clip(str(row["claim"]), CLAIM_CHARS))
+        shown = html.escape(clip(short_reason(str(row["reason"])), REASON_CHARS))
         where = f"{short_document(row['document'])} §{html.escape(str(row['section']))}"
         d = direction_of(row)
-        cells = [f'<td class="vb-verdict">{verdict_word(row["verdict"])}</td>']
+        cells = [verdict_word(row["verdict"])]
         if direction:
-            cells.append(f'<td class="vb-direction">{direction_word(d) or "–"}</td>')
+            cells.append(direction_word(d) or "<span>–</span>")
         cells += [
-            f'<td class="vb-claim"><a href="{section_href(cid, str(row["chapter"]), page)}">'
-            f'<span class="vb-where">{where}</span> {claim}</a></td>',
-            f'<td class="vb-reason">{shown}</td>',
+            f'<a href="{section_href(cid, str(row["chapter"]), page)}"><b>{where}</b> {claim}</a>',
+            f"<span>{shown}</span>",
         ]
-        rows.append(f'<tr data-claim="{html.escape(cid)}">{"".join(cells)}</tr>')
+        rows.append(f"<li>{''.join(cells)}</li>")
         text.append(f"{row['verdict']}{' ' + d if d else ''}: {cid}: {row['reason']}")
-    cols = '<col class="vb-col-verdict">' + ('<col class="vb-col-direction">' if direction else "")
-    cols += '<col class="vb-col-claim"><col class="vb-col-reason">'
+    grid = " vb-dir" if direction else ""
     body = (
-        f'<nav class="audit-verdict-box" aria-label="Verdicts of this chapter">{VERDICT_STYLE}{head}'
-        f"<table><colgroup>{cols}</colgroup><tbody>{''.join(rows)}</tbody></table></nav>"
+        f'<nav class="audit-verdict-box{grid}" aria-label="Verdicts of this chapter">{VERDICT_STYLE}{head}'
+        f"<ul>{''.join(rows)}</ul></nav>"
     )
     return VerdictBox(body, "\n".join(text))

@@ -6,14 +6,20 @@ as ``{code-cell}`` blocks with their tags, no outputs), written by jupytext with
 filters of ``jupytext.toml`` at the repository root, so a reviewer reads a chapter's change as
 prose and a writer edits the prose where prose lives.
 
-The pair is kept in step by :func:`sync` (run by every ``python -m analyses build``):
+The pair is kept in step by :func:`sync` (run by every ``python -m analyses build``), which tells
+which side a writer changed by comparing both files with a baseline: what the pair held after the
+last sync (``_build/twins-state.json``, while the commit is unchanged), else what is committed:
 
-* a twin edited after its notebook (newer file, different text) is taken into the notebook: its
-  cells replace the notebook's inputs, and jupytext keeps the outputs of every cell whose source
-  is unchanged; a changed code cell makes the chapter stale, so the build re-executes it;
-* otherwise a twin that differs from its notebook is rewritten from the notebook (the notebook was
-  edited or re-executed), and a notebook without a twin gets one; a twin whose notebook is gone
-  is removed.
+* only the twin changed: its cells replace the notebook's inputs, and jupytext keeps the outputs of
+  every cell whose source is unchanged; a changed code cell makes the chapter stale, so the build
+  re-executes it, and the twin is then rewritten from the executed notebook;
+* only the notebook changed (edited in Jupyter, or re-executed), or neither (a pair committed out of
+  step): the twin is rewritten from the notebook; a notebook without a twin gets one, and a twin
+  whose notebook is gone is removed;
+* both changed: nothing is taken and the build stops, naming the pair;
+  ``python -m analyses twins --keep notebook|prose [slug ...]`` says which side to keep.
+
+Modification times are never used: a checkout or a merge sets them arbitrarily.
 
 ``python -m analyses twins --check`` lists the twins that are out of step and fails if any is: the
 test suite runs it on the committed files, so a stale twin fails CI (the suite never rewrites).
@@ -22,7 +28,10 @@ test suite runs it on the committed files, so a stale twin fails CI (the suite n
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -105,29 +114,104 @@ def take_prose(notebook: Path, root: Path = REPO_ROOT, config: Any = None) -> No
         tmp.unlink(missing_ok=True)
 
 
-def sync(root: Path = REPO_ROOT) -> list[str]:
-    """Bring every pair into step (see the module docstring); return what was done, one line each."""
+STATE_FILE = "_build/twins-state.json"  # what each pair held after the last sync, and at which commit
+
+
+class TwinConflict(RuntimeError):
+    """Both files of a pair changed since the last sync, or it cannot be told which one did."""
+
+
+def _sha(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+
+
+def _head(root: Path) -> str | None:
+    proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True)
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def _committed_sha(root: Path, path: Path) -> str | None:
+    rel = path.relative_to(root).as_posix()
+    proc = subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=root, capture_output=True)
+    return hashlib.sha256(proc.stdout).hexdigest() if proc.returncode == 0 else None
+
+
+def _baseline(root: Path, head: str | None) -> dict[str, dict[str, str | None]] | None:
+    """The pair digests to compare against: the last sync's record while the commit is the same,
+    else the committed files (``None`` per file when git has none), else ``None``."""
+    state = root / STATE_FILE
+    if state.exists():
+        record = json.loads(state.read_text())
+        if record.get("head") == head:
+            return record["pairs"]
+    return None if head is None else {}
+
+
+def sync(root: Path = REPO_ROOT, keep: str | None = None, only: list[str] | None = None) -> list[str]:
+    """Bring every pair into step; return what was done, one line each.
+
+    Which side wins when a pair differs is decided against a baseline: what the pair held after the
+    last sync (``_build/twins-state.json``, while the commit is the same), else what is committed.
+    Only the twin changed: its cells go into the notebook (outputs of unchanged cells kept). Only
+    the notebook changed, or neither (a pair committed out of step): the twin is rewritten from the
+    notebook. Both changed: :class:`TwinConflict`, naming the files, unless ``keep`` says which side
+    to keep (``"notebook"`` or ``"prose"``), for all pairs or the slugs in ``only``. Never by
+    modification time: a checkout or merge sets those arbitrarily.
+    """
     from analyses.site.deps import notebooks
 
+    if keep not in (None, "notebook", "prose"):
+        raise ValueError(f"keep must be 'notebook' or 'prose'; got {keep!r}")
     config, done = _config(root), []
     (root / PROSE_DIR).mkdir(exist_ok=True)
     books = notebooks(root / "book")
+    if only:
+        unknown = sorted(set(only) - {nb.stem for nb in books})
+        if unknown:
+            raise ValueError(f"unknown chapter(s) {unknown}; chapters: {', '.join(nb.stem for nb in books)}")
+    head = _head(root)
+    base = _baseline(root, head)
+    conflicts = []
     for nb in books:
         twin = twin_path(nb, root)
-        if twin.exists():
-            text = twin.read_text(encoding="utf-8")
-            if text == render(nb, root, config):
-                continue
-            if twin.stat().st_mtime > nb.stat().st_mtime:
-                take_prose(nb, root, config)
-                done.append(f"{nb.relative_to(root)} <- {twin.relative_to(root)}")
-                if text == render(nb, root, config):
+        rel_nb, rel_twin = nb.relative_to(root).as_posix(), twin.relative_to(root).as_posix()
+        if twin.exists() and twin.read_text(encoding="utf-8") == render(nb, root, config):
+            continue
+        side = keep if (keep and (not only or nb.stem in only)) else None
+        if side is None and twin.exists():
+            if base is None:
+                side = "notebook"
+            else:
+                was = base.get(nb.stem) or {
+                    "notebook": _committed_sha(root, nb),
+                    "prose": _committed_sha(root, twin),
+                }
+                nb_changed, twin_changed = _sha(nb) != was["notebook"], _sha(twin) != was["prose"]
+                if twin_changed and nb_changed:
+                    conflicts.append(f"{rel_nb} and {rel_twin}")
                     continue
+                side = "prose" if twin_changed else "notebook"
+        if side == "prose" and twin.exists():
+            take_prose(nb, root, config)
+            done.append(f"{rel_nb} <- {rel_twin}")
+            if twin.read_text(encoding="utf-8") == render(nb, root, config):
+                continue
         twin.write_text(render(nb, root, config), encoding="utf-8")
-        done.append(f"{twin.relative_to(root)} <- {nb.relative_to(root)}")
+        done.append(f"{rel_twin} <- {rel_nb}")
+    if conflicts:
+        raise TwinConflict(
+            "both the notebook and its prose twin changed since the last sync, so neither is taken: "
+            + "; ".join(conflicts)
+            + ". Keep one side with `python -m analyses twins --keep notebook` (or `--keep prose`), "
+            "optionally followed by the chapter slugs"
+        )
     stems = {nb.stem for nb in books}
     for twin in sorted((root / PROSE_DIR).glob("*.md")):
         if twin.stem not in stems:
             twin.unlink()
-            done.append(f"{twin.relative_to(root)} removed (no notebook)")
+            done.append(f"{twin.relative_to(root).as_posix()} removed (no notebook)")
+    pairs = {nb.stem: {"notebook": _sha(nb), "prose": _sha(twin_path(nb, root))} for nb in books}
+    state = root / STATE_FILE
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(json.dumps({"head": head, "pairs": pairs}, indent=1) + "\n")
     return done

@@ -72,19 +72,21 @@ def test_front_page_shows_findings_with_ledger_links_in_its_first_screen(site, b
     page.goto((site / "book" / "intro.html").as_uri())
     shown = _first_screen(page, ".audit-findings a.ledger-link")
     assert len(shown) >= 5, shown
-    ids = {row["id"] for row in book_ledger.ledger().to_dict("records")}
+    ledger = book_ledger.ledger().set_index("id")
+    ids = set(ledger.index)
     for link in shown:
         page_name, _, anchor = link["href"].partition("#")
-        assert page_name == links.LEDGER_PAGE and anchor in ids, link
+        cid = anchor.removeprefix("check-")
+        assert cid in ids and link["href"] == links.check_href(cid, ledger.loc[cid, "chapter"]), link
     groups = [g["text"] for g in _first_screen(page, ".audit-findings .af-group")]
     assert any(g.startswith(("✓", "What they get right")) or "get right" in g for g in groups), groups
     assert any("overstate" in g or "disagree" in g for g in groups), groups
     lead = _first_screen(page, ".audit-findings .af-lead")
     assert lead and str(len(ids)) in lead[0]["text"]
-    # the links land on the ledger's rows
-    target = shown[0]["href"].partition("#")[2]
-    page.goto((site / "book" / "claims.html").as_uri() + "#" + target)
-    assert page.locator(f'tr[id="{target}"]').count() == 1
+    # the links land on the claim's ledger row in the chapter that checks it
+    target = shown[0]["href"]
+    page.goto((site / "book" / target.partition("#")[0]).as_uri() + "#" + target.partition("#")[2])
+    assert page.locator(f'tr[id="{target.partition("#")[2]}"]').count() == 1
     page.close()
 
 
@@ -108,7 +110,7 @@ def test_every_chapter_shows_its_verdict_box_without_scrolling(site, browser, sl
     box = page.locator(".audit-verdict-box")
     assert box.count() == 1, slug
     head = _first_screen(page, ".audit-verdict-box .vb-head")
-    rows = _first_screen(page, ".audit-verdict-box tr[data-claim]")
+    rows = _first_screen(page, ".audit-verdict-box li")
     assert head and rows, (slug, head, rows)
     # every link of the box resolves to a section of its page (or another chapter's)
     hrefs = page.evaluate("[...document.querySelectorAll('.audit-verdict-box a')].map(a => a.getAttribute('href'))")
@@ -152,3 +154,14 @@ def test_the_findings_split_by_direction_once_the_ledger_has_it(monkeypatch):
         figures.findings(res)
     )
     assert "direction-overstates" in html and "direction-understates" in html
+
+
+def test_clip_cuts_at_a_word_and_says_so():
+    assert verdict_box.clip("short enough", 20) == "short enough"
+    assert verdict_box.clip("one two three four", 12) == "one two…"
+    assert verdict_box.short_reason("The stated 2 agrees with the recomputed 2; because the check says so.") == (
+        "Because the check says so."
+    )
+    assert verdict_box.short_reason("Nothing public recomputes this figure; a case.") == (
+        "Nothing public recomputes this figure; a case."
+    )

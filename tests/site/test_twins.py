@@ -49,54 +49,45 @@ def pair_root(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _touch_later(path: Path, than: Path) -> None:
-    later = than.stat().st_mtime + 10
-    os.utime(path, (later, later))
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 def test_edited_prose_reaches_the_notebook_and_keeps_outputs(pair_root: Path) -> None:
+    assert twins.sync(pair_root) == []  # in step: records the baseline, writes nothing
     nb_path = pair_root / "book" / "experiments.ipynb"
     twin = twins.twin_path(nb_path, pair_root)
     before = nbformat.read(nb_path, as_version=4)
-    old = "## Serial or side by side?"
-    assert old in twin.read_text(encoding="utf-8")
-    twin.write_text(twin.read_text(encoding="utf-8").replace(old, "## Serial, or side by side?"), encoding="utf-8")
-    _touch_later(twin, nb_path)
+    old = before.cells[0].source.splitlines()[0]  # the title
+    _edit(twin, old, old + ", revisited")
+    _edit(twin, "res = ch.compute(cfg)", "res = ch.compute(cfg)  # the chapter")
+    os.utime(nb_path)  # a newer notebook must not win: modification times decide nothing
 
     done = twins.sync(pair_root)
     assert done == ["book/experiments.ipynb <- prose/experiments.md"]
     after = nbformat.read(nb_path, as_version=4)
-    heading = [c.source for c in after.cells if "side by side?" in c.source][0]
-    # the heading, under the section labels the verdict box links to
-    assert any(line.startswith("## Serial, or side") for line in heading.splitlines())
+    assert after.cells[0].source.splitlines()[0] == old + ", revisited"
     assert len(after.cells) == len(before.cells)
-    for a, b in zip(after.cells, before.cells, strict=True):
-        if a.cell_type == "code":
-            assert a.source == b.source and a.outputs == b.outputs  # untouched cells keep their outputs
+    changed = [i for i, (a, b) in enumerate(zip(after.cells, before.cells, strict=True)) if a.source != b.source]
+    # the compute cell (which also glues the chapter's verdict box) carries the edited line
+    assert len(changed) == 2 and "res = ch.compute(cfg)  # the chapter" in after.cells[changed[1]].source.splitlines()
+    for i, (a, b) in enumerate(zip(after.cells, before.cells, strict=True)):
+        if a.cell_type == "code" and i not in changed:
+            assert a.outputs == b.outputs  # untouched cells keep their outputs
     assert after.metadata["audit"] == before.metadata["audit"]  # the build's record is kept
     assert twins.out_of_step(pair_root) == []
 
 
-def test_edited_code_drops_that_cells_outputs_only(pair_root: Path) -> None:
-    nb_path = pair_root / "book" / "experiments.ipynb"
-    twin = twins.twin_path(nb_path, pair_root)
-    before = nbformat.read(nb_path, as_version=4)
-    old = "res = ch.compute(cfg)"
-    twin.write_text(twin.read_text(encoding="utf-8").replace(old, "res = ch.compute(cfg)  # the chapter"), "utf-8")
-    _touch_later(twin, nb_path)
-    twins.sync(pair_root)
-    after = nbformat.read(nb_path, as_version=4)
-    changed = [i for i, (a, b) in enumerate(zip(after.cells, before.cells, strict=True)) if a.source != b.source]
-    assert len(changed) == 1 and "res = ch.compute(cfg)  # the chapter" in after.cells[changed[0]].source.splitlines()
-
-
 def test_notebook_edits_rewrite_the_twin_and_orphans_go(pair_root: Path) -> None:
+    twins.sync(pair_root)
     nb_path = pair_root / "book" / "peers.ipynb"
     nb = nbformat.read(nb_path, as_version=4)
     nb.cells[0].source += "\n\nA new closing line."
     nbformat.write(nb, nb_path)
     twin = twins.twin_path(nb_path, pair_root)
-    _touch_later(nb_path, twin)
+    os.utime(twin)  # a newer twin must not win either
     orphan = pair_root / "prose" / "gone.md"
     orphan.write_text("# Gone\n", encoding="utf-8")
     (pair_root / "prose" / "memory.md").unlink()
@@ -106,6 +97,36 @@ def test_notebook_edits_rewrite_the_twin_and_orphans_go(pair_root: Path) -> None
     assert "A new closing line." in twin.read_text(encoding="utf-8")
     assert not orphan.exists() and (pair_root / "prose" / "memory.md").exists()
     assert twins.out_of_step(pair_root) == []
+
+
+def test_both_sides_changed_stops_until_one_is_kept(pair_root: Path) -> None:
+    twins.sync(pair_root)
+    nb_path = pair_root / "book" / "peers.ipynb"
+    twin = twins.twin_path(nb_path, pair_root)
+    nb = nbformat.read(nb_path, as_version=4)
+    nb.cells[0].source += "\n\nThe notebook's line."
+    nbformat.write(nb, nb_path)
+    title = nb.cells[0].source.splitlines()[0]
+    _edit(twin, title, title + " (prose)")
+    with pytest.raises(twins.TwinConflict, match="book/peers.ipynb and prose/peers.md"):
+        twins.sync(pair_root)
+    assert "(prose)" in twin.read_text(encoding="utf-8")  # nothing was overwritten
+
+    twins.sync(pair_root, keep="prose", only=["peers"])
+    kept = nbformat.read(nb_path, as_version=4).cells[0].source
+    assert kept.startswith(title + " (prose)") and "The notebook's line." not in kept
+    assert twins.out_of_step(pair_root) == []
+    with pytest.raises(ValueError, match="unknown chapter"):
+        twins.sync(pair_root, keep="notebook", only=["nope"])
+
+
+def test_without_a_baseline_the_notebook_wins(pair_root: Path) -> None:
+    # no record of a last sync and no git history: the executed notebook is the truth
+    nb_path = pair_root / "book" / "peers.ipynb"
+    twin = twins.twin_path(nb_path, pair_root)
+    _edit(twin, "\n", "\nStray text.\n")
+    twins.sync(pair_root)
+    assert "Stray text." not in twin.read_text(encoding="utf-8")
 
 
 def test_missing_pairing_file_is_a_clear_error(pair_root: Path) -> None:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from analyses.chapters.intro import Result, text
 from analyses.pages.ledger_html import VERDICT_STYLE, short_document
-from analyses.pages.links import ledger_href
+from analyses.pages.links import check_href
 from analyses.pages.verdict_box import (
     DIRECTION_MARKS,
     VERDICT_MARKS,
@@ -30,11 +30,12 @@ GROUP_MARKS = {"right": VERDICT_MARKS["consistent"], "disagree": VERDICT_MARKS["
 
 
 def _claim_cell(row: Mapping[str, Any]) -> str:
-    """The claim, cut to its line, linked to its ledger row (the full claim in the link's title)."""
+    """The claim, cut to its line, linked to its ledger row in the chapter that checks it (the full claim in
+    the link's title)."""
     claim = html.escape(str(row["claim"]))
     where = f"{short_document(row['document'])} §{html.escape(str(row['section']))}"
     return (
-        f'<td class="af-claim"><a class="ledger-link" href="{ledger_href(str(row["id"]))}" title="{claim}">'
+        f'<td class="af-claim"><a class="ledger-link" href="{check_href(str(row["id"]), str(row["chapter"]))}" title="{claim}">'
         f'<span class="af-where">{where}</span> {claim}</a></td>'
     )
 
