@@ -229,6 +229,7 @@ def demo_html(
 GRID_MAX_GPUS = 16_384  # the grid's largest cluster: the planner's largest max_gpus
 ELEMENT_ID = "bor-calculator"  # the page's anchor: buy-or-rent.html#bor-calculator
 PAYBACK_CLAIMS = ("000-6-payback-6-12-months", "001-6-payback-6-12-months")  # one stated band, one check
+PAYBACK_CHAPTER = "tco"  # the chapter whose checks judge them (their rows: tco.html#check-<id>)
 FITS_WORDS = {"true": "", "false": "(too few GPUs: the model does not fit)"}
 CURRENCY_LABELS = (("USD", 0.0), ("RMB", 1.0))  # the book's one name for the documents' currency
 # The inputs a buyer sets first; every other input of the system sits under "more assumptions".
@@ -249,16 +250,18 @@ def _claim_formulas(base: str, new: str) -> tuple[list[Any], dict[str, float], s
     """The payback claim's verdict for the reader's inputs: the ledger's rule of its kind applied to
     the calculator's payback of one ``new`` GPU bought instead of renting ``base`` GPUs (the check's
     recomputed figure, :func:`analyses.chapters.tco.checks.check_payback_6_12_months`)."""
-    from analyses import data, verdicts
-    from analyses.chapters.tco import wiring as tco_wiring
+    from analyses import data, scenario, verdicts
+    from analyses.chapters.tco.checks import check_payback_6_12_months
     from analyses.models.formula import Formula
 
     claim = data.claim(PAYBACK_CLAIMS[0])
     rule = verdicts.RULES[claim.kind]
-    stated = verdicts.at_most(claim.value("payback_high_months"))
+    # The check's own reading of the stated figure (its Finding), so the page and the ledger judge the same
+    # interval; the check caps "never" at a number of months, which gets the same verdict as infinity.
+    finding = check_payback_6_12_months(claim, scenario.values(), {})
+    stated = finding.stated
     value = f"payback_{new.lower()}_vs_rent_{base.lower()}"
     code, side, constants = verdicts.rule_formula(rule, stated, value)
-    del tco_wiring  # the check caps "never" at NEVER_MONTHS; an infinite payback gets the same verdict
     formulas = [
         Formula("claim_payback_verdict", code, "verdict on the documents' payback for these inputs", ""),
         Formula("claim_payback_side", side, "where the documents' payback falls", ""),
@@ -370,8 +373,8 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
 
 _PAGE_STYLE = """
 .bor-calc fieldset { border: 1px solid #8888; border-radius: .3rem; margin: 0 0 .8rem; padding: .4rem .6rem; min-width: 0; }
-.bor-calc legend { font-weight: bold; padding: 0 .3rem; }
-.bor-calc .calc-gens { display: grid; grid-template-columns: repeat(auto-fit, minmax(10rem, 1fr)); gap: .6rem 1rem; }
+.bor-calc legend { font-weight: bold; font-size: 1rem; padding: 0 .3rem; width: auto; float: none; margin: 0; }
+.bor-calc .calc-gens { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: .6rem 1rem; }
 .bor-calc .calc-gen h4 { margin: .2rem 0; font-size: 1rem; }
 .bor-calc details { margin: .4rem 0 .8rem; }
 .bor-calc summary { cursor: pointer; }
@@ -408,7 +411,7 @@ def buy_or_rent(res: Any) -> Any:
     from IPython.display import HTML
 
     from analyses import verdicts
-    from analyses.pages.links import ledger_href
+    from analyses.pages.links import check_href
     from analyses.units.formats import percent
 
     sysm, meta = buy_or_rent_system(res)
@@ -450,7 +453,7 @@ def buy_or_rent(res: Any) -> Any:
     # Results: one row per generation.
     head = (
         "<thead><tr><th>GPU</th><th>time per run</th><th>cost per run</th>"
-        f"<th>cost vs {base}</th><th>buying one vs renting it</th></tr></thead>"
+        f"<th>cost vs {base}</th><th>payback, buy vs rent</th></tr></thead>"
     )
     rows = []
     for g in gens:
@@ -470,7 +473,7 @@ def buy_or_rent(res: Any) -> Any:
             )
             + _cell(f"cost_{k}", "cost per run", "{currency}")
             + ratio
-            + _cell(f"payback_buy_vs_rent_{k}", "buying one vs renting it", "months")
+            + _cell(f"payback_buy_vs_rent_{k}", "payback, buy vs rent", "months")
             + "</tr>"
         )
     caption = "<caption>One run, on the cost basis and in the currency set below</caption>"
@@ -491,7 +494,7 @@ def buy_or_rent(res: Any) -> Any:
         0.0: f"the documents' {meta['claim_said']} agrees with it within {tol:.0%}",
         1.0: f"the documents' payback is slower than this, by more than {tol:.0%}",
     }
-    links = " and ".join(f'<a href="{ledger_href(c)}">{c[:3]} §6</a>' for c in PAYBACK_CLAIMS)
+    links = " and ".join(f'<a href="{check_href(c, PAYBACK_CHAPTER)}">{c[:3]} §6</a>' for c in PAYBACK_CLAIMS)
     claim = (
         '<p class="calc-claim">'
         f"Both documents say the investment pays back in {html.escape(meta['claim_said'])} ({links}). "

@@ -194,7 +194,7 @@ def _about_cell(fields: list[str], row: Mapping[str, Any], written: frozenset[st
         if parts:
             lines.append(" ".join(parts))
     if "id" in fields and str(row.get("id")) in PAYBACK_CLAIMS and (written is None or CALCULATOR_PAGE in written):
-        lines.append(f'<a href="{base}{CALCULATOR_PAGE}.html#{ELEMENT_ID}">recompute with your prices</a>')
+        lines.append(f'<a href="{base}{CALCULATOR_PAGE}.html#{ELEMENT_ID}">recompute at your prices</a>')
     return "<br>".join(lines)
 
 
