@@ -365,7 +365,8 @@ class LogGrid:
     x: tuple[float, ...]
     y: tuple[float, ...]
     z: tuple[tuple[float, ...], ...]
-    digits: int | None = None  # significant digits the logs keep (both runtimes use the rounded logs; fewer bytes in a page)
+    # significant digits the logs keep (both runtimes use the rounded logs; fewer bytes in a page)
+    digits: int | None = None
 
     def __post_init__(self) -> None:
         x, y = np.asarray(self.x, dtype=float), np.asarray(self.y, dtype=float)

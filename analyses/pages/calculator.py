@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import html
 import json
-
-import numpy as np
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from analyses.models.formula import Input, System
 from analyses.scenario import calculator as wiring
@@ -425,7 +425,7 @@ def buy_or_rent(res: Any) -> Any:
     ]
     preset = (
         '<label class="calc-input"><span class="calc-label">the documents\' workloads and yours</span>'
-        f'<select data-preset>{"".join(options)}</select></label>'
+        f"<select data-preset>{''.join(options)}</select></label>"
     )
     workload = "".join(_input_html(eid, by[n]) for n in WORKLOAD_INPUTS)
     per_gen = []
@@ -446,7 +446,7 @@ def buy_or_rent(res: Any) -> Any:
         f'<fieldset><legend>Workload</legend><div class="calc-inputs">{preset}{workload}</div></fieldset>'
         f'<fieldset><legend>GPUs and prices of each generation</legend><div class="calc-gens">{"".join(per_gen)}</div></fieldset>'
         f'<fieldset><legend>How you pay</legend><div class="calc-inputs">{main}</div>'
-        f'<details><summary>More assumptions (hosting, staff, overheads, cost of capital)</summary>'
+        f"<details><summary>More assumptions (hosting, staff, overheads, cost of capital)</summary>"
         f'<div class="calc-inputs">{rest}</div></details></fieldset>'
         "</form>"
     )

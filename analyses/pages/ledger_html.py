@@ -174,7 +174,9 @@ def _field(column: str, row: Mapping[str, Any], written: frozenset[str] | None, 
 ABOUT_LINES = (("id",), ("document", "section", "kind"), ("topic", "chapter"))
 ABOUT_LABELLED = ("topic", "chapter")
 ABOUT = tuple(c for line in ABOUT_LINES for c in line)
-CALCULATOR_PAGE = "buy-or-rent"  # its calculator recomputes the payback claims at a reader's prices (a link, not a copy)
+CALCULATOR_PAGE = (
+    "buy-or-rent"  # its calculator recomputes the payback claims at a reader's prices (a link, not a copy)
+)
 
 
 def filter_value(column: str, value: Any) -> str:

@@ -13,7 +13,6 @@ The HTML fragment that runs a calculator in the page is :func:`analyses.pages.ca
 from __future__ import annotations
 
 import math
-
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -152,7 +151,9 @@ def system(
 # heads or layers change the layouts that fit, so coarser nodes miss it by more; see grid_errors).
 GRID_PARAMS = tuple(float(f"{v:.3g}") for v in np.logspace(8, 12, 17)) + (2e12,)
 GRID_MIN_GPUS = 8  # one 8-GPU node
-GRID_DIGITS = 6  # significant digits of the grid's logs (about 35): under 1e-4 relative, far inside the planner's own error
+GRID_DIGITS = (
+    6  # significant digits of the grid's logs (about 35): under 1e-4 relative, far inside the planner's own error
+)
 
 
 def grid_gpu_counts(max_gpus: int) -> tuple[int, ...]:

@@ -70,7 +70,9 @@ def test_the_rule_in_the_formula_language_is_the_ledgers_rule(kind, stated):
         constants,
     )
     rng = np.random.default_rng(7)
-    x = np.concatenate([rng.uniform(-20, 20, 2000), [stated.lo, stated.hi] if math.isfinite(stated.hi) else [stated.lo]])
+    x = np.concatenate(
+        [rng.uniform(-20, 20, 2000), [stated.lo, stated.hi] if math.isfinite(stated.hi) else [stated.lo]]
+    )
     x = x[np.isfinite(x)]
     got = system.evaluate({"x": x})
     want = verdicts._compare(stated, x, x, rule)

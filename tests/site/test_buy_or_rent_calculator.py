@@ -70,7 +70,9 @@ def _set(page, values: dict[str, str]) -> None:
 
 
 def _fields(page) -> dict[str, str]:
-    return page.eval_on_selector_all("[data-param]", "els => Object.fromEntries(els.map(e => [e.dataset.param, e.value]))")
+    return page.eval_on_selector_all(
+        "[data-param]", "els => Object.fromEntries(els.map(e => [e.dataset.param, e.value]))"
+    )
 
 
 def _values(page) -> dict[str, str]:
@@ -201,7 +203,9 @@ def test_on_a_390_px_phone_nothing_scrolls_sideways(browser, tmp_path_factory, f
     try:
         assert p.evaluate("document.documentElement.scrollWidth") <= 390
         # every result is visible without zooming: its cell lies inside the viewport
-        right = p.eval_on_selector_all("[data-result]", "els => Math.max(...els.map(e => e.getBoundingClientRect().right))")
+        right = p.eval_on_selector_all(
+            "[data-result]", "els => Math.max(...els.map(e => e.getBoundingClientRect().right))"
+        )
         assert right <= 390
         assert not errors
     finally:
