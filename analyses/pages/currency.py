@@ -13,9 +13,12 @@ RATE = "usd_cny"
 
 
 def rate_words(s: Mapping[str, Any]) -> str:
-    """The exchange rate at ``s`` with its source and date: "7.10 CNY per USD (fx-usdcny-2026, 2026-01)"."""
+    """The exchange rate at ``s`` with its date and where its source is: "7.10 CNY per USD (the scenario's
+    usd_cny, 2026-01; its source on the sources page)". The source's id is not written here: a glued
+    sentence is plain text, and the book shows a source id only as a link (the sources page and every
+    assumptions table link it)."""
     a = scenario.assumption(RATE)
-    return f"{fmt(float(s[RATE]), a.unit, 3)} ({a.source}, {a.date})"
+    return f"{fmt(float(s[RATE]), a.unit, 3)} (the scenario's {RATE}, {a.date}; its source on the sources page)"
 
 
 def currency_sentence(currency: str, s: Mapping[str, Any]) -> str:
