@@ -316,6 +316,7 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
 
     from analyses.scenario import buying
     from analyses.scenario import calculator as sc
+    from analyses.units import settle
 
     gens = buying.gpus()
     cfg, s = res.cfg, res.s
@@ -360,7 +361,8 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
     sysm = System(sysm.name, inputs, formulas, sysm.constants, sysm.grids)
     presets = []
     for w in res.workloads:
-        values = {"n_params": float(w.shape.n_params), "tokens": float(w.tokens)}
+        # settled: a preset's figures must not carry the last bits of the arithmetic that made them
+        values = {"n_params": settle(float(w.shape.n_params)), "tokens": settle(float(w.tokens))}
         rows = res.of(w.key)
         for g in gens:
             r = rows[(rows["gpu"] == g) & (rows["basis"] == "owned")]
