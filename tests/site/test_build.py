@@ -318,7 +318,8 @@ def test_sliders_move_to_what_the_models_give(site, browser):
         res = chapters.module(slug).compute(chapters.spec(slug).defaults())
         # the slider as the page shows it: a price in the page's currency where the chapter converts it
         figs = importlib.import_module(f"analyses.chapters.{slug.replace('-', '_')}.figures")
-        s = figs.shown_slider(res, index) if hasattr(figs, "shown_slider") else res.sliders[index]
+        shown = getattr(figs, "_page_slider", None)
+        s = shown(res, index) if shown else res.sliders[index]
         central = s.at(s.central)
         # the grid point whose verdicts differ most from the central value's
         xs = np.unique(s.grid["x"].to_numpy())

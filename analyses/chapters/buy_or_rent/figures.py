@@ -6,6 +6,7 @@ import altair as alt
 import pandas as pd
 
 from analyses.chapters.buy_or_rent import Result, text
+from analyses.pages.encodings import describe, fixed
 from analyses.pages.notebook import Table, table
 from analyses.units.formats import percent, round_sig
 
@@ -82,7 +83,15 @@ def cost_chart(res: Result) -> alt.Chart:
         .encode(x="cost:Q")
         .transform_filter("datum.cheapest == 'cheapest'")
     )
-    return (
+    cheapest = frame[frame["cheapest"] == "cheapest"]
+    text = (
+        f"Dot-and-range chart (log scale) of the cost of one run in {unit} of each workload on each GPU generation, "
+        "rented (circles, solid range) and owned (squares, dashed range), one panel per workload; the cheapest of "
+        "each basis starred: "
+        + "; ".join(f"{r.label}, {r.basis}: {r.gpu} at {fixed(r.cost)} {unit}" for r in cheapest.itertuples())
+        + "."
+    )
+    chart = (
         (bars + points + stars)
         .properties(width=480, height=110)
         .facet(
@@ -96,3 +105,4 @@ def cost_chart(res: Result) -> alt.Chart:
         )
         .resolve_scale(x="independent")
     )
+    return describe(chart, text)

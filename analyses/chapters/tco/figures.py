@@ -166,7 +166,7 @@ def payback_chart(res: Result) -> alt.LayerChart:
     )
 
 
-def shown_slider(res: Result, index: int) -> sliders.Slider:
+def _page_slider(res: Result, index: int) -> sliders.Slider:
     """The chapter's slider ``index`` with a price in the page's currency."""
     s = res.sliders[index]
     return sliders.scaled(s, *buying.rate_to(s.unit, res.unit, res.s))
@@ -174,7 +174,7 @@ def shown_slider(res: Result, index: int) -> sliders.Slider:
 
 def slider_figure(res: Result, index: int) -> alt.Chart:
     """The chapter's slider figure ``index`` (0: the B300/A100 speed-up, 1: the B300 system price)."""
-    return sliders.figure(shown_slider(res, index))
+    return sliders.figure(_page_slider(res, index))
 
 
 def run_view(res: Result) -> Table:

@@ -4,7 +4,7 @@ computed from the :class:`Result`, never typed."""
 from __future__ import annotations
 
 from analyses.chapters.tco import NEW, OLD, Result
-from analyses.chapters.tco.figures import shown_slider
+from analyses.chapters.tco.figures import _page_slider
 from analyses.chapters.tco.wiring import TCO_ROW
 from analyses.pages import currency as pages_currency
 from analyses.pages import sliders
@@ -211,7 +211,7 @@ def inefficiency_sentence(res: Result) -> str:
 
 def slider_caption(res: Result, index: int) -> str:
     """Caption of slider figure ``index``."""
-    return sliders.caption(shown_slider(res, index), "tco")
+    return sliders.caption(_page_slider(res, index), "tco")
 
 
 def currency_sentence(res: Result) -> str:
