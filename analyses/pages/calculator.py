@@ -358,7 +358,16 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
         inputs.append(i)
     # Only what the page shows is a result (the rest stay intermediates: fewer bytes in the page).
     formulas = [dataclasses.replace(f, result=f.name in shown(gens)) for f in sysm.formulas]
-    sysm = System(sysm.name, inputs, formulas, sysm.constants, sysm.grids)
+    # Every number written into the page settled, so that the page never shows the last bits of the
+    # arithmetic that made a bound, a default or a constant (0.10000000000000002 on another code path).
+    inputs = [
+        i
+        if i.choices
+        else dataclasses.replace(i, min=settle(i.min), max=settle(i.max), default=settle(i.default))
+        for i in inputs
+    ]
+    constants = {k: settle(v) if np.isfinite(v) else v for k, v in sysm.constants.items()}
+    sysm = System(sysm.name, inputs, formulas, constants, sysm.grids)
     presets = []
     for w in res.workloads:
         # settled: a preset's figures must not carry the last bits of the arithmetic that made them
