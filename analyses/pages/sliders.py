@@ -176,3 +176,16 @@ def flip_map(frame: pd.DataFrame, width: int = 420) -> alt.LayerChart:
         "flips it; each diamond is labelled with the verdict it flips to and the threshold."
     )
     return describe((bar + tick + point + label).properties(width=width, height=22 * max(len(frame), 1)), text)
+
+
+def scaled(s: Slider, factor: float, unit: str) -> Slider:
+    """The slider ``s`` with its assumption shown in another unit (an amount in USD shown in RMB): the
+    grid's values, the central value, the step and the flip points times ``factor``. The verdicts and
+    recomputed figures are the checks' own, unchanged."""
+    if factor == 1.0 and unit == s.unit:
+        return s
+    grid = s.grid.assign(x=sig(s.grid["x"].to_numpy() * factor, 6))
+    flips = s.flips.assign(x=sig(s.flips["x"].to_numpy(dtype=float) * factor, 6)) if len(s.flips) else s.flips
+    return Slider(
+        s.input, s.label, unit, float(sig(s.central * factor, 6)), float(sig(s.step * factor, 6)), grid, flips
+    )

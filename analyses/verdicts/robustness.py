@@ -27,6 +27,7 @@ from analyses.verdicts import (
     Interval,
     Rule,
     as_array,
+    recomputed_figure,
     rule_clause,
     sentence,
     show,
@@ -81,6 +82,8 @@ class Assessment:
     stated: Interval | None = None
     unit: str = ""
     flip: dict[str, Any] | None = field(default=None, compare=False)
+    sig: int = 3  # significant figures the check writes its figures to
+    figure: str = ""  # the recomputed figure as the reason prints it (:func:`analyses.verdicts.recomputed_figure`)
 
 
 def _call(fn: CheckFn, claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
@@ -159,6 +162,8 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
         stated=f.stated,
         unit=f.unit,
         flip=flip,
+        sig=f.sig,
+        figure=recomputed_figure(f) if value is not None else "",
     )
 
 
@@ -209,7 +214,7 @@ def _robustness(
     if best is not None:
         _, name, new_code, threshold, side = best
         a = scenario.assumption(name)
-        text_threshold = show(threshold, a.unit, 2)
+        text_threshold = show(*in_ledger_currency(threshold, a.unit, scenario.values(cfg)), 2)
         flip = {
             "input": name,
             "label": a.label,
@@ -220,6 +225,16 @@ def _robustness(
             "text": f"{VERDICTS[new_code]} if {a.label} {'<' if side == 'below' else '>'} {text_threshold}",
         }
     return holds, span, flip
+
+
+def in_ledger_currency(x: float, unit: str, s: Mapping[str, Any]) -> tuple[float, str]:
+    """An amount in an assumption's unit as the ledger writes it: money in the documents' RMB (a USD
+    price at the scenario's exchange rate ``usd_cny``), anything else unchanged."""
+    if str(unit).startswith("USD"):
+        return float(x) * float(np.asarray(s["usd_cny"], dtype=float)), "RMB" + str(unit)[3:]
+    if str(unit).startswith("CNY ") and not str(unit).startswith("CNY per USD"):
+        return float(x), "RMB" + str(unit)[3:]  # one name for the currency: the documents' RMB
+    return float(x), unit
 
 
 REFINE_POINTS = 21  # points per narrowing round of a flip's bracket

@@ -211,7 +211,8 @@ def monte_carlo_table(s: dict[str, float], opt: Optimum, intervals: tuple[float,
         (f"{MC_EXTRA_INTERVAL_S / SECONDS_PER_HOUR:g} h", MC_EXTRA_INTERVAL_S),
     ):
         work = MC_WORK_DAYS * SECONDS_PER_DAY
-        failures = work / tau * np.expm1((tau + d) / m)  # expected failed attempts per simulated job
+        with np.errstate(over="ignore"):  # beyond float range: inf attempts, a job that never finishes
+            failures = work / tau * np.expm1((tau + d) / m)  # expected failed attempts per simulated job
         row = {"interval": label, "minutes": tau / SECONDS_PER_MINUTE, "closed form": float(rel.goodput(tau, d, m, r))}
         if failures <= MC_MAX_FAILURES:
             sims = rel.simulate_goodput(tau, d, m, r, work_s=work, runs=MC_RUNS, seed=MC_SEED)

@@ -7,18 +7,16 @@ import numpy as np
 import pandas as pd
 
 from analyses.chapters.validation import Result
+from analyses.pages.encodings import describe, number
 from analyses.pages.notebook import Table, table
+from analyses.units.formats import round_sig_array
 
 WIDTH = 520
 
 
 def _round(x: pd.Series, sig: int = 4) -> np.ndarray:
     """``x`` to ``sig`` significant figures (what a chart shows never depends on the last bits)."""
-    v = x.to_numpy(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mag = np.where(np.isfinite(v) & (v != 0), np.floor(np.log10(np.abs(v))), 0)
-    scale = 10.0 ** (sig - 1 - mag)
-    return np.where(np.isfinite(v), np.round(v * scale) / scale, v)
+    return round_sig_array(x, sig)
 
 
 def _band(lo: float, hi: float) -> str:
@@ -61,7 +59,15 @@ def mfu_chart(res: Result) -> alt.LayerChart:
             ],
         )
     )
-    return (band + diagonal + points).properties(width=WIDTH, height=WIDTH * 0.8)
+    chart = (band + diagonal + points).properties(width=WIDTH, height=WIDTH * 0.8)
+    inside = int(step["inside"].sum())
+    text = (
+        f"Scatter plot of predicted against published MFU for {len(step)} published runs, calibration and validation "
+        f"rows in two colours and shapes, with the diagonal dashed and the model's 90% band shaded from "
+        f"{number(lo, 2)} to {number(hi, 2)} times the predicted step time; {inside} of {len(step)} runs lie inside "
+        "their own leave-one-source-out band."
+    )
+    return describe(chart, text)
 
 
 def conversion_table(res: Result) -> Table:
