@@ -392,6 +392,14 @@ def terms_zh(group: str) -> dict[str, str]:
     return dict(zip(rows["term"], rows["zh"], strict=True))
 
 
+def calculator_zh() -> dict[str, str]:
+    """The Chinese words of the buy-or-rent page and its calculator, by key (``data/calculator_zh.csv``:
+    the keys of the English words in :mod:`analyses.pages.calculator`, inputs' labels, choices, units
+    and the documents' workloads); an empty cell is an empty word (a unit printed as nothing)."""
+    frame = table("calculator_zh")
+    return dict(zip(frame["key"], frame["zh"].fillna("").astype(str), strict=True))
+
+
 # --------------------------------------------------------------------------------------------
 # Reliability chapter (book/reliability.ipynb)
 # --------------------------------------------------------------------------------------------

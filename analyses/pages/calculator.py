@@ -92,6 +92,23 @@ _GLUE = """
     const hit = s.choices.find(c => String(c[1]) === el.value);
     return hit ? hit[0] : "";
   }
+  // A page in another language sets data-message ("{label} ... {allowed} ... {value}"), data-separator and
+  // data-nan; its inputs' labels are in META already and their allowed ranges in each field's hint.
+  function message(e) {
+    const tmpl = root.dataset.message;
+    if (!tmpl || !specs[e.input]) return e.message;
+    const hint = document.getElementById(root.id + "-range-" + e.input);
+    const value = e.value === "not a number" ? (root.dataset.nan || e.value) : e.value;
+    return tmpl.split("{label}").join(specs[e.input].label).split("{allowed}").join(hint ? hint.textContent : e.allowed)
+      .split("{value}").join(value);
+  }
+  // data-wanyi: money (unit {currency}) in \u4e07 (10^4) and \u4ebf (10^8), as Chinese writes it.
+  function money(v) {
+    const a = Math.abs(v);
+    if (a >= 1e8) return grouped.format(v / 1e8) + "\u4ebf";
+    if (a >= 1e4) return grouped.format(v / 1e4) + "\u4e07";
+    return grouped.format(v);
+  }
   function update() {
     const out = calc.compute(read());
     const box = root.querySelector("[data-calc-error]");
@@ -101,7 +118,7 @@ _GLUE = """
     });
     if (!out.ok) {
       box.hidden = false;
-      box.textContent = out.errors.map(e => e.message).join("; ");
+      box.textContent = out.errors.map(message).join(root.dataset.separator || "; ");
       out.errors.forEach(e => {
         const el = root.querySelector('[data-param="' + e.input + '"]');
         if (el) el.setAttribute("aria-invalid", "true");
@@ -120,7 +137,8 @@ _GLUE = """
       el.dataset.value = String(v);
       const f = formulas[el.dataset.result];
       const words = el.dataset.words ? JSON.parse(el.dataset.words) : null;
-      el.textContent = words && String(v) in words ? words[String(v)] : show(typeof v === "number" ? v / f.scale : v, f);
+      const wanyi = root.dataset.wanyi && f.unit === "{currency}" && typeof v === "number" && Number.isFinite(v);
+      el.textContent = words && String(v) in words ? words[String(v)] : wanyi ? money(v / f.scale) : show(typeof v === "number" ? v / f.scale : v, f);
     });
     root.dataset.state = "ok";
   }
@@ -158,9 +176,13 @@ def _value(x: float, scale: float) -> str:
     return format(x / scale, ".15g")
 
 
-def _input_html(element_id: str, i: Input, label_text: str | None = None) -> str:
+def _input_html(element_id: str, i: Input, label_text: str | None = None, words: Words | None = None) -> str:
     hint_id = f"{element_id}-range-{i.name}"
-    unit = f" ({html.escape(i.shown_unit)})" if i.shown_unit not in ("", "-") else ""
+    shown_unit = words.unit(i.shown_unit) if words else i.shown_unit
+    if words and words.lang != "en":
+        unit = f"（{html.escape(shown_unit)}）" if shown_unit not in ("", "-") else ""
+    else:
+        unit = f" ({html.escape(shown_unit)})" if shown_unit not in ("", "-") else ""
     label = f'<span class="calc-label">{html.escape(label_text or i.label)}{unit}</span>'
     if i.choices:
         options = "".join(
@@ -175,7 +197,8 @@ def _input_html(element_id: str, i: Input, label_text: str | None = None) -> str
             f'min="{_value(i.min, i.scale)}" max="{_value(i.max, i.scale)}" step="{step}" '
             f'inputmode="decimal" aria-describedby="{hint_id}">'
         )
-    hint = f'<small class="calc-range" id="{hint_id}">{html.escape(i.allowed)}</small>'
+    allowed = words.allowed(i) if words else i.allowed
+    hint = f'<small class="calc-range" id="{hint_id}">{html.escape(allowed)}</small>'
     return f'<label class="calc-input">{label}{field}{hint}</label>'
 
 
@@ -226,6 +249,140 @@ def demo_html(
 # The buy-or-rent page's calculator
 # --------------------------------------------------------------------------------------------
 
+# The words of the buy-or-rent calculator in English, by key; the Chinese edition's are data with the same
+# keys (data/calculator_zh.csv, :meth:`Words.zh`). Placeholders in braces are filled by the page. Only
+# labels: the formulas, the generated JavaScript and every number are the same in both languages.
+WORDS_EN: dict[str, str] = {
+    "preset": "the documents' workloads and yours",
+    "choose": "choose a workload…",
+    "legend_workload": "Workload",
+    "legend_gens": "GPUs and prices of each generation",
+    "legend_pay": "How you pay",
+    "more": "More assumptions (hosting, staff, overheads, cost of capital)",
+    "caption": "One run, on the cost basis and in the currency set below",
+    "col_gpu": "GPU",
+    "col_time": "time per run",
+    "col_cost": "cost per run",
+    "col_ratio": "cost vs {base}",
+    "col_payback": "payback, buy vs rent",
+    "gen_n_gpus": "how many",
+    "gen_server": "system price",
+    "gen_rent": "rent (neocloud)",
+    "unfit": "(too few GPUs: the model does not fit)",
+    "accuracy": (
+        "Time per run is the planner's at {sizes} model sizes from 100 million to 2 trillion parameters and every "
+        "cluster size it plans, interpolated between them: half-way between two of those sizes it differs from the "
+        "planner's own answer by {median} at the median and by at most {p90} at nine points in ten (most of that "
+        "above a thousand GPUs, where the batch limits the layouts)."
+    ),
+    "claim": (
+        "Both documents say the investment pays back in {said} ({links}). For these inputs one {new} bought "
+        "instead of renting the {base}s whose work it does pays back in {payback} months (a per-GPU speed-up of "
+        "{speedup}×; against {base} rents in China {china} months): {verdict}: {side} (the ledger's rule for cost "
+        "claims)."
+    ),
+    "side_faster": "the documents promise a faster payback than this, by more than {tol}",
+    "side_agrees": "the documents' {said} agrees with it within {tol}",
+    "side_slower": "the documents' payback is slower than this, by more than {tol}",
+    "months": "months",
+    "days": "days",
+    "ratio": "×",
+}
+
+
+class Words:
+    """The labels of the buy-or-rent calculator in one language: :data:`WORDS_EN`, or another language's
+    words with the same keys (:meth:`zh`), with each input's label (``input:<name>``, ``{gpu}`` standing for
+    a generation in a per-generation name), each choice's (``choice:<label>``), each unit's (``unit:<unit>``),
+    the documents' workloads (``workload:<key>``), and the verdict words."""
+
+    def __init__(self, lang: str, text: Mapping[str, str], verdict_words: Sequence[str], unit_word: Any = None):
+        missing = [k for k in WORDS_EN if k not in text]
+        if missing:
+            raise KeyError(f"the calculator's words in '{lang}' lack {missing}")
+        self.lang, self.text, self.verdict_words, self._unit_word = lang, dict(text), tuple(verdict_words), unit_word
+
+    @classmethod
+    def en(cls) -> Words:
+        from analyses import verdicts
+
+        return cls("en", WORDS_EN, verdicts.VERDICTS)
+
+    @classmethod
+    def zh(cls) -> Words:
+        """The Chinese edition's words (data/calculator_zh.csv; verdict words data/terms_zh.csv; units
+        analyses/units/zh.py where the table gives none)."""
+        from analyses import data, verdicts
+        from analyses.units import zh as zh_units
+
+        words = data.terms_zh("verdict")
+        return cls("zh", data.calculator_zh(), [words[v] for v in verdicts.VERDICTS], zh_units.unit_word)
+
+    def __getitem__(self, key: str) -> str:
+        return self.text[key]
+
+    def get(self, key: str, default: str) -> str:
+        return self.text.get(key, default) if self.lang != "en" else default
+
+    def label(self, i: Input, gens: Sequence[str] = ()) -> str:
+        """An input's label: its own (English), or ``input:<name>`` (a generation's name as ``{gpu}``)."""
+        if self.lang == "en":
+            return i.label
+        key = f"input:{i.name}"
+        if key in self.text:
+            return self.text[key]
+        for g in gens:
+            generic = f"input:{i.name.replace(g.lower(), '{gpu}')}"
+            if generic != key and generic in self.text:
+                return self.text[generic].replace("{gpu}", g)
+        raise KeyError(f"the calculator's words in '{self.lang}' lack a label for input '{i.name}' (key {key})")
+
+    def choice(self, label: str) -> str:
+        return self.get(f"choice:{label}", label)
+
+    def unit(self, unit: str) -> str:
+        """A unit as the calculator prints it in this language."""
+        if self.lang == "en":
+            return unit
+        key = f"unit:{unit}"
+        if key in self.text:
+            return self.text[key]
+        return self._unit_word(unit).strip() if self._unit_word else unit
+
+    def number(self, x: float) -> str:
+        """A bound of an allowed range: 万/亿 for large figures in Chinese."""
+        from analyses.models.formula import readable
+
+        if self.lang == "zh" and abs(x) >= 1e5:
+            from analyses.units.zh import wan_yi
+
+            if abs(x) >= 1e12:  # 2万亿, not 20,000亿
+                return f"{wan_yi(x / 1e4, 4)[:-1]}万亿" if abs(x) < 1e16 else wan_yi(x, 4)
+            return wan_yi(x, 4)
+        return readable(x)
+
+    def interval(self, stated: Any, unit: str) -> str:
+        """A stated interval (a :class:`~analyses.verdicts.Finding`'s ``stated``) as this language writes it."""
+        from analyses import verdicts
+        from analyses.units import zh as zh_units
+
+        if self.lang == "zh":
+            return zh_units.interval(float(stated.lo), float(stated.hi), unit, written=True)
+        return verdicts.show_interval(stated, unit, as_stated=True)
+
+    def allowed(self, i: Input) -> str:
+        """An input's allowed values in words (:attr:`Input.allowed` in English)."""
+        if self.lang == "en":
+            return i.allowed
+        if i.choices:
+            return self["allowed_choices"].format(choices="、".join(self.choice(c) for c, _ in i.choices))
+        unit = self.unit(i.shown_unit)
+        key = "allowed_integer" if i.integer else "allowed_range"
+        return self[key].format(lo=self.number(i.min / i.scale), hi=self.number(i.max / i.scale), unit=unit)
+
+    def workload(self, key: str, label: str) -> str:
+        return self.get(f"workload:{key}", label)
+
 GRID_MAX_GPUS = 16_384  # the grid's largest cluster: the planner's largest max_gpus
 ELEMENT_ID = "bor-calculator"  # the page's anchor: buy-or-rent.html#bor-calculator
 PAYBACK_CLAIMS = ("000-6-payback-6-12-months", "001-6-payback-6-12-months")  # one stated band, one check
@@ -246,7 +403,7 @@ WORKLOAD_INPUTS = ("n_params", "tokens", "tokens_per_param")
 PER_GPU = (("n_gpus", "how many"), ("server", "system price"), ("rent", "rent (neocloud)"))
 
 
-def _claim_formulas(base: str, new: str) -> tuple[list[Any], dict[str, float], str]:
+def _claim_formulas(base: str, new: str) -> tuple[list[Any], dict[str, float], str, Any]:
     """The payback claim's verdict for the reader's inputs: the ledger's rule of its kind applied to
     the calculator's payback of one ``new`` GPU bought instead of renting ``base`` GPUs (the check's
     recomputed figure, :func:`analyses.chapters.tco.checks.check_payback_6_12_months`)."""
@@ -267,7 +424,7 @@ def _claim_formulas(base: str, new: str) -> tuple[list[Any], dict[str, float], s
         Formula("claim_payback_side", side, "where the documents' payback falls", ""),
     ]
     said = verdicts.show_interval(stated, "months", as_stated=True)
-    return formulas, constants, said
+    return formulas, constants, said, stated
 
 
 def _fewest_gpus_formulas(gens: Sequence[str]) -> list[Any]:
@@ -325,7 +482,7 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
         grids[g], fewest[f"fewest_{g.lower()}"] = pair = sc.throughput_grids(g, GRID_MAX_GPUS, s, cfg["precision"])
         errors.append(np.abs(sc.grid_errors(g, GRID_MAX_GPUS, s, cfg["precision"], grids=pair)))
     spread = np.concatenate(errors)
-    claim, constants, said = _claim_formulas(gens[0], "B300")
+    claim, constants, said, stated = _claim_formulas(gens[0], "B300")
     sysm = system(
         gens,
         grids=grids,
@@ -379,7 +536,7 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
                 values[f"n_gpus_{g.lower()}"] = float(r.iloc[0]["n_gpus"])
         presets.append((w.label, values))
     accuracy = (float(np.median(spread)), float(np.quantile(spread, 0.9)), len(sc.GRID_PARAMS))
-    return sysm, {"gens": gens, "presets": presets, "claim_said": said, "accuracy": accuracy}
+    return sysm, {"gens": gens, "presets": presets, "claim_said": said, "claim_stated": stated, "accuracy": accuracy}
 
 
 _PAGE_STYLE = """
@@ -403,10 +560,12 @@ _PAGE_STYLE = """
 """
 
 
-def _cell(name: str, label: str, unit: str = "", words: Mapping[float, str] | None = None, extra: str = "") -> str:
+def _cell(
+    name: str, label: str, unit: str = "", words: Mapping[float, str] | None = None, extra: str = "", tight: bool = False
+) -> str:
     """One result cell: ``data-result`` with its column's name for the phone layout, and its unit."""
     w = f' data-words="{html.escape(json.dumps({_word_key(k): v for k, v in words.items()}))}"' if words else ""
-    space = "" if unit == "×" else " "  # 0.46×, 6.85 days
+    space = "" if tight else _space(unit)  # 0.46×, 6.85 days; a Chinese page writes none (6.85天, 34.6万元)
     u = f'{space}<span class="calc-unit" data-unit="{html.escape(unit)}">{html.escape(unit)}</span>' if unit else ""
     return (
         f'<td data-label="{html.escape(label)}"><span class="calc-val"><span data-result="{name}"{w} data-value="">…</span>'
@@ -414,31 +573,55 @@ def _cell(name: str, label: str, unit: str = "", words: Mapping[float, str] | No
     )
 
 
-def buy_or_rent(res: Any) -> Any:
+def localised(sysm: System, words: Words, gens: Sequence[str]) -> System:
+    """``sysm`` with its inputs' labels and choices' words in ``words``' language: the same formulas,
+    constants and grids (so the same generated arithmetic), only what the page prints differs."""
+    import dataclasses
+
+    if words.lang == "en":
+        return sysm
+    inputs = [
+        dataclasses.replace(
+            i,
+            label=words.label(i, gens),
+            choices=tuple((words.choice(c), code) for c, code in i.choices),
+        )
+        for i in sysm.inputs
+    ]
+    return System(sysm.name, inputs, sysm.formulas, sysm.constants, sysm.grids)
+
+
+def buy_or_rent(res: Any, words: Words | None = None, links: Mapping[str, str] | None = None) -> Any:
     """The buy-or-rent page's calculator (an HTML object for ``glue``): the reader's workload, GPU counts
     and prices, time and cost per run of every generation, the ratio to the baseline, the payback of
     buying, and where the documents' payback claim falls for those inputs (the ledger's rule), all
-    recomputed in the page by JavaScript generated from the book's formulas; nothing loaded from elsewhere."""
+    recomputed in the page by JavaScript generated from the book's formulas; nothing loaded from elsewhere.
+    ``words`` (:class:`Words`; English by default) gives every label in another language, and ``links``
+    the href of each payback claim's check (default: its row in the cost chapter, from a page beside it)."""
     from IPython.display import HTML
 
     from analyses import verdicts
     from analyses.pages.links import check_href
     from analyses.units.formats import percent
 
+    words = words or Words.en()
+    en = words.lang == "en"
     sysm, meta = buy_or_rent_system(res)
     gens, base = meta["gens"], meta["gens"][0]
+    sysm = localised(sysm, words, gens)
     eid = ELEMENT_ID
     by = sysm.input
+    labels = {w.label: words.workload(w.key, w.label) for w in res.workloads}
     # Inputs: the workload, each generation's GPUs and prices, the main prices, the rest folded.
-    options = ['<option value="">choose a workload…</option>'] + [
-        f'<option data-values="{html.escape(json.dumps(values))}">{html.escape(label)}</option>'
+    options = [f'<option value="">{html.escape(words["choose"])}</option>'] + [
+        f'<option data-values="{html.escape(json.dumps(values))}">{html.escape(labels.get(label, label))}</option>'
         for label, values in meta["presets"]
     ]
     preset = (
-        '<label class="calc-input"><span class="calc-label">the documents\' workloads and yours</span>'
+        f'<label class="calc-input"><span class="calc-label">{html.escape(words["preset"], quote=False)}</span>'
         f"<select data-preset>{''.join(options)}</select></label>"
     )
-    workload = "".join(_input_html(eid, by[n]) for n in WORKLOAD_INPUTS)
+    workload = "".join(_input_html(eid, by[n], None, words) for n in WORKLOAD_INPUTS)
     per_gen = []
     placed = set(WORKLOAD_INPUTS) | set(MAIN_INPUTS)
     for g in gens:
@@ -448,78 +631,100 @@ def buy_or_rent(res: Any) -> Any:
             "rent": f"rent_{g.lower()}_usd_per_gpu_hour",
         }
         placed |= set(names.values())
-        fields = "".join(_input_html(eid, by[names[k]], short) for k, short in PER_GPU if names[k] in by)
+        fields = "".join(
+            _input_html(eid, by[names[k]], words.get(f"gen_{k}", short), words) for k, short in PER_GPU if names[k] in by
+        )
         per_gen.append(f'<div class="calc-gen"><h4>{html.escape(g)}</h4>{fields}</div>')
-    main = "".join(_input_html(eid, by[n]) for n in MAIN_INPUTS)
-    rest = "".join(_input_html(eid, i) for i in sysm.inputs if i.name not in placed)
+    main = "".join(_input_html(eid, by[n], None, words) for n in MAIN_INPUTS)
+    rest = "".join(_input_html(eid, i, None, words) for i in sysm.inputs if i.name not in placed)
+    e = lambda key, **kw: html.escape(words[key].format(**kw), quote=False)  # noqa: E731
     form = (
         f'<form class="calc-form" onsubmit="return false">'
-        f'<fieldset><legend>Workload</legend><div class="calc-inputs">{preset}{workload}</div></fieldset>'
-        f'<fieldset><legend>GPUs and prices of each generation</legend><div class="calc-gens">{"".join(per_gen)}</div></fieldset>'
-        f'<fieldset><legend>How you pay</legend><div class="calc-inputs">{main}</div>'
-        f"<details><summary>More assumptions (hosting, staff, overheads, cost of capital)</summary>"
+        f'<fieldset><legend>{e("legend_workload")}</legend><div class="calc-inputs">{preset}{workload}</div></fieldset>'
+        f'<fieldset><legend>{e("legend_gens")}</legend><div class="calc-gens">{"".join(per_gen)}</div></fieldset>'
+        f'<fieldset><legend>{e("legend_pay")}</legend><div class="calc-inputs">{main}</div>'
+        f"<details><summary>{e('more')}</summary>"
         f'<div class="calc-inputs">{rest}</div></details></fieldset>'
         "</form>"
     )
     # Results: one row per generation.
+    col_ratio = words["col_ratio"].format(base=base)
     head = (
-        "<thead><tr><th>GPU</th><th>time per run</th><th>cost per run</th>"
-        f"<th>cost vs {base}</th><th>payback, buy vs rent</th></tr></thead>"
+        f"<thead><tr><th>{e('col_gpu')}</th><th>{e('col_time')}</th><th>{e('col_cost')}</th>"
+        f"<th>{html.escape(col_ratio)}</th><th>{e('col_payback')}</th></tr></thead>"
     )
+    ratio_unit = words["ratio"]
+    fits = FITS_WORDS | {"false": words["unfit"]}
     rows = []
     for g in gens:
         k = g.lower()
         ratio = (
-            _cell(f"cost_ratio_{k}_vs_{base.lower()}", f"cost vs {base}", "×")
+            _cell(f"cost_ratio_{k}_vs_{base.lower()}", col_ratio, ratio_unit)
             if g != base
-            else f'<td data-label="cost vs {base}"><span class="calc-val">1×</span></td>'
+            else f'<td data-label="{html.escape(col_ratio)}"><span class="calc-val">1{html.escape(_space(ratio_unit))}{html.escape(ratio_unit)}</span></td>'
         )
         rows.append(
             f'<tr><th scope="row">{html.escape(g)}</th>'
             + _cell(
                 f"days_{k}",
-                "time per run",
-                "days",
-                extra=f' <span data-result="fits_{k}" data-words="{html.escape(json.dumps(FITS_WORDS))}" data-value=""></span>',
+                words["col_time"],
+                words["days"],
+                extra=f' <span data-result="fits_{k}" data-words="{html.escape(json.dumps(fits))}" data-value=""></span>',
             )
-            + _cell(f"cost_{k}", "cost per run", "{currency}")
+            + _cell(f"cost_{k}", words["col_cost"], "{currency}", tight=not en)
             + ratio
-            + _cell(f"payback_buy_vs_rent_{k}", "payback, buy vs rent", "months")
+            + _cell(f"payback_buy_vs_rent_{k}", words["col_payback"], words["months"])
             + "</tr>"
         )
-    caption = "<caption>One run, on the cost basis and in the currency set below</caption>"
+    caption = f"<caption>{e('caption')}</caption>"
     median, p90, sizes = meta["accuracy"]
-    accuracy = (
-        f'<p class="calc-note">Time per run is the planner\'s at {sizes} model sizes from 100 million to 2 trillion '
-        "parameters and every cluster size it plans, interpolated between them: half-way between two of those sizes "
-        f"it differs from the planner's own answer by {percent(median)} at the median and by at most "
-        f"{percent(p90)} at nine points in ten (most of that above a thousand GPUs, where the batch limits the "
-        "layouts).</p>"
-    )
+    accuracy = f'<p class="calc-note">{e("accuracy", sizes=sizes, median=percent(median), p90=percent(p90))}</p>'
     results = f'<table class="calc-results">{caption}{head}<tbody>{"".join(rows)}</tbody></table>'
     new = "B300"
-    words = {float(i): v for i, v in enumerate(verdicts.VERDICTS)}
-    tol = verdicts.RULES["cost"].tolerance
+    verdict_words = {float(i): v for i, v in enumerate(words.verdict_words)}
+    tol = f"{verdicts.RULES['cost'].tolerance:.0%}"
+    said = meta["claim_said"] if en else words.interval(meta["claim_stated"], "months")
     sides = {
-        -1.0: f"the documents promise a faster payback than this, by more than {tol:.0%}",
-        0.0: f"the documents' {meta['claim_said']} agrees with it within {tol:.0%}",
-        1.0: f"the documents' payback is slower than this, by more than {tol:.0%}",
+        -1.0: words["side_faster"].format(tol=tol),
+        0.0: words["side_agrees"].format(said=said, tol=tol),
+        1.0: words["side_slower"].format(tol=tol),
     }
-    links = " and ".join(f'<a href="{check_href(c, PAYBACK_CHAPTER)}">{c[:3]} §6</a>' for c in PAYBACK_CLAIMS)
-    claim = (
-        '<p class="calc-claim">'
-        f"Both documents say the investment pays back in {html.escape(meta['claim_said'])} ({links}). "
-        f"For these inputs one {new} bought instead of renting the {base}s whose work it does pays back in "
-        f'<strong><span data-result="payback_{new.lower()}_vs_rent_{base.lower()}" data-value="">…</span> months</strong> '
-        f'(a per-GPU speed-up of <span data-result="speedup_{new.lower()}_vs_{base.lower()}" data-value="">…</span>×; '
-        f'against {base} rents in China <span data-result="payback_{new.lower()}_vs_rent_{base.lower()}_china" data-value="">…</span> months): '
-        f'<strong data-result="claim_payback_verdict" data-words="{html.escape(json.dumps({_word_key(k): v for k, v in words.items()}))}" data-value="">…</strong>: '
-        f'<span data-result="claim_payback_side" data-words="{html.escape(json.dumps({_word_key(k): v for k, v in sides.items()}))}" data-value="">…</span> '
-        "(the ledger's rule for cost claims).</p>"
+    links = links or {c: check_href(c, PAYBACK_CHAPTER) for c in PAYBACK_CLAIMS}
+    hreflang = "" if en else ' hreflang="en"'  # from another language's page, the checks are in English
+    joined = (" and " if en else "、").join(
+        f'<a href="{html.escape(links[c])}"{hreflang}>{c[:3]} §6</a>' for c in PAYBACK_CLAIMS
     )
+    result = lambda name: f'<span data-result="{name}" data-value="">…</span>'  # noqa: E731
+    payback = result(f"payback_{new.lower()}_vs_rent_{base.lower()}")
+    claim_text = html.escape(words["claim"], quote=False).format(
+        said=html.escape(said),
+        links=joined,
+        new=new,
+        base=base,
+        payback=f"<strong>{payback}</strong>" if not en else payback,
+        speedup=result(f"speedup_{new.lower()}_vs_{base.lower()}"),
+        china=result(f"payback_{new.lower()}_vs_rent_{base.lower()}_china"),
+        verdict=(
+            f'<strong data-result="claim_payback_verdict" data-words="{html.escape(json.dumps({_word_key(k): v for k, v in verdict_words.items()}))}" data-value="">…</strong>'
+        ),
+        side=(
+            f'<span data-result="claim_payback_side" data-words="{html.escape(json.dumps({_word_key(k): v for k, v in sides.items()}))}" data-value="">…</span>'
+        ),
+    )
+    if en:  # the English page bolds the payback with its unit
+        claim_text = claim_text.replace(f"{payback} months", f"<strong>{payback} months</strong>", 1)
+    claim = f'<p class="calc-claim">{claim_text}</p>'
     script = _GLUE % {"id": json.dumps(eid), "calc": sysm.to_js(comments=False)}
+    extra = (
+        ""
+        if en
+        else (
+            f' lang="{words.lang}" data-wanyi="1" data-message="{html.escape(words["message"])}"'
+            f' data-nan="{html.escape(words["not_a_number"])}" data-separator="{html.escape(words["separator"])}"'
+        )
+    )
     fragment = (
-        f'<div class="audit-calculator bor-calc" id="{eid}" data-state="loading">'
+        f'<div class="audit-calculator bor-calc" id="{eid}" data-state="loading"{extra}>'
         f"<style>{_STYLE}{_PAGE_STYLE}</style>"
         '<p class="calc-error" role="alert" data-calc-error hidden></p>'
         f"{results}{accuracy}{claim}{form}"
@@ -527,6 +732,11 @@ def buy_or_rent(res: Any) -> Any:
         "</div>"
     )
     return HTML(fragment)
+
+
+def _space(unit: str) -> str:
+    """The space between a figure and its unit: none before ×, 倍 or a Chinese unit (0.46×, 6.85天)."""
+    return "" if unit in ("×", "") or not unit.isascii() else " "
 
 
 def _word_key(code: float) -> str:

@@ -1,0 +1,151 @@
+"""The Chinese edition's calculator (issue 25 item 4, issue 24 item 1): the buy-or-rent page's very
+fragment with Chinese labels from data/calculator_zh.csv, never its formulas retyped. In Chromium, at
+seeded random inputs its results are the Python model's to 4 significant figures; a bad input shows
+its allowed range in Chinese; money shows in 万/亿; on a 390 px phone nothing scrolls sideways."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analyses import data
+from analyses.chapters import buy_or_rent as ch
+from analyses.chapters import config
+from analyses.pages import calculator as pc
+from analyses.scenario import buying
+
+# The English calculator test's helpers (drawing inputs, reading the page, comparing to 4 figures), loaded
+# by path: the tests run under pytest's importlib mode, where test modules do not import each other.
+_spec = importlib.util.spec_from_file_location("_bor_calc", Path(__file__).with_name("test_buy_or_rent_calculator.py"))
+_bor = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_bor)
+_draw, _fields, _python, _same, _set, _values = _bor._draw, _bor._fields, _bor._python, _bor._same, _bor._set, _bor._values
+
+SEED = 2412
+CASES = 12
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def res():
+    return ch.compute(config("buy-or-rent"))
+
+
+@pytest.fixture(scope="module")
+def system(res):
+    return pc.buy_or_rent_system(res)[0]
+
+
+@pytest.fixture(scope="module")
+def words():
+    return pc.Words.zh()
+
+
+@pytest.fixture(scope="module")
+def fragment(res, words):
+    return pc.buy_or_rent(res, words).data
+
+
+def test_the_chinese_words_cover_every_english_one_and_every_input(system, words):
+    table = data.calculator_zh()
+    assert set(pc.WORDS_EN) <= set(table)
+    gens = buying.gpus()
+    for i in system.inputs:
+        label = words.label(i, gens)
+        assert CJK.search(label) or label == "PUE" or label.startswith("PUE"), (i.name, label)
+        assert CJK.search(words.allowed(i)), (i.name, words.allowed(i))
+    for w in buying.WORKLOADS:
+        assert CJK.search(table[f"workload:{w[0]}"])
+    with pytest.raises(KeyError, match="lack"):
+        pc.Words("zh", {"preset": "x"}, ())
+
+
+def test_only_the_labels_change_never_the_formulas(system, words):
+    zh = pc.localised(system, words, buying.gpus())
+    assert zh.formulas == system.formulas and zh.constants == system.constants and zh.grids == system.grids
+    assert [(i.name, i.min, i.max, i.default, i.scale, [c for _, c in i.choices]) for i in zh.inputs] == [
+        (i.name, i.min, i.max, i.default, i.scale, [c for _, c in i.choices]) for i in system.inputs
+    ]
+    # the generated arithmetic is the English page's, byte for byte, once the labels are taken out
+    strip = re.compile(r"const META = .*?;\n", re.S)
+    assert strip.sub("", zh.to_js(comments=False)) == strip.sub("", system.to_js(comments=False))
+
+
+@pytest.fixture(scope="module")
+def page(browser, tmp_path_factory, fragment):
+    path = tmp_path_factory.mktemp("zh-calc") / "calculator.html"
+    path.write_text(
+        '<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>计算器</title></head>'
+        f"<body>{fragment}</body></html>",
+        encoding="utf-8",
+    )
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    p = context.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda exc: errors.append(str(exc)))
+    p.goto(path.as_uri())
+    p.wait_for_selector(f'#{pc.ELEMENT_ID}[data-state="ok"]')
+    p.errors = errors
+    yield p
+    context.close()
+
+
+def test_random_inputs_give_the_python_model_to_4_significant_figures(system, page):
+    rng = np.random.default_rng(SEED)
+    for _ in range(CASES):
+        fields = _draw(system, rng)
+        _set(page, fields)
+        assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "ok", page.inner_text("[data-calc-error]")
+        expected = _python(system, _fields(page))
+        got = _values(page)
+        bad = {k: (got[k], expected[k]) for k in got if not _same(got[k], expected[k])}
+        assert not bad, (fields, bad)
+        text = page.inner_text(f"#{pc.ELEMENT_ID}")
+        assert "NaN" not in text and "undefined" not in text
+    assert not page.errors
+
+
+def test_money_in_wan_and_yi_and_the_verdict_in_chinese(system, page):
+    defaults = {i.name: format(i.default / i.scale, ".15g") for i in system.inputs}
+    _set(page, defaults | {"currency": "1"})  # 元
+    cost = page.inner_text('[data-result="cost_b300"]')
+    value = float(page.get_attribute('[data-result="cost_b300"]', "data-value"))
+    assert value >= 1e4 and cost.endswith(("万", "亿")), cost
+    size = 1e8 if cost.endswith("亿") else 1e4
+    assert float(cost[:-1].replace(",", "")) == pytest.approx(value / size, rel=5e-4)
+    assert page.inner_text('[data-result="cost_b300"] + .calc-unit') == "元"
+    verdict = page.inner_text('[data-result="claim_payback_verdict"]')
+    assert verdict in data.terms_zh("verdict").values()
+
+
+def test_a_bad_input_shows_its_allowed_range_in_chinese(system, words, page):
+    defaults = {i.name: format(i.default / i.scale, ".15g") for i in system.inputs}
+    for name, bad in (("utilisation", "2"), ("n_gpus_b300", "12.5"), ("pue", "")):
+        _set(page, defaults | {name: bad})
+        assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "error"
+        message = page.inner_text("[data-calc-error]")
+        i = system.input[name]
+        assert words.allowed(i) in message and words.label(i, buying.gpus()) in message, message
+        assert set(page.eval_on_selector_all("[data-result]", "els => els.map(e => e.textContent)")) == {"—"}
+    _set(page, defaults)
+    assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "ok"
+
+
+def test_a_preset_sets_the_documents_workload_by_its_chinese_name(res, system, page):
+    name = data.calculator_zh()[f"workload:{res.workloads[1].key}"]
+    page.select_option("[data-preset]", label=name)
+    fields = _fields(page)
+    assert float(fields["n_params"]) == pytest.approx(res.workloads[1].shape.n_params)
+    got, expected = _values(page), _python(system, fields)
+    assert all(_same(got[k], expected[k]) for k in got)
+
+
+def test_on_a_phone_nothing_scrolls_sideways(page):
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    right = page.eval_on_selector_all("[data-result]", "els => Math.max(...els.map(e => e.getBoundingClientRect().right))")
+    assert right <= 390
