@@ -19,6 +19,7 @@ import pandas as pd
 from analyses import data
 from analyses.pages.ledger_html import VERDICT_COLOURS, VERDICT_MARKS, VERDICT_STYLE
 from analyses.pages.links import check_href
+from analyses.pages.verdict_box import section_anchor
 from analyses.units.formats import fmt
 
 # Each verdict's word carries its mark (VERDICT_MARKS, the English pages' own), each direction an
@@ -139,7 +140,8 @@ def counts(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def counts_table(frame: pd.DataFrame) -> str:
-    """:func:`counts` as HTML, each verdict with its mark and word, and the directions under it."""
+    """:func:`counts` as HTML, each verdict with its mark and word, their total, then the claims that
+    err each way (the ledger's directions, which only verdicts other than consistent carry)."""
     words = data.terms_zh("verdict")
     table = counts(frame)
     head = "<tr><th>判定</th>" + "".join(f"<th>{_e(c)}</th>" for c in table.columns) + "</tr>"
@@ -147,19 +149,20 @@ def counts_table(frame: pd.DataFrame) -> str:
         f"<tr><td>{verdict_badge(v, words[v])}</td>" + "".join(f"<td>{n}</td>" for n in row) + "</tr>"
         for v, row in table.iterrows()
     )
+    total = "".join(f"<td>{int(n)}</td>" for n in table.sum(axis=0))
+    body += f'<tr class="zh-total"><th>合计</th>{total}</tr>'
     if "direction" in frame.columns:
         dwords = data.terms_zh("direction")
         code = codes()
+        body += f'<tr class="zh-group"><th colspan="{len(table.columns) + 1}">按方向（文中数字偏向哪一边）</th></tr>'
         for d in DIRECTION_MARKS:
             sub = frame[frame["direction"] == d]
             per = [int((sub["document"].map(code) == c).sum()) for c in table.columns[:-1]]
             body += (
-                f'<tr class="zh-sub"><td>其中 {direction_badge(d, dwords[d])}</td>'
+                f'<tr class="zh-sub"><td>{direction_badge(d, dwords[d])}</td>'
                 + "".join(f"<td>{n}</td>" for n in per)
                 + f"<td>{len(sub)}</td></tr>"
             )
-    total = "".join(f"<td>{int(n)}</td>" for n in table.sum(axis=0))
-    body += f"<tr><th>合计</th>{total}</tr>"
     return f'{_style()}<table class="zh-table zh-counts"><thead>{head}</thead><tbody>{body}</tbody></table>'
 
 
@@ -179,11 +182,17 @@ def _items(rows: Iterable[pd.Series], ledger: str) -> str:
 RIGHT_KINDS = ("capability", "cost", "fact")
 
 
-def findings(frame: pd.DataFrame, ledger: str = LEDGER_PAGE) -> str:
+FINDINGS_PARTS = ("all", "summary", "details")
+
+
+def findings(frame: pd.DataFrame, ledger: str = LEDGER_PAGE, part: str = "all") -> str:
     """The front page's findings as short sentences computed from the ledger, each claim linked to
     its card on the Chinese ledger: the counts, what the documents get right (consistent claims of
     the kinds in :data:`RIGHT_KINDS` that hold in at least 90% of the scenario's draws), what they
-    overstate and understate, and what nothing public can check."""
+    overstate and understate, and what nothing public can check. ``part``: ``summary`` the counts'
+    sentence alone (for the first screen), ``details`` the rest, ``all`` both."""
+    if part not in FINDINGS_PARTS:
+        raise ValueError(f"findings: part '{part}' is not one of {', '.join(FINDINGS_PARTS)}")
     words, kinds = data.terms_zh("verdict"), data.terms_zh("kind")
     n = len(frame)
     by = frame["verdict"].value_counts()
@@ -219,29 +228,62 @@ def findings(frame: pd.DataFrame, ledger: str = LEDGER_PAGE) -> str:
     rest = frame[frame["verdict"] == "unverifiable"]
     links = "、".join(_claim_link(r, ledger) for _, r in rest.iterrows())
     out.append(f"<h3>无法核实的（{len(rest)}条）</h3><p>没有公开数据能重算这些数字：{links}。</p>")
-    return "".join(out)
+    return {"all": "".join(out), "summary": out[0], "details": "".join(out[1:])}[part]
+
+
+def short_reason(reason: str) -> str:
+    """The first clause of a Chinese reason (the rule's comparison, or why nothing can check it), for a
+    box's one line; the ledger's card gives the reason in full (holds, the flip point)."""
+    first = str(reason).split("；", 1)[0].rstrip("。")
+    return f"{first}。"
+
+
+def english_section(claim_id: str, chapter: str, en: str) -> str:
+    """The section of the English chapter that checks ``claim_id`` (its MyST label ``sec-<id>``, as the
+    English verdict boxes link it)."""
+    return f"{en}{chapter}.html#{section_anchor(claim_id)}"
+
+
+def box_items(rows: pd.DataFrame, en: str, ledger: str) -> str:
+    """Each claim of a box: verdict, direction, id linked to the English section that checks it, a link
+    to its card on the Chinese ledger, our Chinese wording and a one-line reason."""
+    return "".join(
+        f'<li id="{anchor(r["id"])}">{verdict_badge(r["verdict"], r["verdict_zh"])}'
+        f"{direction_badge(r.get('direction', ''), r.get('direction_zh', ''))} "
+        f'<a href="{_e(english_section(r["id"], r["chapter"], en))}" hreflang="en" title="英文版中核查这条说法的一节">'
+        f'<code>{_e(r["id"])}</code></a>'
+        f'（<a href="{ledger}#{anchor(r["id"])}">台账</a>）：{_e(r["claim_zh"])}'
+        f'<br><span class="zh-reason">{_e(short_reason(r["reason_zh"]))}</span></li>'
+        for _, r in rows.iterrows()
+    )
+
+
+def _counts_words(rows: pd.DataFrame) -> str:
+    words = data.terms_zh("verdict")
+    by = rows["verdict"].value_counts()
+    return "，".join(f"{int(by[v])}条{words[v]}" for v in VERDICT_COLOURS if v in by.index)
 
 
 def chapter_box(frame: pd.DataFrame, chapter: str, en: str, ledger: str) -> str:
-    """A chapter's verdict box in Chinese: a sentence of counts, then each claim with its verdict,
-    direction, Chinese wording and reason, linked to its section of the English chapter and its
-    card on the Chinese ledger."""
+    """A chapter's verdict box in Chinese: a sentence of counts and the chapter's takeaway, then each
+    claim with its verdict, direction, Chinese wording and a one-line reason, linked to its section of
+    the English chapter and its card on the Chinese ledger."""
     rows = frame[frame["chapter"] == chapter]
-    words = data.terms_zh("verdict")
-    by = rows["verdict"].value_counts()
-    parts = "，".join(f"{int(by[v])}条{words[v]}" for v in VERDICT_COLOURS if v in by.index)
-    items = "".join(
-        f'<li id="{anchor(r["id"])}">{verdict_badge(r["verdict"], r["verdict_zh"])}'
-        f"{direction_badge(r.get('direction', ''), r.get('direction_zh', ''))} "
-        f'<a href="{_e(en + check_href(r["id"], chapter))}" hreflang="en"><code>{_e(r["id"])}</code></a>'
-        f'（<a href="{ledger}#{anchor(r["id"])}">台账</a>）：{_e(r["claim_zh"])}'
-        f'<br><span class="zh-reason">{_e(r["reason_zh"])}</span></li>'
-        for _, r in rows.iterrows()
-    )
     note = takeaway(rows, "")  # links to the items on the same page
     return (
-        f'{_style()}<div class="zh-box"><p>本章核查{len(rows)}条说法：{parts}。{note}</p>'
-        f'<ul class="zh-findings">{items}</ul></div>'
+        f'{_style()}<div class="zh-box"><p class="zh-box-head"><b>判定</b> · 本章核查{len(rows)}条说法：{_counts_words(rows)}。</p>'
+        f'<p class="zh-takeaway">{note}</p>'
+        f'<ul class="zh-findings">{box_items(rows, en, ledger)}</ul></div>'
+    )
+
+
+def claims_box(frame: pd.DataFrame, ids: list[str], en: str, ledger: str) -> str:
+    """The verdicts of the claims ``ids`` (each checked in its own chapter), as :func:`chapter_box` lists them."""
+    rows = frame[frame["id"].isin(ids)]
+    return (
+        f'{_style()}<div class="zh-box"><p class="zh-box-head"><b>判定</b> · 这些工作负载重演的{len(rows)}条说法：'
+        f"{_counts_words(rows)}，各在自己的一章中核查。</p>"
+        f'<ul class="zh-findings">{box_items(rows, en, ledger)}</ul></div>'
     )
 
 
@@ -258,5 +300,5 @@ def takeaway(rows: pd.DataFrame, ledger: str) -> str:
             links = "、".join(_claim_link(r, ledger) for _, r in hit.iterrows())
             parts.append(f"{len(hit)}条{dwords[d]}（{links}）")
     if not parts:
-        return "没有一条说法被判为夸大或低估。"
+        return "要点：没有一条说法被判为夸大或低估。"
     return "要点：" + "，".join(parts) + "。"

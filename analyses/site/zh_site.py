@@ -34,7 +34,7 @@ EN_DIR = "book"  # the English pages' folder under the site root
 
 # Chinese pages and their English counterparts (docnames of each book); the chapters' pages map
 # by slug (zh: chapters/<slug>, en: book/<slug>).
-PAGES = {"index": "book/intro", "ledger": "book/claims"}
+PAGES = {"index": "book/intro", "ledger": "book/claims", "buy-or-rent": "book/buy-or-rent"}
 CHAPTER_DIR = "chapters"
 
 
@@ -108,6 +108,15 @@ def ledger_frame() -> Any:
     return ledger_zh.ledger_zh()
 
 
+@functools.cache
+def buy_or_rent_result() -> Any:
+    """The buy-or-rent chapter's result at its defaults: the English page's very figures
+    (:func:`analyses.scenario.buying.buy_or_rent` through the chapter), computed once per build."""
+    from analyses.chapters import buy_or_rent, config
+
+    return buy_or_rent.compute(config(buy_or_rent.SLUG))
+
+
 def _english_base(docname: str) -> str:
     """From a Chinese page to the English book's folder (``../book/`` from ``zh/index.html``)."""
     return relative("zh", docname, f"{EN_DIR}/x.html")[: -len("x.html")]
@@ -158,10 +167,15 @@ class ZhCounts(_ZhDirective):
 
 
 class ZhFindings(_ZhDirective):
+    """The front page's findings; an argument ``summary`` or ``details`` gives one part of them."""
+
     def html(self, docname: str) -> str:
         from analyses.pages import zh
 
-        return zh.findings(ledger_frame(), _ledger_link(docname))
+        part = self.arguments[0] if self.arguments else "all"
+        if part not in zh.FINDINGS_PARTS:
+            raise self.error(f"zh-findings: '{part}' is not one of {', '.join(zh.FINDINGS_PARTS)}")
+        return zh.findings(ledger_frame(), _ledger_link(docname), part)
 
 
 class ZhChapter(_ZhDirective):
@@ -178,7 +192,53 @@ class ZhChapter(_ZhDirective):
         return zh.chapter_box(ledger_frame(), slug, _english_base(docname), _ledger_link(docname))
 
 
+class ZhBuyOrRent(_ZhDirective):
+    """The buy-or-rent answer: the convention, then every workload's sentence and table."""
+
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh_buy
+
+        res = buy_or_rent_result()
+        return zh_buy.basis(res) + zh_buy.workloads(res)
+
+
+class ZhBuySummary(_ZhDirective):
+    """The cheapest rented and owned answer of every workload (the front page's and the page's own)."""
+
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh_buy
+
+        page = "" if docname == "buy-or-rent" else relative("zh", docname, f"{ZH_DIR}/buy-or-rent.html")
+        return zh_buy.summary_table(buy_or_rent_result(), page)
+
+
+class ZhCalculator(_ZhDirective):
+    """The in-page calculator with the Chinese words (the English page's fragment and formulas)."""
+
+    def html(self, docname: str) -> str:
+        from analyses.pages import calculator
+        from analyses.pages.links import check_href
+
+        en = _english_base(docname)
+        links = {c: f"{en}{check_href(c, calculator.PAYBACK_CHAPTER)}" for c in calculator.PAYBACK_CLAIMS}
+        return calculator.buy_or_rent(buy_or_rent_result(), calculator.Words.zh(), links).data
+
+
+class ZhRelated(_ZhDirective):
+    """The verdicts of the claims the documents' workloads replay (the English page's box)."""
+
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh
+
+        ids = list(buy_or_rent_result().related["id"])
+        return zh.claims_box(ledger_frame(), ids, _english_base(docname), _ledger_link(docname))
+
+
 DIRECTIVES = {
+    "zh-buy-or-rent": ZhBuyOrRent,
+    "zh-buy-summary": ZhBuySummary,
+    "zh-calculator": ZhCalculator,
+    "zh-related": ZhRelated,
     "zh-ledger": ZhLedger,
     "zh-terms": ZhTerms,
     "zh-documents": ZhDocuments,

@@ -18,9 +18,10 @@ import pytest
 from analyses import data
 from analyses.chapters import ledger as book_ledger
 from analyses.data import REPO_ROOT
+from analyses.pages.verdict_box import section_anchor
 from analyses.site import build, zh_site
 
-ZH_PAGES = ["index", "ledger", *(f"chapters/{slug}" for slug in zh_site.zh_chapters())]
+ZH_PAGES = ["index", "buy-or-rent", "ledger", *(f"chapters/{slug}" for slug in zh_site.zh_chapters())]
 
 
 class _Page(HTMLParser):
@@ -112,6 +113,55 @@ def test_every_page_links_to_its_counterpart_in_the_other_edition(site):
     assert (
         _resolve(site / "zh" / "index.html", parse(site / "zh" / "index.html").edition) == site / "book" / "intro.html"
     )
+
+
+def test_chapter_boxes_link_each_claim_to_the_english_section_that_checks_it(site):
+    """Each item of a Chinese verdict box links to the section of the English chapter that checks the
+    claim (the English verdict box's own target), which exists, and gives a one-line reason and the
+    chapter's takeaway."""
+    ledger = book_ledger.ledger()
+    for slug in zh_site.zh_chapters():
+        page = site / "zh" / "chapters" / f"{slug}.html"
+        text = page.read_text(encoding="utf-8")
+        hrefs = re.findall(r'<a href="([^"]+)" hreflang="en" title="英文版中核查这条说法的一节">', text)
+        ids = list(ledger.loc[ledger["chapter"] == slug, "id"])
+        assert len(hrefs) == len(ids), slug
+        for href, cid in zip(hrefs, ids, strict=True):
+            fragment = urlparse(href).fragment
+            assert fragment == section_anchor(cid)
+            target = _resolve(page, href)
+            assert target == site / "book" / f"{slug}.html" and f'id="{fragment}"' in target.read_text(encoding="utf-8")
+        assert '<p class="zh-takeaway">要点：' in text, slug
+        reasons = re.findall(r'<span class="zh-reason">([^<]*)</span>', text)
+        assert reasons and all("；" not in r for r in reasons), slug
+
+
+def test_the_chinese_buy_or_rent_page_gives_the_english_pages_answer_in_rmb(site):
+    """The zh buy-or-rent page and the front page show the chapter's own cheapest answers (the English
+    page's function), in 万/亿元, with the calculator; the front page links to it first."""
+    from analyses.chapters import buy_or_rent as ch
+    from analyses.chapters import config
+    from analyses.pages import calculator, zh_buy
+
+    res = ch.compute(config("buy-or-rent"))
+    page = (site / "zh" / "buy-or-rent.html").read_text(encoding="utf-8")
+    front = (site / "zh" / "index.html").read_text(encoding="utf-8")
+    assert f'id="{calculator.ELEMENT_ID}"' in page and 'data-param="n_params"' in page and 'lang="zh"' in page
+    for w in res.workloads:
+        section = page.split(f'id="zh-buy-{w.key}"', 1)[1].split("</section>", 1)[0]
+        for basis in ("rented", "owned"):
+            r = res.cheapest(w.key, basis)
+            said = f"{int(r['n_gpus']):,}张{r['gpu']}，"
+            assert said in section and html.escape(zh_buy.money(res, r["cost"])) in section, (w.key, basis)
+            assert said in front
+        assert section.count("★ 最省") == 2, w.key
+        # money in 元, never the English "million" or "RMB"
+        assert re.search(r"[\d.,]+[万亿]?元", section) and "million" not in section and "RMB" not in section
+    assert re.search(r"[\d.,]+万元", page) and re.search(r"[\d.,]+万元", front)  # large sums in 万 (or 亿)
+    body = front.split('<article class="bd-article"', 1)[1] if '<article class="bd-article"' in front else front
+    first = re.search(r'<a class="reference internal" href="([^"#]+)', body)
+    assert first and first.group(1) == "buy-or-rent.html", first
+    assert (site / "zh" / "buy-or-rent.html").stat().st_size < 150_000
 
 
 def test_chinese_links_to_english_checks_land_on_their_rows(site):
