@@ -164,6 +164,34 @@ def test_the_chinese_buy_or_rent_page_gives_the_english_pages_answer_in_rmb(site
     assert (site / "zh" / "buy-or-rent.html").stat().st_size < 150_000
 
 
+def test_the_built_chinese_calculator_runs_offline_on_a_phone(site, browser):
+    """The calculator on the built zh page computes in the page (nothing loaded from elsewhere) and
+    shows the Python model's figures at its defaults, in Chinese, on a 390 px phone."""
+    from analyses.chapters import buy_or_rent as ch
+    from analyses.chapters import config
+    from analyses.pages import calculator
+
+    system = calculator.buy_or_rent_system(ch.compute(config("buy-or-rent")))[0]
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto((site / "zh" / "buy-or-rent.html").as_uri())
+    page.wait_for_selector(f'#{calculator.ELEMENT_ID}[data-state="ok"]')
+    fields = page.eval_on_selector_all(
+        "[data-param]", "els => Object.fromEntries(els.map(e => [e.dataset.param, e.value]))"
+    )
+    expected = system.evaluate({k: float(v) * system.input[k].scale for k, v in fields.items()})
+    got = page.eval_on_selector_all(
+        "[data-result]", "els => Object.fromEntries(els.map(e => [e.dataset.result, e.dataset.value]))"
+    )
+    for name in ("cost_b300", "days_a100", "payback_b300_vs_rent_a100"):
+        assert float(got[name]) == pytest.approx(float(expected[name]), rel=5e-5), name
+    assert page.inner_text(f'#{calculator.ELEMENT_ID} caption').startswith("一次训练")
+    assert [u for u in requests if not u.startswith("file:")] == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.close()
+
+
 def test_chinese_links_to_english_checks_land_on_their_rows(site):
     """Each card's id links to the row of its check in the English chapter, which exists."""
     page = site / "zh" / "ledger.html"
