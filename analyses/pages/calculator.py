@@ -383,6 +383,7 @@ class Words:
     def workload(self, key: str, label: str) -> str:
         return self.get(f"workload:{key}", label)
 
+
 GRID_MAX_GPUS = 16_384  # the grid's largest cluster: the planner's largest max_gpus
 ELEMENT_ID = "bor-calculator"  # the page's anchor: buy-or-rent.html#bor-calculator
 PAYBACK_CLAIMS = ("000-6-payback-6-12-months", "001-6-payback-6-12-months")  # one stated band, one check
@@ -561,7 +562,12 @@ _PAGE_STYLE = """
 
 
 def _cell(
-    name: str, label: str, unit: str = "", words: Mapping[float, str] | None = None, extra: str = "", tight: bool = False
+    name: str,
+    label: str,
+    unit: str = "",
+    words: Mapping[float, str] | None = None,
+    extra: str = "",
+    tight: bool = False,
 ) -> str:
     """One result cell: ``data-result`` with its column's name for the phone layout, and its unit."""
     w = f' data-words="{html.escape(json.dumps({_word_key(k): v for k, v in words.items()}))}"' if words else ""
@@ -632,7 +638,9 @@ def buy_or_rent(res: Any, words: Words | None = None, links: Mapping[str, str] |
         }
         placed |= set(names.values())
         fields = "".join(
-            _input_html(eid, by[names[k]], words.get(f"gen_{k}", short), words) for k, short in PER_GPU if names[k] in by
+            _input_html(eid, by[names[k]], words.get(f"gen_{k}", short), words)
+            for k, short in PER_GPU
+            if names[k] in by
         )
         per_gen.append(f'<div class="calc-gen"><h4>{html.escape(g)}</h4>{fields}</div>')
     main = "".join(_input_html(eid, by[n], None, words) for n in MAIN_INPUTS)

@@ -251,7 +251,7 @@ def box_items(rows: pd.DataFrame, en: str, ledger: str) -> str:
         f'<li id="{anchor(r["id"])}">{verdict_badge(r["verdict"], r["verdict_zh"])}'
         f"{direction_badge(r.get('direction', ''), r.get('direction_zh', ''))} "
         f'<a href="{_e(english_section(r["id"], r["chapter"], en))}" hreflang="en" title="英文版中核查这条说法的一节">'
-        f'<code>{_e(r["id"])}</code></a>'
+        f"<code>{_e(r['id'])}</code></a>"
         f'（<a href="{ledger}#{anchor(r["id"])}">台账</a>）：{_e(r["claim_zh"])}'
         f'<br><span class="zh-reason">{_e(short_reason(r["reason_zh"]))}</span></li>'
         for _, r in rows.iterrows()

@@ -23,7 +23,14 @@ from analyses.scenario import buying
 _spec = importlib.util.spec_from_file_location("_bor_calc", Path(__file__).with_name("test_buy_or_rent_calculator.py"))
 _bor = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_bor)
-_draw, _fields, _python, _same, _set, _values = _bor._draw, _bor._fields, _bor._python, _bor._same, _bor._set, _bor._values
+_draw, _fields, _python, _same, _set, _values = (
+    _bor._draw,
+    _bor._fields,
+    _bor._python,
+    _bor._same,
+    _bor._set,
+    _bor._values,
+)
 
 SEED = 2412
 CASES = 12
@@ -147,5 +154,7 @@ def test_a_preset_sets_the_documents_workload_by_its_chinese_name(res, system, p
 
 def test_on_a_phone_nothing_scrolls_sideways(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    right = page.eval_on_selector_all("[data-result]", "els => Math.max(...els.map(e => e.getBoundingClientRect().right))")
+    right = page.eval_on_selector_all(
+        "[data-result]", "els => Math.max(...els.map(e => e.getBoundingClientRect().right))"
+    )
     assert right <= 390
