@@ -354,11 +354,9 @@ class Words:
         from analyses.models.formula import readable
 
         if self.lang == "zh" and abs(x) >= 1e5:
-            from analyses.units.zh import wan_yi
+            from analyses.units.zh import wan_yi_large
 
-            if abs(x) >= 1e12:  # 2万亿, not 20,000亿
-                return f"{wan_yi(x / 1e4, 4)[:-1]}万亿" if abs(x) < 1e16 else wan_yi(x, 4)
-            return wan_yi(x, 4)
+            return wan_yi_large(x, 4)
         return readable(x)
 
     def interval(self, stated: Any, unit: str) -> str:

@@ -66,7 +66,7 @@ def workload_name(w: Any) -> str:
 def workload_title(w: Any) -> str:
     """A workload with its size, tokens and deadline: 13B模型预训练…：130亿参数、2,600亿token、21天内."""
     return (
-        f"{workload_name(w)}：{zh_units.wan_yi(w.shape.n_params, 3)}参数、{zh_units.wan_yi(w.tokens, 2)}个token、"
+        f"{workload_name(w)}：{zh_units.wan_yi_large(w.shape.n_params, 3)}参数、{zh_units.wan_yi_large(w.tokens, 2)}个token、"
         f"{fmt(w.deadline_days, '', 2)}天内完成"
     )
 

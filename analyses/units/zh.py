@@ -81,6 +81,15 @@ def wan_yi(value: float, sig: int = 3) -> str:
     return _digits(value, sig)
 
 
+def wan_yi_large(value: float, sig: int = 3) -> str:
+    """:func:`wan_yi`, with figures from 10¹² in 万亿 (2万亿, not 20,000亿), as a page of sizes and
+    token counts writes them."""
+    value = settle(float(value))
+    if abs(value) >= 1e12:
+        return f"{_digits(value / 1e12, sig)}万亿"
+    return wan_yi(value, sig)
+
+
 def _digits(value: float, sig: int) -> str:
     """``value`` at ``sig`` significant figures without trailing zeros after the point (4.2, not 4.20)."""
     text = str(fmt(value, "", sig))

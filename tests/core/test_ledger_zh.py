@@ -114,3 +114,10 @@ def test_chinese_intervals_as_written():
     assert zh.interval(200, 900, "years", written=True) == "200–900年"
     assert zh.as_written(80000, "RMB/month") == "8万元/月"
     assert zh.as_written(16.6904, "days") == "16.7天"  # an implied figure keeps three figures
+
+
+def test_sizes_and_token_counts_from_a_trillion_in_wan_yi():
+    assert zh.wan_yi_large(2e12, 2) == "2万亿"
+    assert zh.wan_yi_large(1.01219e11, 3) == "1,010亿"
+    assert zh.wan_yi_large(5.5296e7, 2) == "5,500万"
+    assert zh.wan_yi_large(8750, 3) == "8,750"
