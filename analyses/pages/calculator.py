@@ -517,9 +517,7 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
     # Every number written into the page settled, so that the page never shows the last bits of the
     # arithmetic that made a bound, a default or a constant (0.10000000000000002 on another code path).
     inputs = [
-        i
-        if i.choices
-        else dataclasses.replace(i, min=settle(i.min), max=settle(i.max), default=settle(i.default))
+        i if i.choices else dataclasses.replace(i, min=settle(i.min), max=settle(i.max), default=settle(i.default))
         for i in inputs
     ]
     constants = {k: settle(v) if np.isfinite(v) else v for k, v in sysm.constants.items()}

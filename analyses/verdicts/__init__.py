@@ -35,6 +35,7 @@ import numpy as np
 
 from analyses import data
 from analyses.scenario import speedups
+from analyses.units import settle
 from analyses.units.formats import fmt, is_money, stated, stated_amount
 
 VERDICTS = ("consistent", "inconsistent", "implausible", "unverifiable")
@@ -327,7 +328,8 @@ def show_stated(x: float, unit: str) -> str:
     from stated ones (an implied ratio) keeps three significant figures."""
     if unit == "fraction":
         x, unit = 100 * x, "%"
-    if is_money(unit) and float(x).is_integer():
+    x = settle(x)  # a stated 2e6 one ulp away still reads "2 million" (the determinism test moves every float)
+    if is_money(unit) and x.is_integer():
         return stated_amount(x, unit)  # "3 million RMB", "42,000 RMB": money is never a power of ten
     short = f"{x:g}"
     if len(short.replace("-", "").replace(".", "").lstrip("0")) > 4:

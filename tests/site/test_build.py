@@ -181,6 +181,23 @@ def test_normalise_strips_run_specific_metadata():
     assert out.cells[0].metadata == {"tags": ["hide-input"]}  # folded by the build's rule
 
 
+def test_a_cell_that_only_glues_leaves_its_code_off_the_page_and_code_is_not_highlighted():
+    import nbformat
+
+    from analyses.site import deps
+
+    glue = nbformat.v4.new_code_cell('glue("x", 1, display=False)')
+    glue.outputs = [nbformat.v4.new_output("display_data", data={"application/papermill.record/text/plain": "1"})]
+    shown = nbformat.v4.new_code_cell('glue("y", 2)\nchart')
+    shown.outputs = [*glue.outputs, nbformat.v4.new_output("display_data", data={"text/plain": "chart"})]
+    nb = nbformat.v4.new_notebook(cells=[glue, shown, nbformat.v4.new_code_cell("quiet = 1")])
+    out = build.normalise(nb)
+    assert [c.metadata["tags"] for c in out.cells] == [["remove-input"], ["hide-input"], ["hide-input"]]
+    assert out.metadata["language_info"]["pygments_lexer"] == "text"
+    # the tag the build adds changes the page, not the computation: the digest ignores it
+    assert deps.cells_digest(out) == deps.cells_digest(nb)
+
+
 class _Links(HTMLParser):
     def __init__(self) -> None:
         super().__init__()

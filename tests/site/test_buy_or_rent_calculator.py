@@ -130,7 +130,9 @@ def test_the_page_shows_every_result_and_starts_at_the_page_configuration(res, s
     for g in ("A100", "H100", "B200", "B300"):
         row = mine[(mine["gpu"] == g) & (mine["basis"] == "owned")].iloc[0]
         assert int(fields[f"n_gpus_{g.lower()}"]) == int(row["n_gpus"])
-        assert abs(float(values[f"days_{g.lower()}"]) / row["days"] - 1) < 0.01  # the grid's interpolation
+        assert (
+            abs(float(values[f"days_{g.lower()}"]) / row["days"] - 1) < 0.025
+        )  # the grid's interpolation (median bound of tests/models/test_calculator_grid.py)
     assert not any(s in fragment for s in ("http://", "https://", "<link", " src="))
 
 
