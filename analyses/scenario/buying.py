@@ -30,10 +30,20 @@ from analyses import scenario
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
 from analyses.scenario import costs, generations, planning, presets
+from analyses.scenario.params import Param
 from analyses.units import MB
 
 CURRENCIES = ("RMB", "USD")
 DEFAULT_CURRENCY = "RMB"  # the documents' currency: every page shows money in RMB unless a reader picks USD
+
+
+def currency_params() -> tuple[Param, Param]:
+    """The parameters of every page that shows money: its one currency and the exchange rate it
+    converts at (the scenario's ``usd_cny``)."""
+    shown = Param("currency", "str", DEFAULT_CURRENCY, "-", "currency of every amount on the page", choices=CURRENCIES)
+    return shown, scenario.param("usd_cny")
+
+
 REGION = costs.REGION  # owned GPUs pay the tariff of the documents' deployments, as in the cost chapter
 RENT_CLASS = "neocloud"
 PRECISIONS = ("bf16", "fp8")

@@ -36,15 +36,7 @@ SPEC = ChapterSpec(
     slug=SLUG,
     title="What to buy or rent",
     params=(
-        Param(
-            "currency",
-            "str",
-            buying.DEFAULT_CURRENCY,
-            "-",
-            "currency of every amount on the page",
-            choices=buying.CURRENCIES,
-        ),
-        scenario.param("usd_cny"),
+        *buying.currency_params(),
         Param("n_params", "float", 7e9, "parameters", "your run: parameters of the model", 1e8, 2e12),
         Param(
             "tokens",

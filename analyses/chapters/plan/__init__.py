@@ -78,15 +78,7 @@ SPEC = ChapterSpec(
     slug=SLUG,
     title="Plan your run",
     params=(
-        Param(
-            "currency",
-            "str",
-            buying.DEFAULT_CURRENCY,
-            "-",
-            "currency of every amount on the page",
-            choices=buying.CURRENCIES,
-        ),
-        scenario.param("usd_cny"),
+        *buying.currency_params(),
         Param(
             "preset",
             "str",

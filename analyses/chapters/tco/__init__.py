@@ -35,14 +35,13 @@ from analyses.verdicts.sweeps import Slider
 
 SLUG = "tco"
 GENERATIONS = tuple(costs.priced())  # the cost-per-GPU-hour table and chart: every priced GPU
-CURRENCIES = ("RMB", "USD")
+CURRENCIES = buying.CURRENCIES
 
 SPEC = ChapterSpec(
     slug=SLUG,
     title="What does a useful PFLOP-day cost?",
     params=(
-        Param("currency", "str", "RMB", "-", "currency in which results are shown", choices=CURRENCIES),
-        scenario.param("usd_cny"),
+        *buying.currency_params(),
         scenario.param(generations.SPEEDUP),
         scenario.param(generations.OLD_MFU),
         scenario.param("server_a100_usd_per_gpu"),
