@@ -29,8 +29,10 @@ LEDGER_COLUMNS = [
     "stated",
     "recomputed",
     "verdict",
+    "direction",
     "holds",
     "flips_if",
+    "margin",
     "reason",
     "chapter",
 ]
@@ -105,8 +107,10 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "stated": c.stated,
                 "recomputed": a.recomputed,
                 "verdict": a.verdict,
+                "direction": a.direction,
                 "holds": a.holds,
                 "flips_if": a.flips_if,
+                "margin": a.margin,
                 "reason": a.reason,
                 "chapter": c.chapter,
             }
