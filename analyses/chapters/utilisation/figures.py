@@ -28,7 +28,7 @@ def utilisation_chart(res: Result) -> alt.LayerChart:
             tooltip=["source", "when", alt.Tooltip("utilisation:Q", format=".0%")],
         )
     )
-    ceiling = pd.DataFrame({"utilisation": [round(res.s["goodput"], DIGITS)], "label": ["scenario goodput"]})
+    ceiling = pd.DataFrame({"utilisation": [round(res.goodput, DIGITS)], "label": ["scenario goodput"]})
     rule = (
         alt.Chart(ceiling)
         .mark_rule(strokeDash=[6, 4], color="black")

@@ -67,7 +67,7 @@ def utilisation_takeaway(res: Result) -> str:
     limit = data.claim(BELOW_50).value("utilisation_max_pct") / wiring.PERCENT
     flip = _flip(res, "utilisation", BELOW_50)
     text = (
-        f"at the scenario's GPU utilisation of {percent(res.s['utilisation'])}, utilisation at or below {percent(limit)} "
+        f"at the scenario's GPU utilisation of {percent(res.busy_share)}, utilisation at or below {percent(limit)} "
         f"as the norm of training clusters is {row['verdict']}"
     )
     if flip is not None:
