@@ -38,6 +38,7 @@ def verdict_scale() -> alt.Scale:
 # and what we found; the lead's columns kind, holds and flips_if where the ledger has them.
 LEDGER_ORDER = (
     "verdict",
+    "direction",
     "id",
     "document",
     "section",
@@ -50,10 +51,21 @@ LEDGER_ORDER = (
     "reason",
     "holds",
     "flips_if",
+    "margin",
 )
 # The colour of each verdict, once per table rather than on every cell.
 VERDICT_STYLE = "<style>" + "".join(f"b.verdict-{v}{{color:{c}}}" for v, c in VERDICT_COLOURS.items()) + "</style>"
 LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "document": "doc", "claim": "claim"}
+# Which way a claim errs, as a word and a symbol (never colour alone): above the evidence, below it.
+DIRECTION_SYMBOLS = {"overstates": "▲", "understates": "▼"}
+DIRECTION_HELP = {
+    "overstates": "the stated figure lies above what the evidence gives, or the claim credits more than it allows",
+    "understates": "the stated figure lies below what the evidence gives",
+}
+MARGIN_HELP = (
+    "how far the flip point lies from the assumption's central value, in units of its 90% range's half-width: "
+    "below 1, inside the range"
+)
 VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
 
 
@@ -96,6 +108,20 @@ def ledger_cell(
         if _blank(value):
             return "–", "-1"
         return share(float(value)), f"{float(value):.6f}"
+    if column == "direction":
+        if _blank(value):
+            return "–", "~"
+        word = html.escape(str(value))
+        symbol = DIRECTION_SYMBOLS.get(str(value), "")
+        hint = html.escape(DIRECTION_HELP.get(str(value), ""), quote=True)
+        return (
+            f'<span class="direction direction-{word}" title="{hint}"><span aria-hidden="true">{symbol}</span> {word}</span>',
+            word,
+        )
+    if column == "margin":
+        if _blank(value):
+            return "–", "999999"  # no flip point: sorts after every row that has one
+        return f'<span title="{html.escape(MARGIN_HELP, quote=True)}">{float(value):.2f}</span>', f"{float(value):.6f}"
     if column == "document":
         name = html.escape(str(value))
         return f'<span title="{name}">{html.escape(short_document(value))}</span>', None  # "000" sorts as the name

@@ -80,7 +80,8 @@ def rented_a100_china_cny(s: Scenario) -> np.ndarray:
     "market; 001 §4's case), rent at a neocloud, owned at today's market price, owned at the price paid new (a fleet "
     "still on the books, as a firm's reported bill), or kept with its capital spent (opex only); storage and network "
     "included. The claim's words choose the basis",
-    owns=("rent_a100_usd_per_gpu_hour", "rent_a100_china_cny_per_gpu_hour", "server_a100_usd_per_gpu", LIST_PRICE),
+    owns=("rent_a100_china_cny_per_gpu_hour", LIST_PRICE),
+    wraps=("rented_cost_per_gpu_hour", "owned_cost_per_gpu_hour"),
     audit="R10",
 )
 def old_hour_cost(s: Scenario, basis: str = "owned") -> np.ndarray:
@@ -104,7 +105,6 @@ def old_hour_cost(s: Scenario, basis: str = "owned") -> np.ndarray:
     "USD per GPU-hour",
     "One owned new-generation GPU per calendar hour: its market system price with network and storage, "
     "depreciated with the cost of capital, plus energy, hosting and staff; or its neocloud rent",
-    owns=("server_b300_usd_per_gpu", "rent_b300_usd_per_gpu_hour"),
     audit="R11",
 )
 def new_hour_cost(s: Scenario, mode: str = "owned") -> np.ndarray:

@@ -38,8 +38,8 @@ def _mode(mode: str) -> str:
     "s",
     "A synchronous job fails when any of its GPUs does: the per-GPU mean time between interruptions "
     "(1 / the scenario's interruptions per GPU-year) over the job's GPU count",
-    owns=("interruptions_per_gpu_year", "job_gpus"),
-    wraps=("cluster_mtbf_s", "per_gpu_mtbf_from_rate_s"),
+    owns=("interruptions_per_gpu_year",),
+    wraps=("cluster_mtbf_s",),
     audit="R4",
 )
 def job_mtbf_s(s: Scenario, gpus: Any = None) -> np.ndarray:
@@ -59,8 +59,7 @@ def per_gpu_mtbf_s(s: Scenario) -> np.ndarray:
     "s",
     "The interval between checkpoints that maximises the scenario job's goodput, for its checkpoint write time "
     "and mean time between interruptions (closed form of the renewal model)",
-    owns=("checkpoint_write_s",),
-    wraps=("optimal_interval_s", "checkpoint_interval"),
+    wraps=("optimal_interval_s",),
     audit="R2",
 )
 def optimal_interval_s(s: Scenario) -> np.ndarray:

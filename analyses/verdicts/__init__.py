@@ -312,7 +312,7 @@ class Credit:
     def first_text(self) -> str:
         row = self.row
         when = str(row["available"])[:4]
-        return f"{row['name']} first came with {row['first_gpu']} ({when})"
+        return f"{row['name']} came with {row['first_gpu']} ({when})"
 
     def clause(self) -> str:
         """The rule's words for this row."""
@@ -322,8 +322,7 @@ class Credit:
         if self.contradicts:
             return f"{self.older} already has {row['name']} ({row['evidence']}): the claim credits {NEW} with what {self.older} had"
         if self.older_had_it:
-            also = "" if row["first_gpu"] == self.older else f", so {self.older} has it too"
-            return f"{self.first_text()}{also}: it is not new with {NEW}"
+            return f"not new with {NEW}: {row['name']} ({row['evidence']})"
         return f"{self.first_text()}, after {self.older}"
 
 
@@ -370,7 +369,7 @@ class Finding:
         """(label, finding) under each other reading, the strict one included."""
         out = [(r.label, r.apply(self)) for r in self.readings]
         if self.strict is not None:
-            label = f"strictly ({show_interval(self.strict, self.unit, self.sig, as_stated=True)})"
+            label = f"strictly, {show_interval(self.strict, self.unit, self.sig, as_stated=True)}"
             out.append((label, dataclasses.replace(self, strict=None, readings=(), stated=self.strict)))
         return tuple(out)
 
@@ -553,9 +552,10 @@ def rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
         return "nothing public recomputes this figure"
     for a in f.arithmetic:
         if not bool(_arith_ok(a, 1)[0]):
+            label, unit = (a.label[: -len(" (%)")], "%") if a.label.endswith(" (%)") else (a.label, "")
             return (
-                f"by the documents' own figures {a.label} is {show(float(np.asarray(a.value)), '', f.sig)}, "
-                f"not the stated {show_interval(a.stated, '', f.sig, as_stated=True)}"
+                f"by the documents' own figures {label} is {show(float(np.asarray(a.value)), '', f.sig)}{unit}, "
+                f"not the stated {show_interval(a.stated, '', f.sig, as_stated=True)}{unit}"
             )
     if rule.kind == "business":
         return "a business result of an unnamed company, which nothing public links to its hardware"

@@ -18,6 +18,7 @@ import numpy as np
 
 from analyses import data, scenario
 from analyses.models.uncertainty import INTERVAL_LEVEL, Z90
+from analyses.scenario import quantities
 from analyses.units.formats import fmt
 from analyses.verdicts import (
     RULES,
@@ -86,6 +87,7 @@ class Assessment:
     direction: str = ""
     margin: float | None = None  # |flip point's score| / the 90% range's half-width: below 1 flips inside the range
     readings: tuple[tuple[str, str], ...] = ()  # (label, verdict) of every other reading at the central scenario
+    quantities: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # named quantities the check used, with their arguments
 
 
 def _call(fn: CheckFn, claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
@@ -134,11 +136,12 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
     rule = RULES[claim.kind]
     central = scenario.values(cfg)
     rec = _Recorder(central)
-    f = _call(fn, claim, rec, cfg)
-    code = int(verdict_codes(f, rule, 1)[0])
-    verdict = VERDICTS[code]
-    recomputed = f.recomputed() if callable(f.recomputed) else f.recomputed
-    context = f.context(verdict) if callable(f.context) else f.context
+    with quantities.recording() as used:  # the named quantities the check and its words use
+        f = _call(fn, claim, rec, cfg)
+        code = int(verdict_codes(f, rule, 1)[0])
+        verdict = VERDICTS[code]
+        recomputed = f.recomputed() if callable(f.recomputed) else f.recomputed
+        context = f.context(verdict) if callable(f.context) else f.context
     clauses = [rule_clause(f, rule, verdict)]
     clauses += [c.clause() for c in f.credits if c is not f.contradicting_credit]
     clauses.append(context)
@@ -147,11 +150,13 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
         raise ValueError(f"the check of {claim.id} gives other readings but does not name the one it takes (taken=)")
     others = tuple((label, VERDICTS[int(verdict_codes(g, rule, 1)[0])]) for label, g in alternatives)
     taken = f.taken or (
-        f"charitably ({show_interval(f.stated, f.unit, f.sig, as_stated=True)})" if alternatives else ""
+        f"charitably, {show_interval(f.stated, f.unit, f.sig, as_stated=True)}" if alternatives else ""
     )
     if taken:
-        turns = [f"{label} it would be {v}" for label, v in others if v != verdict]
-        clauses.append(f"read {taken if taken.startswith('charitably') else 'as ' + taken}" + (f"; read {'; '.join(t if t.startswith('strictly') else 'as ' + t for t in turns)}" if turns else ""))
+        turns = [
+            f"read {'' if label.startswith('strictly') else 'as '}{label}, it would be {v}" for label, v in others if v != verdict
+        ]
+        clauses.append("; ".join([f"reading taken: {taken}", *turns]))
     if f.documents:
         at = [f"{r.label}: {VERDICTS[int(verdict_codes(r.apply(f), rule, 1)[0])]}" for r in f.documents]
         clauses.append("at the documents' own " + "; at ".join(at))
@@ -162,13 +167,18 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
         holds = float(np.mean([v == verdict for _, v in others] + [True]))
     if robust and inputs and f.value is not None:
         holds, span, flip = _robustness(fn, claim, cfg, rule, code, inputs)
-        if flip is not None:
+        if flip is not None and "verdict" not in flip:  # only the speed-up's statement that it flips nothing
+            flips, flip = flip["text"], None
+            clauses.append(flips)
+        elif flip is not None:
             flips = flip["text"]
             margin = flip["margin"]
             for f_ in (flip, *flip.get("also", ())):
                 clauses.append(
                     f"it would turn {f_['verdict']} if {f_['label']} {f_['side']} {f_['threshold_text']}{f_['range_text']}"
                 )
+            if "steady" in flip:
+                clauses.append(flip["steady"]["text"])
     if span is not None and value is not None and span[0] < span[1]:
         recomputed = f"{recomputed} ({fmt(INTERVAL_LEVEL, pct=True, sig=2)} range over the scenario: {show_interval(span, f.unit, f.sig)})"
     return Assessment(
@@ -188,6 +198,7 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
         direction=direction(f, rule, verdict),
         margin=margin,
         readings=others,
+        quantities=tuple(used),
     )
 
 
@@ -267,14 +278,25 @@ def _robustness(
             outside = float(xs[i])
             threshold = refine_flip(fn, claim, cfg, name, float(xs[j]), outside) if 0 <= j < xs.size else outside
             found[key] = (abs(z[i]), int(grid_codes[i]), threshold, "below" if z[i] < 0 else "above")
+    steady = None  # the speed-up read, searched over every value a reader may set, and no flip on it
+    if KEY_INPUT in grids and vectorised and not any(k.startswith(KEY_INPUT) for k in found):
+        a, xs = scenario.assumption(KEY_INPUT), grids[KEY_INPUT][0]
+        steady = {
+            "input": KEY_INPUT,
+            "label": a.label,
+            "text": f"no {a.label} from {show_interval((float(xs.min()), float(xs.max())), a.unit, 2)} turns it",
+        }
     if not found:
-        return holds, span, None
+        return holds, span, steady
     nearest = min(found, key=lambda k: found[k][0])
     flip = _flip(nearest.split(":")[0], found[nearest], ranges[nearest.split(":")[0]])
     also = [_flip(KEY_INPUT, found[k], ranges[KEY_INPUT]) for k in sorted(found) if k.startswith(KEY_INPUT) and k != nearest]
     if also:
         flip["also"] = also
         flip["text"] = "; ".join([flip["text"], *(a["text"] for a in also)])
+    if steady is not None:
+        flip["steady"] = steady
+        flip["text"] = f"{flip['text']}; {steady['text']}"
     return holds, span, flip
 
 

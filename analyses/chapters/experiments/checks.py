@@ -206,9 +206,9 @@ def check_7b_experiments_12_to_8(claim: data.Claim, s: Mapping[str, Any], cfg: M
             "cut (eta 3 at a third, eta 2 at half a run)"
         ),
         context=(
-            f"early stopping alone can bring a {before}-configuration search down to {stated(after)} full runs or fewer, "
-            "but the document credits faster convergence on B300, which shortens runs without reducing how many a "
-            "search needs, and nothing public records this team's search"
+            f"plausible as a count, since early stopping alone can bring a {before}-configuration search down to "
+            f"{stated(after)} full runs or fewer, but not for the cause the document gives: faster convergence on B300 "
+            "shortens runs without reducing how many a search needs; nothing public records this team's search"
         ),
         reading="实验轮数 read as full training runs of the search",
     )

@@ -68,7 +68,6 @@ def _growth_parts(claim: data.Claim, cfg: Mapping[str, Any]) -> dict[str, Any]:
     on each basis, which bases agree with the stated hardware figure, and the contradiction if none does."""
     months = claim.value("period_months")
     fitted = wiring.fits(cfg)
-    model_x = claim.value("model_growth_x")
     hw_x = claim.value("gpu_growth_x" if "gpu_growth_x" in claim.values else "hw_growth_x")
     params, compute = (fitted[q].factor(months) for q in wiring.QUANTITIES[:2])
     hardware = hardware_growth(cfg, months)
@@ -237,15 +236,13 @@ def _industry_row(claim: data.Claim, s: Mapping[str, Any]) -> Finding:
         )
 
     tpp = np.asarray(s["tokens_per_param"], dtype=float)
-    dense_lo, dense_hi = flops.training_flops(lo, lo * tpp), flops.training_flops(hi, hi * tpp)
+    dense_hi = flops.training_flops(hi, hi * tpp)
     return Finding(
         taken="千亿~万亿 as the real models of that class, mixtures of experts included",
         readings=(
             Reading(
-                "dense models of 100B-1T parameters at the scenario's tokens per parameter",
-                value=np.sqrt(dense_lo * dense_hi),
-                low=dense_lo,
-                high=dense_hi,
+                f"the class's largest, a dense {fmt(hi / 1e12, sig=2)}T-parameter model at the scenario's tokens per parameter",
+                value=dense_hi,
             ),
         ),
         stated=default,
@@ -273,7 +270,7 @@ def _industry_row(claim: data.Claim, s: Mapping[str, Any]) -> Finding:
 # Several hundred server-years (part 0)
 # --------------------------------------------------------------------------------------------
 
-UNDERTRAINED = "GPT-3 175B"  # the alternative run: trained on far fewer tokens per parameter than compute-optimal
+UNDERTRAINED = wiring.GENERATION_ROWS["000-1-gen-2020-gpt3"]  # trained on far fewer tokens per parameter than compute-optimal
 
 
 def undertrained_tokens_per_param() -> float:

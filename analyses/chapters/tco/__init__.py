@@ -26,7 +26,7 @@ from analyses import scenario
 from analyses.chapters import ledger
 from analyses.chapters.tco import wiring
 from analyses.models import gpu_hour_cost, tco, uncertainty
-from analyses.scenario import cases, costs, generations
+from analyses.scenario import cases, costs, generations, operations
 from analyses.scenario.generations import NEW, OLD
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
@@ -137,6 +137,7 @@ class Recommender:
     saving_rmb_year: Summary  # the stated cut of one A100 run a month, a year
     used_after: float  # GPU-days the stated runs need each month after
     available_after: float  # GPU-days the B300 cluster has in a month
+    runs_per_month_after: float  # back-to-back runs of the new length in an average month (named quantity)
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,9 @@ class Result:
     several_million_sizes: tuple[float, float]  # parameters whose compute costs the band's ends
     wasted_share: float
     idle_share: float
+    busy_share: float  # a job's busy share (the registry's named quantity)
+    goodput: float  # training goodput (the registry's named quantity)
+    speedup: float  # the per-GPU speed-up of dense pretraining (the registry's named quantity)
     ledger: pd.DataFrame
     sliders: tuple[Slider, ...]
 
@@ -243,7 +247,7 @@ def _summary_rows(items: Mapping[str, np.ndarray], k: np.ndarray | float, key: s
 def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame]:
     r = cases.recommender()
     before, after = wiring.recommender_gpu_days()
-    price = costs.price_ratio(b, "owned")
+    price = costs.price_ratio(b, "owned", wiring.RECOMMENDER_BASIS)
     run_rmb = wiring.recommender_run_cost(b) * b["usd_cny"]
     fleet = tco.usage_cost_ratio(price, r.gpus_before, r.gpus_after)
     case = Recommender(
@@ -259,16 +263,20 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
         cost_ratio=Summary.of(wiring.recommender_cost_ratio(b)),
         need_price_ratio=float(tco.implied_price_ratio(r.cost_ratio, before, after)),
         price_ratio=Summary.of(price),
-        at_scenario=Summary.of(costs.same_task_ratio(b, "owned")),
+        at_scenario=Summary.of(costs.same_task_ratio(b, "owned", workload="recommender", old_basis=wiring.RECOMMENDER_BASIS)),
         saving_rmb_year=Summary.of((1 - r.cost_ratio) * run_rmb * 12),
         used_after=r.runs_after * after,
         available_after=r.gpus_after * HOURS_PER_MONTH / HOURS_PER_DAY,
+        runs_per_month_after=float(operations.runs_per_month(None, r.days_after)),
     )
     readings = _summary_rows(
         {
-            f"fleet bills ({stated(r.gpus_before)} {OLD} vs {stated(r.gpus_after)} {NEW})": fleet,
-            "one run, the case's GPU-days": wiring.recommender_cost_ratio(b),
-            "one run, the scenario's speed-up": costs.same_task_ratio(b, "owned"),
+            f"fleet bills ({stated(r.gpus_before)} {OLD} vs {stated(r.gpus_after)} {NEW}), {OLD}s at the price paid new": fleet,
+            f"one run, the case's GPU-days, {OLD}s at the price paid new (the ledger's reading)": wiring.recommender_cost_ratio(b),
+            f"one run, the case's GPU-days, {OLD}s at today's second-hand price": wiring.recommender_cost_ratio(b, "owned"),
+            "one run, the scenario's speed-up": costs.same_task_ratio(
+                b, "owned", workload="recommender", old_basis=wiring.RECOMMENDER_BASIS
+            ),
         },
         1.0,
         "reading",
@@ -412,6 +420,9 @@ def compute(cfg: Config) -> Result:
         several_million_sizes=tuple(float(n) for n in wiring.band_sizes(s)),
         wasted_share=float(costs.wasted_share(s)),
         idle_share=float(costs.idle_share(s)),
+        busy_share=float(operations.busy_share(s)),
+        goodput=float(operations.goodput(s)),
+        speedup=float(generations.speedup(s, "pretrain")),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=tuple(ledger.slider(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )

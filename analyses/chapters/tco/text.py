@@ -74,17 +74,18 @@ def tco_row_takeaway(res: Result) -> str:
 
 
 def recommender_fit(res: Result) -> str:
-    """Do the case's runs per month fit its own new cluster?"""
+    """The case's runs per month against its run length: a monthly average (月均), rounded."""
     r = res.recommender
-    used, avail = fmt(r.used_after, "GPU-days", 4), fmt(r.available_after, "GPU-days", 4)
-    if r.used_after > r.available_after:
+    rate = r.runs_per_month_after
+    said = stated(r.runs_after)
+    if round(rate) == r.runs_after:
         return (
-            f"{stated(r.runs_after)} runs of {stated(r.days_after)} days on {stated(r.gpus_after)} {NEW}s take {used}, "
-            f"more than the {avail} the cluster has in a month, so the case's own run count does not fit its cluster"
+            f"back to back, runs of {stated(r.days_after)} days fit {fmt(rate, sig=3)} times in an average month, which "
+            f"the case's monthly average of {said} rounds"
         )
     return (
-        f"{stated(r.runs_after)} runs of {stated(r.days_after)} days on {stated(r.gpus_after)} {NEW}s take {used}, "
-        f"within the {avail} the cluster has in a month"
+        f"back to back, runs of {stated(r.days_after)} days fit {fmt(rate, sig=3)} times in an average month, not the "
+        f"case's {said}"
     )
 
 
@@ -168,7 +169,9 @@ def payback_takeaway(res: Result) -> str:
     else:
         where = f"beyond the documents' {stated(low)}-{stated(high)} months"
     return (
-        f"bought to do the same work as rented {OLD}s, a {NEW} pays back in {months(ours)} at the scenario's speed-up, "
+        f"bought to do the same work as rented {OLD}s, a {NEW} "
+        + (f"pays back in {months(ours)}" if months(ours) != "never" else "never pays back")
+        + " at the scenario's speed-up, "
         f"{where}; at the documents' own speed-up it takes {months(docs.min())} to {months(docs.max())}."
     )
 
@@ -178,10 +181,11 @@ def plan_sentence(res: Result) -> str:
     plan = res.plan.set_index("option")
     best = plan["central"].idxmin()
     rent_old = plan.loc[f"rent {OLD}", "central"]
+    owned = " (owned GPUs kept busy every hour; hours left idle raise their cost in proportion)" if "own" in best else ""
     return (
         f"for {fmt(res.cfg['workload_pflop_days_per_month'], 'PFLOP-days', 3)} of useful compute a month the cheapest "
         f"option is to {best} ({amount(plan.loc[best, 'central'], res.unit, 3)} a month), "
-        f"{percent(1 - plan.loc[best, 'central'] / rent_old)} less than renting {OLD}s."
+        f"{percent(1 - plan.loc[best, 'central'] / rent_old)} less than renting {OLD}s{owned}."
         if best != f"rent {OLD}"
         else f"for {fmt(res.cfg['workload_pflop_days_per_month'], 'PFLOP-days', 3)} of useful compute a month renting "
         f"{OLD}s is the cheapest option at these assumptions."

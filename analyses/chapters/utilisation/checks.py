@@ -184,8 +184,9 @@ def check_pb_scale_training_data(claim: data.Claim, s: Mapping[str, Any], cfg: M
             f"{fmt(rate / units.GB, 'GB/s')} for the cluster, {fmt(rate / r.gpus_before / units.MB, 'MB/s')} per GPU"
         ),
         context=(
-            "the company's data volume is not public; reading a petabyte once per run takes a small share of what an "
-            "NVMe tier delivers, so data at this scale does not by itself starve the GPUs"
+            "plausible: the company's data volume is not public, but petabyte-scale training data is common for a "
+            "recommender of this size; reading a petabyte once per run takes a small share of what an NVMe tier "
+            "delivers, so data at this scale does not by itself starve the GPUs"
         ),
         reading=_reading(claim),
     )
