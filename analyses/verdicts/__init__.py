@@ -520,9 +520,18 @@ def direction(f: Finding, rule: Rule, verdict: str) -> str:
     """Which way the claim errs against the evidence: ``overstates`` (the stated figure lies above
     what the evidence gives, or the claim credits more than it allows), ``understates`` (below), or
     "" for a ``consistent`` or ``unverifiable`` verdict. A check names it (``direction``) where the
-    figures alone cannot: a claim an authoritative fact contradicts."""
-    if verdict in ("consistent", "unverifiable"):
+    figures alone cannot: a claim an authoritative fact contradicts.
+
+    An ``unverifiable`` anecdote whose figure lies on one side of what the hardware delivers, beyond the
+    tolerance, carries that side too (most fall short: ``understates``), so a reader sees which way the
+    documents' unchecked stories lean; one with nothing to compare it with has none."""
+    if verdict == "consistent":
         return ""
+    if verdict == "unverifiable":
+        if rule.kind != "anecdote" or f.value is None or f.contradiction or f.contradicting_credit is not None:
+            return ""
+        _, lo, hi = _span(f)
+        return {"above": "overstates", "below": "understates"}.get(_side(f.stated, lo, hi, rule), "")
     if f.direction:
         if f.direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {DIRECTIONS}, got {f.direction!r}")

@@ -68,3 +68,14 @@ def test_ledger_table_shows_every_column_and_filters_on_its_cells(default):
     assert '<span data-field="document" title="000_f164c1abc5db046d.txt">000</span>' in page
     assert repr(figures.LedgerTable(default.ledger)).count("\n") == len(default.ledger)  # header + one line a claim
     assert [link for link, _ in figures.download_links().items][-1].endswith("ledger-print.html")
+
+
+def test_directions_are_counted_and_shown_with_their_symbols(default):
+    """The claims page counts the claims per verdict and direction, and heads each direction with its symbol
+    and word (not colour alone)."""
+    table = ch.direction_summary(default.ledger).set_index("verdict")
+    with_direction = default.ledger[default.ledger["direction"] != ""]
+    assert table.loc["all", "total"] == len(with_direction) == sum(default.directions.values())
+    assert "consistent" not in table.index
+    html = figures.direction_view(default.ledger)._repr_html_()
+    assert "▲ overstates" in html and "▼ understates" in html

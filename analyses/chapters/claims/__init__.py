@@ -84,10 +84,11 @@ def verdict_order(frame: pd.DataFrame) -> list[str]:
 
 
 def direction_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Claims that err (inconsistent or implausible) per document and direction, with totals."""
+    """Claims with a direction per verdict (inconsistent, implausible, and unverifiable anecdotes that
+    lean one way) and direction, with totals."""
     erring = frame[frame["direction"].isin(verdicts.DIRECTIONS)]
     out = (
-        erring.groupby("document")["direction"]
+        erring.groupby("verdict")["direction"]
         .value_counts()
         .unstack(fill_value=0)
         .reindex(columns=list(verdicts.DIRECTIONS), fill_value=0)

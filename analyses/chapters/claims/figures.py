@@ -131,7 +131,7 @@ def direction_view(frame: pd.DataFrame) -> HtmlTable:
     body = "".join(
         "<tr>"
         + "".join(
-            f"<td>{html.escape(short_document(v) if c == 'document' and v != 'all' else str(v))}</td>"
+            f"<td>{html.escape(str(v))}</td>"
             for c, v in row.items()
         )
         + "</tr>"
