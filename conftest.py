@@ -15,7 +15,12 @@ from typing import Any
 import pytest
 
 # Test modules that read the built book or drive the browser: one worker builds and browses.
-SITE_MODULES = ("tests/site/test_build.py", "tests/site/test_reader.py", "tests/site/test_export.py")
+SITE_MODULES = (
+    "tests/site/test_build.py",
+    "tests/site/test_reader.py",
+    "tests/site/test_export.py",
+    "tests/site/test_screens.py",
+)
 
 
 def work_unit(nodeid: str) -> str:

@@ -7,8 +7,14 @@
  *   percentages by value); otherwise its text, numbers compared as numbers.
  * - In `.audit-ledger`, each `select[data-filter=COL]` keeps the rows whose `[data-field=COL]`
  *   element's text equals the chosen value, and `input[data-filter-text]` keeps rows containing the
- *   text. The choice is kept
+ *   text: a figure matches however it is written (900GB/s, 900 GB/s, ９００ＧＢ／ｓ; 300万 and 3M),
+ *   with the book search's normaliser (`auditSearch`, analyses/site/figure_search.js) where the
+ *   page has it. The choice is kept
  *   in the page address (?verdict=inconsistent&document=...) so a filtered view can be shared.
+ * - In the ledger and the chapters' verdict tables, each cell gets its column's name as
+ *   `data-label`, which the narrow-screen stylesheet shows above the value (a table as cards).
+ * - A chart scales down to its column (audit.css) but not below MIN_SCALE of its size, where its
+ *   text would be too small to read: beyond that it scrolls sideways inside its own box.
  * Without JavaScript every row shows and the controls stay hidden.
  */
 (function () {
@@ -67,6 +73,21 @@
     var text = controls.querySelector("input[data-filter-text]");
     var count = controls.querySelector(".ledger-count");
 
+    var search = window.auditSearch;
+    function haystack(tr) {
+      if (tr._audit_text === undefined) {
+        var t = tr.textContent;
+        tr._audit_text = t.toLowerCase() + (search ? " " + search.indexTerms(t).join(" ") : "");
+      }
+      return tr._audit_text;
+    }
+    function matches(tr, q) {
+      var hay = haystack(tr);
+      if (hay.indexOf(q) >= 0) return true;
+      var terms = search ? search.queryTerms(q) : [];
+      return terms.length > 0 && terms.every(function (t) { return hay.indexOf(t) >= 0; });
+    }
+
     function apply(remember) {
       var q = text ? text.value.trim().toLowerCase() : "";
       var shown = 0;
@@ -75,7 +96,7 @@
           var field = tr.querySelector('[data-field="' + s.getAttribute("data-filter") + '"]');
           return !s.value || (field !== null && field.textContent.trim() === s.value);
         });
-        if (keep && q) keep = tr.textContent.toLowerCase().indexOf(q) >= 0;
+        if (keep && q) keep = matches(tr, q);
         tr.style.display = keep ? "" : "none";
         if (keep) shown += 1;
       });
@@ -105,7 +126,32 @@
     apply(false);
   }
 
+  function labelled(table) {
+    if (!table.tHead || !table.tBodies[0]) return;
+    var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
+      return th.textContent.replace(/\s+/g, " ").trim();
+    });
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
+      Array.prototype.forEach.call(tr.cells, function (td, i) {
+        if (names[i]) td.setAttribute("data-label", names[i]);
+      });
+    });
+  }
+
+  var MIN_SCALE = 0.7;
+  function fitCharts() {
+    Array.prototype.forEach.call(document.querySelectorAll(".vega-embed > svg.marks, .vega-embed > canvas.marks"), function (g) {
+      var w = parseFloat(g.getAttribute("width"));
+      if (w && !g.style.minWidth) g.style.minWidth = Math.round(w * MIN_SCALE) + "px";
+    });
+  }
+
   function init() {
+    fitCharts();
+    if (window.MutationObserver && document.querySelector(".vega-embed, [id^='altair-viz-']")) {
+      new MutationObserver(fitCharts).observe(document.body, { childList: true, subtree: true });
+    }
+    Array.prototype.forEach.call(document.querySelectorAll(".audit-ledger table, table.audit-verdicts"), labelled);
     Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), sortable);
     Array.prototype.forEach.call(document.querySelectorAll(".audit-ledger"), filterable);
   }

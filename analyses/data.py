@@ -4,9 +4,13 @@ Each table is a CSV file ``data/<name>.csv`` (or a folder ``data/<name>/*.csv`` 
 concatenated) described by a sidecar schema ``data/<name>.schema.yaml``. Loading validates the
 header, every cell's type, units, allowed values, ranges (``positive`` for quantities no model can
 use at zero, such as a peak FLOP/s or a bandwidth), uniqueness, ordered columns (low <= central <=
-high), a minimum row count, UTF-8 text and one field per header column, and that every ``source``
-id resolves in the sources table; a fault raises :class:`DataError` naming file, row and column
-in one line.
+high), a minimum row count, UTF-8 text and one field per header column, real calendar dates,
+finite numbers inside every column's physical range, and referential integrity: every ``source``
+id resolves in the sources table and every column that names a row of another table (a GPU, a
+model shape, a claim, a price, a scenario entry) declares it in its schema (``references``) and
+is checked (see :mod:`analyses.tables`); a fault raises :class:`DataError` naming file, row and
+column in one line. A name looked up that is not there raises :class:`DataKeyError` (a DataError
+and a KeyError).
 
 Units are in column names and schemas (``peak_tflops_dense_bf16`` = 1e12 FLOP/s, dense, no 2:4
 sparsity; ``hbm_capacity_gib`` = 2**30 bytes (HBM is marketed in binary units); ``nvlink_gb_per_s_per_direction`` = 1e9 bytes/s in one
@@ -19,13 +23,13 @@ from __future__ import annotations
 import functools
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from analyses import tables
+from analyses import tables, units
 from analyses.tables import (  # noqa: F401  (the schema machinery, re-exported as the data module's API)
     COLUMN_TYPES,
     DATE_RE,
@@ -33,6 +37,7 @@ from analyses.tables import (  # noqa: F401  (the schema machinery, re-exported 
     SOURCE_SPLIT,
     Column,
     DataError,
+    DataKeyError,
     Schema,
     load_all,
     load_schema,
@@ -56,8 +61,12 @@ def table_names(data_dir: str | Path | None = None) -> list[str]:
 
 
 def validate(data_dir: str | Path | None = None) -> dict[str, int]:
-    """Load and validate every table; return the row count per table (raises DataError)."""
-    return {name: len(frame) for name, frame in load_all(_data_dir(data_dir).resolve()).items()}
+    """Load and validate every table (every claim's stated values parsed too); return the row count
+    per table (raises DataError)."""
+    root = _data_dir(data_dir).resolve()
+    counts = {name: len(frame) for name, frame in load_all(root).items()}
+    _claims(root)
+    return counts
 
 
 def table(name: str, data_dir: str | Path | None = None) -> pd.DataFrame:
@@ -66,7 +75,10 @@ def table(name: str, data_dir: str | Path | None = None) -> pd.DataFrame:
     schema_path = root / f"{name}.schema.yaml"
     record(schema_path, root)
     if not schema_path.exists():
-        raise KeyError(f"unknown table '{name}'; tables: {', '.join(table_names(root))}")
+        rel = f"data/{name}.schema.yaml"
+        raise DataKeyError(
+            rel, f"no schema for table '{name}' (the file is missing); tables: {', '.join(table_names(root))}"
+        )
     return _plain(name, root).copy()
 
 
@@ -85,9 +97,19 @@ def schema(name: str, data_dir: str | Path | None = None) -> Schema:
     return load_schema(name, _data_dir(data_dir).resolve())
 
 
+def where(name: str, column: str, value: Any, data_dir: str | Path | None = None) -> tuple[str, int | None]:
+    """(file, row) of the first row of table ``name`` whose ``column`` equals ``value`` (row None when
+    there is none), for an error that names the row a derived figure came from."""
+    frame = load_table(name, _data_dir(data_dir).resolve())
+    hit = frame[frame[column] == value]
+    if hit.empty:
+        return str(frame["_file"].iloc[0]) if len(frame) else f"data/{name}.csv", None
+    return str(hit["_file"].iloc[0]), int(hit["_row"].iloc[0])
+
+
 def clear_cache() -> None:
-    """Forget loaded tables (after editing files in ``data/``)."""
-    load_table.cache_clear()
+    """Forget loaded tables and schemas (after editing files in ``data/``)."""
+    tables.clear_cache()
     _plain.cache_clear()
     _claims.cache_clear()
     _claims_by_id.cache_clear()
@@ -110,7 +132,7 @@ def source(source_id: str) -> dict[str, Any]:
     frame = sources()
     hit = frame[frame["id"] == source_id]
     if hit.empty:
-        raise KeyError(f"unknown source '{source_id}'")
+        raise DataKeyError("data/sources/", f"unknown source '{source_id}'")
     return hit.iloc[0].to_dict()
 
 
@@ -118,7 +140,7 @@ def source(source_id: str) -> dict[str, Any]:
 # GPUs
 # --------------------------------------------------------------------------------------------
 
-PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
+PRECISIONS = units.PRECISIONS  # the tensor formats of data/gpus.csv's peak columns
 
 
 @dataclass(frozen=True)
@@ -176,7 +198,7 @@ def _gpu(name: str, root: Path) -> GPU:
     frame = gpus()
     hit = frame[frame["name"] == name]
     if hit.empty:
-        raise KeyError(f"unknown GPU '{name}'; known: {', '.join(gpu_names())}")
+        raise DataKeyError("data/gpus.csv", f"unknown GPU '{name}'; known: {', '.join(gpu_names())}")
     r = hit.iloc[0]
     flops = {p: _opt(r[f"peak_tflops_dense_{p}"], TERA) for p in PRECISIONS}
     nic = _opt(r["nic_gbit_per_s_per_gpu"], GIGA / BITS_PER_BYTE)
@@ -220,7 +242,7 @@ def model(name: str) -> dict[str, Any]:
     frame = models()
     hit = frame[frame["name"] == name]
     if hit.empty:
-        raise KeyError(f"unknown model '{name}'; known: {', '.join(frame['name'])}")
+        raise DataKeyError("data/models.csv", f"unknown model '{name}'; known: {', '.join(frame['name'])}")
     return hit.iloc[0].to_dict()
 
 
@@ -244,7 +266,7 @@ def published_runs() -> pd.DataFrame:
 # Claims
 # --------------------------------------------------------------------------------------------
 
-CLAIM_COLUMNS = ("id", "document", "section", "topic", "kind", "claim", "stated", "reading", "chapter")
+CLAIM_COLUMNS = ("id", "document", "section", "topic", "kind", "claim", "stated", "written", "reading", "chapter")
 
 
 @dataclass(frozen=True)
@@ -261,11 +283,21 @@ class Claim:
     reading: str | None
     chapter: str
     values: dict[str, float]
+    written: str = ""  # the figures as the document writes them (900GB/s, 6~12个月), see claims.schema.yaml
+    file: str = field(default="data/claims.csv", compare=False)
+    row: int | None = field(default=None, compare=False)
 
     def value(self, name: str) -> float:
-        """A stated figure by name; ``KeyError`` lists the names the claim carries."""
+        """A stated figure by name; a missing one is a :class:`DataKeyError` (a ``KeyError`` too)
+        naming the claim's file, row and ``values`` column and the names it carries."""
         if name not in self.values:
-            raise KeyError(f"claim {self.id} states no '{name}'; it states: {', '.join(self.values) or 'nothing'}")
+            raise DataKeyError(
+                self.file,
+                f"claim {self.id} states no '{name}', which its check reads; it states: "
+                f"{', '.join(self.values) or 'nothing'}",
+                self.row,
+                "values",
+            )
         return self.values[name]
 
 
@@ -282,6 +314,10 @@ def parse_values(text: str | None, where: str = "values") -> dict[str, float]:
             out[name.strip()] = float(number)
         except ValueError:
             raise ValueError(f"{where}: '{part}' is not name=number") from None
+        if not math.isfinite(out[name.strip()]):
+            raise ValueError(f"{where}: '{part}' is not a finite number")
+        if name.strip() in list(out)[:-1]:
+            raise ValueError(f"{where}: '{name.strip()}' is stated twice")
     return out
 
 
@@ -298,7 +334,7 @@ def _claims(root: Path) -> tuple[Claim, ...]:
         fields = {k: rec[k] for k in CLAIM_COLUMNS}
         reading = fields["reading"]
         fields["reading"] = reading if isinstance(reading, str) and reading.strip() else None
-        out.append(Claim(**fields, values=values))
+        out.append(Claim(**fields, values=values, file=rec["_file"], row=rec["_row"]))
     return tuple(out)
 
 
@@ -321,7 +357,7 @@ def claim(claim_id: str) -> Claim:
     """One claim by id."""
     found = _claims_by_id(_resolved(DATA_DIR)).get(claim_id)
     if found is None:
-        raise KeyError(f"unknown claim '{claim_id}'")
+        raise DataKeyError("data/claims.csv", f"no row for claim '{claim_id}', which the book checks")
     return found
 
 
@@ -377,7 +413,7 @@ def model_shape(name: str) -> dict[str, Any]:
     frame = model_shapes()
     hit = frame[frame["name"] == name]
     if hit.empty:
-        raise KeyError(f"unknown model shape '{name}'; known: {', '.join(frame['name'])}")
+        raise DataKeyError("data/model_shapes.csv", f"unknown model shape '{name}'; known: {', '.join(frame['name'])}")
     return hit.iloc[0].to_dict()
 
 
@@ -426,7 +462,7 @@ def price(price_id: str) -> PriceRange:
     frame = prices()
     hit = frame[frame["id"] == price_id]
     if hit.empty:
-        raise KeyError(f"unknown price '{price_id}'; known: {', '.join(frame['id'])}")
+        raise DataKeyError("data/prices.csv", f"unknown price '{price_id}'; known: {', '.join(frame['id'])}")
     r = hit.iloc[0]
     return PriceRange(
         id=r["id"],

@@ -284,7 +284,9 @@ def test_megatron_eq3_rows_convert_through_the_papers_own_formula():
     for r in rows:
         n, h, s, v = r["n_layers"], r["d_model"], r["seq_len"], r["vocab"]
         per_token = 96 * n * h**2 * (1 + s / (6 * h) + v / (16 * n * h))
-        assert r["tokens_per_s_per_gpu"] == pytest.approx(r["reported_tflops_per_gpu"] * 1e12 / per_token, abs=0.006), r["id"]
+        assert r["tokens_per_s_per_gpu"] == pytest.approx(r["reported_tflops_per_gpu"] * 1e12 / per_token, abs=0.006), (
+            r["id"]
+        )
     # on the 6N basis the 1T row is about 1/1.35 of its printed Eq. 3 figure (issue 21: Eq. 3 is ~1.33-1.35 x 6N)
     one_t = next(r for r in rows if r["id"] == "meg21-t1-1008b-3072")
     assert 0.72 < one_t["tflops_per_gpu_6n"] / one_t["reported_tflops_per_gpu"] < 0.76
@@ -318,9 +320,14 @@ def test_published_runs_agree_with_the_scaling_benchmark_rows_they_name():
     for r in linked.to_dict("records"):
         b = bench.loc[r["scaling_benchmarks_id"]]
         assert (b["gpu"], b["n_gpus"], b["precision"] if b["precision"] != "bf16" else "16") == (
-            r["gpu"], r["n_gpus"], r["precision"] if r["precision"] not in ("bf16", "fp16") else "16"), r["id"]
+            r["gpu"],
+            r["n_gpus"],
+            r["precision"] if r["precision"] not in ("bf16", "fp16") else "16",
+        ), r["id"]
         assert (b["tp"], b["pp"], b["global_batch_seqs"]) == (r["tp"], r["pp"], r["global_batch_seqs"]), r["id"]
-        assert b["metric"] == "model_tflops_per_gpu" and b["value"] == pytest.approx(r["reported_tflops_per_gpu"]), r["id"]
+        assert b["metric"] == "model_tflops_per_gpu" and b["value"] == pytest.approx(r["reported_tflops_per_gpu"]), r[
+            "id"
+        ]
 
 
 def test_llama3_table4_rows_as_printed():
@@ -342,7 +349,14 @@ def test_measured_memory_rows_fit_their_gpu_and_match_the_run_they_name():
         if isinstance(r["run_id"], str) and r["run_id"]:
             run = runs.loc[r["run_id"]]
             assert (run["gpu"], run["n_gpus"], run["seq_len"], run["tp"], run["pp"], run["cp"], run["dp"]) == (
-                r["gpu"], r["n_gpus"], r["seq_len"], r["tp"], r["pp"], r["cp"], r["dp"]), r["id"]
+                r["gpu"],
+                r["n_gpus"],
+                r["seq_len"],
+                r["tp"],
+                r["pp"],
+                r["cp"],
+                r["dp"],
+            ), r["id"]
     # torchtitan Table 1 and 3: the same 8B FSDP recipe takes 82.4 GiB on 8 GPUs and 67.0 GiB sharded over 128
     by_id = frame.set_index("id")["measured_gib"]
     assert (by_id["torchtitan-mem-8b-8-fsdp"], by_id["torchtitan-mem-8b-128-fsdp"]) == (82.4, 67.0)
@@ -363,8 +377,9 @@ def test_failure_logs_cover_both_operations_modes_and_four_runs():
 def test_fleet_failure_rates_as_transcribed_and_shorter_for_larger_jobs():
     rates = data.failure_rates().set_index("id")
     # Kokolis et al. (Meta RSC): 6.50 and 2.34 failures per 1000 node-days; 1024-GPU jobs MTTF 7.9 h, 16k projected 1.8 h
-    assert list(rates.loc[["rsc1-node-failures", "rsc2-node-failures", "rsc-mttf-1024", "rsc-mttf-16384-projected"], "value"]) == [
-        6.50, 2.34, 7.9, 1.8]
+    assert list(
+        rates.loc[["rsc1-node-failures", "rsc2-node-failures", "rsc-mttf-1024", "rsc-mttf-16384-projected"], "value"]
+    ) == [6.50, 2.34, 7.9, 1.8]
     mttf = rates[rates["metric"] == "job_mttf_hours"].sort_values("job_gpus")
     assert mttf["value"].is_monotonic_decreasing  # a larger synchronous job fails more often
     assert (rates.loc[rates["metric"] == "job_mttf_hours", "job_gpus"].notna()).all()
@@ -376,6 +391,8 @@ def test_rack_scale_system_prices_are_the_rack_over_72_gpus():
     for gpu, low_musd, high_musd in (("GB200", 3.0, 3.9), ("GB300", 3.7, 5.0)):
         p = data.price(f"{gpu.lower()}-server")
         assert (p.gpu, p.currency) == (gpu, "USD")
-        assert p.low == pytest.approx(low_musd * 1e6 / 72, rel=0.002) and p.high == pytest.approx(high_musd * 1e6 / 72, rel=0.002)
+        assert p.low == pytest.approx(low_musd * 1e6 / 72, rel=0.002) and p.high == pytest.approx(
+            high_musd * 1e6 / 72, rel=0.002
+        )
     h200 = data.price("h200-rent-neocloud")
     assert h200.low < data.price("h200-rent-hyperscaler").central and h200.date == "2026-05"

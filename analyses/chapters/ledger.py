@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -27,6 +28,7 @@ LEDGER_COLUMNS = [
     "kind",
     "claim",
     "stated",
+    "written",
     "recomputed",
     "verdict",
     "direction",
@@ -66,11 +68,44 @@ def all_checks() -> dict[str, verdicts.CheckFn]:
     return out
 
 
+def verify(chapter: str | None = None) -> None:
+    """The claim rows and the checks match (of ``chapter``, or of the whole book): every claim row
+    has exactly one check, in its chapter's package, and every check names a claim row of its
+    chapter. A deleted claim row, a misspelt id or a claim moved to another chapter raises one
+    :class:`~analyses.data.DataError` line naming data/claims.csv (and the row where there is
+    one), so the ledger is never silently shorter than the book's checks."""
+    by_id = {c.id: c for c in data.claims()}
+    # the chapters claims name, and those with a checks module (found without importing the others:
+    # a chapter's kernel imports only what it reads, and the build records it)
+    folder = Path(chapters.__file__).parent
+    with_checks = {s for s in chapters.CHAPTERS if (folder / s.replace("-", "_") / "checks.py").exists()}
+    named = {c.chapter for c in by_id.values()}
+    for slug in [chapter] if chapter is not None else [s for s in chapters.CHAPTERS if s in with_checks | named]:
+        for claim_id, fn in checks(slug).items():
+            where = f"{fn.__module__}.{getattr(fn, '__name__', 'check')}"
+            claim = by_id.get(claim_id)
+            if claim is None:
+                raise data.DataError(
+                    "data/claims.csv", f"no row for claim '{claim_id}', which {where} checks (was the row deleted?)"
+                )
+            if claim.chapter != slug:
+                raise data.DataError(
+                    claim.file, f"claim {claim_id} is checked in chapter {slug} ({where})", claim.row, "chapter"
+                )
+    for claim in by_id.values():
+        if (chapter is None or claim.chapter == chapter) and claim.id not in checks(claim.chapter):
+            raise data.DataError(
+                claim.file, f"claim {claim.id} has no check in chapter {claim.chapter}", claim.row, "chapter"
+            )
+
+
 def evaluate(claim: data.Claim, cfg: Mapping[str, Any] | None = None, robust: bool = True) -> robustness.Assessment:
     """Assess one claim with its chapter's configuration (defaults when None)."""
     found = checks(claim.chapter)
     if claim.id not in found:
-        raise LookupError(f"claim {claim.id} belongs to chapter {claim.chapter}, which has no check for it")
+        raise data.DataError(
+            claim.file, f"claim {claim.id} has no check in chapter {claim.chapter}", claim.row, "chapter"
+        )
     fn = found[claim.id]
     if cfg is None:
         cfg = chapters.defaults(claim.chapter)
@@ -80,7 +115,10 @@ def evaluate(claim: data.Claim, cfg: Mapping[str, Any] | None = None, robust: bo
 def assessments(
     chapter: str | None = None, cfg: Mapping[str, Any] | None = None, ids: Sequence[str] | None = None
 ) -> list[robustness.Assessment]:
-    """Assessments of every claim (of ``chapter``, or only ``ids``), in ledger order."""
+    """Assessments of every claim (of ``chapter``, or only ``ids``), in ledger order; the whole
+    ledger or a chapter's first checks that its claim rows and checks match (:func:`verify`)."""
+    if ids is None:
+        verify(chapter)
     out = []
     for claim in data.claims():
         if chapter is not None and claim.chapter != chapter:
@@ -105,6 +143,7 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "kind": a.kind,
                 "claim": c.claim,
                 "stated": c.stated,
+                "written": c.written,
                 "recomputed": a.recomputed,
                 "verdict": a.verdict,
                 "direction": a.direction,

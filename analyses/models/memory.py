@@ -171,6 +171,8 @@ RECIPES: dict[str, Recipe] = {
     ),
 }
 PRECISIONS = tuple(RECIPES)
+# The tensor format each recipe's matrix multiplies run in: a GPU must offer it to train in the recipe.
+TENSOR_FORMATS = {"fp32": "fp32", "bf16-mixed": "bf16", "fp16-mixed": "fp16", "fp8": "fp8"}
 OPTIMIZERS = ("adam", "sgd")
 STATE_PARTS = ("weights", "gradients", "optimizer")
 

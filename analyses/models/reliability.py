@@ -181,7 +181,8 @@ def lost_per_interruption_s(
     """
     length = np.asarray(interval_s, dtype=float) + np.asarray(checkpoint_s, dtype=float)
     m = np.asarray(mtbf_s, dtype=float)
-    return np.asarray(restart_s, dtype=float) + m - length / np.expm1(length / m)
+    with np.errstate(over="ignore"):  # L far beyond M: exp overflows to inf and the mean is its limit M
+        return np.asarray(restart_s, dtype=float) + m - length / np.expm1(length / m)
 
 
 def simulate_goodput(

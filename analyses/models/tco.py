@@ -53,7 +53,9 @@ def capital_recovery_factor(rate: ArrayLike, years: ArrayLike) -> np.ndarray:
     """
     rate, years = np.asarray(rate, dtype=float), np.asarray(years, dtype=float)
     safe = np.where(rate == 0, 1.0, rate)
-    return np.where(rate == 0, 1.0 / years, safe / (1.0 - (1.0 + safe) ** -years))
+    # 1 - (1 + r)^-n as -expm1(-n log1p(r)): the plain form is 1 - 1 = 0 for a rate below about 1e-16
+    # (a division by zero, then NaN costs everywhere), and loses digits for any small rate
+    return np.where(rate == 0, 1.0 / years, safe / -np.expm1(-years * np.log1p(safe)))
 
 
 class OwnedCost(NamedTuple):

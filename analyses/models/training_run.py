@@ -18,6 +18,7 @@ import numpy as np
 
 from analyses.models import gpu_hour_cost, scaling
 from analyses.models.gpu_hour_cost import COST_BASES
+from analyses.units import precision_problem
 
 PRECISIONS = ("bf16", "fp8")
 MEMORY_RECIPE = {"bf16": "bf16-mixed", "fp8": "fp8"}  # the memory model's recipe of each training precision
@@ -132,9 +133,10 @@ class Request:
         known = list(self.hardware)
         if not self.gpus or any(g not in known for g in self.gpus):
             raise PlanError("gpus", f"expected a non-empty list from {', '.join(known)}, got {list(self.gpus)!r}")
-        for g in self.gpus:
-            if self.precision not in self.hardware[g].peak_flops_dense:
-                raise PlanError("precision", f"{g} has no dense {self.precision} peak in data/gpus.csv")
+        for g in self.gpus:  # the book's one precision rule (the plan chapter's parameters are checked by it too)
+            problem = precision_problem(g, self.hardware[g].peak_flops_dense, self.precision)
+            if problem is not None:
+                raise PlanError("precision", problem)
         if not (
             isinstance(self.min_gpus, int) and isinstance(self.max_gpus, int) and 1 <= self.min_gpus <= self.max_gpus
         ):

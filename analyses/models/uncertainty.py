@@ -26,7 +26,8 @@ def _logit(p: np.ndarray | float) -> np.ndarray:
 
 
 def _expit(x: np.ndarray | float) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float)))
+    with np.errstate(over="ignore"):  # exp(-x) overflows to inf for x below about -709: the share is 0.0, its limit
+        return 1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float)))
 
 
 _TRANSFORMS: dict[str, tuple[Callable, Callable]] = {
@@ -78,6 +79,10 @@ class Range(NamedTuple):
                 return Range(central, central, central, self.distribution)
             shift = float(_logit(central) - _logit(self.central))
             lo, hi = (float(_expit(_logit(v) + shift)) for v in (self.low, self.high))
+            # near 0 or 1 the shifted ends round to 0.0 or 1.0 (a central of 5e-324 gave low = high
+            # = 0.0 < central): keep them inside (0, 1) and on their side of the central value
+            lo = min(max(lo, float(np.nextafter(0.0, 1.0))), central)
+            hi = max(min(hi, float(np.nextafter(1.0, 0.0))), central)
             return Range(lo, central, hi, self.distribution)
         shift = central - self.central
         return Range(self.low + shift, central, self.high + shift, self.distribution)

@@ -19,6 +19,7 @@ from typing import Any
 
 import altair as alt
 
+from analyses.pages.encodings import CATEGORY_COLOURS
 from analyses.units import settle
 
 # Significant digits of every float in a chart's spec. A chart is at most about 1,000 pixels
@@ -120,8 +121,11 @@ CHART_TEMPLATE = """<div id="{div}"></div>
 
 def chart_html(spec: dict, div: str, versions: dict[str, str], options: dict[str, Any]) -> str:
     """The HTML of one chart (:data:`CHART_TEMPLATE`): ``versions`` maps each of :data:`LIBRARIES`
-    to the version its spec was made for; ``options`` are vega-embed's (``mode`` added)."""
+    to the version its spec was made for; ``options`` are vega-embed's (``mode`` added, and the
+    book's category colours, :data:`analyses.pages.encodings.CATEGORY_COLOURS`)."""
     named = " ".join(f"{lib}@{versions[lib]}" for lib in LIBRARIES)
+    # the book's category colours (each visible on the white chart: 3:1), unless the spec sets its own
+    options = {"config": {"range": {"category": list(CATEGORY_COLOURS)}}, **options}
     urls = [f"https://cdn.jsdelivr.net/npm/{lib}@{versions[lib]}" for lib in LIBRARIES]
     return CHART_TEMPLATE.format(
         div=div,

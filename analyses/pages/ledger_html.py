@@ -18,20 +18,46 @@ import pandas as pd
 from analyses.pages.links import check_anchor, check_href, source_links
 from analyses.units.formats import readable, share
 
+# The verdict palette: Dark2's hues darkened (light theme) or lightened (dark theme) until each
+# colour has a contrast of at least 4.5:1 as text on the theme's page, its zebra rows and the
+# highlighted target row (tests/site/test_screens.py computes the ratios). Charts, drawn on white
+# in either theme, use the light one; a verdict is always also written out or marked by shape.
 VERDICT_COLOURS = {
-    "consistent": "#1b9e77",
-    "inconsistent": "#d95f02",
-    "implausible": "#e7298a",
-    "unverifiable": "#7570b3",
+    "consistent": "#157c5d",
+    "inconsistent": "#b34f02",
+    "implausible": "#ce1775",
+    "unverifiable": "#5e58a7",
+}
+VERDICT_COLOURS_DARK = {
+    "consistent": "#1eae83",
+    "inconsistent": "#fd6f02",
+    "implausible": "#ef6caf",
+    "unverifiable": "#9894c6",
 }
 # Figures reuse two of them: orange for what a document states, green for what the book recomputes.
 STATED_COLOUR = VERDICT_COLOURS["inconsistent"]
 RECOMPUTED_COLOUR = VERDICT_COLOURS["consistent"]
 
 
+# A mark for each verdict, written in charts beside or inside what its colour fills, so no chart
+# tells verdicts apart by colour alone.
+VERDICT_MARKS = {"consistent": "✓", "inconsistent": "✗", "implausible": "!", "unverifiable": "?"}
+
+
 def verdict_scale() -> alt.Scale:
     """The colour scale of verdicts in every chart (the ledger's colours, in the ledger's order)."""
     return alt.Scale(domain=list(VERDICT_COLOURS), range=list(VERDICT_COLOURS.values()))
+
+
+def verdict_legend(**kwargs: Any) -> alt.Legend:
+    """A legend of verdicts whose labels carry their marks ("✓ consistent")."""
+    expr = "".join(f"datum.label == '{v}' ? '{m} {v}' : " for v, m in VERDICT_MARKS.items()) + "datum.label"
+    return alt.Legend(labelExpr=expr, **kwargs)
+
+
+def verdict_mark_expr(field: str) -> str:
+    """A Vega expression giving the mark of the verdict in ``datum[field]``."""
+    return "".join(f"datum['{field}'] == '{v}' ? '{m}' : " for v, m in VERDICT_MARKS.items()) + "''"
 
 
 # Columns of the ledger in the order a reader scans them: the verdict first, then what was claimed
@@ -53,8 +79,13 @@ LEDGER_ORDER = (
     "flips_if",
     "margin",
 )
-# The colour of each verdict, once per table rather than on every cell.
-VERDICT_STYLE = "<style>" + "".join(f"b.verdict-{v}{{color:{c}}}" for v, c in VERDICT_COLOURS.items()) + "</style>"
+# The colour of each verdict in either theme, once per table rather than on every cell.
+VERDICT_STYLE = (
+    "<style>"
+    + "".join(f".verdict-{v}{{color:{c}}}" for v, c in VERDICT_COLOURS.items())
+    + "".join(f"[data-theme=dark] .verdict-{v}{{color:{c}}}" for v, c in VERDICT_COLOURS_DARK.items())
+    + "</style>"
+)
 LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "document": "doc", "claim": "claim"}
 # Which way a claim errs, as a word and a symbol (never colour alone): above the evidence, below it.
 DIRECTION_SYMBOLS = {"overstates": "▲", "understates": "▼"}
@@ -69,10 +100,17 @@ MARGIN_HELP = (
 VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
 
 
+# Shown inside the stated cell (under the English), not as a column of its own: the figures as the
+# document writes them (data/claims.csv `written`), in Chinese, for a reader and for the search.
+WRITTEN = "written"
+
+
 def ledger_columns(ledger: pd.DataFrame, leave_out: tuple[str, ...] = ()) -> list[str]:
-    """The ledger's columns in :data:`LEDGER_ORDER`, any column it does not know at the end."""
+    """The ledger's columns in :data:`LEDGER_ORDER`, any column it does not know at the end
+    (:data:`WRITTEN` left out: :func:`ledger_cell` shows it with ``stated``)."""
     known = [c for c in LEDGER_ORDER if c in ledger.columns]
-    return [c for c in known + [c for c in ledger.columns if c not in LEDGER_ORDER] if c not in leave_out]
+    others = [c for c in ledger.columns if c not in LEDGER_ORDER and c != WRITTEN]
+    return [c for c in known + others if c not in leave_out]
 
 
 def short_document(name: str) -> str:
@@ -89,7 +127,8 @@ def ledger_cell(
 ) -> tuple[str, str | None]:
     """One ledger value as ``(html, sort key)``, the key None where the value's text sorts right.
 
-    The verdict is coloured; the claim id links to the row of its check
+    The verdict is coloured; the stated figures carry the document's own spelling of them below
+    (:data:`WRITTEN`, ``lang="zh-CN"``); the claim id links to the row of its check
     (``<chapter>.html#check-<id>``) when its chapter is ``written`` (all when None); holds is a
     percentage; text has its e-notation rewritten; ``base`` prefixes links (from a page outside
     ``book/``). Keys order verdicts as :data:`VERDICT_COLOURS` lists them, sections and numbers by value.
@@ -123,14 +162,16 @@ def ledger_cell(
             return "–", "999999"  # no flip point: sorts after every row that has one
         return f'<span title="{html.escape(MARGIN_HELP, quote=True)}">{float(value):.2f}</span>', f"{float(value):.6f}"
     if column == "document":
-        name = html.escape(str(value))
-        return f'<span title="{name}">{html.escape(short_document(value))}</span>', None  # "000" sorts as the name
+        return html.escape(short_document(value)), None  # "000" sorts as the name
     if column == "section":
         parts = [int(p) if p.isdigit() else 0 for p in str(value).split(".")]
         return f"§{html.escape(str(value))}", ".".join(f"{p:04d}" for p in parts)
     if column == "chapter" and (written is None or value in written):
         name = html.escape(str(value))
         return f'<a href="{base}{name}.html">{name}</a>', None
+    if column == "stated" and not _blank(row.get(WRITTEN)):
+        shown = source_links(value, base) if not _blank(value) else "–"
+        return f'{shown}<br><small lang="zh-CN">{html.escape(str(row[WRITTEN]))}</small>', None
     if _blank(value):
         return "–", ""
     if isinstance(value, float):

@@ -47,6 +47,8 @@ from analyses.models.uncertainty import Z90, Range, sample_range
 from analyses.scenario.params import Param
 from analyses.units.formats import round_sig
 
+COUNT_UNITS = ("GPUs",)  # units of assumptions that count whole things: their chapter parameters are integers
+
 
 @dataclass(frozen=True)
 class Assumption:
@@ -128,11 +130,25 @@ def _mfu_group(argument: str) -> MfuGroup:
     try:
         gpu, precision, members = argument.split(":")
     except ValueError:
-        raise data.DataError("data/scenario.csv", f"mfu argument '{argument}' is not GPU:precision:GPUs") from None
+        raise _argument_fault(argument, f"mfu argument '{argument}' is not GPU:precision:GPUs") from None
+    known = data.gpu_names()
+    unlisted = next(c.unlisted or {} for c in data.schema("scenario").columns if c.name == "argument")
+    unknown = [g for g in [gpu, *members.split()] if g not in known and (g == gpu or g not in unlisted)]
+    if unknown or precision not in data.PRECISIONS:
+        what = (
+            f"GPU '{unknown[0]}' is not in data/gpus.csv"
+            if unknown
+            else f"precision '{precision}' is not one of {data.PRECISIONS}"
+        )
+        raise _argument_fault(argument, f"mfu argument '{argument}': {what}")
+    if precision not in data.gpu(gpu).peak_flops_dense:
+        raise _argument_fault(
+            argument, f"mfu argument '{argument}': {gpu} has no dense {precision} peak in data/gpus.csv"
+        )
     runs = published_mfu()
     group = runs[runs["gpu"].isin(members.split()) & (runs["precision"] == precision)]
     if group.empty:
-        raise data.DataError("data/scenario.csv", f"no published run of {members} at {precision}", column="argument")
+        raise _argument_fault(argument, f"no published run of {members} at {precision} in data/scaling_benchmarks.csv")
     median = float(np.median(group["mfu"]))
     spread = math.exp(Z90 * pooled_log_sd(runs))
     low = min(median / spread, float(group["mfu"].min()))
@@ -141,11 +157,20 @@ def _mfu_group(argument: str) -> MfuGroup:
     return MfuGroup(gpu, precision, median, low, high, sources)
 
 
+def _argument_fault(argument: str, message: str) -> data.DataError:
+    """A DataError naming the scenario row whose ``argument`` holds (or contains) ``argument``."""
+    frame = data.table("scenario")
+    hit = frame[frame["argument"].fillna("").str.contains(argument, regex=False)]
+    name = str(hit["name"].iloc[0]) if len(hit) else ""
+    file, row = data.where("scenario", "name", name)
+    return data.DataError(file, message, row, "argument")
+
+
 def _speedup(argument: str) -> tuple[Range, str]:
     """``'new/old'`` MFU groups: peak(new) MFU(new) / (peak(old) MFU(old)) with combined log spread."""
     new_arg, sep, old_arg = argument.partition("/")
     if not sep:
-        raise data.DataError("data/scenario.csv", f"speedup argument '{argument}' is not new/old", column="argument")
+        raise _argument_fault(argument, f"speedup argument '{argument}' is not new/old")
     new, old = _mfu_group(new_arg), _mfu_group(old_arg)
     peak = data.gpu(new.gpu).peak_flops(new.precision) / data.gpu(old.gpu).peak_flops(old.precision)
     central = peak * new.median / old.median
@@ -160,17 +185,44 @@ def _text(x: Any) -> str:
     return "" if x is None or (isinstance(x, float) and math.isnan(x)) else str(x)
 
 
+def _fault(name: str, message: str, column: str) -> data.DataError:
+    """A DataError naming the row of assumption ``name`` in data/scenario.csv."""
+    file, row = data.where("scenario", "name", name)
+    return data.DataError(file, f"assumption '{name}': {message}", row, column)
+
+
+def _check_bounds(row: Mapping[str, Any], rng: Range) -> None:
+    """The assumption's min and max hold its central value and 90% range, wherever they come from:
+    a price row of data/prices.csv is named as the faulty row; a value derived from several rows
+    (an MFU, a speed-up, a failure rate) names the assumption's argument."""
+    name, lo, hi = row["name"], float(row["min"]), float(row["max"])
+    for column, value in (("low", rng.low), ("central", rng.central), ("high", rng.high)):
+        if lo <= value <= hi:
+            continue
+        side = f"below the minimum {lo:g}" if value < lo else f"above the maximum {hi:g}"
+        own_file, own_row = data.where("scenario", "name", name)
+        limit = f"that {own_file} row {own_row} ('{name}') allows"
+        if row["derivation"] == "price":
+            file, price_row = data.where("prices", "id", _text(row["argument"]))
+            raise data.DataError(file, f"{value:g} is {side} {limit}", price_row, column)
+        if row["derivation"] == "typed":
+            raise _fault(name, f"{column} {value:g} is {side}", column)
+        raise _fault(
+            name,
+            f"the {row['derivation']} derived from '{_text(row['argument'])}' has {column} {value:g}, {side}",
+            "argument",
+        )
+
+
 def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
     """(range, sources, date) of one scenario row."""
     kind, arg, dist = row["derivation"], _text(row["argument"]), row["distribution"]
     if kind == "typed":
         values = [row["low"], row["central"], row["high"]]
         if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):
-            raise data.DataError("data/scenario.csv", "a typed assumption needs low, central and high", column="name")
+            raise _fault(row["name"], "a typed assumption needs low, central and high", "low")
         if not _text(row["source"]):
-            raise data.DataError(
-                "data/scenario.csv", f"typed assumption '{row['name']}' has no source", column="source"
-            )
+            raise _fault(row["name"], "a typed assumption needs a source", "source")
         return Range(*(float(v) for v in values), dist), row["source"], _text(row["date"])
     if kind == "price":
         p = data.price(arg)
@@ -184,9 +236,7 @@ def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
     if kind == "failure_rate":
         logs = data.failure_logs()
         if arg not in set(logs["id"]):
-            raise data.DataError(
-                "data/scenario.csv", f"no failure log '{arg}' in data/failure_logs.csv", column="argument"
-            )
+            raise _fault(row["name"], f"no failure log '{arg}' in data/failure_logs.csv", "argument")
         rates = reliability.interruptions_per_gpu_year(logs["interruptions"], logs["days"], logs["gpus"])
         central = float(rates[(logs["id"] == arg).to_numpy()][0])
         sources = ";".join(sorted({s for v in logs["source"] for s in data.SOURCE_SPLIT.split(v)}))
@@ -198,13 +248,11 @@ def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
     if kind == "prevention":
         causes = data.failure_causes(arg)
         if causes.empty:
-            raise data.DataError(
-                "data/scenario.csv", f"no causes of run '{arg}' in data/failure_causes.csv", column="argument"
-            )
+            raise _fault(row["name"], f"no causes of run '{arg}' in data/failure_causes.csv", "argument")
         low, central, high = (round_sig(float(x)) for x in reliability.preventable_shares(causes))
         sources = ";".join(sorted({s for v in causes["source"] for s in data.SOURCE_SPLIT.split(v)}))
         return Range(low, central, high, dist), sources, ""
-    raise data.DataError("data/scenario.csv", f"unknown derivation '{kind}'", column="derivation")
+    raise _fault(row["name"], f"unknown derivation '{kind}'", "derivation")
 
 
 @functools.cache
@@ -212,14 +260,11 @@ def _assumptions(data_dir: str) -> dict[str, Assumption]:
     out: dict[str, Assumption] = {}
     for row in data.table("scenario").to_dict("records"):
         rng, sources, date = _derive(row)
+        _check_bounds(row, rng)
         try:
             rng.check()
         except ValueError as err:
-            raise data.DataError("data/scenario.csv", f"assumption '{row['name']}': {err}", column="low") from None
-        if not row["min"] <= rng.central <= row["max"]:
-            raise data.DataError(
-                "data/scenario.csv", f"assumption '{row['name']}': central {rng.central} outside min/max", column="min"
-            )
+            raise _fault(row["name"], str(err), "distribution") from None
         out[row["name"]] = Assumption(
             name=row["name"],
             label=row["label"],
@@ -287,7 +332,16 @@ def sample(
     out = {name: np.full(n, r.central) for name, r in table.items()}
     for name in dict.fromkeys(names):
         stream = int.from_bytes(hashlib.sha256(f"{seed}:{name}".encode()).digest()[:8], "little")
-        out[name] = sample_range(table[name], n, np.random.default_rng(stream))
+        with np.errstate(over="ignore", invalid="ignore"):
+            out[name] = sample_range(table[name], n, np.random.default_rng(stream))
+        if not np.isfinite(out[name]).all():
+            r = table[name]
+            raise _fault(
+                name,
+                f"its Monte Carlo draws are not all finite (range {r.low:g} / {r.central:g} / {r.high:g}, "
+                f"{r.distribution}); the Monte Carlo stops here",
+                "central",
+            )
     return out
 
 
@@ -315,10 +369,11 @@ def param(name: str, help: str | None = None, **bounds: float) -> Param:
     """A chapter parameter that overrides assumption ``name`` (default = its central value, unit
     and allowed range from the scenario)."""
     a = assumption(name)
+    whole = a.unit in COUNT_UNITS  # a count (GPUs in a job) takes whole numbers only: 2.5 GPUs is an error
     return Param(
         name,
-        "float",
-        a.central,
+        "int" if whole else "float",
+        round(a.central) if whole else a.central,  # the nearest count (a central of 512.0000000000001 is 512)
         a.unit,
         help or a.label,
         bounds.get("min", a.min),

@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyses.units import precision_problem
+
 KINDS = ("int", "float", "str", "bool", "str_list")
 # The most items a list parameter may hold when it has no choices (with choices: one of each).
 MAX_LIST_ITEMS = 32
@@ -191,19 +193,22 @@ class Rule:
     check: Callable[[Config], str | tuple[Sequence[str], str] | None]
 
 
-def precision_rule(gpu: str, precision: str) -> Rule:
-    """The GPU named by parameter ``gpu`` offers the tensor precision named by ``precision``."""
+def precision_rule(gpu: str, precision: str, tensor_format: Mapping[str, str] | None = None) -> Rule:
+    """The GPU named by parameter ``gpu`` (or every GPU of a list parameter) offers the tensor
+    precision named by ``precision``: the book's one precision rule, in every chapter that pairs a
+    GPU with a precision. ``tensor_format`` maps a parameter value that is a recipe rather than a
+    format (the memory chapter's ``bf16-mixed``) to the format its matrix multiplies run in."""
 
     def check(cfg: Config) -> str | None:
         from analyses import data
 
-        offered = data.gpu(cfg[gpu]).peak_flops_dense
-        if cfg[precision] in offered:
-            return None
-        return (
-            f"{cfg[gpu]} has no dense {cfg[precision]} tensor throughput in data/gpus.csv; "
-            f"it offers {', '.join(p for p in data.PRECISIONS if p in offered)}"
-        )
+        wanted = (tensor_format or {}).get(cfg[precision])
+        names = [cfg[gpu]] if isinstance(cfg[gpu], str) else list(cfg[gpu])
+        for name in names:
+            problem = precision_problem(name, data.gpu(name).peak_flops_dense, cfg[precision], wanted)
+            if problem is not None:
+                return problem
+        return None
 
     return Rule((gpu, precision), check)
 

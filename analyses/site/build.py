@@ -78,6 +78,8 @@ def _papermill_error(path: Path, err: Exception, probed: bool = True) -> BuildEr
     ename = getattr(err, "ename", type(err).__name__)
     evalue = " ".join(str(getattr(err, "evalue", err)).split())  # one line
     cell = getattr(err, "exec_count", None)
+    if ename in ("DataError", "DataKeyError", "ParamError"):  # says itself where and what (file, row, column)
+        return BuildError(f"{path.name}: {evalue}")
     where = f"cell {cell - probed}" if isinstance(cell, int) else "a cell"  # minus the probe cell in front
     return BuildError(f"{path.name}: {where} failed: {ename}: {evalue}")
 
@@ -276,7 +278,10 @@ def validate_inputs(paths: Iterable[Path]) -> None:
     paths = list(paths)
     if not paths:
         return
+    from analyses.chapters import ledger
+
     data.validate()
+    ledger.verify()  # every claim row has its check and every check its claim row
     for path in paths:
         spec = _chapter_spec(path)
         if spec is not None:
@@ -366,6 +371,11 @@ SITE_INPUTS = (
     "analyses/site/vega_offline.py",
     "analyses/pages/__init__.py",
     "analyses/pages/charts.py",  # the chart script's version comment the extension reads
+    "analyses/pages/encodings.py",  # the category colours charts.chart_html gives every chart
+    "analyses/site/sphinx_hooks.py",
+    "analyses/site/theme_assets.py",
+    "analyses/site/figure_search.*",
+    "analyses/site/templates/**/*",
 )
 SITE_STAMP = BUILD_DIR / "site-inputs.sha256"
 
@@ -401,6 +411,7 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
     The Sphinx run is skipped when the HTML was built from exactly the current pages, config,
     TOC, dependencies and extension (and ``force`` is off).
     """
+    keep_twins_in_step()  # a writer's edits to prose/<slug>.md reach the notebook first
     paths = notebooks()
     if only:
         known = {p.stem: p for p in paths}
@@ -412,22 +423,57 @@ def build(force: bool = False, only: list[str] | None = None, jobs: int | None =
         todo = paths if force else stale(paths)
     validate_inputs(todo)  # only what will execute: a no-op build imports no chapter
     execute_chapters(todo, jobs)
+    keep_twins_in_step()
     if html:
-        sphinx = force or not site_is_current()
-        if not sphinx:
-            print("The HTML is current; skipping jupyter-book.", flush=True)
-        else:
-            SITE_STAMP.unlink(missing_ok=True)
-            digest = site_inputs_digest()
-            jupyter_book()
-            SITE_STAMP.write_text(digest + "\n")
-        downloads_digest = downloads_inputs_digest()
-        if sphinx or downloads_digest is None or not downloads_are_current(downloads_digest):
-            DOWNLOADS_STAMP.unlink(missing_ok=True)
-            publish_downloads()
+        try:
+            sphinx = force or not site_is_current()
+            downloads_digest = downloads_inputs_digest()
+            if not sphinx:
+                print("The HTML is current; skipping jupyter-book.", flush=True)
+            else:
+                SITE_STAMP.unlink(missing_ok=True)
+                DOWNLOADS_STAMP.unlink(missing_ok=True)
+                digest = site_inputs_digest()
+                jupyter_book()  # the Sphinx hook writes the downloads (sphinx_hooks.write_downloads)
+                SITE_STAMP.write_text(digest + "\n")
+            if not sphinx and (downloads_digest is None or not downloads_are_current(downloads_digest)):
+                # the ledger and data can change without any page changing
+                DOWNLOADS_STAMP.unlink(missing_ok=True)
+                publish_downloads()
             if downloads_digest is not None:
                 DOWNLOADS_STAMP.write_text(downloads_digest + "\n")
+        except KeyboardInterrupt:
+            # execute_chapters returned, so every chapter in `todo` was re-executed and written
+            done = (
+                f"{len(todo)} re-executed chapter(s) were written ({', '.join(p.stem for p in todo)})"
+                if todo
+                else "no notebook was rewritten"
+            )
+            raise BuildInterrupted(
+                f"interrupted during the HTML step: {done}; _build/html is incomplete, run the build again"
+            ) from None
     return BUILD_DIR / "html" / "index.html"
+
+
+TWINS_INPUTS = ("book/*.ipynb", "prose/*.md", "jupytext.toml")
+TWINS_STAMP = BUILD_DIR / "twins-inputs.sha256"
+
+
+def keep_twins_in_step() -> None:
+    """Sync each notebook with its prose twin (:func:`analyses.site.twins.sync`), skipped when no
+    notebook, twin or pairing rule changed since the last sync (file digests: no jupytext import)."""
+    if TWINS_STAMP.exists() and TWINS_STAMP.read_text().strip() == files_digest(TWINS_INPUTS):
+        return
+    from analyses.site import twins
+
+    try:
+        lines = twins.sync()
+    except twins.TwinConflict as err:
+        raise BuildError(str(err)) from None
+    for line in lines:
+        print(f"prose: {line}", flush=True)
+    TWINS_STAMP.parent.mkdir(parents=True, exist_ok=True)
+    TWINS_STAMP.write_text(files_digest(TWINS_INPUTS) + "\n")
 
 
 # What the downloads are made of: the ledger (every module and data file) and the data files.

@@ -122,11 +122,21 @@ def _validated(chapter: str, pairs: list[list[str]] | None, base: dict[str, Any]
         spec = chapters.spec(chapter)
     except KeyError as err:
         raise UsageError(err.args[0]) from None
+    from analyses import data
+    from analyses.chapters import ledger
+
+    data.validate()  # a data fault is one line naming file, row and column, before any parameter is read
     values: dict[str, Any] = dict(base or {})
+    given: dict[str, str] = {}
     for name, text in pairs or []:
         spec.param(name)
+        if name in given:
+            raise UsageError(f"-p {name} given twice ({given[name]!r}, then {text!r}); give each parameter once")
+        given[name] = text
         values[name] = _parse_value(text, name)
-    return spec.validate(values)
+    cfg = spec.validate(values)
+    ledger.verify(chapter)  # the chapter's claim rows and checks match, before anything runs
+    return cfg
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -246,6 +256,28 @@ def cmd_params(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_twins(args: argparse.Namespace) -> int:
+    from analyses.site import twins
+
+    if args.check:
+        problems = twins.out_of_step()
+        for line in problems:
+            print(line)
+        if problems:
+            print(f"{len(problems)} prose twin(s) out of step; `python -m analyses twins` brings them in step")
+            return 1
+        print("Every notebook's prose twin is in step.")
+        return 0
+    try:
+        lines = twins.sync(keep=args.keep, only=args.chapters or None)
+    except (twins.TwinConflict, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for line in lines:
+        print(line)
+    return 0
+
+
 def cmd_verdicts(args: argparse.Namespace) -> int:
     from analyses import data
     from analyses.chapters import ledger
@@ -318,6 +350,11 @@ def parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verdicts", help="the claims ledger with verdicts, computed from the checks")
     v.add_argument("--format", choices=["table", "csv", "json"], default="table")
     v.set_defaults(fn=cmd_verdicts)
+    t = sub.add_parser("twins", help="keep book/<slug>.ipynb and its prose twin prose/<slug>.md in step")
+    t.add_argument("--check", action="store_true", help="only list twins out of step; exit 1 if any")
+    t.add_argument("--keep", choices=["notebook", "prose"], help="when both sides of a pair changed, keep this one")
+    t.add_argument("chapters", nargs="*", metavar="CHAPTER", help="with --keep: only these chapters")
+    t.set_defaults(fn=cmd_twins)
     return ap
 
 

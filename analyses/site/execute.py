@@ -279,7 +279,9 @@ def _shell() -> Any:
         builtins.__IPYTHON__, builtins.display = True, display  # as InteractiveShell.init_builtins
         _SHELL.init_sys_modules()  # __main__ is the notebook's namespace, as in a kernel
         _SHELL.init_prompts()
-        _SHELL.reset(new_session=False)
+        # a new session clears the input history too: ``In`` is how a chapter's config() finds the
+        # injected parameters, so an old session's ``In`` made one notebook see another's parameters
+        _SHELL.reset(new_session=True)
     _SHELL.execution_count = 1
     return _SHELL
 
@@ -370,8 +372,18 @@ def execute(
             evalue = error.evalue if error is not None else str(result.error_in_exec or result.error_before_exec)
             if ename == "KeyboardInterrupt":
                 raise KeyboardInterrupt
+            if _one_line_fault(result.error_in_exec):
+                raise result.error_in_exec  # a data fault or a parameter error says itself what is wrong
             raise CellError(index, count, ename, evalue)
     return nb
+
+
+def _one_line_fault(err: BaseException | None) -> bool:
+    """A data fault (file, row, column) or a parameter error (its name and what is allowed)."""
+    from analyses.scenario.params import ParamError
+    from analyses.tables import DataError
+
+    return isinstance(err, DataError | ParamError)
 
 
 def as_run(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:

@@ -11,6 +11,7 @@ sparsity). Link bandwidths are per direction unless a name says ``bidirectional`
 from __future__ import annotations
 
 import math
+from collections.abc import Container
 
 MICROSECOND = 1e-6  # seconds
 SECONDS_PER_MINUTE = 60.0
@@ -48,3 +49,26 @@ def settle(value: float) -> float:
     """
     value = float(value)
     return float(f"{value:.{SETTLE_DIGITS}g}") if math.isfinite(value) else value
+
+
+# Tensor formats of dense peak FLOP/s (data/gpus.csv's ``peak_tflops_dense_<format>`` columns), widest first.
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp4")
+
+
+def precision_problem(
+    gpu: str, offered: Container[str], precision: str, tensor_format: str | None = None
+) -> str | None:
+    """The book's one precision rule, in one sentence: ``None`` when ``gpu``, whose dense tensor
+    throughput is listed in the formats ``offered``, can train at ``precision``, else what is wrong and
+    what it offers. ``tensor_format`` is the format a recipe's matrix multiplies run in when
+    ``precision`` names a recipe rather than a format (the memory model's ``bf16-mixed``). Chapter
+    rules (:func:`analyses.scenario.params.precision_rule`) and the planner's request
+    (:meth:`analyses.models.training_run.Request.validate`) both say it with these words."""
+    wanted = tensor_format or precision
+    if wanted in offered:
+        return None
+    recipe = f" (the {precision} recipe multiplies in {wanted})" if wanted != precision else ""
+    return (
+        f"{gpu} has no dense {wanted} tensor throughput in data/gpus.csv{recipe}; "
+        f"it offers {', '.join(p for p in PRECISIONS if p in offered)}"
+    )

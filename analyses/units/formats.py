@@ -245,3 +245,31 @@ def millions(x: float) -> str:
 def billions(x: float, sig: int | None = None) -> str:
     """A parameter count in billions: as a document writes it (13e9 -> "13B"), or to ``sig`` figures."""
     return f"{stated(x / 1e9) if sig is None else fmt(x / 1e9, sig=sig)}B"
+
+
+# --------------------------------------------------------------------------------------------
+# Chart descriptions: the sentence a chart's accessible name says (analyses.pages.encodings.describe)
+# --------------------------------------------------------------------------------------------
+
+
+def number(value: float, sig: int = 3) -> str:
+    """``value`` to ``sig`` significant figures for a description: thousands separated, trailing
+    zeros dropped, never in e-notation (1,230 not 1.23e+03; 0.0346; 0.5)."""
+    v = settle(value)  # what is shown never depends on the last bits (a rounding boundary)
+    if not math.isfinite(v) or v == 0:
+        return "0" if v == 0 else str(v)
+    magnitude = int(math.floor(math.log10(abs(v))))
+    decimals = sig - 1 - magnitude
+    rounded = round(v, decimals)
+    text = f"{rounded:,.{max(decimals, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def percent_places(value: float, decimals: int = 0, sign: bool = False) -> str:
+    """``value`` as a percentage for a description (settled first, like :func:`number`)."""
+    return f"{settle(value):{'+' if sign else ''}.{decimals}%}"
+
+
+def fixed(value: float, decimals: int = 0) -> str:
+    """``value`` with ``decimals`` decimals and thousands separated (settled first)."""
+    return f"{settle(value):,.{decimals}f}"

@@ -31,8 +31,13 @@ def sig(x: np.ndarray, digits: int = DIGITS) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         mag = np.where(x == 0, 0, np.floor(np.log10(np.abs(np.where(x == 0, 1, x)))))
-    scale = 10.0 ** (digits - 1 - mag)
-    return np.round(x * scale) / scale
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = 10.0 ** (digits - 1 - mag)
+        out = np.round(x * scale) / scale
+    tiny = np.isfinite(x) & ~np.isfinite(out)  # below about 1e-300 the scale overflows: round through text
+    if tiny.any():
+        out = np.where(tiny, np.vectorize(lambda v: float(f"{v:.{digits}g}"))(np.where(tiny, x, 0.0)), out)
+    return out
 
 
 @dataclass(frozen=True)

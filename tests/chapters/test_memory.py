@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from analyses import data, scenario
+from analyses import chapters, data, scenario
 from analyses.chapters import ledger
 from analyses.chapters import memory as ch
 from analyses.chapters.memory import checks, figures, text
@@ -38,7 +38,11 @@ def result(chapter_results):
 
 def _layout_for(over: dict) -> dict:
     """``over`` with a tensor-parallel degree the preset's heads and the GPU's NVLink domain allow,
-    where ``over`` does not choose one (the spec's rules refuse the others: tested below)."""
+    where ``over`` does not choose one, and a recipe the GPU can run where ``over`` names a GPU
+    without the default's bf16 (the spec's rules refuse the others: tested below)."""
+    gpu = data.gpu(over.get("gpu", ch.SPEC.param("gpu").default))
+    if "precision" not in over and "bf16" not in gpu.peak_flops_dense:
+        over = over | {"precision": "fp16-mixed"}
     if "tp" in over or not ({"preset", "gpu"} & set(over)):
         return over
     s = data.model_shape(over.get("preset", ch.SPEC.param("preset").default))
@@ -118,6 +122,21 @@ def test_a_layout_that_does_not_divide_names_the_parameters(result):
         ch.SPEC.validate({"preset": "bert-base", "tp": 8})
     with pytest.raises(ValueError, match="pp at most 12 for bert-base"):
         ch.SPEC.validate({"preset": "bert-base", "tp": 4, "pp": 16, "n_gpus": 64})
+
+
+def test_the_recipe_needs_its_format_on_the_gpu_as_in_every_chapter():
+    """One precision rule: memory refuses fp8 on a P100 with the words scaling-efficiency uses."""
+    with pytest.raises(ValueError, match="gpu 'P100', precision 'fp8': P100 has no dense fp8 tensor throughput") as err:
+        ch.SPEC.validate({"gpu": "P100", "precision": "fp8", "tp": 1})
+    assert "it offers fp32, fp16" in str(err.value)
+    with pytest.raises(ValueError, match=r"V100 has no dense bf16 .*\(the bf16-mixed recipe multiplies in bf16\)"):
+        ch.SPEC.validate({"gpu": "V100"})
+    other = chapters.spec("scaling-efficiency")
+    with pytest.raises(
+        ValueError, match="P100 has no dense fp8 tensor throughput in data/gpus.csv; it offers fp32, fp16"
+    ):
+        other.validate({"gpu": "P100", "precision": "fp8"})
+    assert ch.SPEC.validate({"gpu": "V100", "precision": "fp16-mixed"})["precision"] == "fp16-mixed"
 
 
 def test_sentence_branches(result):

@@ -18,6 +18,10 @@ def test_capital_recovery_factor_closed_forms():
     # Textbook annuity: 10% over 3 years = 0.1 / (1 - 1.1**-3) = 0.402115 (table value 0.40211).
     assert float(tco.capital_recovery_factor(0.10, 3)) == pytest.approx(0.402115, abs=1e-6)
     # Vectorised: mixed zero and non-zero rates in one call.
+    # a rate the scenario allows but too small for 1 - (1 + r)^-n in floats: the limit 1/n, not 0/0
+    # (tests/site/test_param_properties.py found cost_of_capital 1e-99 turning every TCO figure NaN)
+    assert float(tco.capital_recovery_factor(1e-99, 5)) == pytest.approx(0.2, rel=1e-12)
+    assert float(tco.capital_recovery_factor(1e-9, 5)) == pytest.approx(0.2 * (1 + 3e-9), rel=1e-12)
     out = tco.capital_recovery_factor(np.array([0.0, 0.10]), np.array([4.0, 3.0]))
     np.testing.assert_allclose(out, [0.25, 0.402115], atol=1e-6)
 

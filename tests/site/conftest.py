@@ -72,6 +72,9 @@ def browser() -> Iterator[Any]:
 
 FUZZ: collections.Counter = collections.Counter()
 KINDS = ("inputs", "clean one-line errors", "accepted", "tracebacks", "hangs", "files written on failure")
+# tests/site/test_data_faults.py: mutations of a copy of data/ and what became of them
+FAULTS: collections.Counter = collections.Counter()
+FAULT_KINDS = ("mutations", "one-line errors", "tracebacks", "silent acceptances", "out-of-range values accepted")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -79,12 +82,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     out = getattr(session.config, "workeroutput", None)
     if out is not None:
         out["fuzz"] = dict(FUZZ)
+        out["faults"] = dict(FAULTS)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """The controller adds up the workers' fuzz counters (a pytest-xdist hook)."""
     FUZZ.update(getattr(node, "workeroutput", {}).get("fuzz", {}))
+    FAULTS.update(getattr(node, "workeroutput", {}).get("faults", {}))
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -94,6 +99,17 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(figures)
         for key in sorted(k for k in FUZZ if k.startswith("inputs ")):
             terminalreporter.write_line(f"  {key}: {FUZZ[key]}")
+    if FAULTS["mutations"]:
+        terminalreporter.write_sep("-", "data fault injection")
+        terminalreporter.write_line(", ".join(f"{k}: {FAULTS[k]}" for k in FAULT_KINDS))
+        for key in sorted(k for k in FAULTS if k.startswith("kind: ")):
+            terminalreporter.write_line(f"  {key[6:]}: {FAULTS[key]}")
+
+
+@pytest.fixture(scope="session")
+def fault_figures() -> collections.Counter:
+    """The fault-injection counters (see :data:`FAULT_KINDS`)."""
+    return FAULTS
 
 
 @pytest.fixture(scope="session")

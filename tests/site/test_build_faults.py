@@ -168,3 +168,46 @@ def test_folders_on_the_kernels_path_are_not_recorded(tmp_path):
     (tmp_path / "data" / "sub").mkdir(parents=True)
     report = {"listed": [str(tmp_path), str(tmp_path / "book"), str(tmp_path / "data" / "sub")]}
     assert deps.recorded_deps(report, tmp_path, tmp_path / "book")["listings"] == ["data/sub"]
+
+
+@pytest.mark.parametrize(
+    "only, written",
+    [(["tco", "memory"], "2 re-executed chapter(s) were written (tco, memory)"), (None, "no notebook was rewritten")],
+)
+def test_an_interrupt_during_the_html_step_says_what_was_written(only, written, tmp_path, monkeypatch, capsys):
+    """Ctrl-C while Sphinx runs comes after the chapters replaced the committed notebooks: the
+    message says which ones, not 'nothing was written'."""
+    from analyses.site import cli
+
+    def interrupted(root=REPO_ROOT):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build, "validate_inputs", lambda paths: None)
+    monkeypatch.setattr(build, "execute_chapters", lambda todo, jobs=None: None)  # every chapter in todo written
+    monkeypatch.setattr(build, "stale", lambda paths: [])
+    monkeypatch.setattr(build, "site_is_current", lambda root=REPO_ROOT: False)
+    monkeypatch.setattr(build, "SITE_STAMP", tmp_path / "site-inputs.sha256")
+    monkeypatch.setattr(build, "jupyter_book", interrupted)
+    code = cli.main(["build", *(["--only", *only] if only else [])])
+    assert code == 130
+    assert capsys.readouterr().err == (
+        f"interrupted during the HTML step: {written}; _build/html is incomplete, run the build again\n"
+    )
+
+
+def test_a_data_fault_in_a_kernel_reads_as_the_data_fault():
+    """A chapter's kernel that meets a data fault (a claim value its check reads, removed) fails the
+    build with the fault's own words (file, row, column), not 'cell 5 failed: DataKeyError: ...'."""
+    from types import SimpleNamespace
+
+    fault = SimpleNamespace(
+        ename="DataKeyError", evalue="data/claims.csv, row 12, column 'values': claim x states no 'y'", exec_count=6
+    )
+    assert str(build._papermill_error(Path("tco.ipynb"), fault)) == (
+        "tco.ipynb: data/claims.csv, row 12, column 'values': claim x states no 'y'"
+    )
+    other = SimpleNamespace(ename="ZeroDivisionError", evalue="division by zero", exec_count=6)
+    assert (
+        str(build._papermill_error(Path("tco.ipynb"), other))
+        == "tco.ipynb: cell 5 failed: ZeroDivisionError: division by zero"
+    )

@@ -83,6 +83,21 @@ LAUGHS = "\n".join(
         (["run", "scaling-efficiency", "-p", "gpu", "A100"], "A100 has no dense fp8"),
         (["run", "plan", "-p", "compute_efficiency", "1"], "an efficiency cannot pass 1"),
         (["run", "no-such-chapter"], "unknown chapter 'no-such-chapter'"),
+        (["run", "tco", "-p", "seed", "1", "-p", "seed", "2"], "-p seed given twice ('1', then '2'); give each"),
+        (["run", "reliability", "-p", "job_gpus", "2.5"], "'job_gpus' of chapter 'reliability': expected an integer"),
+        (
+            ["run", "memory", "-p", "gpu", "P100", "-p", "precision", "fp8", "-p", "tp", "1"],
+            "gpu 'P100', precision 'fp8': P100 has no dense fp8 tensor throughput in data/gpus.csv; it offers fp32, fp16",
+        ),
+        (
+            ["plan", "--no-html", "-p", "n_params", "1e12"],
+            "model_shape 'illustrative-100b', n_params 1000000000000.0: n_params sizes only a generic shape",
+        ),
+        (
+            ["plan", "--no-html", "-p", "preset", "llama3-405b", "-p", "n_params", "1e12"],
+            "preset 'llama3-405b', n_params 1000000000000.0: n_params sizes only a generic shape; the preset's "
+            "model_shape llama31-405b has its own parameter count",
+        ),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
     ],
 )
@@ -103,6 +118,7 @@ def test_bad_arguments_and_combinations(args, needle, monkeypatch, tmp_path):
         ("- a\n- b\n", "expected a mapping of parameter names to values"),
         ("n_parms: 3.0e10\n", "unknown field 'n_parms'"),
         ("n_params: -3e10\n", "'n_params' of chapter 'plan'"),
+        ("model_shape: llama2-7b\nn_params: 3.0e10\n", "model_shape 'llama2-7b', n_params 30000000000.0: n_params"),
         ("x: " + "y" * 70_000, "bytes; a params file holds at most 65,536"),
     ],
     ids=[
@@ -114,6 +130,7 @@ def test_bad_arguments_and_combinations(args, needle, monkeypatch, tmp_path):
         "not-mapping",
         "misspelt",
         "range",
+        "n-params-with-a-named-shape",
         "huge",
     ],
 )

@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from analyses import data
 from analyses.data import REPO_ROOT
 from analyses.site import build, deps, execute
 
@@ -167,6 +168,32 @@ def test_in_process_runs_leave_the_caller_as_it_was():
     again = execute.execute(second)
     assert again.cells[0].outputs[0]["data"]["text/plain"] == "False"
     assert get_ipython() is None and sys.modules["__main__"] is main
+
+
+def test_a_second_notebook_never_sees_the_first_ones_parameters():
+    """The injected cell of a first run stayed in IPython's input history (``In``), where a chapter's
+    config() looks for injected names: the second notebook saw the first one's parameters."""
+    from analyses.chapters import injected_names
+
+    first = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("n = 1")])
+    first.cells[0].metadata["tags"] = ["parameters"]
+    probe = "from analyses.chapters import injected_names\ninjected_names(globals())"
+    second = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(probe)])
+    execute.execute(first, {"window_start": 2019})
+    ran = execute.execute(second)
+    assert ran.cells[0].outputs[0]["data"]["text/plain"] == "[]"
+    third = execute.execute(first, {"n": 5})
+    assert injected_names({"In": ["", third.cells[1].source]}) == ["n"]
+
+
+def test_a_data_fault_in_a_cell_is_its_own_line(tmp_path):
+    """A DataError raised by a cell (a claim value a check reads, removed) reaches the reader as its
+    own message, not 'cell N failed: ...'."""
+    code = "from analyses.data import DataError\nraise DataError('data/claims.csv', 'states no x', 5, 'values')"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    with pytest.raises(data.DataError) as err:
+        execute.execute(nb)
+    assert str(err.value) == "data/claims.csv, row 5, column 'values': states no x"
 
 
 def test_execution_counts_are_a_kernels(tmp_path):

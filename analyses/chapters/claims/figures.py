@@ -17,6 +17,7 @@ import pandas as pd
 from analyses import chapters
 from analyses.chapters.claims import FILTERS, direction_summary, summary, verdict_order
 from analyses.pages import links
+from analyses.pages.encodings import LABEL_SIZE, describe
 from analyses.pages.ledger_html import (
     DIRECTION_SYMBOLS,
     VERDICT_COLOURS,
@@ -24,12 +25,15 @@ from analyses.pages.ledger_html import (
     filter_value,
     ledger_table,
     short_document,
+    verdict_legend,
+    verdict_mark_expr,
     verdict_scale,
 )
 
 
 def verdict_chart(frame: pd.DataFrame) -> alt.Chart:
-    """Stacked bars: claims per topic, coloured by verdict, one panel per document."""
+    """Stacked bars: claims per topic, coloured by verdict and marked with each verdict's mark
+    (✓ ✗ ! ?) at the end of its segment, one panel per document."""
     colours = verdict_scale()
     counted = (
         frame.assign(document=frame["document"].map(short_document))
@@ -38,18 +42,41 @@ def verdict_chart(frame: pd.DataFrame) -> alt.Chart:
         .rename("claims")
         .reset_index()
     )
-    return (
-        alt.Chart(counted)
+    topics = counted.groupby("topic")["claims"].sum().sort_values(ascending=False, kind="stable").index
+    y = alt.Y("topic:N", title=None, sort=list(topics))
+    x = alt.X("sum(claims):Q", title="claims", stack="zero")
+    order = alt.Order("rank:Q")
+    bars = (
+        alt.Chart()
         .mark_bar()
         .encode(
-            y=alt.Y("topic:N", title=None, sort="-x"),
-            x=alt.X("sum(claims):Q", title="claims"),
-            color=alt.Color("verdict:N", scale=colours, legend=alt.Legend(orient="bottom")),
-            row=alt.Row("document:N", title=None),
+            y=y,
+            x=x,
+            color=alt.Color("verdict:N", scale=colours, legend=verdict_legend(orient="bottom")),
+            order=order,
             tooltip=["topic:N", "verdict:N", "claims:Q"],
         )
+    )
+    marks = (
+        alt.Chart()
+        .mark_text(color="white", fontSize=LABEL_SIZE, fontWeight="bold", align="right", dx=-4)
+        .encode(y=y, x=x, order=order, detail="verdict:N", text="mark:N")
+    )
+    totals = counted.groupby("document")["claims"].sum()
+    counts = counted.groupby("verdict")["claims"].sum().reindex(list(VERDICT_COLOURS)).fillna(0).astype(int)
+    text = (
+        "Bar chart of the claims per topic, each bar split by verdict, one panel per document ("
+        + ", ".join(f"{d}: {n} claims" for d, n in totals.items())
+        + "); in all, "
+        + ", ".join(f"{n} {v}" for v, n in counts.items())
+        + "."
+    )
+    chart = (
+        alt.layer(bars, marks, data=counted)
+        .transform_calculate(rank=f"indexof({list(VERDICT_COLOURS)}, datum.verdict)", mark=verdict_mark_expr("verdict"))
         .properties(width=460, height=180)
     )
+    return describe(chart.facet(row=alt.Row("document:N", title=None)), text)
 
 
 def ledger_html(
@@ -99,10 +126,13 @@ class LedgerTable:
 
 
 def summary_html(frame: pd.DataFrame, by: str) -> str:
-    """:func:`summary` as a small HTML table (verdict headers coloured)."""
+    """:func:`summary` as a small HTML table (verdict headers coloured by :data:`VERDICT_STYLE`)."""
     table = summary(frame, by)
     head = "".join(
-        f'<th style="color:{VERDICT_COLOURS.get(c, "inherit")}">{html.escape(str(c))}</th>' for c in table.columns
+        f'<th class="verdict-{html.escape(str(c))}">{html.escape(str(c))}</th>'
+        if c in VERDICT_COLOURS
+        else f"<th>{html.escape(str(c))}</th>"
+        for c in table.columns
     )
     body = "".join(
         "<tr>"

@@ -16,7 +16,8 @@ def flip_caption(res: Result) -> str:
     return (
         f"The {n} claims whose verdict flips within the {level} range of one assumption ({inputs}). The grey bar is that "
         "range from its 5th to its 95th percentile, the black tick its central value, and the diamond the point where "
-        "the verdict flips, coloured by the verdict it would flip to and labelled with the threshold. A diamond near "
+        "the verdict flips, coloured by the verdict it would flip to and labelled with that verdict's mark (✓ ✗ ! ?) and "
+        "the threshold. A diamond near "
         "the tick is a fragile verdict; one near an end of the bar needs an unusual value to flip. Each chapter's "
         "slider figures show the same flips over a precomputed grid."
     )

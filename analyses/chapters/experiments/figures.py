@@ -7,6 +7,7 @@ import pandas as pd
 
 from analyses.chapters.experiments import Result
 from analyses.pages import sliders
+from analyses.pages.encodings import dashes, describe, fixed, number, percent
 from analyses.units.formats import stated
 
 
@@ -28,18 +29,34 @@ def timeline_chart(res: Result) -> alt.LayerChart:
         )
     )
     line = alt.Chart(rule).mark_rule(strokeDash=[6, 4], color="black").encode(x="days:Q", tooltip=["label"])
-    return (bars + line).properties(width=480, height=240)
+    spans = res.timeline.groupby("schedule", sort=False)["end"].max()
+    text = (
+        "Timeline (Gantt) chart of the hyper-parameter sweep's runs under each schedule, one row per schedule: "
+        + "; ".join(f"{name} ends after {number(end)} days" for name, end in spans.items())
+        + f". The dashed rule marks the stated {stated(days)} days."
+    )
+    return describe((bars + line).properties(width=480, height=240), text)
 
 
 def early_stopping_chart(res: Result) -> alt.HConcatChart:
     """Left: what successive halving saves and risks against eta. Right: the risk against rank correlation."""
+    quantities = list(dict.fromkeys(res.by_eta["quantity"]))
+    etas = list(dict.fromkeys(res.by_rank["eta"]))
     left = (
         alt.Chart(res.by_eta)
         .mark_line(point=True)
         .encode(
             x=alt.X("eta:O", title="eta (1 in eta configurations promoted)"),
             y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"), title=None),
-            color=alt.Color("quantity:N", title=None, legend=alt.Legend(orient="bottom", direction="vertical")),
+            color=alt.Color(
+                "quantity:N",
+                title=None,
+                scale=alt.Scale(domain=quantities),
+                legend=alt.Legend(orient="bottom", direction="vertical"),
+            ),
+            strokeDash=dashes(
+                "quantity:N", quantities, title=None, legend=alt.Legend(orient="bottom", direction="vertical")
+            ),
             tooltip=["eta", "quantity", alt.Tooltip("value:Q", format=".1%")],
         )
         .properties(width=260, height=240)
@@ -62,12 +79,29 @@ def early_stopping_chart(res: Result) -> alt.HConcatChart:
                 axis=alt.Axis(format="%"),
                 title="P(best configuration kept)",
             ),
-            color=alt.Color("eta:N", title=None, legend=alt.Legend(orient="bottom", direction="vertical")),
+            color=alt.Color(
+                "eta:N",
+                title=None,
+                scale=alt.Scale(domain=etas),
+                legend=alt.Legend(orient="bottom", direction="vertical"),
+            ),
+            strokeDash=dashes("eta:N", etas, title=None, legend=alt.Legend(orient="bottom", direction="vertical")),
             tooltip=["eta", "rank correlation", alt.Tooltip("P(best kept):Q", format=".1%")],
         )
         .properties(width=260, height=240)
     )
-    return alt.hconcat(left, right + rule).resolve_scale(color="independent")
+    chart = alt.hconcat(left, right + rule).resolve_scale(color="independent", strokeDash="independent")
+    text = (
+        "Two line charts, lines told apart by dash as well as colour. Left: against eta, the share of the full "
+        "sweep's compute successive halving spends and the probability it keeps the best configuration ("
+        + ", ".join(
+            f"eta {r.eta}: {percent(r.value)}"
+            for r in res.by_eta[res.by_eta["quantity"] == quantities[-1]].itertuples()
+        )
+        + "). Right: that probability against the rank correlation between the first rung and the final result, one "
+        f"line per eta, with the scenario's correlation of {fixed(res.s['early_stop_rank_correlation'], 2)} dashed."
+    )
+    return describe(chart, text)
 
 
 def slider_charts(res: Result) -> tuple[alt.HConcatChart, ...]:

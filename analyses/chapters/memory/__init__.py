@@ -25,7 +25,7 @@ from analyses.chapters.memory.wiring import measured_error_table, measured_table
 from analyses.models import activations, memory
 from analyses.scenario import generations
 from analyses.scenario.generations import NEW, OLD, gpu
-from analyses.scenario.params import ChapterSpec, Config, Param, Rule
+from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.units import GB
 from analyses.verdicts.sweeps import Slider
 
@@ -141,6 +141,7 @@ SPEC = ChapterSpec(
     rules=(
         Rule(("n_gpus", "tp", "pp"), lambda c: _layout_problem(c)),
         Rule(("gpu", "tp"), lambda c: _domain_problem(c)),
+        precision_rule("gpu", "precision", memory.TENSOR_FORMATS),
         Rule(("preset", "tp", "pp"), lambda c: _split_problem(c)),
     ),
 )

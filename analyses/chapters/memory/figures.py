@@ -8,26 +8,55 @@ import pandas as pd
 from analyses.chapters.memory import Result, shape
 from analyses.models import memory
 from analyses.pages import sliders
+from analyses.pages.encodings import (
+    LABEL_SIZE,
+    dashes,
+    describe,
+    end_labels,
+    fixed,
+    label_layer,
+    number,
+    percent,
+    shapes,
+    stack_labels,
+)
 from analyses.scenario.generations import gpu
 from analyses.units import GB
 
 
 def accounting_chart(res: Result) -> alt.Chart:
-    """Bytes of one unsharded replica of each model, by part (symlog scale)."""
+    """Bytes of one unsharded replica of each model, by part (symlog scale), each part named in its
+    segment where it fits."""
     frame = res.accounting.round({"GB": 3, "parameters (B)": 3})
     order = [shape(n)["label"] for n in res.cfg["models"]]
-    return (
+    parts = [*memory.STATE_PARTS, "activations"]
+    y = alt.Y("GB:Q", title="GB (one replica, unsharded)", scale=alt.Scale(type="symlog"))
+    bars = (
         alt.Chart(frame)
         .mark_bar()
         .encode(
             x=alt.X("model:N", sort=order, title=None),
-            y=alt.Y("GB:Q", title="GB (one replica, unsharded)", scale=alt.Scale(type="symlog")),
-            color=alt.Color("part:N", sort=[*memory.STATE_PARTS, "activations"], title="part"),
+            y=y,
+            color=alt.Color("part:N", sort=sorted(parts, reverse=True), title="part"),
             order=alt.Order("part:N"),
             tooltip=["model", "part", alt.Tooltip("GB:Q", format=",.1f")],
         )
-        .properties(width=520, height=300)
     )
+    names = stack_labels(frame, "model", "part", "GB", sorted(parts), symlog=True, min_share=0.08)
+    labels = (
+        alt.Chart(names)
+        .mark_text(color="black", fontSize=LABEL_SIZE, baseline="middle")
+        .encode(x=alt.X("model:N", sort=order), y=alt.Y("mid:Q", scale=alt.Scale(type="symlog")), text="label:N")
+    )
+    totals = frame.groupby("model", sort=False)["GB"].sum()
+    text = (
+        "Stacked bar chart (symlog scale) of the gigabytes one unsharded replica of each model needs, split into "
+        + ", ".join(parts)
+        + ": "
+        + "; ".join(f"{m} {fixed(totals[m])} GB" for m in order if m in totals)
+        + "."
+    )
+    return describe((bars + labels).properties(width=520, height=300), text)
 
 
 def zero_chart(res: Result) -> alt.LayerChart:
@@ -35,21 +64,36 @@ def zero_chart(res: Result) -> alt.LayerChart:
     frame = res.zero.round({"GB per GPU": 3})
     gpus = list(res.cfg["gpus"])
     hbm = pd.DataFrame({"GB": [round(gpu(g).hbm_usable_bytes / GB, 1) for g in gpus], "GPU": gpus})
-    lines = (
-        alt.Chart(frame)
-        .mark_line(point=True)
-        .encode(
-            x=alt.X("GPUs:Q", scale=alt.Scale(type="log", base=2), title="GPUs (tp × pp × dp)"),
-            y=alt.Y("GB per GPU:Q", scale=alt.Scale(type="log"), title="GB per GPU"),
-            color=alt.Color("ZeRO stage:N"),
-            tooltip=["GPUs", "ZeRO stage", alt.Tooltip("GB per GPU:Q", format=",.1f")],
-        )
-    )
+    stages = list(dict.fromkeys(frame["ZeRO stage"]))
+    encoding = {
+        "x": alt.X("GPUs:Q", scale=alt.Scale(type="log", base=2), title="GPUs (tp × pp × dp)"),
+        "y": alt.Y("GB per GPU:Q", scale=alt.Scale(type="log"), title="GB per GPU"),
+        "color": alt.Color("ZeRO stage:N", scale=alt.Scale(domain=stages)),
+        "tooltip": ["GPUs", "ZeRO stage", alt.Tooltip("GB per GPU:Q", format=",.1f")],
+    }
+    lines = alt.Chart(frame).mark_line().encode(strokeDash=dashes("ZeRO stage:N", stages), **encoding)
+    dots = alt.Chart(frame).mark_point(filled=True).encode(shape=shapes("ZeRO stage:N", stages), **encoding)
     rules = alt.Chart(hbm).mark_rule(strokeDash=[4, 3], color="grey").encode(y="GB:Q", tooltip=["GPU", "GB"])
     labels = (
         alt.Chart(hbm).mark_text(align="left", dx=4, dy=-5, color="grey").encode(y="GB:Q", x=alt.value(0), text="GPU:N")
     )
-    return (lines + rules + labels).properties(width=520, height=320)
+    ends = end_labels(frame, "GPUs", "GB per GPU", "ZeRO stage", log_y=True, gap=0.09)
+    names = label_layer(
+        ends, alt.X("x:Q", scale=alt.Scale(type="log", base=2)), alt.Y("y:Q", scale=alt.Scale(type="log"))
+    )
+    last = (
+        frame.sort_values("GPUs", kind="stable").groupby("ZeRO stage").tail(1).sort_values("ZeRO stage", kind="stable")
+    )
+    text = (
+        f"Line chart (log scales) of the memory per GPU against the GPU count, {fixed(frame['GPUs'].min())} to "
+        f"{fixed(frame['GPUs'].max())}, one line per ZeRO stage, each with its own dash and point shape; at the largest "
+        "count "
+        + ", ".join(f"{r._2} needs {fixed(r._3)} GB" for r in last.itertuples())
+        + ". Grey dashed lines: each GPU's usable memory ("
+        + ", ".join(f"{g} {number(v)} GB" for g, v in zip(hbm["GPU"], hbm["GB"], strict=True))
+        + ")."
+    )
+    return describe((lines + dots + names + rules + labels).properties(width=520, height=320), text)
 
 
 def measured_chart(res: Result) -> alt.Chart:
@@ -75,20 +119,30 @@ def measured_chart(res: Result) -> alt.Chart:
             megatron: m["activations_megatron_error"].round(5),
         }
     )
-    return (
+    accountings = [states, torch, megatron]
+    base = (
         alt.Chart(wide)
-        .transform_fold([states, torch, megatron], as_=["accounting", "error"])
+        .transform_fold(accountings, as_=["accounting", "error"])
         .transform_calculate(measured=f"datum.accounting === '{states}' ? datum['states MB'] : datum['activations MB']")
-        .mark_point(filled=True, size=50)
         .encode(
             x=alt.X("measured:Q", scale=alt.Scale(type="log"), title="measured (MB)"),
             y=alt.Y("error:Q", axis=alt.Axis(format="%"), title="model / measured − 1"),
-            color="accounting:N",
-            shape=alt.Shape("precision:N", scale=alt.Scale(domain=["fp32", "bf16"], range=["circle", "square"])),
-            tooltip=["config:N", "accounting:N", alt.Tooltip("error:Q", format=".2%")],
+            color=alt.Color("accounting:N", scale=alt.Scale(domain=accountings)),
+            shape=shapes("accounting:N", accountings),
+            tooltip=["config:N", "precision:N", "accounting:N", alt.Tooltip("error:Q", format=".2%")],
         )
-        .properties(width=520, height=300)
     )
+    # fp32 runs filled, bf16 runs open: precision told by fill, the accounting by shape and colour
+    fp32 = base.transform_filter("datum.precision == 'fp32'").mark_point(filled=True, size=50)
+    bf16 = base.transform_filter("datum.precision != 'fp32'").mark_point(filled=False, size=50, strokeWidth=1.5)
+    worst = {a: float(wide[a].abs().max()) for a in accountings}
+    text = (
+        f"Scatter plot of the model's error against {len(wide)} measured PyTorch configurations, one point per "
+        "configuration and accounting (shape and colour), filled for fp32 runs and open for bf16; largest errors: "
+        + ", ".join(f"{a} {percent(w, 1)}" for a, w in worst.items())
+        + "."
+    )
+    return describe((fp32 + bf16).properties(width=520, height=300), text)
 
 
 def allowance_slider(res: Result) -> alt.HConcatChart:

@@ -115,7 +115,7 @@ def zero_caption(res: Result) -> str:
 def measured_caption(res: Result) -> str:
     return (
         "Model against measurement for each recorded configuration: relative error (model / measured − 1) against "
-        "the measured bytes (circles fp32, squares bf16). Model states and the PyTorch-block accounting sit on zero; "
+        "the measured bytes, one shape per accounting, filled for fp32 runs and open for bf16. Model states and the PyTorch-block accounting sit on zero; "
         "the Megatron accounting sits below zero in bf16 (autocast keeps LayerNorm inputs and softmax in fp32) and "
         "above it in fp32 (doubled, it counts dropout masks and a dropped-out attention copy the block does not have)."
     )

@@ -26,7 +26,7 @@ from analyses.chapters.plan import wiring
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
 from analyses.scenario import planning
-from analyses.scenario.params import ChapterSpec, Config, Param, Rule
+from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.units import MB
 
 SLUG = "plan"
@@ -160,6 +160,8 @@ SPEC = ChapterSpec(
         *_prices(),
     ),
     rules=(
+        Rule(("preset", "model_shape", "n_params"), lambda c: shape_problem(c)),
+        precision_rule("gpus", "precision"),
         Rule(
             ("min_gpus", "max_gpus", "gpus", "precision", "seq_len", "batch_million_tokens", "compute_efficiency"),
             lambda c: planner_problem(c),
@@ -234,6 +236,24 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
         return planning.request(shape=shape, s=s, **kwargs)
     except pl.PlanError as err:
         raise pl.PlanError(PARAM_OF_FIELD.get(err.field, err.field), err.detail) from None
+
+
+def shape_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
+    """``n_params`` set (from -p, a params file or a preset's row) while the shape planned is a named
+    one, whose own parameter count would silently win: the parameters at fault and what applies."""
+    defaults = SPEC.param_defaults()
+    if cfg["n_params"] == defaults["n_params"]:
+        return None
+    shape = wiring.merged(cfg, scenario.values(cfg), defaults)["model_shape"]
+    if shape == GENERIC:
+        return None
+    from_preset = cfg["preset"] != wiring.NONE and cfg["model_shape"] == defaults["model_shape"]
+    names = ("preset", "n_params") if from_preset else ("model_shape", "n_params")
+    source = f"the preset's model_shape {shape}" if from_preset else f"model_shape {shape}"
+    return names, (
+        f"n_params sizes only a generic shape; {source} has its own parameter count, so n_params would be "
+        f"ignored: set model_shape {GENERIC} to plan a model of n_params parameters, or leave n_params out"
+    )
 
 
 def planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:

@@ -9,7 +9,9 @@ import pandas as pd
 from analyses.chapters.plan import Result
 from analyses.chapters.plan.wiring import recommended_table
 from analyses.models import plan as pl
+from analyses.pages.encodings import LABEL_SIZE, dashes, describe, number, shapes, stack_labels
 from analyses.pages.notebook import Table, table
+from analyses.units import settle
 
 SIG = 6  # significant figures of chart data (what a chart shows never depends on the last bits)
 WIDTH = 520
@@ -33,13 +35,21 @@ def pareto_chart(res: Result) -> alt.LayerChart:
     req = res.request
     cols = ["gpu", "days", "cost", "days_lo", "days_hi", "cost_lo", "cost_hi", "n_gpus", "layout"]
     front = _rounded(res.front[cols] if not res.front.empty else pd.DataFrame(columns=cols))
+    gpus = list(dict.fromkeys([*res.cloud.get("gpu", []), *front["gpu"]]))
     cloud = (
-        alt.Chart(_rounded(res.cloud[["gpu", "days", "cost"]]))
-        .mark_circle(size=18, opacity=0.35)
+        alt.Chart(
+            _rounded(
+                res.cloud[["gpu", "days", "cost"]]
+                if not res.cloud.empty
+                else pd.DataFrame(columns=["gpu", "days", "cost"])
+            )
+        )
+        .mark_point(size=18, opacity=0.35, filled=True)
         .encode(
             x=alt.X("days:Q", scale=alt.Scale(type="log"), title="wall-clock days"),
             y=alt.Y("cost:Q", scale=alt.Scale(type="log"), title=f"cost ({req.cost_basis}, USD)"),
-            color=alt.Color("gpu:N", title="GPU"),
+            color=alt.Color("gpu:N", title="GPU", scale=alt.Scale(domain=gpus)),
+            shape=shapes("gpu:N", gpus, title="GPU"),
         )
     )
     pts = alt.Chart(front).encode(
@@ -61,14 +71,25 @@ def pareto_chart(res: Result) -> alt.LayerChart:
         .mark_rule(strokeDash=[4, 3], color="black")
         .encode(x="days:Q")
     )
-    return (cloud + xerr + yerr + pts.mark_line(point=True) + deadline).properties(width=WIDTH, height=340)
+    front_line = pts.mark_line().encode(strokeDash=dashes("gpu:N", gpus, title="GPU"))
+    front_dots = pts.mark_point(filled=True, size=50).encode(shape=shapes("gpu:N", gpus, title="GPU"))
+    chart = (cloud + xerr + yerr + front_line + front_dots + deadline).properties(width=WIDTH, height=340)
+    fastest = front.sort_values("days", kind="stable").groupby("gpu", sort=False).head(1)
+    text = (
+        f"Scatter plot (log scales) of wall-clock days against {req.cost_basis} cost in USD for every layout searched "
+        "(faint points), with each GPU generation's Pareto front as a line of larger points with 90% intervals, one "
+        f"shape and dash per generation, and the deadline of {number(req.deadline_days)} days dashed; fastest on each front: "
+        + "; ".join(f"{r.gpu} {number(r.days)} days for {number(r.cost)} USD" for r in fastest.itertuples())
+        + "."
+    )
+    return describe(chart, text)
 
 
 def breakdown_chart(res: Result) -> alt.Chart:
     """Days of each generation's recommended layout, stacked by where they go."""
     frame = _rounded(res.breakdown)
     parts = list(pl.TIME_PARTS)
-    return (
+    bars = (
         alt.Chart(frame)
         .mark_bar()
         .encode(
@@ -79,8 +100,24 @@ def breakdown_chart(res: Result) -> alt.Chart:
             tooltip=["gpu:N", "part:N", alt.Tooltip("days:Q", format=".2f"), alt.Tooltip("share:Q", format=".1%")],
         )
         .transform_calculate(order=f"indexof({parts}, datum.part)")
-        .properties(width=WIDTH, height=30 * max(frame["gpu"].nunique(), 1))
     )
+    names = stack_labels(frame, "gpu", "part", "days", parts, min_share=0.12)
+    labels = (
+        alt.Chart(names)
+        .mark_text(color="black", fontSize=LABEL_SIZE, baseline="middle")
+        .encode(y="gpu:N", x="mid:Q", text="label:N")
+    )
+    totals = frame.groupby("gpu", sort=False)["days"].sum()
+    text = (
+        "Stacked bar chart of the wall-clock days of each generation's recommended layout, split by where the time "
+        "goes ("
+        + ", ".join(parts)
+        + "), each part named where it fits: "
+        + "; ".join(f"{g} {number(d)} days" for g, d in totals.items())
+        + "."
+    )
+    chart = (bars + labels).properties(width=WIDTH, height=30 * max(frame["gpu"].nunique(), 1))
+    return describe(chart, text)
 
 
 def sensitivity_chart(res: Result) -> alt.LayerChart:
@@ -102,7 +139,16 @@ def sensitivity_chart(res: Result) -> alt.LayerChart:
         )
     )
     rule = alt.Chart(_rounded(pd.DataFrame({"x": [base]}))).mark_rule(color="black", strokeDash=[4, 3]).encode(x="x:Q")
-    return (bars + rule).properties(width=420, height=26 * max(len(frame), 1))
+    widest = frame.assign(span=(frame["cost_b"] - frame["cost_a"]).abs().map(settle)).sort_values(
+        "span", ascending=False, kind="stable"
+    )
+    text = (
+        f"Tornado chart of the cost of the recommended {gpu} layout (USD) with each input at its two extremes, widest "
+        "first: "
+        + "; ".join(f"{r.input} {number(r.cost_a)} to {number(r.cost_b)}" for r in widest.head(6).itertuples())
+        + f"; the dashed rule is the central cost, {number(base)}."
+    )
+    return describe((bars + rule).properties(width=420, height=26 * max(len(frame), 1)), text)
 
 
 # --------------------------------------------------------------------------------------------

@@ -59,7 +59,23 @@ def _reference(kind: str, rest: str, data_dir: str) -> float:
         return float(data.model(name)[col])
     bid, _, col = rest.partition(":")
     row = data.table("scaling_benchmarks").set_index("id").loc[bid]
-    return float(row["global_batch_seqs"] * row["seq_len"] if col == "global_batch_tokens" else row[col])
+    parts = data.schema("scaling_benchmarks").derived.get(col, (col,))  # global_batch_tokens = seqs x length
+    return float(np.prod([float(row[p]) for p in parts]))
+
+
+def _bounded(value: float, preset_id: str, column: str) -> float:
+    """A resolved preset field inside its column's bounds (data/plan_presets.schema.yaml), or a
+    DataError naming the preset's row: a reference may resolve to a figure the planner cannot use."""
+    col = next(c for c in data.schema("plan_presets").columns if c.name == column)
+    if (col.min is None or value >= col.min) and (col.max is None or value <= col.max):
+        return value
+    file, row = data.where("plan_presets", "id", preset_id)
+    side = (
+        f"below the minimum {col.min:g}"
+        if col.min is not None and value < col.min
+        else f"above the maximum {col.max:g}"
+    )
+    raise data.DataError(file, f"resolves to {value:g}, {side} {col.unit or ''}".rstrip(), row, column)
 
 
 def resolve(expr: Any, s: Mapping[str, float], where: str = "expression") -> float:
@@ -115,21 +131,25 @@ def preset(preset_id: str, s: Mapping[str, float]) -> dict[str, Any]:
         raise pl.PlanError("preset", f"expected one of {', '.join(rows)}, got {preset_id!r}")
     r = rows[preset_id]
     shape = r["model_shape"] if _given(r["model_shape"]) else "generic"
+
+    def field(column: str) -> float:
+        return _bounded(resolve(r[column], s, column), preset_id, column)
+
     out: dict[str, Any] = {
         "model_shape": shape,
         "seq_len": 0,  # the shape's own
-        "tokens": resolve(r["tokens"], s, "tokens"),
+        "tokens": field("tokens"),
         "gpus": list(_split(r["gpus"])),
-        "min_gpus": int(resolve(r["min_gpus"], s, "min_gpus")),
-        "max_gpus": int(resolve(r["max_gpus"], s, "max_gpus")),
-        "deadline_days": resolve(r["deadline_days"], s, "deadline_days"),
+        "min_gpus": int(field("min_gpus")),
+        "max_gpus": int(field("max_gpus")),
+        "deadline_days": field("deadline_days"),
         "precision": r["precision"],
         "holdout_sources": list(_split(r["holdout_sources"])),
     }
     if _given(r["global_batch_tokens"]):
-        out["batch_million_tokens"] = resolve(r["global_batch_tokens"], s, "global_batch_tokens") / MB
+        out["batch_million_tokens"] = field("global_batch_tokens") / MB
     if shape == "generic":
-        out["n_params"] = resolve(r["n_params"], s, "n_params")
+        out["n_params"] = field("n_params")
     compare = r["compare_gpu_hours"]
     return out | {
         "label": r["label"],

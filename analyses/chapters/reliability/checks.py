@@ -60,13 +60,17 @@ def policy_goodputs(s: Mapping[str, Any], claim: data.Claim | None = None) -> di
     tau = optimum_s(s)
     best = operations.goodput(s)
     policy = rel.policy_goodput([early, late], [share, 1 - np.asarray(share)], d, m, r)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # failures so frequent that even the best interval's goodput underflows to 0: the policy's
+        # longer intervals fall behind it without bound, so the ratio's limit is 0 (not 0/0 = NaN)
+        ratio = np.where(best > 0, policy / np.where(best > 0, best, 1.0), 0.0)
     return {
         "early": operations.goodput(s, early),
         "late": operations.goodput(s, late),
         "policy": policy,
         "optimum": best,
         "optimum_s": tau,
-        "ratio": policy / best,
+        "ratio": ratio,
     }
 
 

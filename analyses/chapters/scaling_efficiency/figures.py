@@ -8,6 +8,7 @@ import pandas as pd
 from analyses import data
 from analyses.chapters.scaling_efficiency import ETHERNET, THOUSAND, Result
 from analyses.pages import sliders
+from analyses.pages.encodings import dashes, describe, end_labels, fixed, label_layer, percent, shapes
 from analyses.units.formats import stated
 
 DIAGONAL = (0.5, 4000)  # span of the validation chart's perfect-agreement line (TFLOP/s and ratios)
@@ -28,13 +29,18 @@ def curves(res: Result) -> alt.LayerChart:
             {"GPUs": order, "efficiency": pct / 100, "point": f"000 §2.3: >{stated(pct)}% at ~{stated(order)}"},
         ]
     )
+    frame = res.curves[["cluster", "GPUs", "efficiency"]].round({"efficiency": 4})
+    clusters = list(dict.fromkeys(frame["cluster"]))
+    x = alt.X("GPUs:Q", scale=alt.Scale(type="log"), title="GPUs")
+    y = alt.Y("efficiency:Q", scale=alt.Scale(domain=[0, 1.05]), title="scaling efficiency")
     lines = (
-        alt.Chart(res.curves[["cluster", "GPUs", "efficiency"]].round({"efficiency": 4}))
+        alt.Chart(frame)
         .mark_line()
         .encode(
-            x=alt.X("GPUs:Q", scale=alt.Scale(type="log"), title="GPUs"),
-            y=alt.Y("efficiency:Q", scale=alt.Scale(domain=[0, 1.05]), title="scaling efficiency"),
-            color=alt.Color("cluster:N", title=None),
+            x=x,
+            y=y,
+            color=alt.Color("cluster:N", title=None, scale=alt.Scale(domain=clusters), legend=None),
+            strokeDash=dashes("cluster:N", clusters, title=None, legend=None),  # each line is named at its end
             tooltip=["cluster", "GPUs", alt.Tooltip("efficiency:Q", format=".2f")],
         )
     )
@@ -43,7 +49,24 @@ def curves(res: Result) -> alt.LayerChart:
         .mark_point(shape="diamond", size=140, filled=True, color="black")
         .encode(x="GPUs:Q", y="efficiency:Q", tooltip=["point"])
     )
-    return (lines + marks).properties(width=520, height=300)
+    ends = end_labels(frame, "GPUs", "efficiency", "cluster", gap=0.045, lower=0.03)
+    labels = label_layer(ends, "x:Q", "y:Q")
+    last = (
+        frame.sort_values("GPUs", kind="stable")
+        .groupby("cluster")
+        .tail(1)
+        .sort_values("efficiency", ascending=False, kind="stable")
+    )
+    text = (
+        f"Line chart of scaling efficiency against GPU count (log scale, {fixed(frame['GPUs'].min())} to "
+        f"{fixed(frame['GPUs'].max())} GPUs) for {len(clusters)} clusters, each line dashed differently and named "
+        "at its end; at the largest count, "
+        + ", ".join(f"{r.cluster} {percent(r.efficiency)}" for r in last.itertuples())
+        + ". Black diamonds: the documents' two points ("
+        + "; ".join(points["point"])
+        + ")."
+    )
+    return describe((lines + marks + labels).properties(width=520, height=300), text)
 
 
 def validation(res: Result) -> alt.LayerChart:
@@ -53,17 +76,32 @@ def validation(res: Result) -> alt.LayerChart:
         x=alt.X("measured:Q", scale=alt.Scale(type="log"), title="published"),
         y=alt.Y("predicted:Q", scale=alt.Scale(type="log"), title="model"),
     )
-    pts = base.mark_point(filled=True, size=80).encode(
-        color=alt.Color("role:N"),
-        shape=alt.Shape("quantity:N", title=None),
-        tooltip=["id", "quantity", alt.Tooltip("error:Q", format="+.1%")],
+    quantities = list(dict.fromkeys(frame["quantity"]))
+    encoding = {
+        "color": alt.Color("role:N", title="row used to", sort=["calibrate", "validate"]),
+        "shape": shapes("quantity:N", quantities, title=None),
+        "tooltip": ["id", "role", "quantity", alt.Tooltip("error:Q", format="+.1%")],
+    }
+    # calibration rows filled, validation rows open: the role is told by fill as well as colour
+    fitted = base.transform_filter("datum.role == 'calibrate'").mark_point(filled=True, size=80).encode(**encoding)
+    checked = (
+        base.transform_filter("datum.role != 'calibrate'")
+        .mark_point(filled=False, size=80, strokeWidth=2)
+        .encode(**encoding)
     )
     diag = (
         alt.Chart(pd.DataFrame({"v": list(DIAGONAL)}))
         .mark_line(strokeDash=[4, 3], color="grey")
         .encode(x="v:Q", y="v:Q")
     )
-    return (diag + pts).properties(width=400, height=320)
+    held = frame[frame["role"] != "calibrate"]
+    text = (
+        f"Scatter plot (log-log) of the model's predictions against {len(frame)} published figures: per-GPU TFLOP/s "
+        f"and scaling efficiencies, filled points used to calibrate the model, open points held out "
+        f"({len(held)}, errors from {percent(held['error'].min(), sign=True)} to {percent(held['error'].max(), sign=True)}), against the dashed "
+        "line of perfect agreement."
+    )
+    return describe((diag + fitted + checked).properties(width=400, height=320), text)
 
 
 def slider(res: Result, index: int = 0) -> alt.HConcatChart:

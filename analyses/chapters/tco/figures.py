@@ -8,7 +8,9 @@ import pandas as pd
 from analyses.chapters.tco import GENERATIONS, NEW, Result
 from analyses.models import tco
 from analyses.pages import sliders
+from analyses.pages.encodings import LABEL_SIZE, dashes, describe, fixed, number, percent, stack_labels
 from analyses.pages.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
+from analyses.units import settle
 from analyses.units.formats import stated, stated_amount
 
 STATED = STATED_COLOUR  # stated figures and bands
@@ -26,7 +28,7 @@ def stack_chart(res: Result) -> alt.LayerChart:
         .encode(
             x=alt.X("gpu:N", sort=list(GENERATIONS), title=None),
             y=alt.Y("sum(cost):Q", title=f"{res.unit} per GPU-hour"),
-            color=alt.Color("component:N", sort=list(tco.COMPONENTS), title="owned, by component"),
+            color=alt.Color("component:N", sort=sorted(tco.COMPONENTS, reverse=True), title="owned, by component"),
             order=alt.Order("component:N"),
             tooltip=["gpu", "component", alt.Tooltip("cost:Q", format=".2f")],
         )
@@ -36,7 +38,26 @@ def stack_chart(res: Result) -> alt.LayerChart:
         .mark_tick(color="black", thickness=3, size=40)
         .encode(x=alt.X("gpu:N", sort=list(GENERATIONS)), y="cost:Q", tooltip=[alt.Tooltip("cost:Q", format=".2f")])
     )
-    return (bars + ticks).properties(width=360, height=260)
+    top = max(float(rent["cost"].max()), float(long.groupby("gpu")["cost"].sum().max()))
+    names = stack_labels(long, "gpu", "component", "cost", sorted(tco.COMPONENTS), min_share=0.06, axis_max=top)
+    labels = (
+        alt.Chart(names)
+        .mark_text(color="black", fontSize=LABEL_SIZE, baseline="middle")
+        .encode(x=alt.X("gpu:N", sort=list(GENERATIONS)), y="mid:Q", text="label:N")
+    )
+    owned = long.groupby("gpu", sort=False)["cost"].sum()
+    text = (
+        f"Stacked bar chart of the owned cost per GPU-hour ({res.unit}) of each GPU generation, split into "
+        + ", ".join(tco.COMPONENTS)
+        + ", each part named where it fits, with the rent as a black tick: "
+        + "; ".join(
+            f"{g} owned {fixed(owned[g], 2)}, rented {fixed(r, 2)}"
+            for g, r in zip(rent["gpu"], rent["cost"], strict=True)
+            if g in owned
+        )
+        + "."
+    )
+    return describe((bars + labels + ticks).properties(width=360, height=260), text)
 
 
 def interval_chart(frame: pd.DataFrame, label: str, x_title: str, log: bool = False) -> alt.LayerChart:
@@ -47,7 +68,15 @@ def interval_chart(frame: pd.DataFrame, label: str, x_title: str, log: bool = Fa
     point = base.mark_point(filled=True, size=80, color="black").encode(
         x="central:Q", tooltip=[label, alt.Tooltip("central:Q", format=".3g")]
     )
-    return (rule + point).properties(width=420, height=32 * len(frame))
+    text = (
+        f"Interval chart, {x_title}: for each {label}, the central value (a dot) and the 90% interval (a bar): "
+        + "; ".join(
+            f"{r[label]} {number(r['central'])} ({number(r['5%'])} to {number(r['95%'])})"
+            for r in frame.to_dict("records")
+        )
+        + "."
+    )
+    return describe((rule + point).properties(width=420, height=32 * len(frame)), text)
 
 
 def pflop_day_chart(res: Result) -> alt.LayerChart:
@@ -65,7 +94,10 @@ def recommender_chart(res: Result) -> alt.LayerChart:
         .mark_rule(color=STATED, strokeDash=[4, 3], strokeWidth=2)
         .encode(x="x:Q", tooltip=[alt.Tooltip("x:Q", title="stated after / before", format=".0%")])
     )
-    return alt.layer(chart, rule)
+    return describe(
+        alt.layer(chart, rule),
+        f"{chart.description[:-1]}; the dashed rule marks the stated after / before of {percent(1 - res.recommender.cut)}.",
+    )
 
 
 def tornado_chart(res: Result) -> alt.LayerChart:
@@ -91,12 +123,26 @@ def tornado_chart(res: Result) -> alt.LayerChart:
             "what": ["central estimate", f"stated {stated_amount(c.own_stated_rmb)}"],
         }
     )
+    kinds = list(marks["what"])
     lines = (
         alt.Chart(marks)
-        .mark_rule(strokeDash=[4, 3], strokeWidth=2)
-        .encode(x="x:Q", color=alt.Color("what:N", scale=alt.Scale(range=["black", STATED]), title=None))
+        .mark_rule(strokeWidth=2)
+        .encode(
+            x="x:Q",
+            color=alt.Color("what:N", scale=alt.Scale(domain=kinds, range=["black", STATED]), title=None),
+            strokeDash=dashes("what:N", kinds, title=None),
+        )
     )
-    return (bars + lines).properties(width=420, height=22 * len(frame))
+    widest = frame.assign(span=(frame["at_high"] - frame["at_low"]).abs().map(settle)).sort_values(
+        "span", ascending=False, kind="stable"
+    )
+    text = (
+        f"Tornado chart of document 001's owned monthly cost ({stated(c.gpus)} {NEW}s, RMB) with each input at its 5th "
+        "and 95th percentile: "
+        + "; ".join(f"{r.input} {fixed(r.at_low)} to {fixed(r.at_high)}" for r in widest.itertuples())
+        + f"; solid rule: the central estimate {fixed(c.own_rmb.central)}, dashed: the stated {fixed(c.own_stated_rmb)}."
+    )
+    return describe((bars + lines).properties(width=420, height=22 * len(frame)), text)
 
 
 def payback_chart(res: Result) -> alt.LayerChart:
@@ -108,7 +154,10 @@ def payback_chart(res: Result) -> alt.LayerChart:
         .mark_rect(opacity=0.2, color=STATED)
         .encode(x="low:Q", x2="high:Q")
     )
-    return alt.layer(band, chart)
+    return describe(
+        alt.layer(band, chart),
+        f"{chart.description[:-1]}; the shaded band is the documents' payback window of {number(low)} to {number(high)} months.",
+    )
 
 
 def slider_figure(res: Result, index: int) -> alt.Chart:

@@ -139,7 +139,7 @@ def tornado_caption(res: Result) -> str:
     top = tor.iloc[0]["input"]
     low = tor[["at_low", "at_high"]].min(axis=1)
     reach = "no single input brings it near" if (low > c.own_stated_rmb).all() else "some inputs alone bring it to"
-    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {stated_amount(c.own_stated_rmb)} (orange)."
+    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {stated_amount(c.own_stated_rmb)} (orange, dashed)."
 
 
 def payback_caption(res: Result) -> str:

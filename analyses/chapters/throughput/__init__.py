@@ -29,6 +29,9 @@ from analyses.verdicts.sweeps import Slider
 
 SLUG = "throughput"
 PRECISIONS = ("bf16", "fp8", "fp4")
+# the ladder's GPUs the page's text quotes, whatever ladder_gpus lists: the H200 of the matmul
+# measurement (data/measurements/gpu_microbench_h200.csv) and the documents' new generation's peaks
+QUOTED_GPUS = ("H200", NEW)
 
 SPEC = ChapterSpec(
     slug=SLUG,
@@ -97,6 +100,7 @@ class Result:
     s: dict[str, float]
     speedup: Range  # the scenario's B300/A100 speed-up with its 90% range (at this run)
     ladder: pd.DataFrame
+    quoted: pd.DataFrame  # the ladder rows the text quotes (QUOTED_GPUS), whatever ladder_gpus lists
     precision: pd.DataFrame
     bf16_ratio: float  # B300/A100 dense BF16 peaks
     fp8_ratio: float  # B300 dense FP8 over A100 dense BF16
@@ -248,6 +252,7 @@ def compute(cfg: Config) -> Result:
         s=s,
         speedup=scenario.ranges(cfg)[SPEEDUP],
         ladder=ladder(tuple(cfg["ladder_gpus"])),
+        quoted=ladder(QUOTED_GPUS),
         precision=precision_speedups(),
         bf16_ratio=bf16_ratio,
         fp8_ratio=new.peak_flops(NEW_PRECISION) / old.peak_flops(OLD_PRECISION),

@@ -8,6 +8,7 @@ import pandas as pd
 
 from analyses.chapters.utilisation import Result
 from analyses.pages import sliders
+from analyses.pages.encodings import LABEL_SIZE, dashes, describe, percent
 
 DIGITS = 4  # chart data rounded to what a chart can show (same output on every machine)
 
@@ -28,13 +29,24 @@ def utilisation_chart(res: Result) -> alt.LayerChart:
             tooltip=["source", "when", alt.Tooltip("utilisation:Q", format=".0%")],
         )
     )
+    words = (
+        bars.mark_text(align="left", dx=3, baseline="middle", fontSize=LABEL_SIZE)
+        .encode(text="shown:N", color=alt.value("black"))
+        .transform_calculate(shown="datum.when + ' ' + format(datum.utilisation, '.0%')")
+    )
     ceiling = pd.DataFrame({"utilisation": [round(res.goodput, DIGITS)], "label": ["scenario goodput"]})
     rule = (
         alt.Chart(ceiling)
         .mark_rule(strokeDash=[6, 4], color="black")
         .encode(x="utilisation:Q", tooltip=["label", alt.Tooltip("utilisation:Q", format=".0%")])
     )
-    return (bars + rule).properties(width=460, height=260)
+    wide = res.bars.pivot(index="source", columns="when", values="utilisation").reindex(res.bars["source"].unique())
+    text = (
+        "Bar chart of GPU utilisation before and after, each bar labelled: "
+        + "; ".join(f"{s} {percent(r['before'])} to {percent(r['after'])}" for s, r in wide.iterrows())
+        + f"; the dashed rule is the scenario's goodput, {percent(res.s['goodput'])}."
+    )
+    return describe((bars + words + rule).properties(width=460, height=260), text)
 
 
 BIN = 0.02  # width of the utilisation bins of the MIG histogram
@@ -74,6 +86,7 @@ def mig_chart(res: Result) -> alt.LayerChart:
             "dash": ["stated", "stated", "bound"],
         }
     ).round({"utilisation": DIGITS})
+    packings = list(dict.fromkeys(bins["packing"]))
     hist = (
         alt.Chart(bins)
         .mark_rect(opacity=0.7)
@@ -82,7 +95,9 @@ def mig_chart(res: Result) -> alt.LayerChart:
             x2="to:Q",
             y=alt.Y("snapshots:Q", title="snapshots"),
             y2=alt.datum(0),
-            color=alt.Color("packing:N", title=None),
+            color=alt.Color("packing:N", title=None, scale=alt.Scale(domain=packings)),
+            stroke=alt.Stroke("packing:N", title=None, scale=alt.Scale(domain=packings, range=["black", "black"])),
+            strokeDash=dashes("packing:N", packings, title=None),
             tooltip=["packing", alt.Tooltip("from:Q", format=".0%"), alt.Tooltip("to:Q", format=".0%"), "snapshots"],
         )
     )
@@ -97,7 +112,13 @@ def mig_chart(res: Result) -> alt.LayerChart:
             tooltip=["label", alt.Tooltip("utilisation:Q", format=".0%")],
         )
     )
-    return (hist + lines).properties(width=500, height=260)
+    text = (
+        "Histogram of cluster utilisation over simulated snapshots, on whole GPUs (solid outline) and with MIG "
+        f"(dashed outline): mean {percent(sim['util_whole'].mean())} and {percent(sim['util_mig'].mean())}; the provider's stated "
+        f"before and after ({percent(provider.utilisation_before)}, {percent(provider.utilisation_after_min)}) as dashed rules and "
+        f"the fluid bound of MIG packing ({percent(bound)}) dotted."
+    )
+    return describe((hist + lines).properties(width=500, height=260), text)
 
 
 def slider(res: Result, i: int) -> alt.HConcatChart:
