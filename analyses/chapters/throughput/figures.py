@@ -90,7 +90,7 @@ def speedup_chart(res: Result) -> alt.LayerChart:
     text = (
         "Bar chart (log scale) of the per-GPU speed-up over A100 each anecdote implies: "
         + "; ".join(f"{r.anecdote} {number(r._3)}x" for r in frame.itertuples())
-        + f"; against the stated {span}, the scenario's speed-up {number(res.s[SPEEDUP])}x (its 90% range "
+        + f"; against the stated {span}, the scenario's speed-up {number(res.expected)}x (its 90% range "
         f"{number(res.speedup.low)} to {number(res.speedup.high)}x shaded) and the datasheet ratios, each a rule "
         "with its own dash."
     )
