@@ -376,6 +376,11 @@ def failure_rates() -> pd.DataFrame:
     return table("failure_rates")
 
 
+def goodput_published() -> pd.DataFrame:
+    """Goodput (effective training time ratio) published for runs whose interruption count is not."""
+    return table("goodput_published")
+
+
 def failure_causes(run_id: str | None = None) -> pd.DataFrame:
     """Root causes of a logged run's interruptions (all runs when ``run_id`` is None)."""
     frame = table("failure_causes")
@@ -425,6 +430,11 @@ def memory_published() -> pd.DataFrame:
 def memory_measured() -> pd.DataFrame:
     """Peak GPU memory measured in published runs, with the configuration that produced it."""
     return table("memory_measured")
+
+
+def memory_frameworks() -> pd.DataFrame:
+    """What each training framework keeps on a GPU besides model states (one row per framework)."""
+    return table("memory_frameworks")
 
 
 # --------------------------------------------------------------------------------------------

@@ -56,6 +56,7 @@ CHAPTERS: tuple[str, ...] = (
     "experiments",
     "tco",
     "plan",
+    "validation",
     "claims",
     "sources",
     "peers",

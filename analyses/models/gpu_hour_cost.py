@@ -131,12 +131,13 @@ def _electricity(region: str) -> str:
 
 def per_gpu_hour(s: Mapping[str, Any], gpu: str, tdp_w: float, rent_class: str, region: str) -> dict[str, np.ndarray]:
     """Cost of one GPU-hour of ``gpu`` (USD), ``{"rented": ..., "owned": ...}``, from the scenario ``s``:
-    :func:`rented` at ``rent_class`` and the total of :func:`owned` at the ``region``'s tariff."""
+    :func:`rented` at ``rent_class`` and the total of :func:`owned` at the ``region``'s tariff; NaN
+    where the scenario has no such rent or no system price for ``gpu``."""
     _electricity(region)
-    return {
-        "rented": rented(s, gpu, rent_class),
-        "owned": np.asarray(owned(s, gpu, tdp_w, region).total, dtype=float),
-    }
+    rent = rented(s, gpu, rent_class)
+    if server_name(gpu) not in s:  # no system price in the scenario: say so, never invent one
+        return {"rented": rent, "owned": np.full(np.shape(rent), np.nan)}
+    return {"rented": rent, "owned": np.asarray(owned(s, gpu, tdp_w, region).total, dtype=float)}
 
 
 def has_prices(gpu: str, names: Mapping[str, Any]) -> bool:

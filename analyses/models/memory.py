@@ -28,7 +28,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analyses.models.activations import activation_bytes_per_layer, torch_eager_activation_bytes_per_layer
+from analyses.models.activations import (
+    activation_bytes_per_layer,
+    recompute_workspace_bytes,
+    torch_eager_activation_bytes_per_layer,
+)
 from analyses.units import GB
 
 # --------------------------------------------------------------------------------------------
@@ -272,46 +276,140 @@ def total_bytes_per_gpu(
     flash: bool = True,
     fp32_grads: bool = False,
     overhead_bytes=0.0,
+    vocab=0,
+    tied_embeddings: bool = True,
+    embedding_as_layer: bool = False,
+    logits_bytes_per_element=0.0,
+    fp32_grad_buffer: bool = False,
+    workspace: bool = False,
+    gathered_layers=0,
+    unsharded_stage: bool = False,
+    microbatches=None,
+    cp=1,
+    ep=1,
+    expert_params=0.0,
+    moe_topk=1,
+    ffn_hidden=None,
+    kv_heads=None,
+    gated_mlp: bool = False,
+    dropout: bool = True,
+    overhead_fraction=0.0,
 ) -> dict[str, np.ndarray]:
-    """Bytes per GPU of the busiest (first) pipeline stage: states + activations + overhead.
+    """Bytes per GPU of the busiest pipeline stage: states + activations + what frameworks add.
 
-    Activations: the first stage of a 1F1B pipeline holds p micro-batches in flight, each through
-    L/p layers, so it stores L layers' worth whatever p is (Korthikanti et al. 2022, Sec. 4.2.3);
-    capped at L/p·⌈...⌉ when p = 1 (one micro-batch). ``overhead_bytes`` is the stated allowance for
-    framework buffers (CUDA context, communication buckets, allocator fragmentation).
-    Returns a dict with ``weights``, ``gradients``, ``optimizer``, ``activations``, ``overhead``
-    and ``total`` (bytes).
+    With the defaults (the planner's call) every GPU holds ``n_params``/(tp·pp) and the first stage
+    of a 1F1B pipeline holds p micro-batches in flight, each through L/p layers, so it stores L
+    layers' worth whatever p is (Korthikanti et al. 2022, Sec. 4.2.3); ``overhead_bytes`` is the
+    stated allowance for framework buffers (CUDA context, communication buckets).
+
+    The keywords add what a measured run holds besides (each off by default):
+
+    - ``vocab``: the vocabulary matrices are ``vocab``·h parameters each (one if
+      ``tied_embeddings``, else two) of ``n_params``; the first stage holds the input embedding, the
+      last the output layer (a tied copy too), the other parameters spread over the stages, all over
+      tp. ``embedding_as_layer``: each embedding takes a layer's slot (Megatron-DeepSpeed's
+      ``type:transformer|embedding`` partition: the first stage gets ⌈(L + 2)/p⌉ − 1 blocks).
+    - ``logits_bytes_per_element``: the stage with the output layer holds the logits,
+      (s/cp)·b·vocab/tp elements at these bytes each (2 for bf16 logits, plus 4 for each fp32 copy
+      the loss makes: the upcast, the log-softmax kept for backward, its gradient).
+    - ``fp32_grad_buffer``: an fp32 gradient accumulation buffer, 4 bytes per parameter and not
+      sharded (DeepSpeed's BF16 optimizer).
+    - ``workspace``: one layer's activations rebuilt by recomputation during its backward
+      (:func:`analyses.models.activations.recompute_workspace_bytes`).
+    - ``gathered_layers``: layers whose weights ZeRO-3/FSDP holds unsharded at once (prefetch).
+    - ``unsharded_stage``: with pipelining, ZeRO-3/FSDP keeps the whole stage's weights gathered
+      and accumulates its gradients unsharded across the micro-batches of a step (torchtitan does
+      not reshard after forward under pipelining), weight bytes plus 2 bytes of gradient per
+      parameter of the stage.
+    - ``microbatches``: micro-batches per step; the first stage holds min(p, this) in flight (the
+      last, one).
+    - ``cp``: context parallelism: each rank holds 1/cp of every sequence (activations, logits) and
+      ZeRO shards over dp·cp (torchtitan's FSDP mesh).
+    - ``expert_params``, ``ep``, ``moe_topk``: a mixture of experts. ``n_params`` counts every
+      expert; the ``expert_params`` of them split over ep expert-parallel ranks (and the stages),
+      not over tp, and their optimizer states over the dp·cp/ep ranks that hold the same experts;
+      each token's MLP activations are stored for the ``moe_topk`` experts it visits.
+    - ``ffn_hidden``, ``kv_heads``, ``gated_mlp``, ``dropout``: the block's shape for the activations.
+    - ``overhead_fraction``: the caching allocator's reserve and other buffers as a share of
+      everything above (the measured peaks are reserved memory, not allocated).
+
+    Returns a dict of arrays (bytes) of the busiest stage: ``weights``, ``gradients``,
+    ``optimizer``, ``activations``, ``logits``, ``workspace``, ``overhead`` and ``total``.
     """
-    parts = model_state_bytes_by_part(
-        n_params,
-        precision=precision,
-        optimizer=optimizer,
-        zero_stage=zero_stage,
-        dp=dp,
-        tp=tp,
-        pp=pp,
-        fp32_grads=fp32_grads,
+    n = np.asarray(n_params, float)
+    n_layers = np.asarray(layers, float)
+    t, p, c = np.asarray(tp, float), np.asarray(pp, float), np.asarray(cp, float)
+    h, v = np.asarray(hidden, float), np.asarray(vocab, float)
+    embed = v * h  # one vocabulary matrix
+    body = n - embed * (1.0 if tied_embeddings else 2.0)
+    experts = np.asarray(expert_params, float)
+    dense_body = body - experts
+    shard = np.asarray(dp, float) * c
+    if embedding_as_layer:
+        first_layers = last_layers = np.maximum(np.ceil((n_layers + 2.0) / p) - 1.0, 0.0)
+    else:
+        first_layers = last_layers = np.ceil(n_layers / p)
+    in_flight = p if microbatches is None else np.minimum(p, np.asarray(microbatches, float))
+    block = {"ffn_hidden": ffn_hidden, "kv_heads": kv_heads, "gated_mlp": gated_mlp, "dropout": dropout}
+    act_kw = {"tp": tp, "sequence_parallel": sequence_parallel, **block}
+    s_rank = np.asarray(seq_len, float) / c
+    per_layer = activation_bytes_per_layer(
+        s_rank, micro_batch, hidden, heads, recompute=recompute, flash=flash, moe_topk=moe_topk, **act_kw
     )
-    p = np.asarray(pp, float)
-    layers_per_stage = np.ceil(np.asarray(layers, float) / p)
-    in_flight = p
-    act = (
-        activation_bytes_per_layer(
-            seq_len,
-            micro_batch,
-            hidden,
-            heads,
-            tp=tp,
-            sequence_parallel=sequence_parallel,
-            recompute=recompute,
-            flash=flash,
+    rebuilt = (
+        recompute_workspace_bytes(
+            s_rank, micro_batch, hidden, heads, recompute=recompute, moe_topk=moe_topk, flash=flash, **act_kw
         )
-        * layers_per_stage
-        * in_flight
+        if workspace
+        else 0.0
     )
-    overhead = np.broadcast_to(np.asarray(overhead_bytes, float), np.shape(act)).astype(float)
-    total = parts["weights"] + parts["gradients"] + parts["optimizer"] + act + overhead
-    return parts | {"activations": act, "overhead": overhead, "total": total}
+    logit_elems = s_rank * np.asarray(micro_batch, float) * v / t
+    recipe = RECIPES[precision] if precision in RECIPES else None
+    weight_bytes = recipe.weight_bytes if recipe else 2.0
+    single = p <= 1
+
+    def stage(blocks: np.ndarray, vocab_mats: np.ndarray, flight: np.ndarray, logits_here: np.ndarray) -> dict:
+        # without a vocabulary split the states spread evenly over the stages (the planner's convention);
+        # with one, the stage holds its own blocks
+        share = np.where((v > 0) | embedding_as_layer, blocks / n_layers, np.where(single, 1.0, 1.0 / p))
+        dense = (dense_body * share + embed * vocab_mats) / t
+        expert = experts * share / np.asarray(ep, float)
+        kw = {"precision": precision, "optimizer": optimizer, "zero_stage": zero_stage, "fp32_grads": fp32_grads}
+        out = model_state_bytes_by_part(dense, dp=shard, **kw)
+        if np.any(experts):
+            b = model_state_bytes_by_part(expert, dp=np.maximum(shard / np.asarray(ep, float), 1.0), **kw)
+            out = {k: out[k] + b[k] for k in STATE_PARTS}
+        if fp32_grad_buffer:
+            out["gradients"] = out["gradients"] + 4.0 * (dense + expert)
+        gathered = np.asarray(gathered_layers, float) * (dense_body / n_layers / t) * weight_bytes
+        if unsharded_stage:
+            whole = (dense + expert) * (weight_bytes + 2.0)
+            gathered = np.where(p > 1, whole, gathered)
+        out["weights"] = out["weights"] + np.where(np.asarray(zero_stage) >= 3, gathered, 0.0)
+        out["activations"] = per_layer * blocks * flight
+        out["logits"] = np.where(logits_here, logit_elems * np.asarray(logits_bytes_per_element, float), 0.0)
+        out["workspace"] = rebuilt * np.ones_like(out["activations"])
+        return out
+
+    n_vocab_mats = 1.0 if tied_embeddings else 2.0
+    first = stage(
+        np.where(single, n_layers, first_layers),
+        np.where(single, n_vocab_mats, 1.0) * (v > 0),
+        np.where(single, 1.0, in_flight),
+        single,
+    )
+    if not (np.any(v > 0) or embedding_as_layer):  # every stage holds the same states: the first is busiest
+        parts = first
+    else:
+        last = stage(last_layers, 1.0 * (v > 0), np.ones_like(np.asarray(in_flight, float)), np.ones_like(single))
+        total_first = sum(first[k] for k in first)
+        total_last = sum(last[k] for k in last)
+        busiest = np.where(single, True, total_first >= total_last)
+        parts = {k: np.where(busiest, first[k], last[k]) for k in first}
+    held = sum(parts[k] for k in parts)
+    overhead = np.asarray(overhead_bytes, float) + np.asarray(overhead_fraction, float) * held
+    overhead = np.broadcast_to(overhead, np.shape(held)).astype(float)
+    return parts | {"overhead": overhead, "total": held + overhead}
 
 
 TP_CHOICES = (1, 2, 4, 8)

@@ -1,19 +1,21 @@
 """Plan a training run: from a model, its tokens and a deadline to GPUs, layout, time, goodput and cost.
 
 The planner chains the book's models without changing them, every shared assumption read from the
-request's scenario ``req.s`` and every fact about a generation from ``req.hardware``: the layouts searched (:func:`analyses.models.layouts.candidates`);
-memory per GPU (:func:`analyses.models.memory.total_bytes_per_gpu`, Korthikanti et al. 2022
-activations, ZeRO sharding) with the framework memory; step time
-(:func:`analyses.models.scaling.step_time`) on the generation's InfiniBand cluster with the RDMA NIC
-share, latency and data-parallel overlap, and the kernel efficiency calibrated on published
-throughput (:mod:`analyses.models.kernel_efficiency`, passed in), whose errors on the published
-validation rows are the time uncertainty; the data-loading stall (:func:`analyses.models.pipeline.step_time_s`,
-a prefetching loader) at the bytes per input token; failures at the interruptions per GPU-year, the
-optimal checkpoint interval and the goodput with the restart time
-(:mod:`analyses.models.reliability`); the cost per GPU-hour, rented or owned, from the prices
-(:func:`analyses.models.gpu_hour_cost.per_gpu_hour`), and its draws (passed in).
-:mod:`analyses.scenario.planning` resolves the calibration, the hardware and the draws from the data
-and the scenario and runs the planner end to end (``planning.plan(req)``).
+request's scenario ``req.s`` and every fact about a generation from ``req.hardware``: the layouts
+searched (:func:`analyses.models.layouts.candidates`: tensor, pipeline, context, expert and data
+parallelism, ZeRO, micro-batch, recomputation); memory per GPU
+(:func:`analyses.models.memory.total_bytes_per_gpu`, Korthikanti et al. 2022 activations, ZeRO
+sharding) with the framework memory; step time (:func:`analyses.models.performance.step_time`, the
+calibrated model, its coefficients passed in) on the generation's InfiniBand cluster with the
+scenario's RDMA NIC share, latency and data-parallel overlap, whose out-of-sample errors on
+published runs are the time uncertainty; the data-loading stall
+(:func:`analyses.models.pipeline.step_time_s`, a prefetching loader) at the bytes per input token;
+failures at the interruptions per GPU-year, the optimal checkpoint interval and the goodput with
+the restart time, both of the request's ``operations`` mode (:mod:`analyses.models.reliability`);
+the cost per GPU-hour, rented or owned, from the prices
+(:func:`analyses.models.gpu_hour_cost.per_gpu_hour`: NaN where the scenario has no price), and its
+draws (passed in). :mod:`analyses.scenario.planning` resolves the calibration, the hardware and the
+draws from the data and the scenario and runs the planner end to end (``planning.plan(req)``).
 
 Every candidate layout of one GPU generation is evaluated in one vectorised pass (numpy arrays
 over layouts). Units: seconds, bytes, FLOP/s and USD unless a name says otherwise; ``days`` are
@@ -28,18 +30,18 @@ calendar-hour cost (capital, energy at full power, hosting, staff) for the same 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analyses.models import gpu_hour_cost, layouts, memory, pipeline, reliability, scaling, uncertainty
-from analyses.models.flops import training_flops
+from analyses.models import flops, gpu_hour_cost, layouts, memory, performance, pipeline, reliability, uncertainty
 from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.models.training_run import (
     CHECKPOINT_METHODS,
     MEMORY_RECIPE,
+    OPERATIONS,
     PRECISIONS,
     REQUEST_FIELDS,
     TIME_ASSUMPTIONS,
@@ -48,10 +50,11 @@ from analyses.models.training_run import (
     Request,
     Shape,
 )
-from analyses.units import GB, HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR
+from analyses.units import BITS_PER_BYTE, GB, HOURS_PER_DAY, MICROSECOND, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 __all__ = [
     "CHECKPOINT_METHODS",
+    "OPERATIONS",
     "PRECISIONS",
     "REQUEST_FIELDS",
     "TIME_ASSUMPTIONS",
@@ -77,10 +80,12 @@ TIME_PARTS = (
     "tensor-parallel comms",
     "pipeline sends",
     "exposed data-parallel comms",
+    "expert all-to-all",
+    "context-parallel ring",
     "data-loading stall",
     "checkpoints and failures",
 )
-STEP_PARTS = ("compute_s", "recompute_s", "bubble_s", "tp_s", "pp_s", "dp_exposed_s", "stall_s")
+STEP_PARTS = ("compute_s", "recompute_s", "bubble_s", "tp_s", "pp_s", "dp_exposed_s", "ep_s", "cp_s", "stall_s")
 SENSITIVITY_ASSUMPTIONS = ("interruptions_per_gpu_year", "restart_s", "dp_overlap", "rdma_nic_share", "rdma_latency_us")
 CHECKPOINT_BANDWIDTH_FACTOR = 4.0  # the sensitivity moves the plan's own checkpoint bandwidth ÷4 and ×4
 
@@ -101,52 +106,91 @@ def candidates(req: Request, gpu: str) -> pd.DataFrame:
         min_gpus=req.min_gpus,
         max_gpus=req.max_gpus,
         domain_gpus=int(req.hardware[gpu].cluster["gpus_per_node"]),  # one NVLink domain per node (72 for NVL72)
+        seq_len=s.seq_len,
+        n_experts=s.n_experts,
     )
 
 
 def hourly_cost(req: Request, gpu: str, s: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
-    """Cost of one GPU-hour of ``gpu`` (USD), rented and owned, at the scenario ``s`` (``req.s`` by default)."""
+    """Cost of one GPU-hour of ``gpu`` (USD), rented and owned, at the scenario ``s`` (``req.s`` by
+    default); NaN for a basis the scenario does not price the generation for."""
     return gpu_hour_cost.per_gpu_hour(
         req.s if s is None else s, gpu, req.hardware[gpu].tdp_w, req.rent_class, req.electricity_region
     )
 
 
-def evaluate(req: Request, gpu: str, efficiency: float, frame: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Memory, step time, goodput, time to train and central cost of every layout (one pass), at
-    kernel ``efficiency`` (the share of the dense peak the GPU's matrix kernels reach).
+def coefficients_for(req: Request, gpu: str, coef: performance.Coefficients) -> performance.Coefficients:
+    """The step-time coefficients a plan of ``req`` on ``gpu`` uses: the calibrated ``coef`` with the
+    scenario's data-parallel overlap, and the reader's GEMM ceiling for the GPU's die if set."""
+    out = replace(coef, dp_overlap=float(req.s["dp_overlap"]))
+    if req.compute_efficiency:
+        die = req.hardware[gpu].die or gpu
+        out = replace(out, **{f"e_max_{die.lower()}": float(req.compute_efficiency)})
+    return out
 
-    ``frame`` holds layouts (:data:`analyses.models.layouts.COLUMNS`); every candidate by default.
-    Adds columns: ``mem_bytes`` (busiest GPU), ``fits``, ``kernel_efficiency``, ``step_s`` (with
-    stall), the time parts per step (:data:`STEP_PARTS`), ``mfu``, ``checkpoint_s``, ``mtbf_s``
-    (cluster), ``interval_s``, ``goodput``, ``days``, ``gpu_hours``, ``cost_rented``, ``cost_owned``,
-    ``cost`` (``req.cost_basis``) and ``meets_deadline``.
-    """
-    req = req.validate()
-    frame = candidates(req, gpu) if frame is None else frame.reset_index(drop=True).copy()
+
+def step_inputs(req: Request, gpu: str, frame: pd.DataFrame) -> dict[str, Any]:
+    """:func:`analyses.models.performance.step_time`'s inputs for the layouts of ``frame`` on ``gpu``:
+    the shape, the layouts, the datasheet and the cluster with the scenario's NIC share and latency."""
+    s, sc, hw = req.shape, req.s, req.hardware[gpu]
+    c = hw.cluster
+    return {
+        "params_active": s.params_active,
+        "params_total": s.n_params,
+        "n_layers": s.layers,
+        "d_model": s.hidden,
+        "seq_len": s.seq_len,
+        "kv_ratio": s.kv_heads / s.heads,
+        "n_experts": s.n_experts,
+        "experts_active": s.experts_active,
+        "n_gpus": frame["n_gpus"].to_numpy(float),
+        "tp": frame["tp"].to_numpy(float),
+        "pp": frame["pp"].to_numpy(float),
+        "vp": frame["virtual_stages"].to_numpy(float),
+        "cp": frame["cp"].to_numpy(float),
+        "ep": frame["ep"].to_numpy(float),
+        "micro_batch": frame["micro_batch"].to_numpy(float),
+        "global_batch": req.global_batch_tokens / s.seq_len,
+        "recompute": frame["recompute"].to_numpy(dtype=object).astype(str),
+        "zero3": frame["zero_stage"].to_numpy() == 3,
+        "die": hw.die or gpu,
+        "peak_flops": hw.peak_flops(req.precision),
+        "peak_flops_bf16": hw.peak_flops("bf16"),
+        "hbm_bytes_per_s": hw.hbm_bytes_per_s,
+        "nvlink_bytes_per_s": c["nvlink_gb_per_s_per_direction"] * GB * c["nvlink_achievable_share"],
+        "nic_bytes_per_s": c["nic_gbit_per_s_per_gpu"] * GB / BITS_PER_BYTE * sc["rdma_nic_share"],
+        "gpus_per_node": c["gpus_per_node"],
+        "nvlink_domain_gpus": c["gpus_per_node"],
+        "latency_s": sc["rdma_latency_us"] * MICROSECOND,
+    }
+
+
+def memory_bytes(req: Request, frame: pd.DataFrame) -> np.ndarray:
+    """Memory of the busiest GPU of each layout (:func:`analyses.models.memory.total_bytes_per_gpu`)."""
     s, sc = req.shape, req.s
-    hw = req.hardware[gpu]
-    cfg = hw.cluster
-    peak = hw.peak_flops(req.precision)
-    eff = efficiency
     tp, pp, dp = (frame[c].to_numpy(float) for c in ("tp", "pp", "dp"))
-    z, mb, v = (frame[c].to_numpy() for c in ("zero_stage", "micro_batch", "virtual_stages"))
-    n = frame["n_gpus"].to_numpy(float)
-    rc = frame["recompute"].to_numpy()
-
+    cp, ep = frame["cp"].to_numpy(float), frame["ep"].to_numpy(float)
+    z, mb, rc = frame["zero_stage"].to_numpy(), frame["micro_batch"].to_numpy(), frame["recompute"].to_numpy()
+    # TODO(memory model): arguments for a mixture of experts and for context parallelism. Until the
+    # memory model takes them, a GPU is charged its dense parameters plus its 1/ep share of the routed
+    # experts' (Megatron shards experts over the expert-parallel group), and the activations of its
+    # seq_len/cp tokens; ZeRO shards over the dp·cp ranks that hold the same weights.
+    experts = performance.routed_expert_params(s.n_params, s.params_active, s.n_experts, s.experts_active)
+    params = (s.n_params - experts) + experts / ep
     mem = np.zeros(len(frame))
     for mode in layouts.RECOMPUTE:
         m = rc == mode
         if m.any():
             mem[m] = memory.total_bytes_per_gpu(
-                s.n_params,
+                params[m],
                 s.layers,
-                s.seq_len,
+                s.seq_len / cp[m],
                 mb[m],
                 s.hidden,
                 s.heads,
                 precision=MEMORY_RECIPE[req.precision],
                 zero_stage=z[m],
-                dp=dp[m],
+                dp=dp[m] * cp[m],
                 tp=tp[m],
                 pp=pp[m],
                 sequence_parallel=True,
@@ -154,23 +198,33 @@ def evaluate(req: Request, gpu: str, efficiency: float, frame: pd.DataFrame | No
                 flash=True,
                 overhead_bytes=sc["framework_memory_gb"] * GB,
             )["total"]
+    return mem
 
-    factor = layouts.recompute_factor(rc, s.seq_len, s.hidden)
-    st = scaling.step_time(
-        params=s.n_params,
-        tokens_per_step=req.global_batch_tokens,
-        n_gpus=n,
-        compute_efficiency=eff / factor,
-        tp=tp,
-        pp=pp,
-        virtual_stages=v,
-        microbatch_tokens=mb * s.seq_len,
-        n_layers=s.layers,
-        d_model=s.hidden,
-        overlap=sc["dp_overlap"],
-        dp_volume=np.where(z == 3, 1.5, 1.0),  # ZeRO-3 moves 3Ψ against an all-reduce's 2Ψ (ZeRO Sec. 7.2.2)
-        **scaling.cluster_kwargs(cfg, peak, nic_share=sc["rdma_nic_share"], latency_us=sc["rdma_latency_us"]),
-    )
+
+def evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Memory, step time, goodput, time to train and central cost of every layout (one pass), with the
+    calibrated step-time coefficients ``coef`` (:func:`coefficients_for` applies the request's).
+
+    ``frame`` holds layouts (:data:`analyses.models.layouts.COLUMNS`); every candidate by default.
+    Adds columns: ``mem_bytes`` (busiest GPU), ``fits``, ``kernel_efficiency`` (the GEMM efficiency
+    of the layout), ``step_s`` (with stall), the time parts per step (:data:`STEP_PARTS`), ``mfu``
+    (model FLOPs, :mod:`analyses.models.flops`), ``hfu`` (with recomputation), ``checkpoint_s``,
+    ``mtbf_s`` (cluster), ``interval_s``, ``goodput``, ``days``, ``gpu_hours``, ``cost_rented``,
+    ``cost_owned``, ``cost`` (``req.cost_basis``) and ``meets_deadline``.
+    """
+    req = req.validate()
+    frame = candidates(req, gpu) if frame is None else frame.reset_index(drop=True).copy()
+    for col, default in (("cp", 1), ("ep", 1)):
+        if col not in frame:
+            frame[col] = default
+    s, sc = req.shape, req.s
+    hw = req.hardware[gpu]
+    cfg = hw.cluster
+    peak = hw.peak_flops(req.precision)
+    n = frame["n_gpus"].to_numpy(float)
+
+    mem = memory_bytes(req, frame)
+    st = performance.step_time(coefficients_for(req, gpu, coef), **step_inputs(req, gpu, frame))
     nodes = np.ceil(n / cfg["gpus_per_node"])
     load_s = pipeline.load_time_s(
         req.global_batch_tokens * sc["input_bytes_per_token"], req.loader_gb_per_s_per_node * GB * nodes
@@ -181,28 +235,38 @@ def evaluate(req: Request, gpu: str, efficiency: float, frame: pd.DataFrame | No
     states = memory.model_state_bytes_by_part(s.n_params, precision=MEMORY_RECIPE[req.precision])
     checkpoint_bytes = float(states["weights"] + states["optimizer"])
     checkpoint_s = checkpoint_bytes / (req.checkpoint_gb_per_s_per_node * GB * nodes)
-    mtbf = reliability.cluster_mtbf_s(n, reliability.per_gpu_mtbf_from_rate_s(sc["interruptions_per_gpu_year"]))
+    rate_name, restart_name = req.reliability_assumptions  # the cluster's operations mode
+    mtbf = reliability.cluster_mtbf_s(n, reliability.per_gpu_mtbf_from_rate_s(sc[rate_name]))
     interval = reliability.checkpoint_interval(checkpoint_s, mtbf, method=req.checkpoint_method)
-    good = reliability.goodput(interval, checkpoint_s, mtbf, sc["restart_s"])
+    good = reliability.goodput(interval, checkpoint_s, mtbf, sc[restart_name])
     wall_s = steps * step / good
 
     hourly = hourly_cost(req, gpu)
     gpu_hours = n * wall_s / SECONDS_PER_HOUR
     days = wall_s / SECONDS_PER_DAY
     costs = {f"cost_{b}": gpu_hours * float(hourly[b]) for b in COST_BASES}
+    model_flops = flops.model_flops_per_token(s.params_active, s.layers, s.hidden, s.seq_len)
+    hardware_flops = flops.hardware_flops_per_token(
+        frame["recompute"].to_numpy(dtype=object).astype(str), s.params_active, s.layers, s.hidden, s.seq_len
+    )
+    rate = req.global_batch_tokens / (step * n * peak)  # tokens per second per unit of peak
     columns = {
         "mem_bytes": mem,
         "fits": mem <= hw.hbm_usable_bytes,
-        "kernel_efficiency": np.full(len(frame), eff),
+        "kernel_efficiency": st.kernel_efficiency,
         "step_s": step,
-        "compute_s": st.compute_s / factor,
-        "recompute_s": st.compute_s * (1.0 - 1.0 / factor),
+        "compute_s": st.compute_s - st.recompute_s,
+        "recompute_s": st.recompute_s,
         "bubble_s": st.bubble_s,
-        "tp_s": st.tensor_parallel_s,
-        "pp_s": st.pipeline_p2p_s,
-        "dp_exposed_s": st.data_parallel_exposed_s,
+        "tp_s": st.tp_s,
+        "pp_s": st.pp_s,
+        "dp_exposed_s": st.dp_exposed_s,
+        "ep_s": st.ep_s,
+        "cp_s": st.cp_s,
         "stall_s": step - st.step_s,
-        "mfu": training_flops(s.n_params, req.global_batch_tokens) / (step * n * peak),
+        "tokens_per_s_per_gpu": req.global_batch_tokens / (step * n),
+        "mfu": model_flops * rate,
+        "hfu": hardware_flops * rate,
         "checkpoint_s": checkpoint_s,
         "mtbf_s": mtbf,
         "interval_s": interval,
@@ -299,13 +363,15 @@ def intervals(
 ) -> pd.DataFrame:
     """Intervals (90% by default) of days and of both costs for ``rows`` (layouts of any generations).
 
-    Time: the step-time model's published validation ``errors``, resampled (true time = planned /
-    (1 + error)), one generator seeded ``req.seed + 1`` per generation. Cost: GPU-hours at that time
-    × cost per GPU-hour on the scenario's draws of its prices (``draws[gpu]``: :func:`hourly_cost`
-    on ``req.mc_samples`` joint draws). Every
-    layout of a generation scales the same draws, so its quantiles are the generation's scaled.
-    Adds ``days_lo``/``days_hi`` and, for each basis in :data:`COST_BASES`,
-    ``cost_<basis>_lo``/``_med``/``_hi``; ``cost_lo``/``cost_med``/``cost_hi`` repeat ``req.cost_basis``.
+    Time: the step-time model's out-of-sample ``errors``, ``ln(published time / predicted time)`` of
+    published runs it did not see, resampled: the true time of a plan is ``planned × exp(error)``
+    (a model that predicted 25% more tokens per second than a run reached makes that run's time
+    1.25 × the planned one, never 1/1.25). One generator seeded ``req.seed + 1`` per generation.
+    Cost: GPU-hours at that time × cost per GPU-hour on the scenario's draws of its prices
+    (``draws[gpu]``: :func:`hourly_cost` on ``req.mc_samples`` joint draws). Every layout of a
+    generation scales the same draws, so its quantiles are the generation's scaled. Adds
+    ``days_lo``/``days_hi`` and, for each basis in :data:`COST_BASES`, ``cost_<basis>_lo``/``_med``/``_hi``;
+    ``cost_lo``/``cost_med``/``cost_hi`` repeat ``req.cost_basis``.
     """
     out = rows.copy()
     cols = ["days_lo", "days_hi"] + [f"cost_{b}_{q}" for b in COST_BASES for q in ("lo", "med", "hi")]
@@ -314,7 +380,7 @@ def intervals(
     for gpu, idx in out.groupby("gpu").groups.items():
         hourly = draws[gpu]
         rng = np.random.default_rng(req.seed + 1)
-        factor = 1.0 / (1.0 + rng.choice(errors, size=req.mc_samples))
+        factor = np.exp(rng.choice(np.asarray(errors, float), size=req.mc_samples))
         days = out.loc[idx, "days"].to_numpy(float)
         lo, _, hi = uncertainty.interval(factor, level)
         out.loc[idx, "days_lo"], out.loc[idx, "days_hi"] = days * lo, days * hi

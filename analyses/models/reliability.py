@@ -170,19 +170,38 @@ def optimal_interval_s(checkpoint_s: ArrayLike, mtbf_s: ArrayLike) -> np.ndarray
     return np.where(delta > 0, m * np.maximum(1.0 + lambertw(z, 0).real, 0.0), 0.0)
 
 
-def lost_per_interruption_s(
-    interval_s: ArrayLike, checkpoint_s: ArrayLike, mtbf_s: ArrayLike, restart_s: ArrayLike = 0.0
-) -> np.ndarray:
-    """Expected time (s) one interruption costs: the restart plus the work since the last checkpoint.
+def redone_work_s(interval_s: ArrayLike, checkpoint_s: ArrayLike, mtbf_s: ArrayLike) -> np.ndarray:
+    """Expected work (s) an interruption throws away: the time since the last checkpoint.
 
     A failure strikes an attempt of length ``L = τ + δ`` at a time exponential with mean ``M``
     truncated to ``[0, L)``, whose mean is ``M − L / (exp(L/M) − 1)`` (about ``L/2`` when
-    ``L ≪ M``); the restart ``R`` comes on top.
+    ``L ≪ M``; at most ``L``).
     """
     length = np.asarray(interval_s, dtype=float) + np.asarray(checkpoint_s, dtype=float)
     m = np.asarray(mtbf_s, dtype=float)
     with np.errstate(over="ignore"):  # L far beyond M: exp overflows to inf and the mean is its limit M
-        return np.asarray(restart_s, dtype=float) + m - length / np.expm1(length / m)
+        return m - length / np.expm1(length / m)
+
+
+def time_to_recover_s(
+    interval_s: ArrayLike, checkpoint_s: ArrayLike, mtbf_s: ArrayLike, restart_s: ArrayLike = 0.0
+) -> np.ndarray:
+    """The book's one definition of the time an interruption costs (s): **time to recover**.
+
+    ``restart_s`` (detection, replacing or excluding the faulty node, reloading the last
+    checkpoint: the *restart*) plus :func:`redone_work_s` (the work since that checkpoint, done
+    again). The restart alone is the scenario's ``restart_s`` of the cluster's operations mode; the
+    redone work follows from the checkpoint interval and the job's mean time between interruptions.
+    """
+    return np.asarray(restart_s, dtype=float) + redone_work_s(interval_s, checkpoint_s, mtbf_s)
+
+
+def lost_per_interruption_s(
+    interval_s: ArrayLike, checkpoint_s: ArrayLike, mtbf_s: ArrayLike, restart_s: ArrayLike = 0.0
+) -> np.ndarray:
+    """Expected time (s) one interruption costs: the restart plus the work since the last checkpoint
+    (:func:`time_to_recover_s`, under its older name)."""
+    return time_to_recover_s(interval_s, checkpoint_s, mtbf_s, restart_s)
 
 
 def simulate_goodput(

@@ -16,12 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from analyses.models import gpu_hour_cost, scaling
+from analyses.models import gpu_hour_cost, interruptions, scaling
 from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.units import precision_problem
 
-PRECISIONS = ("bf16", "fp8")
-MEMORY_RECIPE = {"bf16": "bf16-mixed", "fp8": "fp8"}  # the memory model's recipe of each training precision
+PRECISIONS = ("bf16", "fp8", "fp4")
+# The memory model's recipe of each training precision. TODO(memory model): an NVFP4 recipe; until
+# the memory model has one, FP4 training is counted with the FP8 recipe's states (NVFP4 keeps BF16/FP32
+# master weights and optimizer states like FP8, and its 4-bit weight copy is the smaller).
+MEMORY_RECIPE = {"bf16": "bf16-mixed", "fp8": "fp8", "fp4": "fp8"}
 CHECKPOINT_METHODS = ("young", "daly")
 # The scenario's assumptions the time of a layout reads (its cost reads gpu_hour_cost.inputs)
 TIME_ASSUMPTIONS = (
@@ -30,9 +33,10 @@ TIME_ASSUMPTIONS = (
     "dp_overlap",
     "rdma_nic_share",
     "rdma_latency_us",
-    "interruptions_per_gpu_year",
-    "restart_s",
+    *interruptions.RATE_ASSUMPTION.values(),
+    *interruptions.RESTART_ASSUMPTION.values(),
 )
+OPERATIONS = interruptions.OPERATIONS  # how the cluster detects and clears interruptions (its rate and restart)
 SHARES = ("dp_overlap", "rdma_nic_share")  # assumptions that are fractions from 0 to 1
 
 
@@ -47,7 +51,9 @@ class PlanError(ValueError):
 
 @dataclass(frozen=True)
 class Shape:
-    """A dense transformer's shape: parameters, layers, width, heads and sequence length."""
+    """A transformer's shape: parameters (all of them, and those a token uses), layers, width, heads,
+    key/value heads, sequence length, and for a mixture of experts its experts and how many a token
+    uses (0 for a dense model)."""
 
     name: str
     n_params: float
@@ -55,30 +61,82 @@ class Shape:
     hidden: int
     heads: int
     seq_len: int
+    params_active: float = 0.0  # 0: every parameter (dense)
+    n_experts: int = 0
+    experts_active: int = 0
+    kv_heads: int = 0  # 0: as many as the heads
+
+    def __post_init__(self) -> None:
+        if not self.params_active:
+            object.__setattr__(self, "params_active", float(self.n_params))
+        if not self.kv_heads:
+            object.__setattr__(self, "kv_heads", int(self.heads))
+
+    @property
+    def moe(self) -> bool:
+        """Whether the shape is a mixture of experts."""
+        return self.n_experts > 1
 
     @classmethod
-    def from_params(cls, n_params: float, seq_len: int = 4096) -> Shape:
+    def from_params(
+        cls,
+        n_params: float,
+        seq_len: int = 4096,
+        *,
+        active_params: float = 0.0,
+        n_experts: int = 0,
+        experts_active: int = 0,
+    ) -> Shape:
         """A GPT-style shape for ``n_params``: :func:`analyses.models.scaling.default_shape`, the rule the
         step-time model uses when no shape is given, with layers rounded and heads of width 128.
         The shape's own count then differs by a few percent; ``n_params`` is kept as given.
+
+        A mixture of experts (``active_params`` between 0 and ``n_params``, with ``n_experts`` experts of
+        which ``experts_active`` serve each token) takes layers and width from its active parameters:
+        DeepSeek-V3's 37B active give 57 layers of width 7,296 (the model has 61 of 7,168).
         """
         if not n_params > 0:
             raise PlanError("n_params", f"expected a positive number, got {n_params!r}")
-        n_layers = max(2, int(round(float(scaling.default_shape(n_params)[0]))))
+        active = float(active_params) if active_params else float(n_params)
+        if not 0 < active <= n_params:
+            raise PlanError("active_params", f"expected 0 (dense) or a count up to n_params, got {active_params!r}")
+        moe = active < n_params
+        if moe and not (1 <= experts_active < n_experts):
+            raise PlanError(
+                "n_experts",
+                f"a mixture of experts needs 1 <= experts_active < n_experts, got {experts_active}, {n_experts}",
+            )
+        n_layers = max(2, int(round(float(scaling.default_shape(active)[0]))))
         hidden = int(scaling.ASPECT) * n_layers
-        return cls(f"{n_params / 1e9:g}B (generic)", float(n_params), n_layers, hidden, hidden // 128, int(seq_len))
+        label = (
+            f"{n_params / 1e9:g}B/{active / 1e9:g}B-active MoE (generic)" if moe else f"{n_params / 1e9:g}B (generic)"
+        )
+        return cls(
+            label,
+            float(n_params),
+            n_layers,
+            hidden,
+            hidden // 128,
+            int(seq_len),
+            params_active=active,
+            n_experts=int(n_experts) if moe else 0,
+            experts_active=int(experts_active) if moe else 0,
+        )
 
 
 @dataclass(frozen=True)
 class Hardware:
-    """One GPU generation as the planner uses it: datasheet figures in SI units and the InfiniBand
-    cluster configuration it is planned on (its NVLink figures and node size)."""
+    """One GPU generation as the planner uses it: datasheet figures in SI units, the compute die its
+    kernels are calibrated as, and the InfiniBand cluster configuration it is planned on (its NVLink
+    figures and node size, which is the NVLink domain: 72 for an NVL72 rack)."""
 
     name: str
     peak_flops_dense: Mapping[str, float]  # FLOP/s by precision (dense)
     hbm_usable_bytes: float
     tdp_w: float
     cluster: Mapping[str, Any]  # a row of data/cluster_configs.csv
+    die: str = ""  # the compute die (analyses.models.performance.DIES); the name when empty
+    hbm_bytes_per_s: float = 0.0
 
     def peak_flops(self, precision: str) -> float:
         """Dense peak FLOP/s at ``precision``."""
@@ -91,7 +149,7 @@ class Request:
 
     ``s`` is the scenario (:func:`analyses.scenario.values`, with a reader's overrides): every
     assumption the plan shares with the rest of the book (the prices, the framework memory, the
-    fabric, the failure rate, the restart time, ...) is read there. ``hardware`` holds every
+    fabric, the failure rate and restart time of its ``operations`` mode, ...) is read there. ``hardware`` holds every
     generation a request may name (:func:`analyses.scenario.planning.hardware`); ``gpus`` None
     means all of them, ``global_batch_tokens`` None the scenario's batch.
     """
@@ -112,6 +170,7 @@ class Request:
     rent_class: str = "neocloud"
     electricity_region: str = "us"
     cost_basis: str = "rented"
+    operations: str = "automated"
     mc_samples: int = 20_000
     seed: int = 2026
     s: Mapping[str, float] = field(default_factory=dict, repr=False)
@@ -150,6 +209,7 @@ class Request:
             "rent_class": gpu_hour_cost.RENT_CLASSES,
             "electricity_region": gpu_hour_cost.ELECTRICITY_REGIONS,
             "cost_basis": COST_BASES,
+            "operations": OPERATIONS,
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -170,6 +230,11 @@ class Request:
         if not (isinstance(self.mc_samples, int) and 100 <= self.mc_samples <= 1_000_000):
             raise PlanError("mc_samples", f"expected an integer from 100 to 1000000, got {self.mc_samples!r}")
         return self
+
+    @property
+    def reliability_assumptions(self) -> tuple[str, str]:
+        """The scenario's names of the interruption rate and restart of this request's operations mode."""
+        return interruptions.RATE_ASSUMPTION[self.operations], interruptions.RESTART_ASSUMPTION[self.operations]
 
     def with_(self, **changes: Any) -> Request:
         """A copy with some fields changed (validated); ``s`` entries merge into the scenario."""

@@ -8,19 +8,38 @@ Rows derived from other tables are computed here, never typed twice:
 ``price``
     a row of ``data/prices.csv`` (its low, central and high);
 ``mfu``
-    the model FLOP utilisation of published large training runs (``data/scaling_benchmarks.csv``,
-    ``model_tflops_per_gpu`` over the GPU's dense peak): the median of the named GPUs' rows at the
-    precision, with a range from the spread of published MFUs pooled over every (GPU, precision)
-    group with two or more runs, widened to the group's own extremes;
-``speedup``
-    achieved FLOP/s per GPU of one (GPU, precision) over another: dense peak ratio times the MFU
-    ratio of the two groups; the range combines both groups' spreads in log space;
+    the model FLOP utilisation of published training runs (``data/published_runs.csv``, tokens per
+    second per GPU × the book's one FLOP definition, :func:`analyses.models.flops.model_flops_per_token`,
+    over the GPU's dense peak) of the named GPUs at the precision (16-bit: BF16 and FP16 alike, one
+    peak): the median and 5th-95th percentiles with every publication weighing the same (one paper's
+    twenty rows count as one paper) when three or more publications report the group; else the
+    median, with a range from the spread of published MFUs pooled over every (GPU, precision) group
+    with two or more runs, widened to the group's own extremes;
+``model_speedup``
+    the per-GPU speed-up of one (GPU, precision) over another on the reference workload, from the
+    calibrated step-time model (:mod:`analyses.scenario.speedups`), with the 90% band of the model's
+    out-of-sample errors on published same-recipe ratios; derived after every other row, from their
+    central values;
+``calibration``
+    a coefficient of the calibrated step-time model (:mod:`analyses.scenario.calibration`) as the
+    central value, the row's own low and high as its range;
 ``failure_rate``
-    job interruptions per GPU-year of the published logs (``data/failure_logs.csv``): the named
-    log as central value, the lowest and highest logs as the range;
+    all-cause job interruptions per GPU-year of an operations mode (the argument: ``automated`` or
+    ``manual``), fitted on the calibration logs of ``data/failure_logs.csv`` and
+    ``data/failure_rates.csv``, with the 90% prediction band of a new cluster
+    (:mod:`analyses.scenario.failures`);
 ``prevention``
     the share of a logged run's interruptions (``data/failure_causes.csv``) in the first one, two
-    and three tiers of :data:`analyses.models.reliability.PREVENTION_TIERS` (low, central, high).
+    and three tiers of :data:`analyses.models.reliability.PREVENTION_TIERS` (low, central, high);
+``interruption_share``
+    the share of all interruptions that are hardware (:func:`analyses.scenario.failures.hardware_share_range`);
+``memory_fit``
+    measured peak memory over the bytes the memory model holds, fitted on the calibration runs
+    (:func:`analyses.scenario.memory_fit.reserve_range`);
+``goodput``
+    the reliability model's goodput of the scenario's job, computed from the scenario's own rate,
+    restart, checkpoint write time and job size (:func:`analyses.scenario.failures.goodput_range`);
+    a chapter that overrides one of those gets the goodput that follows (:func:`ranges`).
 
 Derived values are rounded to three significant figures (:func:`analyses.units.formats.round_sig`), so what a reader sees is what every
 check uses. Every chapter and check reads assumptions as ``s[name]`` from :func:`values` (floats)
@@ -42,7 +61,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.models import reliability
+from analyses.models import flops, reliability
 from analyses.models.uncertainty import Z90, Range, sample_range
 from analyses.scenario.params import Param
 from analyses.units.formats import round_sig
@@ -77,20 +96,24 @@ class Assumption:
 
 
 def published_mfu() -> pd.DataFrame:
-    """MFU of every published run: ``model_tflops_per_gpu`` over the GPU's dense peak at its precision.
+    """MFU of every published run with a measured throughput, on the book's one FLOP definition:
+    tokens per second per GPU × model FLOPs per token (``6·N_active + 12·L·d·s``,
+    :func:`analyses.models.flops.model_flops_per_token`) over the GPU's dense peak at its precision.
 
-    Columns ``id, gpu, precision, n_gpus, mfu, source`` (one row per benchmark row).
+    Columns ``id, gpu, precision, n_gpus, mfu, source`` (one row per published run with a throughput).
     """
-    bench = data.table("scaling_benchmarks")
-    rows = bench[bench["metric"] == "model_tflops_per_gpu"]
-    mfu = [float(r["value"]) * 1e12 / data.gpu(r["gpu"]).peak_flops(r["precision"]) for _, r in rows.iterrows()]
+    runs = data.published_runs()
+    rows = runs[runs["tokens_per_s_per_gpu"].notna()]
+    achieved = flops.model_flops_per_token(rows["params_active"], rows["n_layers"], rows["d_model"], rows["seq_len"])
+    achieved = achieved * rows["tokens_per_s_per_gpu"].to_numpy(float)
+    peaks = np.array([data.gpu(g).peak_flops(p) for g, p in zip(rows["gpu"], rows["precision"], strict=True)])
     return pd.DataFrame(
         {
             "id": rows["id"].to_numpy(),
             "gpu": rows["gpu"].to_numpy(),
-            "precision": rows["precision"].to_numpy(),
+            "precision": rows["precision"].replace({"fp16": "bf16"}).to_numpy(),  # one 16-bit peak
             "n_gpus": rows["n_gpus"].to_numpy(),
-            "mfu": mfu,
+            "mfu": np.asarray(achieved, float) / peaks,
             "source": rows["source"].to_numpy(),
         }
     )
@@ -109,8 +132,22 @@ def pooled_log_sd(frame: pd.DataFrame) -> float:
             ss += float(np.sum((logs - logs.mean()) ** 2))
             dof += len(logs) - 1
     if dof == 0:
-        raise data.DataError("data/scaling_benchmarks.csv", "no (GPU, precision) group has two runs to pool")
+        raise data.DataError("data/published_runs.csv", "no (GPU, precision) group has two runs to pool")
     return math.sqrt(ss / dof)
+
+
+MIN_SOURCES = 3  # publications a group needs for its own quantiles (else the pooled spread)
+
+
+def publication_quantiles(group: pd.DataFrame, qs: tuple[float, ...]) -> tuple[float, ...]:
+    """Quantiles of ``group['mfu']`` with every publication weighing the same (each row 1/rows of its
+    ``source``), so one paper's twenty rows count as one paper. Linear between the rows' midpoints."""
+    mfu = group["mfu"].to_numpy(float)
+    w = 1.0 / group.groupby("source")["mfu"].transform("size").to_numpy(float)
+    w = w / w.sum()
+    order = np.argsort(mfu, kind="stable")
+    mid = np.cumsum(w[order]) - w[order] / 2.0
+    return tuple(float(x) for x in np.interp(qs, mid, mfu[order]))
 
 
 @dataclass(frozen=True)
@@ -148,11 +185,14 @@ def _mfu_group(argument: str) -> MfuGroup:
     runs = published_mfu()
     group = runs[runs["gpu"].isin(members.split()) & (runs["precision"] == precision)]
     if group.empty:
-        raise _argument_fault(argument, f"no published run of {members} at {precision} in data/scaling_benchmarks.csv")
-    median = float(np.median(group["mfu"]))
-    spread = math.exp(Z90 * pooled_log_sd(runs))
-    low = min(median / spread, float(group["mfu"].min()))
-    high = min(max(median * spread, float(group["mfu"].max())), 0.99)
+        raise _argument_fault(argument, f"no published run of {members} at {precision} in data/published_runs.csv")
+    if group["source"].nunique() >= MIN_SOURCES:
+        low, median, high = publication_quantiles(group, (0.05, 0.5, 0.95))
+    else:
+        median = float(np.median(group["mfu"]))
+        spread = math.exp(Z90 * pooled_log_sd(runs))
+        low = min(median / spread, float(group["mfu"].min()))
+        high = min(max(median * spread, float(group["mfu"].max())), 0.99)
     sources = ";".join(sorted({s for v in group["source"] for s in data.SOURCE_SPLIT.split(v)}))
     return MfuGroup(gpu, precision, median, low, high, sources)
 
@@ -166,18 +206,22 @@ def _argument_fault(argument: str, message: str) -> data.DataError:
     return data.DataError(file, message, row, "argument")
 
 
-def _speedup(argument: str) -> tuple[Range, str]:
-    """``'new/old'`` MFU groups: peak(new) MFU(new) / (peak(old) MFU(old)) with combined log spread."""
+def _model_speedup(argument: str, known: Mapping[str, float]) -> tuple[Range, str]:
+    """``'new:precision/old:precision'``: the step-time model's per-GPU speed-up on the reference
+    workload (:func:`analyses.scenario.speedups.reference` at the scenario's ``known`` central values),
+    with the band of its out-of-sample errors on published same-recipe ratios."""
+    from analyses.scenario import calibration, speedups  # the model reads the scenario's other rows
+
     new_arg, sep, old_arg = argument.partition("/")
-    if not sep:
-        raise _argument_fault(argument, f"speedup argument '{argument}' is not new/old")
-    new, old = _mfu_group(new_arg), _mfu_group(old_arg)
-    peak = data.gpu(new.gpu).peak_flops(new.precision) / data.gpu(old.gpu).peak_flops(old.precision)
-    central = peak * new.median / old.median
-    up = math.hypot(math.log(new.high / new.median), math.log(old.median / old.low))
-    down = math.hypot(math.log(new.median / new.low), math.log(old.high / old.median))
-    rng = Range(round_sig(central * math.exp(-down)), round_sig(central), round_sig(central * math.exp(up)))
-    return rng, ";".join(sorted(set(new.sources.split(";")) | set(old.sources.split(";"))))
+    if not sep or new_arg.count(":") != 1 or old_arg.count(":") != 1:
+        raise _argument_fault(argument, f"model_speedup argument '{argument}' is not new:precision/old:precision")
+    (new, new_p), (old, old_p) = new_arg.split(":"), old_arg.split(":")
+    work = speedups.with_(speedups.reference(known), new_precision=new_p, old_precision=old_p)
+    central = speedups.model_speedup(work, new, old, known)
+    lo, hi, _ = speedups.band("dense")
+    rng = Range(round_sig(central * lo), round_sig(central), round_sig(central * hi))
+    sources = ";".join(sorted({s for v in calibration.runs()["source"] for s in data.SOURCE_SPLIT.split(v)}))
+    return rng, sources
 
 
 def _text(x: Any) -> str:
@@ -214,8 +258,12 @@ def _check_bounds(row: Mapping[str, Any], rng: Range) -> None:
         )
 
 
-def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
-    """(range, sources, date) of one scenario row."""
+LATE = ("model_speedup",)  # derivations that read the scenario's other rows: derived last
+
+
+def _derive(row: Mapping[str, Any], known: Mapping[str, float] | None = None) -> tuple[Range, str, str]:
+    """(range, sources, date) of one scenario row; ``known`` holds the central values of the rows
+    derived before it (what a :data:`LATE` derivation reads)."""
     kind, arg, dist = row["derivation"], _text(row["argument"]), row["distribution"]
     if kind == "typed":
         values = [row["low"], row["central"], row["high"]]
@@ -230,21 +278,39 @@ def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
     if kind == "mfu":
         g = _mfu_group(arg)
         return Range(round_sig(g.low), round_sig(g.median), round_sig(g.high), dist), g.sources, ""
-    if kind == "speedup":
-        rng, sources = _speedup(arg)
+    if kind == "model_speedup":
+        rng, sources = _model_speedup(arg, known or {})
         return Range(rng.low, rng.central, rng.high, dist), sources, ""
+    if kind == "calibration":
+        from analyses.models.performance import NAMES
+        from analyses.scenario import calibration
+
+        if arg not in NAMES:
+            raise _fault(row["name"], f"no step-time coefficient '{arg}' in analyses/models/performance.py", "argument")
+        central = round_sig(getattr(calibration.coefficients(), arg))
+        sources = ";".join(sorted({s for v in calibration.runs()["source"] for s in data.SOURCE_SPLIT.split(v)}))
+        own = _text(row["source"])
+        return Range(float(row["low"]), central, float(row["high"]), dist), ";".join(x for x in (own, sources) if x), ""
     if kind == "failure_rate":
-        logs = data.failure_logs()
-        if arg not in set(logs["id"]):
-            raise _fault(row["name"], f"no failure log '{arg}' in data/failure_logs.csv", "argument")
-        rates = reliability.interruptions_per_gpu_year(logs["interruptions"], logs["days"], logs["gpus"])
-        central = float(rates[(logs["id"] == arg).to_numpy()][0])
-        sources = ";".join(sorted({s for v in logs["source"] for s in data.SOURCE_SPLIT.split(v)}))
-        return (
-            Range(round_sig(float(rates.min())), round_sig(central), round_sig(float(rates.max())), dist),
-            sources,
-            "",
+        from analyses.scenario import failures as wired  # the fit reads the logs (lazy: no import cycle)
+
+        if arg not in wired.OPERATIONS:
+            raise _fault(row["name"], f"failure_rate argument '{arg}' is not one of {wired.OPERATIONS}", "argument")
+        rng = wired.rate_range(arg)
+        logs = wired.logs()
+        used = logs[(logs["role"] == "calibrate") & (logs["mode"] == arg)]
+        sources = ";".join(sorted({s for v in used["source"] for s in data.SOURCE_SPLIT.split(v)}))
+        return Range(round_sig(rng.low), round_sig(rng.central), round_sig(rng.high), dist), sources, ""
+    if kind == "interruption_share":
+        from analyses.scenario import failures as wired
+
+        if arg != "hardware":
+            raise _fault(row["name"], f"interruption_share argument '{arg}' is not 'hardware'", "argument")
+        low, central, high = (round_sig(v) for v in wired.hardware_share_range())
+        sources = ";".join(
+            sorted({s for v in data.failure_causes(wired.CAUSES_RUN)["source"] for s in data.SOURCE_SPLIT.split(v)})
         )
+        return Range(low, central, high, dist), sources, ""
     if kind == "prevention":
         causes = data.failure_causes(arg)
         if causes.empty:
@@ -252,14 +318,55 @@ def _derive(row: Mapping[str, Any]) -> tuple[Range, str, str]:
         low, central, high = (round_sig(float(x)) for x in reliability.preventable_shares(causes))
         sources = ";".join(sorted({s for v in causes["source"] for s in data.SOURCE_SPLIT.split(v)}))
         return Range(low, central, high, dist), sources, ""
+    if kind == "memory_fit":
+        from analyses.scenario import memory_fit
+
+        if arg != "calibrate":
+            raise _fault(row["name"], f"memory_fit argument '{arg}' is not 'calibrate'", "argument")
+        rng = memory_fit.reserve_range()
+        used = data.memory_measured()
+        sources = ";".join(
+            sorted({s for v in used[used["role"] == "calibrate"]["source"] for s in data.SOURCE_SPLIT.split(v)})
+        )
+        return Range(round_sig(rng.low), round_sig(rng.central), round_sig(rng.high), dist), sources, ""
     raise _fault(row["name"], f"unknown derivation '{kind}'", "derivation")
+
+
+def _goodput(row: Mapping[str, Any], table: Mapping[str, Range]) -> Range:
+    """A ``goodput`` row's range from the ranges of the assumptions it reads (rounded like every derived value)."""
+    from analyses.scenario import failures as wired
+
+    if row["argument"] != "automated":
+        raise data.DataError(
+            "data/scenario.csv", "a goodput row derives the automated mode's goodput", column="argument"
+        )
+    g = wired.goodput_range(*(table[name] for name in wired.GOODPUT_INPUTS))
+    return Range(round_sig(g.low), round_sig(g.central), round_sig(g.high), row["distribution"])
 
 
 @functools.cache
 def _assumptions(data_dir: str) -> dict[str, Assumption]:
+    rows = data.table("scenario").to_dict("records")
+    derived: dict[str, tuple[Range, str, str]] = {}
+    for row in rows:  # every row but goodput and the LATE ones, which read the others
+        if row["derivation"] not in LATE and row["derivation"] != "goodput":
+            derived[row["name"]] = _derive(row)
+    for row in rows:
+        if row["derivation"] == "goodput":
+            from analyses.scenario import failures as wired
+
+            ranges_now = {name: value[0] for name, value in derived.items()}
+            sources = ";".join(
+                sorted({s for n in wired.GOODPUT_INPUTS for s in data.SOURCE_SPLIT.split(derived[n][1]) if s})
+            )
+            derived[row["name"]] = (_goodput(row, ranges_now), sources, "")
+    known = {name: d[0].central for name, d in derived.items()}
+    for row in rows:
+        if row["derivation"] in LATE:
+            derived[row["name"]] = _derive(row, known)
     out: dict[str, Assumption] = {}
-    for row in data.table("scenario").to_dict("records"):
-        rng, sources, date = _derive(row)
+    for row in rows:
+        rng, sources, date = derived[row["name"]]
         _check_bounds(row, rng)
         try:
             rng.check()
@@ -308,12 +415,26 @@ def ranges(overrides: Mapping[str, Any] | None = None) -> dict[str, Range]:
     """Every assumption's range; an override (a chapter config, say) moves the central value of
     the assumptions it names and keeps each range's relative spread."""
     out = {}
-    for name, a in assumptions().items():
+    table = assumptions()
+    for name, a in table.items():
         if overrides is not None and name in overrides and overrides[name] != a.central:
             out[name] = a.range.scaled(float(overrides[name]))
         else:
             out[name] = a.range
+    for name, a in table.items():  # a derived goodput follows the inputs a reader moved (unless set itself)
+        if (
+            a.derivation == "goodput"
+            and out[name] == a.range
+            and any(out[n] != table[n].range for n in _goodput_inputs())
+        ):
+            out[name] = _goodput({"argument": a.argument, "distribution": a.range.distribution}, out)
     return out
+
+
+def _goodput_inputs() -> tuple[str, ...]:
+    from analyses.scenario import failures as wired
+
+    return wired.GOODPUT_INPUTS
 
 
 def values(overrides: Mapping[str, Any] | None = None) -> dict[str, float]:
@@ -384,7 +505,7 @@ def param(name: str, help: str | None = None, **bounds: float) -> Param:
 def speedup_gpus(name: str) -> tuple[str, str]:
     """(new GPU, old GPU) of a ``speedup`` assumption (``speedup_b300_a100`` -> ("B300", "A100"))."""
     a = assumption(name)
-    if a.derivation != "speedup":
+    if a.derivation != "model_speedup":
         raise KeyError(f"assumption '{name}' is not a speed-up")
     new, _, old = a.argument.partition("/")
     return new.split(":")[0], old.split(":")[0]

@@ -1,64 +1,374 @@
-"""The step-time model calibrated on the published runs in ``data/``: kernel efficiency per GPU
-generation and precision, and the model's out-of-sample errors.
+"""The step-time model (:mod:`analyses.models.performance`) fed from ``data/`` and calibrated on the
+published runs the data declare for it: its coefficients, and its errors on runs it never saw.
 
-:mod:`analyses.models.kernel_efficiency` fed with ``data/scaling_benchmarks.csv`` and
-``data/cluster_configs.csv`` (the datasheets give the peaks), computed once per data folder and
-argument: the planner, the verdict rule of capability claims (its tolerance is the worst validation
-error) and the chapters share one calibration.
+What comes from where (stated once):
+
+- each run's shape, GPUs, precision, layout, batch and recomputation from
+  ``data/published_runs.csv``; a cell the source does not print takes the rule of :data:`ASSUMED`;
+- each GPU's dense peaks, HBM bandwidth and compute die from ``data/gpus.csv`` (a variant is counted
+  as the die it is a variant of: H800/H200 as H100, GB200 as B200, GB300 as B300);
+- each GPU's fabric from its InfiniBand cluster in ``data/cluster_configs.csv`` (the fastest NIC
+  listed for it; a run's own ``nic_gbit_per_s_per_gpu`` where its network differs), with the
+  cluster's measured NVLink and NIC shares and latency: facts of the clusters, not the scenario's
+  assumptions, so a reader who moves the scenario's fabric moves plans, not the calibration;
+- the fit uses only rows whose ``role`` is ``calibrate``; every other row with a measured throughput
+  is a validation row. :func:`errors` pools the model's out-of-sample errors: validation rows at
+  the full fit, calibration rows each left out of its own fit.
+
+Errors are ``ln(published step time / predicted step time)`` (= ``ln(predicted / published)`` of
+tokens per second): the factor, in log, that turns a planned time into the time the published run
+took. Everything is computed once per data folder and argument.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.models import kernel_efficiency as ke
+from analyses.models import memory
+from analyses.models import performance as pf
+from analyses.models import plan as pl
+from analyses.models.uncertainty import error_band
+from analyses.units import BITS_PER_BYTE, GB, MICROSECOND
+
+ASSUMED = {
+    "vp": "1 (no interleaving) where the source prints none",
+    "micro_batch_seqs": "1 sequence (Megatron's default) where the source prints none",
+    "dp": "GPUs / (TP · PP · CP)",
+    "recompute": "'selective' where the source does not say (FlashAttention recomputes the attention core anyway)",
+    "cp, ep": "1 where empty",
+}
+"""The rule for each cell of a published run that its source leaves empty (rows that print no
+layout at all are planned instead: :mod:`analyses.scenario.validation`)."""
+
+STEP_TIME_COLUMNS = ("n_gpus", "tp", "pp", "global_batch_seqs", "tokens_per_s_per_gpu")
+"""A published run is a step-time row when it prints these (its layout and its throughput)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Hardware
+# --------------------------------------------------------------------------------------------
+
+
+def die(gpu: str) -> str:
+    """The compute die a GPU is counted as (``variant_of`` in ``data/gpus.csv``, else itself)."""
+    return _dies(str(data.DATA_DIR))[gpu]
 
 
 @functools.cache
-def _validation(holdout_sources: tuple[str, ...], overlap: float, data_dir: str) -> pd.DataFrame:
-    return ke.validation(
-        data.table("scaling_benchmarks"),
-        data.table("cluster_configs"),
-        lambda g, p: data.gpu(g).peak_flops(p),
-        holdout_sources,
-        overlap,
+def _dies(data_dir: str) -> dict[str, str]:
+    frame = data.gpus()
+    return {
+        r["name"]: (r["variant_of"] if isinstance(r["variant_of"], str) and r["variant_of"] else r["name"])
+        for r in frame.to_dict("records")
+    }
+
+
+@functools.cache
+def _clusters(data_dir: str) -> dict[str, dict[str, Any]]:
+    frame = data.table("cluster_configs")
+    frame = frame[frame["network"] == "infiniband"].sort_values("nic_gbit_per_s_per_gpu", ascending=False)
+    return {g: rows.iloc[0].to_dict() for g, rows in frame.groupby("gpu", sort=False)}
+
+
+def cluster(gpu: str) -> dict[str, Any]:
+    """The InfiniBand cluster configuration of ``gpu`` (the fastest NIC listed for it)."""
+    rows = _clusters(str(data.DATA_DIR))
+    if gpu not in rows:
+        raise KeyError(f"no InfiniBand cluster configuration for {gpu} in data/cluster_configs.csv")
+    return rows[gpu]
+
+
+def has_cluster(gpu: str) -> bool:
+    """Whether ``data/cluster_configs.csv`` has an InfiniBand cluster for ``gpu``."""
+    return gpu in _clusters(str(data.DATA_DIR))
+
+
+def hardware(
+    gpu: str,
+    precision: str,
+    *,
+    nic_gbit_per_s_per_gpu: float | None = None,
+    nic_share: float | None = None,
+    latency_us: float | None = None,
+) -> dict[str, Any]:
+    """The step-time model's hardware inputs for ``gpu`` at ``precision`` on its InfiniBand cluster.
+
+    ``nic_gbit_per_s_per_gpu``, ``nic_share`` and ``latency_us`` replace the cluster's (a run's own
+    network; the scenario's fabric assumptions in a plan).
+    """
+    sheet = data.gpu(gpu)
+    c = cluster(gpu)
+    nic = c["nic_gbit_per_s_per_gpu"] if nic_gbit_per_s_per_gpu is None else nic_gbit_per_s_per_gpu
+    share = c["nic_achievable_share"] if nic_share is None else nic_share
+    latency = c["latency_us"] if latency_us is None else latency_us
+    return {
+        "die": die(gpu),
+        "peak_flops": sheet.peak_flops(precision),
+        "peak_flops_bf16": sheet.peak_flops("bf16"),
+        "hbm_bytes_per_s": sheet.hbm_bytes_per_s,
+        "nvlink_bytes_per_s": c["nvlink_gb_per_s_per_direction"] * GB * c["nvlink_achievable_share"],
+        "nic_bytes_per_s": nic * GB / BITS_PER_BYTE * share,
+        "gpus_per_node": int(c["gpus_per_node"]),
+        "nvlink_domain_gpus": int(c["gpus_per_node"]),
+        "latency_s": latency * MICROSECOND,
+    }
+
+
+def plan_hardware(gpu: str) -> pl.Hardware:
+    """The planner's facts of ``gpu``: its datasheet, compute die and InfiniBand cluster."""
+    sheet = data.gpu(gpu)
+    return pl.Hardware(
+        gpu,
+        dict(sheet.peak_flops_dense),
+        sheet.hbm_usable_bytes,
+        sheet.tdp_w,
+        cluster(gpu),
+        die=die(gpu),
+        hbm_bytes_per_s=sheet.hbm_bytes_per_s,
     )
 
 
-def validation(holdout_sources: Sequence[str] = (), overlap: float = 0.5) -> pd.DataFrame:
-    """The step-time model against every published row at data-parallel ``overlap``, without the rows
-    citing ``holdout_sources`` (:func:`analyses.models.kernel_efficiency.validation`); read once per argument."""
-    return _validation(tuple(holdout_sources), float(overlap), str(data.DATA_DIR))
+@functools.cache
+def _shapes(data_dir: str) -> dict[str, pl.Shape]:
+    """Every shape of ``data/model_shapes.csv`` at its own sequence length, by name (read once)."""
+    return {
+        r["name"]: pl.Shape(
+            name=str(r["label"]),
+            n_params=float(memory.shape_parameter_count(r)),
+            layers=int(r["layers"]),
+            hidden=int(r["hidden"]),
+            heads=int(r["heads"]),
+            seq_len=int(r["seq_len"]),
+            kv_heads=int(r["kv_heads"]) if r["kv_heads"] == r["kv_heads"] else 0,
+        )
+        for _, r in data.model_shapes().iterrows()
+    }
 
 
-def calibrations(holdout_sources: Sequence[str] = (), overlap: float = 0.5) -> pd.DataFrame:
-    """Kernel efficiency per (GPU, precision) calibrated on published throughput rows.
-
-    Columns ``gpu, precision, compute_efficiency, id, source``.
-    """
-    return ke.calibrations(validation(holdout_sources, overlap))
-
-
-def validation_errors(holdout_sources: Sequence[str] = (), overlap: float = 0.5) -> np.ndarray:
-    """The step-time model's relative errors (predicted/measured − 1) on the published validation rows."""
-    return ke.validation_errors(validation(holdout_sources, overlap))
+def shape(name: str, seq_len: int | None = None) -> pl.Shape:
+    """A row of ``data/model_shapes.csv`` as the planner's shape (parameters counted from the shape,
+    :func:`analyses.models.memory.shape_parameter_count`), at ``seq_len`` if given; KeyError names them."""
+    shapes = _shapes(str(data.DATA_DIR))
+    if name not in shapes:
+        raise KeyError(f"unknown shape {name!r}; known: {', '.join(shapes)}")
+    own = shapes[name]
+    return own if not seq_len else replace(own, seq_len=int(seq_len))
 
 
-def kernel_efficiency(
-    gpu: str, precision: str, holdout_sources: Sequence[str] = (), overlap: float = 0.5
-) -> tuple[float, str]:
-    """The calibrated kernel efficiency for ``gpu`` at ``precision`` and how it was obtained
-    (:func:`analyses.models.kernel_efficiency.kernel_efficiency`)."""
-    return _kernel_efficiency(gpu, precision, tuple(holdout_sources), float(overlap), str(data.DATA_DIR))
+# --------------------------------------------------------------------------------------------
+# The published runs as the model's inputs
+# --------------------------------------------------------------------------------------------
+
+
+def _own(x: Any) -> float | None:
+    """A run's own figure, or None for an empty cell."""
+    return None if x is None or x != x or x == "" else float(x)
 
 
 @functools.cache
-def _kernel_efficiency(
-    gpu: str, precision: str, holdout_sources: tuple[str, ...], overlap: float, data_dir: str
-) -> tuple[float, str]:
-    return ke.kernel_efficiency(calibrations(holdout_sources, overlap), gpu, precision)
+def _runs(data_dir: str) -> pd.DataFrame:
+    frame = data.published_runs().copy()
+    n = frame["n_gpus"]
+    tp, pp = frame["tp"].fillna(1), frame["pp"].fillna(1)
+    cp, ep = frame["cp"].fillna(1), frame["ep"].fillna(1)
+    frame["step_time_row"] = frame[list(STEP_TIME_COLUMNS)].notna().all(axis=1)
+    frame["model_tp"], frame["model_pp"], frame["model_cp"], frame["model_ep"] = tp, pp, cp, ep
+    frame["model_vp"] = frame["vp"].fillna(1)
+    frame["model_micro_batch"] = frame["micro_batch_seqs"].fillna(1)
+    frame["model_dp"] = frame["dp"].where(frame["dp"].notna(), n / (tp * pp * cp))
+    frame["model_recompute"] = frame["recompute"].replace({"unknown": "selective"})
+    frame["die"] = [die(g) for g in frame["gpu"]]
+    return frame
+
+
+def runs() -> pd.DataFrame:
+    """``data/published_runs.csv`` with the model's view of each row: ``step_time_row`` (it prints a
+    layout and a throughput), ``model_*`` columns with :data:`ASSUMED` filled in, and ``die``."""
+    return _runs(str(data.DATA_DIR)).copy()
+
+
+def inputs(frame: pd.DataFrame) -> dict[str, Any]:
+    """:func:`analyses.models.performance.step_time`'s keyword arrays for the rows of :func:`runs`."""
+    hw = [
+        hardware(r["gpu"], r["precision"], nic_gbit_per_s_per_gpu=_own(r["nic_gbit_per_s_per_gpu"]))
+        for r in frame.to_dict("records")
+    ]
+    out: dict[str, Any] = {k: np.array([h[k] for h in hw]) for k in hw[0]} if hw else {}
+    out |= {
+        "params_active": frame["params_active"].to_numpy(float),
+        "params_total": frame["params_total"].to_numpy(float),
+        "n_layers": frame["n_layers"].to_numpy(float),
+        "d_model": frame["d_model"].to_numpy(float),
+        "seq_len": frame["seq_len"].to_numpy(float),
+        "kv_ratio": (frame["n_kv_heads"] / frame["n_heads"]).fillna(1.0).to_numpy(float),
+        "n_experts": frame["n_experts"].fillna(0).to_numpy(float),
+        "experts_active": frame["experts_active"].fillna(0).to_numpy(float),
+        "n_gpus": frame["n_gpus"].to_numpy(float),
+        "tp": frame["model_tp"].to_numpy(float),
+        "pp": frame["model_pp"].to_numpy(float),
+        "vp": frame["model_vp"].to_numpy(float),
+        "cp": frame["model_cp"].to_numpy(float),
+        "ep": frame["model_ep"].to_numpy(float),
+        "micro_batch": frame["model_micro_batch"].to_numpy(float),
+        "global_batch": frame["global_batch_seqs"].to_numpy(float),
+        "recompute": frame["model_recompute"].to_numpy(dtype=object).astype(str),
+        "zero3": (frame["sharding"] == "zero3-fsdp").to_numpy(),
+    }
+    return out
+
+
+def step_time_rows() -> pd.DataFrame:
+    """The rows of :func:`runs` the step-time model predicts directly (layout and throughput printed)."""
+    frame = runs()
+    return frame[frame["step_time_row"]].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------------------------
+# The fit and its out-of-sample errors
+# --------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _step_rows(data_dir: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    rows = step_time_rows()
+    return rows, inputs(rows)
+
+
+def _subset(arrays: dict[str, Any], mask: np.ndarray) -> dict[str, Any]:
+    return {k: v[mask] if isinstance(v, np.ndarray) and v.shape[:1] == mask.shape else v for k, v in arrays.items()}
+
+
+@functools.cache
+def _fit(holdout_sources: tuple[str, ...], leave_out: tuple[str, ...], data_dir: str) -> pf.Fit:
+    rows, arrays = _step_rows(data_dir)
+    keep = (rows["role"] == "calibrate") & ~rows["id"].isin(leave_out)
+    if holdout_sources:
+        keep &= ~rows["source"].apply(lambda s: bool(set(data.SOURCE_SPLIT.split(s)) & set(holdout_sources)))
+    if keep.sum() < 8:
+        raise data.DataError(
+            "data/published_runs.csv", f"only {keep.sum()} calibration rows left to fit", column="role"
+        )
+    mask = keep.to_numpy()
+    start = None if not (holdout_sources or leave_out) else _fit((), (), data_dir).coefficients
+    return pf.fit(_subset(arrays, mask), rows["tokens_per_s_per_gpu"].to_numpy(float)[mask], start=start)
+
+
+def fit(holdout_sources: Sequence[str] = (), leave_out: Sequence[str] = ()) -> pf.Fit:
+    """The model fitted on the calibration rows, without rows citing ``holdout_sources`` and without the
+    rows whose id is in ``leave_out`` (a leave-one-out refit)."""
+    return _fit(tuple(sorted(holdout_sources)), tuple(sorted(leave_out)), str(data.DATA_DIR))
+
+
+def coefficients(holdout_sources: Sequence[str] = ()) -> pf.Coefficients:
+    """The fitted coefficients (:func:`fit`)."""
+    return fit(holdout_sources).coefficients
+
+
+def predict(frame: pd.DataFrame, coef: pf.Coefficients | None = None) -> pf.Step:
+    """The model's step for rows of :func:`runs` (at the full fit unless ``coef`` is given)."""
+    return pf.step_time(coefficients() if coef is None else coef, **inputs(frame))
+
+
+@functools.cache
+def _predictions(data_dir: str) -> pd.DataFrame:
+    rows, arrays = _step_rows(data_dir)
+    predicted = pf.step_time(coefficients(), **arrays).tokens_per_s_per_gpu.copy()
+    loo = np.full(len(rows), np.nan)
+    cal = (rows["role"] == "calibrate").to_numpy()
+    loo[cal] = pf.leave_one_out(coefficients(), _subset(arrays, cal), rows["tokens_per_s_per_gpu"].to_numpy(float)[cal])
+    out = rows[["id", "role", "source"]].copy()
+    out["published"] = rows["tokens_per_s_per_gpu"].to_numpy(float)
+    out["predicted"] = predicted
+    out["predicted_loo"] = loo
+    out["out_of_sample"] = np.where(np.isnan(loo), predicted, loo)
+    out["log_error"] = np.log(out["out_of_sample"] / out["published"])
+    return out
+
+
+def predictions() -> pd.DataFrame:
+    """Every step-time row: published and predicted tokens/s per GPU at the full fit, the prediction of
+    the fit that left the row out (calibration rows: :func:`analyses.models.performance.leave_one_out`,
+    one Newton step from the full fit; :func:`leave_one_out_refit` refits instead), the out-of-sample
+    prediction (validation rows: the full fit; calibration rows: their leave-one-out fit) and its
+    ``log_error`` (:func:`errors`' sign)."""
+    return _predictions(str(data.DATA_DIR)).copy()
+
+
+def leave_one_out_refit(run_id: str) -> float:
+    """The tokens/s per GPU of calibration row ``run_id`` predicted by a full refit without it (what
+    :func:`predictions`' one-step leave-one-out approximates)."""
+    rows, arrays = _step_rows(str(data.DATA_DIR))
+    i = int(np.flatnonzero((rows["id"] == run_id).to_numpy())[0])
+    return float(pf.step_time(fit(leave_out=(run_id,)).coefficients, **arrays).tokens_per_s_per_gpu[i])
+
+
+def errors() -> np.ndarray:
+    """The model's out-of-sample errors on every step-time row, ``ln(published / predicted step time)``."""
+    return predictions()["log_error"].to_numpy(float)
+
+
+@functools.cache
+def _ratio_errors(data_dir: str) -> pd.DataFrame:
+    rows, _ = _step_rows(data_dir)
+    pred = predictions().set_index("id")
+    order = {g: i for i, g in enumerate(data.gpu_names())}
+    out = []
+    grouped = rows[rows["ratio_group"].fillna("") != ""]
+    for group, members in grouped.groupby("ratio_group", sort=True):
+        recs = members.to_dict("records")
+        for i, a in enumerate(recs):
+            for b in recs[i + 1 :]:
+                if a["gpu"] == b["gpu"]:
+                    continue
+                new, old = (a, b) if order[a["gpu"]] > order[b["gpu"]] else (b, a)
+                pn, po = pred.loc[new["id"]], pred.loc[old["id"]]
+                out.append(
+                    {
+                        "ratio_group": group,
+                        "arch": new["arch"],
+                        "new": new["id"],
+                        "old": old["id"],
+                        "gpus": f"{new['gpu']} / {old['gpu']}",
+                        "published": pn["published"] / po["published"],
+                        "predicted": pn["out_of_sample"] / po["out_of_sample"],
+                        "in_sample": bool(new["role"] == "calibrate" and old["role"] == "calibrate"),
+                    }
+                )
+    frame = pd.DataFrame(out)
+    frame["log_error"] = np.log(frame["predicted"] / frame["published"])
+    return frame
+
+
+def ratio_errors() -> pd.DataFrame:
+    """The model against every same-recipe pair of published runs on two GPUs (``ratio_group``): the
+    published and predicted per-GPU throughput ratio of the newer GPU over the older, both sides out of
+    sample (:func:`predictions`), and ``log_error`` = ``ln(predicted / published ratio)``."""
+    return _ratio_errors(str(data.DATA_DIR)).copy()
+
+
+def band(level: float = 0.9, errs: np.ndarray | None = None) -> tuple[float, float]:
+    """The factors (low, high) that turn a predicted step time into a ``level`` band of the true one:
+    ``exp`` of the split-conformal band of the out-of-sample errors (:func:`analyses.models.uncertainty.error_band`)."""
+    e = errors() if errs is None else np.asarray(errs, float)
+    lo, hi = error_band(e, level)
+    return float(np.exp(lo)), float(np.exp(hi))
+
+
+def coefficient_table() -> pd.DataFrame:
+    """The fitted coefficients beside their anchors (:data:`analyses.models.performance.PRIOR`)."""
+    coef = coefficients().as_dict()
+    prior = pf.PRIOR.as_dict()
+    return pd.DataFrame({"coefficient": list(coef), "fitted": list(coef.values()), "anchor": [prior[k] for k in coef]})
+
+
+def clear_cache() -> None:
+    """Forget the fits (after editing ``data/``)."""
+    for fn in (_runs, _step_rows, _fit, _predictions, _ratio_errors, _dies, _clusters, _shapes):
+        fn.cache_clear()

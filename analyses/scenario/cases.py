@@ -350,3 +350,73 @@ def gds_run() -> GdsRun:
 def cloud_provider() -> CloudProvider:
     """Document 001's MIG anecdote (part 2.3)."""
     return build(CloudProvider)
+
+
+# --------------------------------------------------------------------------------------------
+# The workload of each claim that reads the per-GPU speed-up
+# --------------------------------------------------------------------------------------------
+
+GENERIC_SPEEDUP = ("000-2.1-64x30-to-32x20", "001-2.1-64x30-to-32x20", REC_DAYS)
+"""Anecdotes about an unnamed model: the reference model, at the anecdote's own A100 count."""
+CASE_001 = ("001-6-payback-6-12-months", "001-6-effective-compute-cost-formula")
+"""Document 001's part 6 speaks of its own case: the customer-service fine-tune on owned B300 servers."""
+
+
+def workload(claim_id: str, s: Any = None) -> Any:
+    """The workload whose per-GPU speed-up judges ``claim_id``
+    (:class:`analyses.scenario.speedups.Workload`), or None for the reference workload of the
+    scenario's speed-up (generic claims about "training": per-GPU throughput, cost per task, payback
+    of a generic replacement, months to weeks).
+
+    - an anecdote with a parameter count (000 §2.1's 13B, 001 §2.1's 7B): the decoder of
+      ``data/model_shapes.csv`` nearest that count, pretrained at the reference's GPU count and batch;
+    - an anecdote about an unnamed model with GPU counts (64 × 30 → 32 × 20, 000 §4's 128 A100s): the
+      reference model at the anecdote's A100 count;
+    - document 001's case and part 6 (its payback and effective-compute-cost advice): a full fine-tune of
+      the case's largest model on its servers' GPUs, sequences of ``finetune_tokens_per_sample`` tokens,
+      ``finetune_batch_sequences`` per step;
+    - document 001's hyper-parameter sweep: one run of the published Megatron-Bridge Llama 3 8B FP8 recipe
+      it is read as (8 GPUs, its batch and sequence length).
+
+    ``s`` is the central scenario (default :func:`analyses.scenario.values`).
+    """
+    from analyses import scenario
+    from analyses.scenario import speedups
+
+    s = scenario.values() if s is None else s
+    ref = speedups.reference(s)
+    anecdotal = {a.claim: a for a in anecdotes()}
+    if claim_id in GENERIC_SPEEDUP:
+        a = anecdotal[claim_id]
+        return speedups.with_(
+            ref, label=f"{claim_id}: the reference model on {a.gpus_before:g} GPUs", gpus=int(a.gpus_before)
+        )
+    if claim_id in anecdotal and anecdotal[claim_id].params is not None:
+        a = anecdotal[claim_id]
+        return speedups.with_(
+            ref, label=f"{claim_id}: {a.params / 1e9:g}B pretraining", shape=speedups.nearest_shape(a.params)
+        )
+    if claim_id in CASE_001 or claim_id in (CS_FT, CS_WORK):
+        c = customer_service()
+        seq = int(round(float(s["finetune_tokens_per_sample"])))
+        return speedups.Workload(
+            f"{claim_id}: document 001's fine-tune",
+            speedups.nearest_shape(c.params_high),
+            int(c.gpus),
+            float(s["finetune_batch_sequences"]) * seq,
+            seq_len=seq,
+            kind="fine-tune",
+        )
+    if claim_id == SWEEP:
+        bench = data.table("scaling_benchmarks").set_index("id").loc[SWEEP_RECIPE]
+        return speedups.Workload(
+            f"{claim_id}: one run of the {bench['benchmark']} recipe",
+            speedups.nearest_shape(float(bench["params"])),
+            int(bench["n_gpus"]),
+            float(bench["global_batch_seqs"] * bench["seq_len"]),
+            seq_len=int(bench["seq_len"]),
+        )
+    return None
+
+
+SWEEP_RECIPE = "mb-b200-8b-8"  # the published Blackwell FP8 run each sweep run is read as (scaling_benchmarks)

@@ -134,9 +134,10 @@ def useful_share(s: Scenario) -> np.ndarray:
     return operations.busy_share(s) * operations.goodput(s)
 
 
-def pflop_day_cost(s: Scenario, gpu: str, mode: str, workload: str = "pretrain") -> np.ndarray:
+def pflop_day_cost(s: Scenario, gpu: str, mode: str, workload: Any = "pretrain") -> np.ndarray:
     """Cost (USD) of one useful PFLOP-day on ``gpu`` owned or rented, at the scenario's MFU of that
-    generation, a job's busy share and goodput (:func:`analyses.models.tco.cost_per_effective_pflop_day`)."""
+    generation (the new one's at the speed-up of ``workload``, or at a speed-up given as a number), a
+    job's busy share and goodput (:func:`analyses.models.tco.cost_per_effective_pflop_day`)."""
     return tco.cost_per_effective_pflop_day(
         hourly(s, gpu, mode), achieved_flop_per_s(s, gpu, workload), 1.0, operations.busy_share(s), operations.goodput(s)
     )

@@ -13,7 +13,11 @@ One home for the GPU-level vocabulary every chapter and check shares:
   MFU :data:`OLD_MFU`; each generation's precision (:data:`NEW_PRECISION`, :data:`OLD_PRECISION`)
   is the one its MFU comes from (``data/scenario.csv``: ``B300:fp8:... / A100:bf16:...``);
 - the FLOP/s a busy, healthy job achieves on either generation (:func:`achieved_flop_per_s`) and
-  the MFU it implies (:func:`mfu`) are derived here and nowhere else.
+  the MFU it implies (:func:`mfu`) are derived here and nowhere else;
+- the speed-up of :data:`NEW` over :data:`OLD` for a claim's own workload (:func:`speedup`): the
+  scenario's speed-up (the reference workload's, :func:`analyses.scenario.speedups.reference`)
+  scaled by the calibrated step-time model's ratio between that workload and the reference, so a
+  draw or a reader's override of :data:`SPEEDUP` moves every workload's speed-up together.
 """
 
 from __future__ import annotations
@@ -87,13 +91,15 @@ class Workload:
     """A training workload a claim is about: what runs, at what size and precision, on how many GPUs.
 
     The speed-up of :data:`NEW` over :data:`OLD` depends on it (a 13B pretraining in FP8, a fine-tune
-    on one 8-GPU server, an embedding-bound recommender); :func:`speedup` gives it for each one."""
+    on one 8-GPU server, a recommender); :func:`speedup` gives it for each one from the calibrated
+    step-time model (:func:`model_workload` is the model's description of it)."""
 
     id: str
     label: str
     params: float | None  # parameters of the model (None: not stated)
     precision: str  # the new generation's training precision the claim implies
     gpus: str  # the GPU counts the claim states or implies, in words
+    claim: str = ""  # the claim whose case or anecdote defines it (:func:`analyses.scenario.cases.workload`)
 
 
 WORKLOADS: dict[str, Workload] = {
@@ -101,15 +107,59 @@ WORKLOADS: dict[str, Workload] = {
     for w in (
         Workload("pretrain", "dense transformer pretraining (the documents' per-GPU claims)", None, "fp8", "any"),
         Workload("pretrain-100b", "pretraining a 100B-class dense model", 1e11, "fp8", "hundreds"),
-        Workload("pretrain-13b", "pretraining a 13B model (000 §2.1 anecdote)", 1.3e10, "fp8", "not stated"),
+        Workload(
+            "pretrain-13b", "pretraining a 13B model (000 §2.1 anecdote)", 1.3e10, "fp8", "not stated",
+            "000-2.1-13b-anecdote-days",
+        ),
         Workload("pretrain-10b", "pretraining a 10B model on 4-8 B300 nodes (000 §5 plan)", 1e10, "fp8", "32-64"),
-        Workload("pretrain-7b", "pretraining a 7B model (001 §2.1 anecdote)", 7e9, "fp8", "not stated"),
-        Workload("sweep-8b", "an 8B hyper-parameter sweep, one 8-GPU server per run (001 §2.5)", 8e9, "fp8", "6 x 8"),
-        Workload("finetune", "full fine-tunes of 7B-13B models on two 4-GPU servers (001 §4 case)", 1.3e10, "bf16", "8"),
-        Workload("recommender", "a multimodal recommender, 128 A100 -> 96 B300 (000 §4 case)", None, "bf16", "128 -> 96"),
+        Workload(
+            "pretrain-7b", "pretraining a 7B model (001 §2.1 anecdote)", 7e9, "fp8", "not stated",
+            "001-2.1-7b-anecdote-days",
+        ),
+        Workload(
+            "sweep-8b", "an 8B hyper-parameter sweep, one 8-GPU server per run (001 §2.5)", 8e9, "fp8", "6 x 8",
+            "001-2.5-hyperparam-sweep-36-to-9-days",
+        ),
+        Workload(
+            "finetune", "full fine-tunes of 7B-13B models on two 4-GPU servers (001 §4 case)", 1.3e10, "bf16", "8",
+            "001-4-finetune-5-to-2p8-days",
+        ),
+        Workload(
+            "recommender", "a multimodal recommender, 128 A100 -> 96 B300 (000 §4 case)", None, "bf16", "128 -> 96",
+            "000-4-training-days-28-to-11",
+        ),
         Workload("risk-10b", "a 10B risk model (the fintech anecdote of both §2.4)", 1e10, "fp8", "not stated"),
     )
 }
+PLAN_GPUS = 64  # 000 §5's plan at its upper size: 8 nodes of 8 B300s
+
+
+def model_workload(workload: str) -> Any:
+    """The step-time model's workload (:class:`analyses.scenario.speedups.Workload`) of one of
+    :data:`WORKLOADS`, or None for the reference workload of the scenario's :data:`SPEEDUP`.
+
+    A claim with a case or anecdote of its own takes :func:`analyses.scenario.cases.workload` (the
+    nearest decoder of ``data/model_shapes.csv``, the case's GPUs and batch), at the precision listed
+    here for the new generation; the 10B plan and the 10B risk model take the nearest decoder to 10B
+    at the reference's batch (the plan at :data:`PLAN_GPUS`)."""
+    from analyses.scenario import cases, speedups  # the planner's search, on the floor it lives on
+
+    if workload not in WORKLOADS:
+        raise KeyError(f"unknown workload '{workload}'; the workloads are: {', '.join(WORKLOADS)}")
+    w = WORKLOADS[workload]
+    central = scenario.values()
+    ref = speedups.reference(central)
+    if w.claim:
+        found = cases.workload(w.claim, central)
+        base = ref if found is None else found
+    elif w.params is None or w.params == 1e11:
+        return None  # the reference workload itself: the documents' 100B class
+    else:
+        base = speedups.with_(ref, label=f"{w.label}", shape=speedups.nearest_shape(w.params))
+        if w.id == "pretrain-10b":
+            base = speedups.with_(base, gpus=PLAN_GPUS)
+    model = speedups.with_(base, label=w.label, new_precision=w.precision)
+    return None if model == ref else model
 
 
 @named(
@@ -117,32 +167,68 @@ WORKLOADS: dict[str, Workload] = {
     "B300/A100 per-GPU speed-up of a workload",
     "x",
     "Model FLOP/s per GPU of the new generation over the old on the claim's workload (its size, precision and "
-    "GPU count); today every workload reads the scenario's one speed-up, until the throughput model gives each its own",
+    "GPU count): the scenario's speed-up (the calibrated step-time model's, on the reference 100B workload) scaled "
+    "by the model's ratio between the claim's workload and the reference",
     owns=(SPEEDUP,),
+    wraps=("model_speedup",),
     audit="R9",
 )
-def speedup(s: Mapping[str, Any], workload: str = "pretrain") -> np.ndarray:
-    """The per-GPU speed-up of :data:`NEW` over :data:`OLD` on ``workload`` (a key of :data:`WORKLOADS`).
+def speedup(s: Mapping[str, Any], workload: Any = "pretrain") -> np.ndarray:
+    """The per-GPU speed-up of :data:`NEW` over :data:`OLD` on ``workload``: a key of :data:`WORKLOADS`,
+    an :class:`analyses.scenario.speedups.Workload`, or None (the reference workload, ``s[SPEEDUP]``).
 
-    The one place a check or chapter obtains it: the scenario's ``speedup_b300_a100`` for every
-    workload today; the throughput model will give each workload its own value and band here."""
-    if workload not in WORKLOADS:
-        raise KeyError(f"unknown workload '{workload}'; the workloads are: {', '.join(WORKLOADS)}")
-    return np.asarray(s[SPEEDUP], dtype=float)
+    ``s[SPEEDUP] × model(workload) / model(reference)``: the scenario's speed-up (floats or arrays of
+    draws) scaled by the step-time model's ratio of the two workloads' speed-ups at the central
+    scenario. The one place a check or chapter obtains it: a claim about a 13B pretraining, an 8-GPU
+    fine-tune or the documents' generic "training" asks this function with its own workload."""
+    x = np.asarray(s[SPEEDUP], dtype=float)
+    if isinstance(workload, str):
+        workload = model_workload(workload)
+    if workload is None:
+        return x
+    return x * workload_factor(workload)
 
 
-def achieved_flop_per_s(s: Mapping[str, Any], name: str, workload: str = "pretrain") -> np.ndarray:
+def speedup_basis() -> str:
+    """Where :data:`SPEEDUP` comes from, in words: the calibrated step-time model on the reference workload."""
+    from analyses.scenario import speedups
+
+    return f"the step-time model calibrated on published runs, on {speedups.reference(scenario.values()).describe()}"
+
+
+def workload_factor(workload: Any) -> float:
+    """The step-time model's speed-up on ``workload`` over its speed-up on the reference workload
+    (1 for the reference itself), at the central scenario."""
+    from analyses.scenario import speedups  # the planner's search, on the floor it lives on
+
+    central = scenario.values()
+    ref = speedups.reference(central)
+    if workload == ref:
+        return 1.0
+    return speedups.model_speedup(workload, NEW, OLD, central) / speedups.model_speedup(ref, NEW, OLD, central)
+
+
+def _per_gpu(s: Mapping[str, Any], workload: Any) -> np.ndarray:
+    """The speed-up ``workload`` stands for: a workload (a key of :data:`WORKLOADS`, a model workload,
+    None) through :func:`speedup`, or a speed-up already computed (a number or array of draws)."""
+    if workload is None or isinstance(workload, str) or not isinstance(workload, (int, float, np.ndarray, list)):
+        return speedup(s, workload)
+    return np.asarray(workload, dtype=float)
+
+
+def achieved_flop_per_s(s: Mapping[str, Any], name: str, workload: Any = "pretrain") -> np.ndarray:
     """Model FLOP/s per GPU of a busy, healthy job: the old generation's dense peak × its MFU, the new
-    one's that × the speed-up of ``workload``."""
+    one's that × the speed-up of ``workload`` (a workload, or a speed-up already computed: a number)."""
     base = throughput.effective_flops_per_s(peak_flops(OLD), s[OLD_MFU])
     if name == OLD:
         return base
     if name == NEW:
-        return base * speedup(s, workload)
+        return base * _per_gpu(s, workload)
     raise KeyError(f"the scenario's speed-up compares {NEW} with {OLD}, not {name}")
 
 
-def mfu(s: Mapping[str, Any], name: str, workload: str = "pretrain") -> np.ndarray:
+def mfu(s: Mapping[str, Any], name: str, workload: Any = "pretrain") -> np.ndarray:
     """MFU of :data:`NEW` or :data:`OLD` in the scenario; for the new generation
-    ``speedup × peak_old × MFU_old / peak_new`` (the achieved rate over its own dense peak)."""
+    ``speedup × peak_old × MFU_old / peak_new`` (the achieved rate over its own dense peak; ``workload``
+    a workload or a speed-up already computed)."""
     return achieved_flop_per_s(s, name, workload) / peak_flops(name)

@@ -6,7 +6,7 @@ behind them, so "the time an interruption costs" or "goodput" means the same in 
 formulas are :mod:`analyses.models.reliability`'s (the renewal model of a job that checkpoints
 every ``interval`` and restarts after each interruption); a restart takes the scenario's
 ``restart_s`` where recovery is automated (spare nodes, scripted restarts: MegaScale, Llama 3) and
-``restart_manual_s`` where it waits for an operator (OPT-175B before its scripts).
+``restart_s_manual`` where it waits for an operator (OPT-175B before its scripts).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from analyses.units import SECONDS_PER_DAY, SECONDS_PER_MINUTE
 
 Scenario = Mapping[str, Any]
 MODES = ("automated", "manual")  # how a job gets going again after an interruption
-RESTART = {"automated": "restart_s", "manual": "restart_manual_s"}
+RESTART = {"automated": "restart_s", "manual": "restart_s_manual"}
 
 
 def _mode(mode: str) -> str:
@@ -73,7 +73,7 @@ def optimal_interval_s(s: Scenario) -> np.ndarray:
     "s",
     "Detection, replacing the failed node and reloading the last checkpoint, recomputed work excluded; by how "
     "recovery runs: automated (spare nodes, scripted restarts) or manual (waiting for an operator)",
-    owns=("restart_s", "restart_manual_s"),
+    owns=("restart_s", "restart_s_manual"),
     audit="R1",
 )
 def restart_s(s: Scenario, mode: str = "automated") -> np.ndarray:

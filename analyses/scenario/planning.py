@@ -1,26 +1,25 @@
 """The planner fed from the data and the scenario: hardware, calibration, price draws, and the plan.
 
-:mod:`analyses.models.plan` is pure (a request, its hardware and a kernel efficiency in, layouts and
-costs out). Here a request is built with the scenario's values (:func:`request`), the hardware of
-every generation the planner can price and place (:func:`hardware`: a datasheet, an InfiniBand
-cluster configuration in ``data/cluster_configs.csv``, a system price and a neocloud rent in the
-scenario), the kernel efficiency calibrated on published runs (:mod:`analyses.scenario.calibration`),
-and the price draws of :func:`analyses.scenario.sample`; :func:`plan`, :func:`intervals` and
-:func:`sensitivity` run the planner end to end. A GPU added to the data with these rows is planned
-without any code.
+:mod:`analyses.models.plan` is pure (a request, its hardware and the step-time coefficients in,
+layouts and costs out). Here a request is built with the scenario's values (:func:`request`), the
+hardware of every generation the planner can place (:func:`hardware`: a datasheet and an InfiniBand
+cluster configuration in ``data/cluster_configs.csv``; its system price and rents where the
+scenario has them, NaN costs where it does not), the step-time model calibrated on published runs
+(:mod:`analyses.scenario.calibration`), and the price draws of :func:`analyses.scenario.sample`;
+:func:`plan`, :func:`intervals` and :func:`sensitivity` run the planner end to end. A GPU added to
+the data with these rows is planned without any code.
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
-from analyses.models import gpu_hour_cost, layouts, memory, uncertainty
+from analyses.models import gpu_hour_cost, interruptions, layouts, performance, uncertainty
 from analyses.models import plan as pl
 from analyses.scenario import calibration, costs, generations
 
@@ -32,67 +31,57 @@ PlanError = pl.PlanError
 # --------------------------------------------------------------------------------------------
 
 
-@functools.cache
-def _shapes(data_dir: str) -> dict[str, pl.Shape]:
-    """Every shape of ``data/model_shapes.csv`` at its own sequence length, by name (read once)."""
-    return {
-        r["name"]: pl.Shape(
-            name=str(r["label"]),
-            n_params=float(memory.shape_parameter_count(r)),
-            layers=int(r["layers"]),
-            hidden=int(r["hidden"]),
-            heads=int(r["heads"]),
-            seq_len=int(r["seq_len"]),
-        )
-        for _, r in data.model_shapes().iterrows()
-    }
-
-
 def shape(name: str, seq_len: int | None = None) -> pl.Shape:
-    """A row of ``data/model_shapes.csv``; parameters counted from the shape (memory.shape_parameter_count)."""
-    shapes = _shapes(str(data.DATA_DIR))
-    if name not in shapes:
-        raise PlanError("model_shape", f"unknown shape {name!r}; known: {', '.join(shapes)}")
-    own = shapes[name]
-    return own if not seq_len else replace(own, seq_len=int(seq_len))
-
-
-@functools.cache
-def _clusters(data_dir: str) -> dict[str, dict[str, Any]]:
-    frame = data.table("cluster_configs")
-    frame = frame[frame["network"] == "infiniband"].sort_values("nic_gbit_per_s_per_gpu", ascending=False)
-    return {g: rows.iloc[0].to_dict() for g, rows in frame.groupby("gpu", sort=False)}
+    """A row of ``data/model_shapes.csv`` (:func:`analyses.scenario.calibration.shape`)."""
+    try:
+        return calibration.shape(name, seq_len)
+    except KeyError as err:
+        raise PlanError("model_shape", str(err.args[0])) from None
 
 
 def cluster_config(gpu: str) -> dict[str, Any]:
-    """The InfiniBand cluster configuration of a generation (the fastest NIC listed for it).
+    """The InfiniBand cluster configuration of a generation (the fastest NIC listed for it,
+    :func:`analyses.scenario.calibration.cluster`).
 
     Its NVLink figures and node size are used; its NIC share and latency give way to the scenario's.
     """
-    rows = _clusters(str(data.DATA_DIR))
-    if gpu not in rows:
+    if not calibration.has_cluster(gpu):
         raise PlanError("gpus", f"no InfiniBand cluster configuration for {gpu} in data/cluster_configs.csv")
-    return rows[gpu]
+    return calibration.cluster(gpu)
 
 
 @functools.cache
 def _supported(data_dir: str) -> tuple[str, ...]:
-    clusters = _clusters(data_dir)
-    return tuple(g for g in costs.priced() if g in clusters)
+    return tuple(g for g in generations.names() if calibration.has_cluster(g))
 
 
 def supported_gpus() -> list[str]:
-    """Generations with an InfiniBand cluster configuration, a system price and a neocloud rent."""
+    """Generations the planner can place: those with an InfiniBand cluster configuration in
+    ``data/cluster_configs.csv``, priced or not (a price the scenario lacks is NaN, and said so)."""
     return list(_supported(str(data.DATA_DIR)))
+
+
+def priced_gpus() -> list[str]:
+    """The supported generations the scenario prices both ways (:func:`analyses.scenario.costs.priced`):
+    the planner's default list."""
+    return [g for g in costs.priced() if g in _supported(str(data.DATA_DIR))]
+
+
+def priced_bases(gpu: str, s: dict[str, Any] | None = None) -> tuple[str, ...]:
+    """The cost bases the scenario prices ``gpu`` for: ``rented`` with a neocloud rent, ``owned`` with a
+    system price."""
+    names = scenario.assumptions() if s is None else s
+    out = []
+    if gpu_hour_cost.rent_name(gpu) in names:
+        out.append("rented")
+    if gpu_hour_cost.server_name(gpu) in names:
+        out.append("owned")
+    return tuple(out)
 
 
 @functools.cache
 def _hardware(data_dir: str) -> dict[str, pl.Hardware]:
-    out = {}
-    for g in _supported(data_dir):
-        sheet = generations.gpu(g)
-        out[g] = pl.Hardware(g, dict(sheet.peak_flops_dense), sheet.hbm_usable_bytes, sheet.tdp_w, cluster_config(g))
-    return out
+    return {g: calibration.plan_hardware(g) for g in _supported(data_dir)}
 
 
 def hardware() -> dict[str, pl.Hardware]:
@@ -119,16 +108,34 @@ def request(shape: pl.Shape, tokens: float, deadline_days: float, **fields: Any)
 # --------------------------------------------------------------------------------------------
 
 
-def kernel_efficiency(req: pl.Request, gpu: str) -> tuple[float, str]:
-    """The kernel efficiency of ``gpu`` for ``req`` and where it comes from (set, calibrated or borrowed)."""
+def coefficients(req: pl.Request) -> performance.Coefficients:
+    """The step-time model's coefficients for ``req``: calibrated on the published runs without those
+    citing ``req.holdout_sources`` (:func:`analyses.scenario.calibration.fit`)."""
+    return calibration.coefficients(req.holdout_sources)
+
+
+def efficiency_basis(req: pl.Request, gpu: str) -> str:
+    """Where the GEMM efficiency ceiling of ``gpu``'s die comes from, in words."""
+    die = calibration.die(gpu)
     if req.compute_efficiency:
-        return req.compute_efficiency, "set by the reader"
-    return calibration.kernel_efficiency(gpu, req.precision, req.holdout_sources, req.s["dp_overlap"])
+        return f"set by the reader ({req.compute_efficiency:.2f} for the {die} die)"
+    rows = calibration.step_time_rows()
+    cal = rows[(rows["role"] == "calibrate") & (rows["die"] == die)]
+    if req.holdout_sources:
+        cal = cal[~cal["source"].isin(req.holdout_sources)]
+    fitted = getattr(coefficients(req), f"e_max_{die.lower()}")
+    own = f"the {die} die" if die == gpu else f"the {die} die it is a variant of"
+    if cal.empty:
+        return (
+            f"calibrated: {fitted:.2f} for {own}, no calibration row of its own (its anchor and the other dies' rows)"
+        )
+    return f"calibrated: {fitted:.2f} for {own}, fitted with {', '.join(cal['id'])} and the other calibration rows"
 
 
 def validation_errors(req: pl.Request) -> np.ndarray:
-    """The step-time model's errors on the published validation rows, calibrated as ``req`` is."""
-    return calibration.validation_errors(req.holdout_sources, req.s["dp_overlap"])
+    """The step-time model's out-of-sample errors, ``ln(published / predicted time)``
+    (:func:`analyses.scenario.calibration.errors`)."""
+    return calibration.errors()
 
 
 def hourly_cost_draws(req: pl.Request, gpu: str) -> dict[str, np.ndarray]:
@@ -145,15 +152,15 @@ def hourly_cost_draws(req: pl.Request, gpu: str) -> dict[str, np.ndarray]:
 
 
 def evaluate(req: pl.Request, gpu: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:
-    """:func:`analyses.models.plan.evaluate` at the calibrated kernel efficiency of ``gpu``."""
+    """:func:`analyses.models.plan.evaluate` with the calibrated step-time coefficients."""
     req = req.validate()
-    return pl.evaluate(req, gpu, kernel_efficiency(req, gpu)[0], frame)
+    return pl.evaluate(req, gpu, coefficients(req), frame)
 
 
 def plan(req: pl.Request) -> pl.Plan:
     """Evaluate every layout on every generation of ``req`` and recommend one per generation."""
     req = req.validate()
-    basis = {gpu: kernel_efficiency(req, gpu)[1] for gpu in req.gpus}
+    basis = {gpu: efficiency_basis(req, gpu) for gpu in req.gpus}
     return pl.assemble(req, {gpu: evaluate(req, gpu) for gpu in req.gpus}, basis)
 
 
@@ -167,35 +174,41 @@ def intervals(req: pl.Request, rows: pd.DataFrame, level: float = uncertainty.IN
 def sensitivity(req: pl.Request, row: pd.Series) -> pd.DataFrame:
     """What moves one layout's days and cost: each input at a low and a high value, the rest fixed.
 
-    The kernel efficiency at the model's worst under- and over-prediction on the validation rows;
-    the scenario's assumptions of :data:`analyses.models.plan.SENSITIVITY_ASSUMPTIONS` at the ends of their 90% ranges;
-    the plan's own checkpoint bandwidth ÷4 and ×4; the price per GPU-hour at the 5th and 95th
-    percentiles of its draws. Columns ``input, days_a, days_b, cost_a, cost_b, cost_swing``
-    (a: the low end, b: the high end), largest cost swing first.
+    The step-time model's own error: the plan's time × the 5th and 95th percentiles of
+    ``exp(error)`` over its out-of-sample errors (the true time is ``planned × exp(error)``:
+    :func:`analyses.models.plan.intervals`); the scenario's assumptions of
+    :data:`analyses.models.plan.SENSITIVITY_ASSUMPTIONS` at the ends of their 90% ranges; the plan's
+    own checkpoint bandwidth ÷4 and ×4; the price per GPU-hour at the 5th and 95th percentiles of its
+    draws. Columns ``input, days_a, days_b, cost_a, cost_b, cost_swing`` (a: the low end, b: the high
+    end), largest cost swing first.
     """
     layout = pd.DataFrame([row[list(layouts.COLUMNS)]])
     gpu = row["gpu"]
-    base_eff = kernel_efficiency(req, gpu)[0]
-    err = validation_errors(req)
+    lo, hi = calibration.band(uncertainty.INTERVAL_LEVEL, validation_errors(req))
+    rows = [
+        {
+            "input": "step-time model error (out of sample, 5%-95%)",
+            "days_a": row["days"] * lo,
+            "days_b": row["days"] * hi,
+            "cost_a": row["cost"] * lo,
+            "cost_b": row["cost"] * hi,
+        }
+    ]
     ranges = scenario.ranges(req.s)
     bandwidth = req.checkpoint_gb_per_s_per_node
-    variants: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
-        "kernel efficiency (validation error range)": (
-            {"compute_efficiency": base_eff * (1 + err.min())},
-            {"compute_efficiency": base_eff * (1 + err.max())},
-        ),
-    }
-    for name in pl.SENSITIVITY_ASSUMPTIONS:
+    variants: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    automated = (interruptions.RATE_ASSUMPTION["automated"], interruptions.RESTART_ASSUMPTION["automated"])
+    mode_names = dict(zip(automated, req.reliability_assumptions, strict=True))
+    for name in (mode_names.get(n, n) for n in pl.SENSITIVITY_ASSUMPTIONS):  # the rate and restart of the mode
         r = ranges[name]
         variants[f"{scenario.assumption(name).label} (90% range)"] = ({"s": {name: r.low}}, {"s": {name: r.high}})
     variants[f"checkpoint bandwidth ÷{pl.CHECKPOINT_BANDWIDTH_FACTOR:g} / ×{pl.CHECKPOINT_BANDWIDTH_FACTOR:g}"] = (
         {"checkpoint_gb_per_s_per_node": bandwidth / pl.CHECKPOINT_BANDWIDTH_FACTOR},
         {"checkpoint_gb_per_s_per_node": bandwidth * pl.CHECKPOINT_BANDWIDTH_FACTOR},
     )
-    rows = []
-    for name, (lo, hi) in variants.items():
-        a = evaluate(req.with_(**lo), gpu, layout).iloc[0]
-        b = evaluate(req.with_(**hi), gpu, layout).iloc[0]
+    for name, (low, high) in variants.items():
+        a = evaluate(req.with_(**low), gpu, layout).iloc[0]
+        b = evaluate(req.with_(**high), gpu, layout).iloc[0]
         rows.append({"input": name, "days_a": a["days"], "days_b": b["days"], "cost_a": a["cost"], "cost_b": b["cost"]})
     p_lo, _, p_hi = uncertainty.interval(hourly_cost_draws(req, gpu)[req.cost_basis])
     central = float(pl.hourly_cost(req, gpu)[req.cost_basis])

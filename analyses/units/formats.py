@@ -193,6 +193,24 @@ def round_sig(x: float, sig: int = 3) -> float:
     return float(round(x, sig - 1 - int(math.floor(math.log10(abs(x))))))
 
 
+def round_sig_array(x: Any, sig: int = 3) -> np.ndarray:
+    """``x`` (array-like) rounded to ``sig`` significant figures; NaN and infinities pass through.
+
+    The vectorised :func:`round_sig`: what a chart or a slider grid shows never depends on the last
+    bits of a float. Below about 1e-300 the scale overflows, so those values round through text.
+    """
+    x = np.asarray(x, dtype=float)
+    finite = np.isfinite(x)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mag = np.where(finite & (x != 0), np.floor(np.log10(np.abs(np.where(finite & (x != 0), x, 1.0)))), 0)
+        scale = 10.0 ** (sig - 1 - mag)
+        out = np.round(x * scale) / scale
+    tiny = finite & ~np.isfinite(out)
+    if tiny.any():
+        out = np.where(tiny, np.vectorize(lambda v: float(f"{v:.{sig}g}"))(np.where(tiny, x, 0.0)), out)
+    return np.where(finite, out, x)
+
+
 def percent(x: Any, sig: int = 2) -> str:
     """A fraction as a percentage for prose (0.352 -> "35%")."""
     return str(fmt(scalar(x), pct=True, sig=sig))

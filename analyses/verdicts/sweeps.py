@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
+from analyses.units.formats import round_sig_array
 from analyses.verdicts import CheckFn, robustness, show
 
 POINTS = 41  # grid points of a slider (the page stays small: POINTS x claims rows)
@@ -27,17 +28,8 @@ DIGITS = 4  # significant digits of the grid values shown and compared in the pa
 
 
 def sig(x: np.ndarray, digits: int = DIGITS) -> np.ndarray:
-    """``x`` (array) rounded to ``digits`` significant figures."""
-    x = np.asarray(x, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mag = np.where(x == 0, 0, np.floor(np.log10(np.abs(np.where(x == 0, 1, x)))))
-    with np.errstate(over="ignore", invalid="ignore"):
-        scale = 10.0 ** (digits - 1 - mag)
-        out = np.round(x * scale) / scale
-    tiny = np.isfinite(x) & ~np.isfinite(out)  # below about 1e-300 the scale overflows: round through text
-    if tiny.any():
-        out = np.where(tiny, np.vectorize(lambda v: float(f"{v:.{digits}g}"))(np.where(tiny, x, 0.0)), out)
-    return out
+    """``x`` (array) rounded to ``digits`` significant figures (:func:`round_sig_array`)."""
+    return round_sig_array(x, digits)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,13 @@ from analyses.chapters import memory as ch
 from analyses.chapters.memory import checks, figures, text
 from analyses.models import memory
 
-FIGURES = (figures.accounting_chart, figures.zero_chart, figures.measured_chart, figures.allowance_slider)
+FIGURES = (
+    figures.accounting_chart,
+    figures.zero_chart,
+    figures.measured_chart,
+    figures.allowance_slider,
+    figures.runs_chart,
+)
 SENTENCES = (
     text.weights_takeaway,
     text.param_count_sentence,
@@ -27,6 +33,10 @@ SENTENCES = (
     text.zero_caption,
     text.measured_caption,
     text.slider_caption,
+    text.runs_takeaway,
+    text.bloom_sentence,
+    text.reserve_sentence,
+    text.misfit_sentence,
 )
 
 
@@ -266,3 +276,33 @@ def test_the_page_and_the_checks_share_their_figures(result):
     assert res.published["within print"].all()
     # every fit the tables show is computed once and reused
     assert res.min_gpus(res.cfg["preset"], "B300") == int(res.fits[(res.cfg["preset"], "B300")]["n_gpus"])
+
+
+def test_the_runs_table_is_the_validation_and_the_sentences_say_so(result):
+    res = result()
+    frame = figures.runs_table(res)
+    assert len(frame) == len(res.runs) and frame["source"].notna().all()
+    val = res.runs[res.runs["role"] == "validate"]
+    assert f"on the {len(val)} runs it was not fitted on" in text.runs_takeaway(res)
+    assert "BLOOM-176B as trained" in text.bloom_sentence(res) and "59 GiB" in text.bloom_sentence(res)
+    assert "outside the band: Llama 3.1 8B (TP1 PP1 DP128, +25%)" in text.misfit_sentence(res)
+    # the validation does not depend on the chapter's layout parameters
+    assert result(tp=4, pp=2).runs.equals(res.runs)
+
+
+@pytest.mark.parametrize("framework", ["torchtitan-fsdp2", "megatron-deepspeed-bf16"])
+def test_a_framework_replaces_the_flat_allowance_by_what_it_keeps_and_the_fitted_reserve(framework):
+    """peak = held x reserve + CUDA context, held with the framework's buffers and the shape's vocabulary."""
+    from analyses.models import peak_memory as pm
+
+    cfg = ch.SPEC.validate({"framework": framework, "preset": "llama2-70b", "tp": 8, "pp": 4, "n_gpus": 64})
+    reserve = 1.3
+    lay = ch.layout_check(cfg, 5e9, reserve)
+    fw = data.memory_frameworks().set_index("framework").loc[framework]
+    held = sum(lay[k] for k in ("weights", "gradients", "optimizer", "activations", "logits", "workspace"))
+    assert lay["total"] == pytest.approx(held * reserve + pm.context_bytes(fw) / 1e9)
+    flat = ch.layout_check(ch.SPEC.validate({"preset": "llama2-70b", "tp": 8, "pp": 4, "n_gpus": 64}), 5e9)
+    assert flat["overhead"] == pytest.approx(5.0) and lay["total"] > flat["total"]
+    # Megatron-DeepSpeed's BF16 optimizer keeps an unsharded fp32 gradient buffer: 2 + 4 bytes a parameter
+    ratio = lay["gradients"] / lay["weights"]
+    assert ratio == pytest.approx(3.0 if framework.startswith("megatron") else 1.0)

@@ -35,7 +35,11 @@ def _grid() -> list[dict]:
             cases += [{p.name: c} for c in choices if c != p.default]
         elif p.kind in ("int", "float"):
             cases += [{p.name: p.min}, {p.name: p.max}]
-    cases.append({"compute_efficiency": 0.5})  # a kernel efficiency the reader sets (the maximum is refused)
+    cases.append({"compute_efficiency": 0.5})  # a GEMM efficiency ceiling the reader sets
+    # a mixture of experts: a generic shape with fewer active parameters (expert parallelism searched)
+    cases.append(
+        {"model_shape": "generic", "n_params": 2e11, "active_params": 2e10, "n_experts": 64, "experts_active": 4}
+    )
     return [CHEAP | c for c in cases]
 
 
@@ -100,7 +104,13 @@ REFUSED = [
     ({"min_gpus": 64, "max_gpus": 8}, ("min_gpus", "max_gpus"), "min_gpus <= max_gpus"),
     ({"seq_len": 1_048_576, "batch_million_tokens": 1.0}, ("seq_len", "batch_million_tokens"), "one sequence"),
     ({"precision": "fp8"}, ("gpus", "precision"), "A100 has no dense fp8"),
-    ({"compute_efficiency": 1.0}, ("compute_efficiency",), "an efficiency cannot pass 1"),
+    ({"model_shape": "generic", "active_params": 2e11}, ("model_shape", "n_params", "active_params"), "up to n_params"),
+    ({"active_params": 1e10}, ("model_shape", "n_params", "active_params"), "set model_shape generic"),
+    (
+        {"model_shape": "generic", "active_params": 1e10, "experts_active": 256, "n_experts": 64},
+        ("n_experts", "experts_active"),
+        "experts_active < n_experts",
+    ),
 ]
 
 
@@ -114,7 +124,7 @@ def test_refused_combinations_name_the_parameters(values, names, needle):
         return
     found, message = ch.planner_problem(cfg)
     assert found == names and needle in message
-    assert ch.planner_problem(ch.SPEC.validate({"compute_efficiency": 0.5})) is None
+    assert ch.planner_problem(ch.SPEC.validate({"compute_efficiency": 1.0})) is None
     assert ch.planner_problem(ch.SPEC.defaults()) is None
 
 
@@ -143,7 +153,7 @@ def test_default_plan_and_its_recommendation(default):
     assert default.request.tokens == pytest.approx(default.s["tokens_per_param"] * default.request.shape.n_params)
     assert "cheapest layout that meets the deadline" in text.recommendation(default)
     table = wiring.recommended_table(default.run.recommended, default.plan.efficiency_basis)
-    assert set(table["eff. from"]) == {"calibrated", "borrowed"}
+    assert set(table["eff. from"]) == {"calibrated"}
     assert (default.front.groupby("gpu")["days"].is_monotonic_increasing).all()
 
 
@@ -151,18 +161,20 @@ def test_published_runs_land_within_the_stated_tolerance(default):
     """Llama 3.1 405B on 16,384 H100 (model card: 30.84M GPU-hours) and LLaMA-65B on 2,048 A100
     (carbon table: 1,022,362 GPU-hours), planned without their own throughput in the calibration.
 
-    The tolerance (25%) is the step-time model's worst validation error, rounded up (see the chapter).
+    The tolerance (15%) is issue 21's target for the model's median error; each published figure must
+    also lie inside the plan's own 90% interval (the step-time model's out-of-sample band).
     """
     outside = wiring.out_of_sample(default.comparison).set_index("preset")
     assert set(outside.index) == {"llama3-405b", "llama1-65b"}
     assert outside.loc["llama3-405b", "published GPU-hours"] == data.model("Llama 3.1 405B")["gpu_hours"]
     assert outside.loc["llama1-65b", "published GPU-hours"] == data.model("LLaMA-65B")["gpu_hours"]
     assert (outside["error"].abs() <= ch.PUBLISHED_TOLERANCE).all()
-    assert ch.PUBLISHED_TOLERANCE >= default.worst_error
-    # the planner finds the Llama 3 paper's own tensor x pipeline split by itself
+    lo, hi = default.band
+    assert lo < 1 < hi and ((1 + outside["error"]) * lo <= 1).all() and ((1 + outside["error"]) * hi >= 1).all()
+    # the planner finds the Llama 3 paper's tensor parallelism by itself (TP8; Table 4: TP8 PP16)
     assert default.published_layout == "TP8 PP16"
-    assert outside.loc["llama3-405b", "layout"].startswith(default.published_layout + " ")
-    # LLaMA-65B: the paper reports about 21 days on 2,048 A100s (Sec 2.4); we plan within 25%
+    assert outside.loc["llama3-405b", "layout"].startswith("TP8 ")
+    # LLaMA-65B: the paper reports about 21 days on 2,048 A100s (Sec 2.4); we plan within 15%
     assert outside.loc["llama1-65b", "days"] == pytest.approx(21, rel=ch.PUBLISHED_TOLERANCE)
     # the run's own throughput in the calibration flatters the planner
     inside = default.comparison[default.comparison["run's own throughput"] == "in the calibration"].iloc[0]
@@ -287,7 +299,7 @@ def test_validation_and_scenario_branches(default):
         default,
         comparison=default.comparison.assign(error=lambda f: f["error"].where(f["preset"] != "llama1-65b", 0.6)),
     )
-    assert "misses the ±25% tolerance" in text.validation_takeaway(bad)
+    assert "misses the ±15% tolerance" in text.validation_takeaway(bad)
     rows = default.scenarios.copy()
     i = rows.index[rows["preset"] == text.NODES_100B][0]
     rows.loc[i, "meets"] = True
@@ -368,7 +380,7 @@ def test_cli_plan_preset_prints_what_the_chapter_computes(capsys):
     out = capsys.readouterr().out
     cfg = ch.SPEC.validate({"preset": "llama3-405b"})
     assert out.strip() == text.summary(ch.run(cfg)).strip()
-    assert "16384 x H100 (TP8 PP16" in out
+    assert "16384 x H100 (TP8 " in out
 
 
 @pytest.mark.parametrize(
@@ -401,3 +413,63 @@ def test_summary_columns(default):
     out = text.summary(default.run)
     assert "days 5-95%" in out and "owned 5-95%" in out
     assert pd.notna(default.run.recommended["cost_owned_hi"]).all()
+
+
+# --------------------------------------------------------------------------------------------
+# Coverage: any cluster size, mixtures of experts, H800, NVL72 and FP4 (issue 21's "Done when")
+# --------------------------------------------------------------------------------------------
+
+COVERAGE = [
+    (["-p", "model_shape", "llama2-70b", "-p", "gpus", "A100", "-p", "min_gpus", "440", "-p", "max_gpus", "440"],
+     "440 x A100 ("),
+    (["-p", "model_shape", "gpt3-175b", "-p", "gpus", "A100", "-p", "min_gpus", "992", "-p", "max_gpus", "992"],
+     "992 x A100 ("),
+    (["-p", "model_shape", "generic", "-p", "n_params", "671e9", "-p", "active_params", "37e9", "-p", "gpus", "H800",
+      "-p", "precision", "fp8", "-p", "min_gpus", "2048", "-p", "max_gpus", "2048", "-p", "tokens", "14.8e12"],
+     "2048 x H800 ("),
+    (["-p", "model_shape", "llama31-405b", "-p", "gpus", "GB300", "-p", "precision", "fp4", "-p", "max_gpus", "8192"],
+     " x GB300 ("),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"), COVERAGE, ids=["440-A100", "992-A100", "671B-MoE-H800-fp8", "405B-GB300-fp4"]
+)
+def test_cli_plans_any_cluster_size_moe_h800_and_nvl72_fp4(args, needle, capsys):
+    assert main(["plan", *args, "--no-html"]) == 0
+    out = capsys.readouterr().out
+    assert "Recommended: " + needle.strip() in out or needle in out
+    assert "No layout fits" not in out
+
+
+def test_the_moe_plan_finds_deepseeks_own_layout():
+    """DeepSeek-V3 (671B, 37B active, 8 of 256 experts) on 2,048 H800 in FP8 at its 15,360-sequence batch:
+    the planner finds the paper's layout by itself (no tensor parallelism, 16 pipeline stages, 64-way
+    expert parallelism; DeepSeek-V3 report Sec. 3.2) and a step time within 15% of its published
+    tokens per second per GPU, while the H800 has no price in the scenario (costs n/a, never invented)."""
+    run = data.published_runs().set_index("id").loc["dsv3-h800-2048"]
+    cfg = ch.SPEC.validate(
+        {
+            "model_shape": "generic",
+            "n_params": float(run["params_total"]),
+            "active_params": float(run["params_active"]),
+            "gpus": ["H800"],
+            "precision": "fp8",
+            "min_gpus": 2048,
+            "max_gpus": 2048,
+            "tokens": float(run["training_tokens"]),
+            "batch_million_tokens": float(run["global_batch_seqs"] * run["seq_len"]) / 1e6,
+        }
+    )
+    best = ch.run(cfg).plan.best
+    assert (best["tp"], best["pp"], best["ep"]) == (1, 16, 64)
+    assert best["tokens_per_s_per_gpu"] == pytest.approx(run["tokens_per_s_per_gpu"], rel=0.15)
+    assert np.isnan(best["cost_rented"]) and np.isnan(best["cost_owned"])
+
+
+def test_nvl72_tensor_parallelism_reaches_beyond_a_server():
+    """On a 72-GPU NVLink domain the search offers tensor parallelism beyond 8 (16, 32, 64 dividing
+    the heads); on an 8-GPU server it stops at 8."""
+    cfg = ch.SPEC.validate({"model_shape": "llama31-405b", "gpus": ["GB300", "B300"], "max_gpus": 512})
+    req = ch.request(cfg)
+    assert pl.candidates(req, "GB300")["tp"].max() == 64 and pl.candidates(req, "B300")["tp"].max() == 8

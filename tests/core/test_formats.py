@@ -56,3 +56,11 @@ def test_table_cells_never_print_e_notation():
     assert formats.share(0.45) == "45%" and formats.share(0.452) == "45.2%"
     assert formats.ratio(1.3571) == "1.36" and formats.year(2025.0) == "2025"
     assert formats.readable_text("compute for 2.0e+12 tokens; 1e9 bytes") == "compute for 2.0×10¹² tokens; 10⁹ bytes"
+
+
+def test_round_sig_array_is_round_sig_elementwise_and_passes_non_finite_through():
+    x = np.array([408_250.0, -0.0012345, 0.0, 1.0e-310, np.inf, -np.inf, np.nan])
+    out = formats.round_sig_array(x, 3)
+    assert out[:4].tolist() == [formats.round_sig(v, 3) for v in x[:4]]  # 1e-310 rounds through text
+    assert out[4] == np.inf and out[5] == -np.inf and np.isnan(out[6])
+    assert formats.round_sig_array([1234.5678, 0.000987654], 4).tolist() == [1235.0, 0.0009877]

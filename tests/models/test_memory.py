@@ -199,3 +199,121 @@ def test_measured_activations_megatron_accounting_band():
     for attention in ("eager", "sdpa"):
         r = ratio[bf16 & (MEASURED["attention"] == attention)].to_numpy()
         assert r.size and np.all((r > 0.80) & (r < 1.05)), attention
+
+
+# ---------------------------------------------------------------- any block, recomputation workspace
+
+
+def test_block_terms_generalise_korthikanti_and_reproduce_it_by_default():
+    s, b, h, a = 2048, 1, 4096, 32
+    sbh = s * b * h
+    p = activations.layer_activation_parts(s, b, h, a)
+    # the paper's 11sbh + 5as²b (attention), 19sbh (MLP), 4sbh (norms), 10sbh left whole by TP
+    assert (p["attention"], p["mlp"], p["norms"], p["unsplit"]) == (11 * sbh, 19 * sbh, 4 * sbh, 10 * sbh)
+    assert p["scores"] == 5 * a * s * s * b
+    # Llama 3 8B's block (GQA 8 of 32 heads, SwiGLU with f = 3.5h, no dropout, flash attention):
+    # attention 2 + 2 + 4 x 0.25 + 2 = 7sbh; MLP 2 + 8 x 3.5 = 30sbh; norms 4sbh: 41sbh in all
+    llama = dict(ffn_hidden=14336, kv_heads=8, gated_mlp=True, dropout=False)
+    q = activations.layer_activation_parts(s, b, h, a, flash=True, **llama)
+    assert (q["attention"], q["mlp"], q["scores"]) == (7 * sbh, 30 * sbh, 0.0)
+    assert activations.activation_bytes_per_layer(s, b, h, a, flash=True, **llama) == 41 * sbh
+    # torchtitan's operator-level checkpointing keeps input, Q, V, attention out, gate, MLP out:
+    # 2 x (4 + 0.25 + 3.5) = 15.5sbh, over t with sequence parallelism
+    assert activations.activation_bytes_per_layer(s, b, h, a, recompute="op", **llama) == 15.5 * sbh
+    assert activations.activation_bytes_per_layer(
+        s, b, h, a, tp=8, sequence_parallel=True, recompute="op", **llama
+    ) == (15.5 * sbh / 8)
+    # two experts per token store the MLP part twice
+    moe = activations.activation_bytes_per_layer(s, b, h, a, flash=True, moe_topk=2, **llama)
+    assert moe == (41 + 30) * sbh
+
+
+def test_recompute_workspace_is_what_recomputation_rebuilds():
+    s, b, h, a = 2048, 2, 14336, 112
+    sbh = s * b * h
+    f = activations.recompute_workspace_bytes
+    # BLOOM-176B (TP 4, no sequence parallelism, no flash): one layer rebuilt in full,
+    # sbh(10 + 24/4 + 5as/(4h)) less the stored 2sbh
+    full = f(s, b, h, a, tp=4, recompute="full")
+    assert full == pytest.approx(sbh * (10 + 24 / 4 + 5 * a * s / (h * 4)) - 2 * sbh)
+    assert f(s, b, h, a, tp=4, recompute="selective") == pytest.approx(sbh * 5 * a * s / (h * 4))
+    assert f(s, b, h, a, recompute="none") == 0.0
+    with pytest.raises(ValueError, match="recompute"):
+        f(s, b, h, a, recompute="some")
+
+
+# ---------------------------------------------------------------- what frameworks keep
+
+
+def test_defaults_keep_the_planners_accounting():
+    """No new keyword: states spread evenly over tp·pp, the first stage's L layers of activations."""
+    n, layers, s, b, h, a = 70e9, 80, 4096, 1, 8192, 64
+    got = memory.total_bytes_per_gpu(n, layers, s, b, h, a, zero_stage=1, dp=8, tp=8, pp=4, overhead_bytes=5e9)
+    per = n / 32
+    act = activations.activation_bytes_per_layer(
+        s, b, h, a, tp=8, sequence_parallel=True, recompute="selective", flash=True
+    )
+    assert got["total"] == pytest.approx(per * (2 + 2 + 12 / 8) + act * 20 * 4 + 5e9, rel=1e-12)
+    assert got["logits"] == 0 and got["workspace"] == 0
+
+
+def test_bloom_first_stage_by_hand():
+    """BLOOM-176B as trained: TP 4, PP 12, DP 8, ZeRO-1, embeddings as layers, fp32 gradient buffer.
+
+    72 slots over 12 stages: the first holds the 250,880 x 14,336 embedding and 5 blocks of
+    12h² + 13h parameters, over TP 4: 3.982e9 parameters. Weights 2 B, gradients 2 + 4 B (the
+    unsharded fp32 buffer), optimizer 12 B over DP 8; 12 micro-batches in flight through 5 blocks
+    keep 2sbh each."""
+    h, layers, v, s, b = 14336, 70, 250880, 2048, 2
+    n = memory.parameter_count(layers, h, 112, v, s, rotary=True) + 2 * h
+    got = memory.total_bytes_per_gpu(
+        n,
+        layers,
+        s,
+        b,
+        h,
+        112,
+        zero_stage=1,
+        dp=8,
+        tp=4,
+        pp=12,
+        sequence_parallel=False,
+        recompute="full",
+        flash=False,
+        vocab=v,
+        embedding_as_layer=True,
+        fp32_grad_buffer=True,
+        microbatches=128,
+    )
+    block = (n - v * h) / layers
+    stage = (5 * block + v * h) / 4
+    assert stage == pytest.approx(3.982e9, rel=1e-3)
+    assert got["weights"] == pytest.approx(2 * stage) and got["gradients"] == pytest.approx(6 * stage)
+    assert got["optimizer"] == pytest.approx(12 * stage / 8)
+    assert got["activations"] == pytest.approx(2 * s * b * h * 5 * 12)
+
+
+def test_logits_cp_moe_and_fsdp_pipelining_closed_forms():
+    kw = dict(n_params=8e9, layers=32, seq_len=8192, micro_batch=1, hidden=4096, heads=32, zero_stage=3, dp=8)
+    base = memory.total_bytes_per_gpu(**kw, vocab=128256, tied_embeddings=False, logits_bytes_per_element=12)
+    # one stage holds the output layer: 8,192 x 128,256 logits at 12 bytes
+    assert base["logits"] == pytest.approx(8192 * 128256 * 12)
+    # context parallelism over 4: a quarter of each sequence, states sharded over dp x cp
+    cp = memory.total_bytes_per_gpu(
+        **(kw | {"dp": 2}), cp=4, vocab=128256, tied_embeddings=False, logits_bytes_per_element=12
+    )
+    assert cp["logits"] == pytest.approx(base["logits"] / 4)
+    assert cp["activations"] == pytest.approx(base["activations"] / 4)
+    assert cp["optimizer"] == pytest.approx(base["optimizer"])
+    # experts: 6e9 of the 8e9 in experts over 8 expert-parallel ranks, their states over dp/ep = 1
+    moe = memory.total_bytes_per_gpu(**(kw | {"zero_stage": 1}), expert_params=6e9, ep=8)
+    assert moe["weights"] == pytest.approx(2 * (2e9 + 6e9 / 8))
+    assert moe["optimizer"] == pytest.approx(12 * (2e9 / 8 + 6e9 / 8 / 1))
+    # FSDP with pipelining keeps the stage gathered: + (2 + 2) bytes per stage parameter
+    pp = memory.total_bytes_per_gpu(**(kw | {"dp": 2}), pp=4, unsharded_stage=True)
+    flat = memory.total_bytes_per_gpu(**(kw | {"dp": 2}), pp=4)
+    assert pp["weights"] - flat["weights"] == pytest.approx(4 * 8e9 / 4)
+    # the allocator's share comes on top of everything held
+    over = memory.total_bytes_per_gpu(**kw, overhead_fraction=0.25, overhead_bytes=1e9)
+    held = sum(over[k] for k in ("weights", "gradients", "optimizer", "activations", "logits", "workspace"))
+    assert over["total"] == pytest.approx(held * 1.25 + 1e9)

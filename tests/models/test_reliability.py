@@ -210,18 +210,15 @@ def _sig3(x: float) -> float:
     return float(f"{x:.3g}")
 
 
-def test_scenario_failure_rate_is_the_published_logs():
-    # The scenario types interruptions_per_gpu_year until it can derive it: central = Llama 3's
-    # unexpected interruptions, 5%-95% = the lowest and highest published log. Kept equal here.
-    logs = data.failure_logs()
-    rates = rel.interruptions_per_gpu_year(logs["interruptions"], logs["days"], logs["gpus"])
-    by_id = dict(zip(logs["id"], rates, strict=True))
-    r = scenario.assumption("interruptions_per_gpu_year").range
-    assert (r.low, r.central, r.high) == (
-        _sig3(rates.min()),
-        _sig3(by_id["llama3-405b-unexpected"]),
-        _sig3(rates.max()),
-    )
+def test_time_to_recover_is_restart_plus_redone_work_hand_worked():
+    # tau = 1 h, no checkpoint cost, M = 10 h: the redone work is M - L/(e^(L/M) - 1)
+    # = 36,000 - 3,600/(e^0.1 - 1) = 36,000 - 34,230.0 = 1,770.0 s (a little under half the hour,
+    # because a failure is more likely early in a long attempt); the restart adds on top.
+    redone = float(rel.redone_work_s(3600.0, 0.0, 36_000.0))
+    assert redone == pytest.approx(36_000 - 3600 / (np.exp(0.1) - 1), rel=1e-12)
+    assert redone == pytest.approx(1770.0, abs=0.1)
+    assert float(rel.time_to_recover_s(3600.0, 0.0, 36_000.0, 600.0)) == pytest.approx(redone + 600.0, rel=1e-12)
+    assert float(rel.lost_per_interruption_s(3600.0, 0.0, 36_000.0, 600.0)) == pytest.approx(redone + 600.0)
 
 
 def test_scenario_preventable_share_is_llama3_table5():

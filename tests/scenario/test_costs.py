@@ -143,12 +143,18 @@ def test_the_ladders_achieved_flops_invert_to_the_speedup():
     assert float(generations.achieved_flop_per_s(s, old)) == pytest.approx(312e12 * 0.51)
 
 
-def test_the_scenario_speedup_implies_the_published_blackwell_mfu():
-    """The scenario's B300/A100 speed-up (rounded to three figures) and A100 MFU give back the median
-    MFU of the published Blackwell FP8 runs it was derived from, within that rounding (0.5%)."""
+def test_the_scenario_speedup_implies_a_blackwell_mfu_published_runs_reach():
+    """The scenario's B300 FP8 MFU is the published A100 MFU times the step-time model's speed-up (two
+    independent sources): it lands within the published dense Blackwell FP8 runs (NVIDIA's tuned
+    Megatron-Bridge recipes on B200/GB200/GB300, model-FLOP basis), at most 10% below the lowest."""
     runs = scenario.published_mfu()
-    blackwell = float(np.median(runs[runs["gpu"].isin(["B200", "B300"]) & (runs["precision"] == "fp8")]["mfu"]))
-    assert float(generations.mfu(_s(), generations.NEW)) == pytest.approx(blackwell, rel=0.01)
+    arch = data.published_runs().set_index("id").loc[runs["id"], "arch"].to_numpy()
+    blackwell = runs[
+        runs["gpu"].isin(["B200", "B300", "GB200", "GB300"]) & (runs["precision"] == "fp8") & (arch == "dense")
+    ]
+    assert len(blackwell) >= 5
+    mfu = float(generations.mfu(_s(), generations.NEW))
+    assert 0.9 * blackwell["mfu"].min() <= mfu <= blackwell["mfu"].max()
 
 
 def test_the_ladder_lists_follow_the_data():

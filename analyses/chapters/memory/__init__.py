@@ -23,7 +23,8 @@ from analyses.chapters import ledger
 from analyses.chapters.memory import checks
 from analyses.chapters.memory.wiring import measured_error_table, measured_table, param_count_table, published_table
 from analyses.models import activations, memory
-from analyses.scenario import generations
+from analyses.models import peak_memory as pm
+from analyses.scenario import generations, memory_fit
 from analyses.scenario.generations import NEW, OLD, gpu
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.units import GB
@@ -44,6 +45,13 @@ HUNDRED_B = "000-2.2-weights-400gb-total-1p5tb"
 PLAN = "000-5-node-plan-memory"
 ZERO_EXAMPLE = "zero-fig1-baseline"  # data/memory_published.csv: the 7.5B model on 64 GPUs
 SLIDER_CLAIMS = ("000-2.2-one-card-cannot-hold", PLAN)
+
+
+NO_FRAMEWORK = "none"
+
+
+def _framework_choices() -> list[str]:
+    return [NO_FRAMEWORK, *data.memory_frameworks()["framework"]]
 
 
 def _layout_problem(cfg: Config) -> str | None:
@@ -110,6 +118,17 @@ SPEC = ChapterSpec(
         Param("sequence_parallel", "bool", True, "-", "Megatron sequence parallelism alongside tensor parallelism"),
         Param("flash", "bool", True, "-", "fused (flash) attention that never stores the attention matrix"),
         scenario.param(ALLOWANCE, "memory a framework keeps on each GPU besides model states (scenario)"),
+        Param(
+            "framework",
+            "str",
+            NO_FRAMEWORK,
+            "-",
+            "the layout check counts what this framework keeps (a row of data/memory_frameworks.csv: its "
+            "buffers, the vocabulary, logits, recomputation workspace and the fitted allocator reserve) "
+            "instead of the flat allowance; none: the flat allowance",
+            choices=_framework_choices,
+        ),
+        scenario.param(memory_fit.RESERVE, "measured peak over the bytes held, with a framework (scenario)"),
         Param(
             "models",
             "str_list",
@@ -187,6 +206,8 @@ class Result:
     search_limits: dict[str, int]  # the layout search's largest tp, pp and dp
     measured: pd.DataFrame
     measured_errors: pd.DataFrame
+    runs: pd.DataFrame  # published peak memory of training runs against the model (memory_fit.validation)
+    reserve: Any  # the allocator overhead fitted on the calibration runs (peak_memory.OverheadFit)
     ledger: pd.DataFrame
     sliders: tuple[Slider, ...]
 
@@ -234,9 +255,12 @@ def layout_text(best: pd.Series | None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _totals(cfg: Mapping[str, Any], s: Mapping[str, Any], zero_stage: int, dp: Any, overhead_bytes: float) -> dict:
+def _totals(
+    cfg: Mapping[str, Any], s: Mapping[str, Any], zero_stage: int, dp: Any, overhead_bytes: float, **extra: Any
+) -> dict:
     """Memory per GPU by part (bytes) of shape ``s`` at the configured sequence, micro-batch, tp, pp,
-    recipe and activation settings, for ``zero_stage`` and ``dp`` (a number or an array)."""
+    recipe and activation settings, for ``zero_stage`` and ``dp`` (a number or an array); ``extra``:
+    more keywords of :func:`analyses.models.memory.total_bytes_per_gpu`."""
     return memory.total_bytes_per_gpu(
         s["n_params"],
         s["layers"],
@@ -251,18 +275,35 @@ def _totals(cfg: Mapping[str, Any], s: Mapping[str, Any], zero_stage: int, dp: A
         overhead_bytes=overhead_bytes,
         **recipe(cfg),
         **activation_settings(cfg),
+        **extra,
     )
 
 
-def layout_check(cfg: Mapping[str, Any], overhead_bytes: float) -> dict[str, Any]:
-    """Memory per GPU of the configured model, GPU and layout (GB), and whether it fits."""
+def framework_terms(cfg: Mapping[str, Any], s: Mapping[str, Any], reserve: float) -> tuple[float, dict[str, Any]]:
+    """The layout check's overhead bytes and extra keywords: with ``framework`` none, the flat
+    allowance; with a framework, its CUDA context, what it keeps (peak_memory.framework_keywords), the
+    shape's vocabulary and block, and the fitted reserve ``reserve`` (measured peak over bytes held)."""
+    if cfg["framework"] == NO_FRAMEWORK:
+        return s["allowance_bytes"], {}
+    fw = data.memory_frameworks().set_index("framework").loc[cfg["framework"]].to_dict()
+    extra = pm.framework_keywords(fw) | pm.shape_keywords(s["shape"]) | {"overhead_fraction": reserve - 1.0}
+    return pm.context_bytes(fw), extra
+
+
+def layout_check(cfg: Mapping[str, Any], overhead_bytes: float, reserve: float | None = None) -> dict[str, Any]:
+    """Memory per GPU of the configured model, GPU and layout (GB), and whether it fits. With a
+    ``framework``, what it keeps and the fitted ``reserve`` (the scenario's memory_reserve_factor)
+    replace the flat ``overhead_bytes``."""
     n, tp, pp = cfg["n_gpus"], cfg["tp"], cfg["pp"]
     problem = _layout_problem(cfg)  # SPEC's rule refuses this before compute; a direct call gets the same words
     if problem:
         raise ValueError(f"parameters 'n_gpus', 'tp' and 'pp' of chapter 'memory': {problem}")
     s = shape(cfg["preset"])
     dp = n // (tp * pp)
-    parts = _totals(cfg, s, cfg["zero_stage"], dp, overhead_bytes)
+    if reserve is None:
+        reserve = scenario.values(cfg)[memory_fit.RESERVE]
+    overhead, extra = framework_terms(cfg, {"allowance_bytes": overhead_bytes, "shape": s}, reserve)
+    parts = _totals(cfg, s, cfg["zero_stage"], dp, overhead, **extra)
     out = {k: float(v) / GB for k, v in parts.items()}
     hbm = gpu(cfg["gpu"]).hbm_usable_bytes / GB
     return out | {
@@ -277,7 +318,8 @@ def layout_check(cfg: Mapping[str, Any], overhead_bytes: float) -> dict[str, Any
 def layout_table(res: Result) -> pd.DataFrame:
     """The configured layout as a two-column table (part, GB per GPU)."""
     c = res.layout
-    rows = [(k, c[k]) for k in ("weights", "gradients", "optimizer", "activations", "overhead", "total")]
+    parts = ("weights", "gradients", "optimizer", "activations", "logits", "workspace", "overhead", "total")
+    rows = [(k, c[k]) for k in parts if k not in ("logits", "workspace") or c[k] > 0]
     rows.append((f"usable HBM of one {res.cfg['gpu']}", c["usable_gb"]))
     return pd.DataFrame(rows, columns=["part", "GB per GPU"])
 
@@ -371,7 +413,7 @@ def compute(cfg: Config) -> Result:
     overhead = s[ALLOWANCE] * GB
     pre = shape(cfg["preset"])
     args = (cfg["seq_len"], cfg["micro_batch"], pre["hidden"], pre["heads"])
-    layout = layout_check(cfg, overhead)
+    layout = layout_check(cfg, overhead, s[memory_fit.RESERVE])
     pairs = dict.fromkeys(
         [(m, g) for m in cfg["models"] for g in cfg["gpus"]]
         + [(cfg["preset"], g) for g in (*cfg["gpus"], cfg["previous_gpu"], NEW)]
@@ -433,6 +475,8 @@ def compute(cfg: Config) -> Result:
         search_limits={"tp": max(memory.TP_CHOICES), "pp": max(memory.PP_CHOICES), "dp": max(memory.DP_CHOICES)},
         measured=measured,
         measured_errors=measured_error_table(measured),
+        runs=memory_fit.validation(s[ALLOWANCE]),
+        reserve=memory_fit.fit(),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=(ledger.slider(ALLOWANCE, SLIDER_CLAIMS, {SLUG: cfg}),),
     )

@@ -148,3 +148,85 @@ def measured_chart(res: Result) -> alt.Chart:
 def allowance_slider(res: Result) -> alt.HConcatChart:
     """What-if over the framework memory per GPU: one card against many, and the 4-8-node plan."""
     return sliders.figure(res.sliders[0])
+
+
+ROLE_WORDS = {"calibrate": "calibration (left out)", "validate": "validation"}
+
+
+def runs_table(res: Result) -> pd.DataFrame:
+    """Every published run's peak memory per GPU against the model, out of sample, with the accounting
+    before issue 21 beside it."""
+    v = res.runs
+    return pd.DataFrame(
+        {
+            "run": v["model"],
+            "framework": v["framework"],
+            "role": v["role"].map(ROLE_WORDS),
+            "GPUs": v["GPUs"],
+            "layout": v["layout"],
+            "measured (GiB)": v["measured_gib"],
+            "model (GiB)": v["predicted_gib"],
+            "error": v["error"],
+            "90% band (GiB)": [
+                f"{lo:.0f}–{hi:.0f}" for lo, hi in zip(v["band_low_gib"], v["band_high_gib"], strict=True)
+            ],
+            "inside": v["inside"].map({True: "yes", False: "no"}),
+            "before (GiB)": v["before_gib"],
+            "error before": v["before_error"],
+            "source": v["source"],
+        }
+    )
+
+
+def runs_chart(res: Result) -> alt.LayerChart:
+    """Predicted against measured peak memory per GPU, one point per run, with the 90% band (bar) and
+    the line where they agree; the accounting before issue 21 as hollow points."""
+    v = res.runs
+    frame = pd.DataFrame(
+        {
+            "run": v["id"],
+            "framework": v["framework"],
+            "measured": v["measured_gib"].round(2),
+            "model": v["predicted_gib"].round(2),
+            "low": v["band_low_gib"].round(2),
+            "high": v["band_high_gib"].round(2),
+            "before": v["before_gib"].round(2),
+        }
+    )
+    top = float(max(frame["measured"].max(), frame["high"].max(), frame["before"].max())) * 1.05
+    axis = alt.Scale(domain=[0, round(top)])
+    diagonal = (
+        alt.Chart(pd.DataFrame({"x": [0, round(top)]}))
+        .mark_line(color="grey", strokeDash=[4, 3])
+        .encode(
+            x=alt.X("x:Q", scale=axis, title="measured peak per GPU (GiB)"),
+            y=alt.Y("x:Q", scale=axis, title="model (GiB)"),
+        )
+    )
+    bands = alt.Chart(frame).mark_rule(opacity=0.4, color="grey").encode(x="measured:Q", y="low:Q", y2="high:Q")
+    frameworks = sorted(frame["framework"].unique())
+    points = (
+        alt.Chart(frame)
+        .mark_point(filled=True, size=50)
+        .encode(
+            x="measured:Q",
+            y="model:Q",
+            color=alt.Color("framework:N", title=None, scale=alt.Scale(domain=frameworks)),
+            shape=shapes("framework:N", frameworks, title=None),
+            tooltip=["run", "framework", "measured", "model", "low", "high", "before"],
+        )
+    )
+    before = (
+        alt.Chart(frame)
+        .mark_point(shape="diamond", size=40, color="black", opacity=0.5)
+        .encode(x="measured:Q", y="before:Q", tooltip=["run", "measured", "before"])
+    )
+    val = v[v["role"] == "validate"]
+    text = (
+        f"Scatter plot of predicted against measured peak memory per GPU for {len(v)} published runs "
+        f"({', '.join(frameworks)}; shape and colour by framework), each with its prediction band as a grey bar "
+        f"and the accounting before as a black diamond; on the {len(val)} validation runs the median error is "
+        f"{percent(float(val['error'].abs().median()), 1)} now against "
+        f"{percent(float(val['before_error'].abs().median()), 1)} before."
+    )
+    return describe((diagonal + bands + before + points).properties(width=440, height=360), text)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analyses import data
-from analyses.chapters.memory import HUNDRED_B, PLAN, SLUG, Result, layout_text, shape
+from analyses.chapters.memory import HUNDRED_B, NO_FRAMEWORK, PLAN, SLUG, Result, layout_text, shape
 from analyses.pages import sliders
 from analyses.scenario.generations import NEW, OLD, gpu
 from analyses.units.formats import fmt, stated
@@ -36,8 +36,13 @@ def layout_sentence(res: Result) -> str:
     c, cfg = res.layout, res.cfg
     return (
         f"{c['model']} on {fmt(cfg['n_gpus'])} {cfg['gpu']} GPUs as TP{cfg['tp']} × PP{cfg['pp']} × DP{c['dp']}, "
-        f"ZeRO-{cfg['zero_stage']}, needs {fmt(c['total'], 'GB')} per GPU against {fmt(c['usable_gb'], 'GB')} usable: "
-        f"it {'fits' if c['fits'] else 'does not fit'}"
+        f"ZeRO-{cfg['zero_stage']}, needs {fmt(c['total'], 'GB')} per GPU against {fmt(c['usable_gb'], 'GB')} usable"
+        + (
+            ""
+            if cfg["framework"] == NO_FRAMEWORK
+            else f" (counting what {cfg['framework']} keeps, the vocabulary, logits and the fitted allocator reserve)"
+        )
+        + f": it {'fits' if c['fits'] else 'does not fit'}"
     )
 
 
@@ -128,3 +133,86 @@ def slider_caption(res: Result) -> str:
     if s.flips.empty:
         lead += " No value a reader may set flips these verdicts: they rest on datasheet capacities and byte counts."
     return sliders.caption(s, SLUG, lead)
+
+
+BLOOM_RUN = "bloom-176b-final-tp4-pp12-mbs2"  # the trained BLOOM-176B layout (data/memory_measured.csv)
+
+
+def runs_takeaway(res: Result) -> str:
+    """How the model does on the published runs it was not fitted on, against the accounting before."""
+    v = res.runs
+    val = v[v["role"] == "validate"]
+    err, before = val["error"].abs(), val["before_error"].abs()
+    return (
+        f"on the {len(val)} runs it was not fitted on the model is off by {fmt(err.median(), pct=True, sig=2)} at the "
+        f"median and {fmt(err.max(), pct=True, sig=2)} at worst (before: {fmt(before.median(), pct=True, sig=2)} and "
+        f"{fmt(before.max(), pct=True, sig=2)}), and its 90% band holds {int(val['inside'].astype(bool).sum())} of them"
+    )
+
+
+def bloom_sentence(res: Result) -> str:
+    """BLOOM-176B's trained layout: measured, predicted now and before, and what the difference is made of."""
+    r = res.runs.set_index("id").loc[BLOOM_RUN]
+    return (
+        f"BLOOM-176B as trained (TP 4, PP 12, DP 8, micro-batch 2 on A100 80GB) peaked at {fmt(r['measured_gib'], 'GiB', 2)} "
+        f"per GPU; the accounting before predicted {fmt(r['before_gib'], 'GiB', 2)} "
+        f"({fmt(r['before_error'], pct=True, sig=2)}), the model now {fmt(r['predicted_gib'], 'GiB', 3)} "
+        f"({'+' if r['error'] >= 0 else ''}{fmt(r['error'], pct=True, sig=2)}). The difference: gradients take "
+        f"{fmt(r['gradients_gib'], 'GiB', 2)} (bf16, plus the fp32 buffer DeepSpeed's BF16 optimizer does not shard), "
+        "the first stage holds the vocabulary embedding besides its layers, the layer rebuilt by recomputation takes "
+        f"{fmt(r['workspace_gib'], 'GiB', 2)}, and the allocator reserves more than the tensors hold"
+    )
+
+
+def reserve_sentence(res: Result) -> str:
+    """The fitted allocator overhead."""
+    f = res.reserve
+    lo, hi = f.band()
+    return (
+        f"a measured peak is reserved memory, {fmt(f.fraction, pct=True, sig=2)} above what the model's tensors "
+        f"hold (fitted on {f.n} calibration runs; a new run lies within {fmt(lo, 'x', 2)} to {fmt(hi, 'x', 2)} of "
+        "the prediction, 90% of the time)"
+    )
+
+
+def misfit_sentence(res: Result) -> str:
+    """Where the model misses: its median error by framework and pipelining, and the runs outside the band."""
+    v = res.runs[res.runs["role"] == "validate"]
+    tt = v[v["framework"] == "torchtitan-fsdp2"]
+    piped = tt["layout"].str.extract(r"PP(\d+)", expand=False).astype(int) > 1
+    groups = [
+        ("torchtitan's runs without pipelining", tt[~piped]),
+        ("its pipelined runs", tt[piped]),
+        ("BLOOM's trials", v[v["framework"] == "megatron-deepspeed-bf16"]),
+    ]
+    parts = [
+        f"{name} {'+' if g['error'].median() >= 0 else ''}{fmt(g['error'].median(), pct=True, sig=2)}"
+        for name, g in groups
+        if len(g)
+    ]
+    out = v[~v["inside"].astype(bool)]
+    tail = (
+        "every validation run lies inside the band"
+        if out.empty
+        else "outside the band: "
+        + "; ".join(
+            f"{r['model']} ({r['layout']}, {'+' if r['error'] >= 0 else ''}{fmt(r['error'], pct=True, sig=2)})"
+            for r in out.to_dict("records")
+        )
+    )
+    return f"Median error by group: {', '.join(parts)}; {tail}"
+
+
+def layout_basis(res: Result) -> str:
+    """What the layout check counts besides model states and activations."""
+    cfg = res.cfg
+    if cfg["framework"] == NO_FRAMEWORK:
+        return (
+            f"with the scenario's {fmt(res.s['framework_memory_gb'], 'GB', 2)} of framework memory (set the parameter framework "
+            "to a row of data/memory_frameworks.csv to count what that framework keeps instead, as validated below)"
+        )
+    return (
+        f"counting what {cfg['framework']} keeps (data/memory_frameworks.csv), the vocabulary and the loss's logits "
+        f"on their stages, the layer rebuilt by recomputation, and the allocator reserve fitted on published runs "
+        f"(×{fmt(res.s['memory_reserve_factor'], sig=3)} the bytes held, plus the CUDA context)"
+    )

@@ -25,26 +25,30 @@ from analyses.chapters import ledger
 from analyses.chapters.plan import wiring
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
-from analyses.scenario import planning
+from analyses.scenario import calibration, planning
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.units import MB
 
 SLUG = "plan"
 GENERIC = "generic"
 GENERIC_SEQ_LEN = 4096  # sequence length of a generic shape when none is given
-PUBLISHED_TOLERANCE = 0.25
-"""Relative error of the planned GPU-hours of a published run accepted as a pass: the step-time
-model's worst validation error, rounded up (the chapter says why; a test checks it covers that error)."""
+PUBLISHED_TOLERANCE = 0.15
+"""Relative error of the planned GPU-hours of a published run accepted as a pass: issue 21's target
+for the step-time model's median error on published runs (the validation chapter shows every run; the
+planner's own 90% interval, from the model's out-of-sample errors, must contain the published figure too)."""
 
 MAX_MC_SAMPLES = 200_000  # the worst allowed run (every generation, 131,072 GPUs) stays near a second
 # Planner fields whose chapter parameter has another name, and the parameters a planner error involves
 PARAM_OF_FIELD = {"global_batch_tokens": "batch_million_tokens"}
 RELATED = {
     "max_gpus": ("min_gpus", "max_gpus"),
+    "active_params": ("model_shape", "n_params", "active_params"),
+    "n_experts": ("n_experts", "experts_active"),
     "precision": ("gpus", "precision"),
     "batch_million_tokens": ("seq_len", "batch_million_tokens"),
 }
-GENERATIONS = tuple(planning.supported_gpus())  # every generation the planner can place and price
+GENERATIONS = tuple(planning.supported_gpus())  # every generation the planner can place (priced or not)
+PRICED = tuple(planning.priced_gpus())  # the default list: the generations the scenario prices both ways
 
 
 @functools.cache
@@ -95,6 +99,18 @@ SPEC = ChapterSpec(
             "n_params", "float", 1e11, "parameters", "parameters of a generic shape (model_shape generic)", 1e8, 1e13
         ),
         Param(
+            "active_params",
+            "float",
+            0.0,
+            "parameters",
+            "parameters each token uses: 0 for a dense model, fewer than n_params for a mixture of experts "
+            "(generic shape: layers and width follow the active parameters)",
+            0,
+            1e13,
+        ),
+        Param("n_experts", "int", 256, "experts", "routed experts of a mixture of experts (DeepSeek-V3: 256)", 2, 4096),
+        Param("experts_active", "int", 8, "experts", "routed experts each token uses (DeepSeek-V3: 8)", 1, 256),
+        Param(
             "seq_len",
             "int",
             0,
@@ -109,7 +125,12 @@ SPEC = ChapterSpec(
             "precision", "str", "bf16", "-", "training precision (peak FLOP/s and memory recipe)", choices=pl.PRECISIONS
         ),
         Param(
-            "gpus", "str_list", list(GENERATIONS), "-", "GPU generations to consider", choices=planning.supported_gpus
+            "gpus",
+            "str_list",
+            list(PRICED),
+            "-",
+            "GPU generations to consider (H800, H200, GB200 and GB300 too; a price the scenario lacks shows as n/a)",
+            choices=planning.supported_gpus,
         ),
         Param("min_gpus", "int", 8, "GPUs", "smallest cluster to consider", 1, 131_072),
         Param("max_gpus", "int", 4096, "GPUs", "largest cluster to consider", 1, 131_072),
@@ -129,7 +150,7 @@ SPEC = ChapterSpec(
             "float",
             0.0,
             "fraction",
-            "kernel efficiency (0: calibrated on published throughput)",
+            "GEMM efficiency ceiling of each GPU's die (0: calibrated on published runs)",
             0,
             1,
         ),
@@ -148,8 +169,22 @@ SPEC = ChapterSpec(
         Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the 90% intervals", 100, MAX_MC_SAMPLES),
         Param("seed", "int", 2026, "-", "Monte Carlo seed", 0, 2**31 - 1),
         scenario.param("tokens_per_param", "pretraining tokens per parameter (scenario)"),
-        scenario.param("interruptions_per_gpu_year", "job interruptions per GPU per year (scenario)"),
-        scenario.param("restart_s", "time from an interruption to training again (scenario)"),
+        Param(
+            "operations",
+            "str",
+            pl.OPERATIONS[0],
+            "-",
+            "how the cluster detects and clears interruptions (its failure rate and restart)",
+            choices=pl.OPERATIONS,
+        ),
+        scenario.param(
+            "interruptions_per_gpu_year", "job interruptions per GPU per year, automated operations (scenario)"
+        ),
+        scenario.param("restart_s", "time from an interruption to training again, automated operations (scenario)"),
+        scenario.param(
+            "interruptions_per_gpu_year_manual", "job interruptions per GPU per year, manual operations (scenario)"
+        ),
+        scenario.param("restart_s_manual", "time from an interruption to training again, manual operations (scenario)"),
         scenario.param("framework_memory_gb", "memory a framework keeps on each GPU besides model states (scenario)"),
         scenario.param("input_bytes_per_token", "bytes the loader reads per training token (scenario)"),
         scenario.param("dp_overlap", "share of the gradient exchange hidden behind compute (scenario)"),
@@ -163,7 +198,18 @@ SPEC = ChapterSpec(
         Rule(("preset", "model_shape", "n_params"), lambda c: shape_problem(c)),
         precision_rule("gpus", "precision"),
         Rule(
-            ("min_gpus", "max_gpus", "gpus", "precision", "seq_len", "batch_million_tokens", "compute_efficiency"),
+            (
+                "min_gpus",
+                "max_gpus",
+                "gpus",
+                "precision",
+                "seq_len",
+                "batch_million_tokens",
+                "n_params",
+                "active_params",
+                "n_experts",
+                "experts_active",
+            ),
             lambda c: planner_problem(c),
         ),
     ),
@@ -189,12 +235,12 @@ class Result:
     front: pd.DataFrame  # each generation's Pareto front with intervals and a ``layout`` label
     cloud: pd.DataFrame  # the cheapest fitting layout of each generation and GPU count
     assumptions: pd.DataFrame  # the scenario's assumptions the page reads, at cfg, with ranges and sources
-    efficiency: pd.DataFrame  # where each generation's kernel efficiency comes from
+    efficiency: pd.DataFrame  # where each generation's GEMM efficiency ceiling comes from
     breakdown: pd.DataFrame  # days per part of each recommended layout (long form)
     sensitivity: pd.DataFrame  # the best recommendation's days and cost with each input at its ends
     comparison: pd.DataFrame  # the published runs planned and compared with their GPU-hours
     published_layout: str  # TP and PP of the Llama 3 paper's largest throughput row
-    worst_error: float  # the step-time model's worst validation error (absolute)
+    band: tuple[float, float]  # the step-time model's 90% band on a planned time (factors)
     scenarios: pd.DataFrame  # the documents' scenarios planned
     related: pd.DataFrame  # ledger rows of the claims the presets replay
 
@@ -222,8 +268,19 @@ def request(cfg: Mapping[str, Any]) -> pl.Request:
     s = scenario.values(cfg)
     m = wiring.merged(cfg, s, SPEC.param_defaults())
     try:
+        if m["active_params"] and m["model_shape"] != GENERIC:
+            raise pl.PlanError(
+                "active_params",
+                "a mixture of experts is a generic shape: set model_shape generic (named shapes are dense)",
+            )
         if m["model_shape"] == GENERIC:
-            shape = pl.Shape.from_params(m["n_params"], m["seq_len"] or GENERIC_SEQ_LEN)
+            shape = pl.Shape.from_params(
+                m["n_params"],
+                m["seq_len"] or GENERIC_SEQ_LEN,
+                active_params=m["active_params"],
+                n_experts=m["n_experts"],
+                experts_active=m["experts_active"],
+            )
         else:
             shape = planning.shape(m["model_shape"], m["seq_len"] or None)
         kwargs = {k: m[k] for k in pl.REQUEST_FIELDS if k in m and k not in ("shape", "s")}
@@ -259,22 +316,14 @@ def shape_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
 def planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
     """The combination check of the chapter's parameters (a cross-parameter rule: the parameters at
     fault and what is allowed, or None), so a bad combination fails before a kernel starts: the
-    planner's own check of the request, and a kernel efficiency the sensitivity would push past 1.
+    planner's own check of the request and of a generic shape (a mixture of experts' counts).
 
     A model that fits on no GPU is not refused: the page and the command line say so."""
     try:
-        req = request(cfg)
+        request(cfg)
     except pl.PlanError as err:
         names = RELATED.get(err.field, (err.field,))
         return tuple(n for n in names if n in cfg), err.detail
-    if req.compute_efficiency:
-        top = 1.0 / (1.0 + max(float(planning.validation_errors(req).max()), 0.0))
-        if req.compute_efficiency > top:
-            return (
-                ("compute_efficiency",),
-                f"at most {top:.3f}: the sensitivity raises it by the planner's largest validation error, "
-                "and an efficiency cannot pass 1",
-            )
     return None
 
 
@@ -339,7 +388,7 @@ def _published(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame
             else:
                 r = plan_.recommended.iloc[0]
                 row |= {
-                    "kernel efficiency": r["kernel_efficiency"],
+                    "GEMM efficiency": r["kernel_efficiency"],
                     "basis": plan_.efficiency_basis[r["gpu"]],
                     "layout": layouts.label(r),
                     "MFU": r["mfu"],
@@ -419,7 +468,7 @@ def compute(cfg: Config) -> Result:
         sensitivity=planning.sensitivity(r.request, best) if best is not None else pd.DataFrame(),
         comparison=published_comparison(cfg),
         published_layout=wiring.published_layout(r.request.s),
-        worst_error=float(abs(planning.validation_errors(r.request)).max()),
+        band=calibration.band(),
         scenarios=scenarios_table(cfg),
         related=related_ledger(),
     )

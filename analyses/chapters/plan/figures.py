@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import altair as alt
-import numpy as np
 import pandas as pd
 
 from analyses.chapters.plan import Result
@@ -12,6 +11,7 @@ from analyses.models import plan as pl
 from analyses.pages.encodings import LABEL_SIZE, dashes, describe, number, shapes, stack_labels
 from analyses.pages.notebook import Table, table
 from analyses.units import settle
+from analyses.units.formats import round_sig_array
 
 SIG = 6  # significant figures of chart data (what a chart shows never depends on the last bits)
 WIDTH = 520
@@ -22,11 +22,7 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     for col in out.columns:
         if pd.api.types.is_float_dtype(out[col]):
-            x = out[col].to_numpy(float)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                mag = np.where(np.isfinite(x) & (x != 0), np.floor(np.log10(np.abs(x))), 0)
-            scale = 10.0 ** (SIG - 1 - mag)
-            out[col] = np.where(np.isfinite(x), np.round(x * scale) / scale, x)
+            out[col] = round_sig_array(out[col].to_numpy(float), SIG)
     return out
 
 
@@ -167,13 +163,13 @@ def recommended_view(res: Result) -> Table:
             "days": "{:.1f}",
             "rented (M USD)": "{:.2f}",
             "owned (M USD)": "{:.2f}",
-            "kernel eff.": "{:.2f}",
+            "GEMM eff.": "{:.2f}",
         },
     )
 
 
 def efficiency_view(res: Result) -> Table:
-    """Where each generation's kernel efficiency comes from."""
+    """Where each generation's GEMM efficiency ceiling comes from."""
     return table(res.efficiency)
 
 
@@ -188,7 +184,7 @@ def comparison_view(res: Result) -> Table:
     return table(
         shown,
         **{
-            "kernel efficiency": "{:.3f}",
+            "GEMM efficiency": "{:.3f}",
             "MFU": "{:.1%}",
             "goodput": "{:.1%}",
             "days": "{:.1f}",

@@ -38,7 +38,7 @@ def summary(run: Run) -> str:
     if p.recommended.empty:
         return "\n".join(lines)
     frame = recommended_table(run.recommended, run.plan.efficiency_basis)
-    shown = frame.drop(columns=["memory (GiB)", "MFU", "goodput", "kernel eff.", "eff. from"])
+    shown = frame.drop(columns=["memory (GiB)", "MFU", "goodput", "GEMM eff.", "eff. from"])
     lines.append(shown.to_string(index=False, na_rep="n/a", float_format=lambda x: f"{x:,.2f}"))
     best = p.best
     verdict = "meets the deadline" if best["meets_deadline"] else "is the fastest, but misses the deadline"

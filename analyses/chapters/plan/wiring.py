@@ -37,6 +37,9 @@ PUBLISHED_WITH_THROUGHPUT = "llama3-405b"  # the published run whose throughput 
 FIELDS = (
     "model_shape",
     "n_params",
+    "active_params",  # a preset's model is dense: the reader's mixture of experts is not carried into it
+    "n_experts",
+    "experts_active",
     "seq_len",
     "tokens",
     "gpus",
@@ -205,13 +208,13 @@ def _range_m(lo: float, hi: float) -> str:
 
 
 def _basis_word(basis: str) -> str:
-    """'calibrated', 'borrowed' or 'set' from a kernel-efficiency basis."""
-    return next(w for w in ("calibrated", "borrowed", "set") if basis.startswith(w))
+    """'calibrated' or 'set' from a GEMM-ceiling basis (:func:`analyses.scenario.planning.efficiency_basis`)."""
+    return next(w for w in ("calibrated", "set") if basis.startswith(w))
 
 
 def recommended_table(recommended: pd.DataFrame, basis: Mapping[str, str]) -> pd.DataFrame:
     """The recommended layout per generation (with :func:`analyses.models.plan.intervals`' columns) and
-    the 90% intervals of its days and costs; ``basis`` says where each kernel efficiency comes from."""
+    the 90% intervals of its days and costs; ``basis`` says where each GEMM efficiency ceiling comes from."""
     rows = []
     for _, x in recommended.iterrows():
         rows.append(
@@ -232,7 +235,7 @@ def recommended_table(recommended: pd.DataFrame, basis: Mapping[str, str]) -> pd
                 "owned (M USD)": x["cost_owned"] / MB,
                 "owned 5-95%": _range_m(x["cost_owned_lo"], x["cost_owned_hi"]),
                 "meets": bool(x["meets_deadline"]),
-                "kernel eff.": x["kernel_efficiency"],
+                "GEMM eff.": x["kernel_efficiency"],
                 "eff. from": _basis_word(basis[x["gpu"]]),
             }
         )
@@ -256,8 +259,8 @@ def assumptions_table(cfg: Mapping[str, Any], req: pl.Request) -> pd.DataFrame:
 
 
 def efficiency_table(p: pl.Plan) -> pd.DataFrame:
-    """Where each generation's kernel efficiency comes from."""
-    return pd.DataFrame({"GPU": list(p.efficiency_basis), "kernel efficiency": list(p.efficiency_basis.values())})
+    """Where each generation's GEMM efficiency ceiling comes from."""
+    return pd.DataFrame({"GPU": list(p.efficiency_basis), "GEMM efficiency ceiling": list(p.efficiency_basis.values())})
 
 
 def breakdown_table(p: pl.Plan) -> pd.DataFrame:

@@ -11,6 +11,7 @@ interruption rate, job size, checkpoint and restart times, ...) with the functio
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,8 +20,8 @@ from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters.reliability import checks
 from analyses.models import reliability as rel
-from analyses.scenario import cases, operations
-from analyses.scenario.params import ChapterSpec, Config
+from analyses.scenario import cases, failures, operations
+from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.units import HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
 from analyses.verdicts.sweeps import Slider
 
@@ -31,11 +32,20 @@ SPEC = ChapterSpec(
     slug=SLUG,
     title="Failures, checkpoints and recovery",
     params=(
+        Param(
+            "operations",
+            "str",
+            failures.OPERATIONS[0],
+            "-",
+            "how the cluster detects and clears interruptions: automated (health checks and restart on a spare) or manual (a person)",
+            choices=failures.OPERATIONS,
+        ),
         scenario.param(RATE),
+        scenario.param(failures.RATE["manual"]),
         scenario.param("job_gpus"),
         scenario.param("checkpoint_write_s"),
         scenario.param("restart_s"),
-        scenario.param("restart_manual_s"),
+        scenario.param(failures.RESTART["manual"]),
         scenario.param("early_phase_share"),
         scenario.param("b300_failure_ratio"),
         scenario.param("preventable_interruption_share"),
@@ -103,10 +113,19 @@ class Result:
     """Everything the reliability page shows, computed once."""
 
     cfg: Config
-    s: dict[str, float]
+    s: dict[str, float]  # the scenario at cfg (both modes' rates and restarts)
+    operations: str  # the chapter's cluster's operations mode
+    rate: float  # its all-cause interruptions per GPU-year
+    restart_s: float  # its restart
     logs: pd.DataFrame
-    rate_low: float  # the scenario's 90% range of the per-GPU rate
+    rate_low: float  # the scenario's 90% range of the mode's rate
     rate_high: float
+    rates: pd.DataFrame  # interruption logs against the model (failures.rate_validation)
+    fit: Any  # the rate fit (analyses.models.interruptions.RateFit)
+    hardware_share: float  # share of all interruptions that are hardware (scenario)
+    goodput_check: pd.DataFrame  # published effective training time against the model
+    recovery_check: pd.DataFrame  # published time-to-recover bounds against the model
+    goodput_scenario: float  # the scenario's derived goodput (its job, automated)
     per_gpu_mtbf_years: float
     job_mtbf_s: float
     big_gpus: int  # GPUs of the calibrating run
@@ -139,22 +158,27 @@ class Result:
 
 
 def logs_table(rate: float) -> pd.DataFrame:
-    """Published interruption logs with the per-GPU rate and job MTBF each implies, against ``rate``."""
+    """Published interruption logs with the per-GPU rate and job MTBF each implies, the all-cause rate
+    that follows from the share of interruptions its kind counts, and that rate against ``rate``."""
     frame = data.failure_logs()
     per_year = rel.interruptions_per_gpu_year(frame["interruptions"], frame["days"], frame["gpus"])
+    all_cause = failures.logs().set_index("id").loc[frame["id"], "all_cause"].to_numpy()
     return pd.DataFrame(
         {
             "id": frame["id"],
             "run": frame["run"],
             "hardware": frame["hardware"],
+            "operations": frame["operations"],
             "GPUs": frame["gpus"],
             "days": frame["days"],
             "interruptions": frame["interruptions"],
+            "kind": frame["kind"],
             "count": frame["bound"],
             "job MTBF (h)": frame["days"] * HOURS_PER_DAY / frame["interruptions"],
             "per GPU-year": per_year,
             "per-GPU MTBF (years)": 1 / per_year,
-            "rate vs scenario": per_year / rate,
+            "all causes per GPU-year": all_cause,
+            "rate vs scenario": all_cause / rate,
         }
     )
 
@@ -188,7 +212,8 @@ def monte_carlo_table(s: dict[str, float], opt: Optimum, intervals: tuple[float,
         (f"{MC_EXTRA_INTERVAL_S / SECONDS_PER_HOUR:g} h", MC_EXTRA_INTERVAL_S),
     ):
         work = MC_WORK_DAYS * SECONDS_PER_DAY
-        failures = work / tau * np.expm1((tau + d) / m)  # expected failed attempts per simulated job
+        with np.errstate(over="ignore"):  # beyond float range: inf attempts, a job that never finishes
+            failures = work / tau * np.expm1((tau + d) / m)  # expected failed attempts per simulated job
         row = {"interval": label, "minutes": tau / SECONDS_PER_MINUTE, "closed form": float(operations.goodput(s, tau))}
         if failures <= MC_MAX_FAILURES:
             sims = rel.simulate_goodput(tau, d, m, r, work_s=work, runs=MC_RUNS, seed=MC_SEED)
@@ -266,8 +291,11 @@ def _fintech(s: dict[str, float]) -> Fintech:
 
 def compute(cfg: Config) -> Result:
     """Every table, figure input and number of the page at ``cfg`` (one pass)."""
-    s = scenario.values(cfg)
-    rng = scenario.ranges(cfg)[RATE]
+    every = scenario.values(cfg)
+    mode = cfg["operations"]
+    s = dict(checks.operated(every, cfg))  # the chapter's cluster: its mode's rate and restart
+    ranges = scenario.ranges(cfg)
+    rng = ranges[failures.RATE[mode]]
     logs = logs_table(s[RATE])
     calibration = data.failure_logs().set_index("id").loc[checks.CALIBRATION]
     opt, policy = _optimum(s), _policy(s)
@@ -278,9 +306,18 @@ def compute(cfg: Config) -> Result:
     return Result(
         cfg=cfg,
         s=s,
+        operations=mode,
+        rate=s[RATE],
+        restart_s=s["restart_s"],
         logs=logs,
         rate_low=rng.low,
         rate_high=rng.high,
+        rates=failures.rate_validation(),
+        fit=failures.fit(),
+        hardware_share=every[failures.HARDWARE_SHARE],
+        goodput_check=failures.goodput_validation(ranges),
+        recovery_check=failures.recovery_validation(ranges),
+        goodput_scenario=every[failures.GOODPUT],
         per_gpu_mtbf_years=1 / s[RATE],
         job_mtbf_s=float(m),
         big_gpus=int(calibration["gpus"]),
@@ -290,7 +327,7 @@ def compute(cfg: Config) -> Result:
         curve=curve,
         marks=marks,
         monte_carlo=monte_carlo_table(s, opt, (policy.early_s, policy.late_s)),
-        failures=failures_table(s[RATE], logs.set_index("id")["per GPU-year"]),
+        failures=failures_table(s[RATE], logs.set_index("id")["all causes per GPU-year"]),
         fintech=_fintech(s),
         causes=rel.cause_table(causes),
         preventable=tuple(float(v) for v in rel.preventable_shares(causes)),
@@ -301,7 +338,7 @@ def compute(cfg: Config) -> Result:
         restart_min=float(operations.minutes(operations.restart_s(s))),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=(
-            ledger.slider(RATE, RATE_SLIDER, {SLUG: cfg}),
+            ledger.slider(failures.RATE[mode], RATE_SLIDER, {SLUG: cfg}),
             ledger.slider("checkpoint_write_s", CHECKPOINT_SLIDER, {SLUG: cfg}),
             ledger.slider("b300_failure_ratio", RATIO_SLIDER, {SLUG: cfg}),
         ),

@@ -17,7 +17,8 @@ import numpy as np
 from analyses import data
 from analyses.models import reliability as rel
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.scenario import cases, operations
+from analyses.scenario import cases, failures, operations
+from analyses.scenario.failures import OPERATIONS
 from analyses.scenario.generations import NEW
 from analyses.scenario.operations import job_mtbf_s, minutes
 from analyses.scenario.operations import optimal_interval_s as optimum_s
@@ -44,6 +45,12 @@ READING_MINUTES = (
 # between interruptions and its best checkpoint interval are the scenario's named quantities
 # (:mod:`analyses.scenario.operations`), imported above as ``job_mtbf_s`` and ``optimum_s``.
 # --------------------------------------------------------------------------------------------
+
+
+def operated(s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The scenario as the chapter's cluster runs it: the rate and restart of its ``operations``
+    mode (automated unless the chapter sets it; :func:`analyses.scenario.failures.for_operations`)."""
+    return failures.for_operations(s, cfg.get("operations", OPERATIONS[0]) if cfg else OPERATIONS[0])
 
 
 def policy_intervals_s(claim: data.Claim | None = None) -> tuple[float, float]:
@@ -161,6 +168,7 @@ def check_fault_sends_progress_to_zero(claim: data.Claim, s: Mapping[str, Any], 
 @check("001-2.4-weeks-long-runs-hours-lost")
 def check_weeks_long_runs_hours_lost(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.4: 100B runs last weeks, and a crash may lose hours of progress."""
+    s = operated(s, cfg)
     tau_h = optimum_s(s) / SECONDS_PER_HOUR
     return Finding(
         stated=at_least(1.0),
@@ -240,6 +248,7 @@ def check_recovery_hours_to_minutes(claim: data.Claim, s: Mapping[str, Any], cfg
 @check("001-2.4-loss-hours-to-minutes")
 def check_loss_hours_to_minutes(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.4: hot migration cuts the time a crash loses from hours to minutes."""
+    s = operated(s, cfg)
     late = policy_intervals_s()[1]
     lost = minutes(operations.lost_per_interruption_s(s, late))
     at_best = minutes(operations.lost_per_interruption_s(s))
@@ -325,6 +334,7 @@ def _fintech(claim: data.Claim, s: Mapping[str, Any], arithmetic: Arithmetic) ->
 @check("001-2.4-fintech-crash-every-5-days")
 def check_fintech_crash_every_5_days_001(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.4: a crash every 5 days, 3 h each; 50 clean days on B300, about 30 h saved."""
+    s = operated(s, cfg)
     f = cases.fintech()
     saved = rel.crash_recovery_hours(f.run_days_no_fault, f.crash_interval_days, f.recovery_hours_per_crash)
     return _fintech(claim, s, Arithmetic("the recovery time saved (hours)", rounded(f.hours_saved_001), saved))
@@ -333,6 +343,7 @@ def check_fintech_crash_every_5_days_001(claim: data.Claim, s: Mapping[str, Any]
 @check("000-2.4-fintech-crash-every-5-days")
 def check_fintech_crash_every_5_days_000(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §2.4: a crash every 5 days; 50 clean days on B300, over 30 h saved (3 h per crash from 001)."""
+    s = operated(s, cfg)
     f = cases.fintech()
     saved = rel.crash_recovery_hours(f.run_days_no_fault, f.crash_interval_days, f.recovery_hours_per_crash)
     return _fintech(
@@ -346,6 +357,7 @@ def check_fintech_crash_every_5_days_000(claim: data.Claim, s: Mapping[str, Any]
 def check_rd_efficiency_18pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.4: the fintech firm's R&D efficiency rose by 18% (a business result whose own
     figures are checked)."""
+    s = operated(s, cfg)
     f = cases.fintech()
     n = fintech_numbers(s)
     gain = 100 * n["saved_h"] / n["run_h"]
@@ -416,6 +428,7 @@ def check_table_stability(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
 @check(POLICY)
 def check_checkpoint_15min_then_hourly(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.4: checkpoint every 15 minutes early in training and hourly later."""
+    s = operated(s, cfg)
     g = policy_goodputs(s, claim)
     early, late = policy_intervals_s(claim)
     return Finding(

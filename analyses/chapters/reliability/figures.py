@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 from analyses.chapters.reliability import Result
@@ -131,3 +132,118 @@ def causes_chart(res: Result) -> alt.Chart:
 def slider_charts(res: Result) -> tuple[alt.HConcatChart, ...]:
     """The chapter's slider figures (per-GPU rate, checkpoint write time, B300 failure ratio)."""
     return tuple(sliders.figure(s) for s in res.sliders)
+
+
+# --------------------------------------------------------------------------------------------
+# Validated against published logs
+# --------------------------------------------------------------------------------------------
+
+ROLE_WORDS = {"calibrate": "calibration (left out)", "validate": "validation", "context": "shown only"}
+
+
+def _band(low: float, high: float) -> str:
+    return "–" if low != low else f"{low:.3g}–{high:.3g}"
+
+
+def rates_table(res: Result) -> pd.DataFrame:
+    """Every interruption log against the model of its operations mode: published, fitted, the
+    out-of-sample prediction (the fit without the log for calibration logs), its error and band."""
+    v = res.rates
+    return pd.DataFrame(
+        {
+            "log": v["log"],
+            "mode": v["mode"] + np.where(v["operations"] != v["mode"], " (" + v["operations"] + ")", ""),
+            "role": v["role"].map(ROLE_WORDS),
+            "counts": v["kind"] + np.where(v["bound"] == "exact", "", ", " + v["bound"]),
+            "published per GPU-year": v["published"],
+            "model": v["fitted"],
+            "vs model": v["fit_error"],
+            "out of sample": v["predicted"],
+            "error": v["error"],
+            "90% band": [_band(lo, hi) for lo, hi in zip(v["band_low"], v["band_high"], strict=True)],
+            "inside": v["inside"].map({True: "yes", False: "no"}).fillna("–"),
+            "source": v["source"],
+        }
+    )
+
+
+def goodput_table(res: Result) -> pd.DataFrame:
+    """Published effective training time against the model's goodput for the run's GPUs and mode."""
+    g = res.goodput_check
+    return pd.DataFrame(
+        {
+            "run": g["run"],
+            "GPUs": g["GPUs"],
+            "mode": g["mode"],
+            "published": g["published"],
+            "reads": g["bound"].map({"lower": "at least", "approximate": "about", "exact": "exactly"}),
+            "model": g["predicted"],
+            "difference (points)": 100 * g["error"],
+            "90% band": [f"{lo:.1%}–{hi:.1%}" for lo, hi in zip(g["band_low"], g["band_high"], strict=True)],
+            "inside": g["inside"].map({True: "yes", False: "no"}),
+            "source": g["source"],
+        }
+    )
+
+
+def recovery_table(res: Result) -> pd.DataFrame:
+    """Published time-to-recover bounds against the model's restart plus redone work."""
+    r = res.recovery_check
+    return pd.DataFrame(
+        {
+            "run": r["run"],
+            "GPUs": r["GPUs"],
+            "published (min)": r["published_min"],
+            "reads": r["bound"].map({"upper": "at most", "lower": "at least", "exact": "exactly"}) + ", " + r["what"],
+            "model (min)": r["predicted_min"],
+            "error": r["error"],
+            "90% band (min)": [f"{lo:.3g}–{hi:.3g}" for lo, hi in zip(r["band_low"], r["band_high"], strict=True)],
+            "inside": r["inside"].map({True: "yes", False: "no"}),
+            "source": r["source"],
+        }
+    )
+
+
+def validation_chart(res: Result) -> alt.LayerChart:
+    """Each log's published rate against the out-of-sample prediction with its 90% band (log scale)."""
+    v = res.rates[res.rates["predicted"].notna()]
+    frame = pd.DataFrame(
+        {
+            "log": v["label"],
+            "mode": v["mode"],
+            "role": v["role"].map(ROLE_WORDS),
+            "published": v["published"].round(5),
+            "predicted": v["predicted"].round(5),
+            "low": v["band_low"].round(5),
+            "high": v["band_high"].round(5),
+        }
+    )
+    y = alt.Y("log:N", title=None, sort=list(frame["log"]))
+    modes = sorted(frame["mode"].unique())
+    scale = alt.Scale(type="log")
+    bands = (
+        alt.Chart(frame)
+        .mark_rule(strokeWidth=3, opacity=0.5)
+        .encode(x=alt.X("low:Q", scale=scale, title="interruptions per GPU-year of the log's kind"), x2="high:Q", y=y)
+    )
+    model = alt.Chart(frame).mark_tick(thickness=2, size=14, color="black").encode(x="predicted:Q", y=y)
+    shown = (
+        alt.Chart(frame)
+        .mark_point(filled=True, size=70)
+        .encode(
+            x="published:Q",
+            y=y,
+            color=alt.Color("mode:N", title="operations", scale=alt.Scale(domain=modes)),
+            shape=shapes("mode:N", modes, title="operations"),
+            tooltip=["log", "mode", "role", "published", "predicted", "low", "high"],
+        )
+    )
+    inside = v["inside"].astype(bool)
+    text = (
+        f"Dot plot of {len(frame)} published interruption rates (points, shape and colour by operations mode) "
+        "against the model's out-of-sample prediction (black tick) and its prediction band (bar) on a log scale; "
+        f"{int(inside.sum())} of {len(frame)} lie inside their band"
+        + (f", outside: {', '.join(v.loc[~inside, 'label'])}" if (~inside).any() else "")
+        + "."
+    )
+    return describe((bands + model + shown).properties(width=420, height=22 * len(frame)), text)

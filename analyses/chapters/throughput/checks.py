@@ -17,7 +17,7 @@ import numpy as np
 
 from analyses import data, units
 from analyses.models import throughput
-from analyses.scenario import cases
+from analyses.scenario import cases, generations
 from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_MFU, OLD_PRECISION, peak_flops, speedup
 from analyses.units.formats import fmt, stated
 from analyses.verdicts import Arithmetic, Credit, Finding, Reading, at_least, between, check, exactly, rounded
@@ -43,9 +43,18 @@ def reading(claim: data.Claim) -> str:
     return claim.reading if isinstance(claim.reading, str) else ""
 
 
+def _workload_basis(workload: str) -> str:
+    """Where a workload's speed-up comes from, in words (the step-time model, on that workload)."""
+    work = generations.model_workload(workload)
+    if work is None:
+        return generations.speedup_basis()
+    return f"the step-time model calibrated on published runs, on {work.describe()}"
+
+
 def _speedup_text(s: Mapping[str, Any], workload: str = "pretrain") -> str:
     return (
-        f"expected {fmt(speedup(s, workload), 'x')} ({NEW} FP8 over {OLD} BF16 at published MFU); "
+        f"expected {fmt(speedup(s, workload), 'x')} ({NEW} FP8 over {OLD} BF16, "
+        f"{_workload_basis(workload)}); "
         f"BF16 datasheet {fmt(datasheet_bf16_ratio(), 'x')}; best published runs {fmt(best_published_ratio(), 'x')}"
     )
 
@@ -139,11 +148,15 @@ def _anecdote(claim: data.Claim, s: Mapping[str, Any], workload: str, extra: str
         if a.gpus_before is not None
         else f"{stated(a.days_before)} -> {stated(a.days_after)} days, equal GPU counts assumed"
     )
+    work = generations.model_workload(workload)  # the step-time model's description of it
     return Finding(
         stated=exactly(implied),
         value=x,
         unit="x",
-        recomputed=lambda: f"implied per-GPU speed-up {fmt(implied, 'x')} ({counts}); expected {fmt(x, 'x')}",
+        recomputed=lambda: (
+            f"implied per-GPU speed-up {fmt(implied, 'x')} ({counts}); expected {fmt(x, 'x')}"
+            + (f" for {work.describe()}" if work is not None else "")
+        ),
         context=lambda v: (
             f"the deployment itself cannot be checked, and its implied speed-up is within what the hardware delivers{extra}"
             if v != "implausible"

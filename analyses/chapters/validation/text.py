@@ -1,0 +1,78 @@
+"""Sentences of the validation page, each read from a computed :class:`~analyses.chapters.validation.Result`."""
+
+from __future__ import annotations
+
+from analyses.chapters.validation import TARGET_INSIDE, TARGET_MEDIAN, TARGET_WORST, Result
+from analyses.units.formats import fmt
+
+
+def _pct(x: float) -> str:
+    return fmt(x, pct=True, sig=2)
+
+
+def headline(res: Result) -> str:
+    """Issue 21's three targets on the scored validation rows, met or not, and before."""
+    h, met = res.headline, res.met
+    return (
+        f"on its {h['rows']:.0f} scored validation rows the model's median error is {_pct(h['median'])} "
+        f"(target at most {_pct(TARGET_MEDIAN)}, {'met' if met['median'] else 'missed'}; before {_pct(h['median_before'])}), "
+        f"its worst {_pct(h['worst'])} (target at most {_pct(TARGET_WORST)}, {'met' if met['worst'] else 'missed'}; "
+        f"before {_pct(h['worst_before'])}), and the published value lies inside the row's 90% band for "
+        f"{_pct(h['inside'])} of them (target at least {_pct(TARGET_INSIDE)}, {'met' if met['inside'] else 'missed'})"
+        + outliers_clause(res)
+    )
+
+
+def outliers_clause(res: Result) -> str:
+    """The rows past the worst-error target, by run, or nothing when there are none."""
+    o = res.outliers
+    if o.empty:
+        return ""
+    runs = ", ".join(
+        f"{i} ({'+' if e > 0 else ''}{fmt(e, pct=True, sig=2)})" for i, e in zip(o["id"], o["error"], strict=True)
+    )
+    return f"; the {len(o)} rows past {_pct(TARGET_WORST)}, each with its reason in the tables below: {runs}"
+
+
+def band_sentence(res: Result) -> str:
+    """The planner's 90% band on a planned time, in words."""
+    lo, hi = res.band
+    return (
+        f"a planned time's 90% band runs from {fmt(lo, 'x', 2)} to {fmt(hi, 'x', 2)} the plan: the model is more often "
+        "optimistic than pessimistic, and the band says so instead of mirroring it"
+    )
+
+
+def misses_sentence(res: Result) -> str:
+    """How many validation rows lie outside their band, and which."""
+    m = res.misses
+    if m.empty:
+        return "every validation row lies inside its band"
+    kinds = ", ".join(f"{n} {k} rows" for k, n in m["kind"].value_counts().items())
+    explained = int((m["note"].fillna("") != "").sum())
+    return (
+        f"{len(m)} validation rows lie outside their 90% band ({kinds}); {explained} of them carry their reason in "
+        "the tables above (a speed-up carries the reason of the run of its pair that misses)"
+    )
+
+
+def speedup_sentence(res: Result) -> str:
+    """The scenario's speed-up and its band, from the model."""
+    lo, hi, n = res.speedup_band
+    x = res.workloads.iloc[0]
+    return (
+        f"the model puts a B300 in FP8 at {fmt(x['speed-up'], 'x')} an A100 in BF16 per GPU on the reference workload "
+        f"({res.reference}); widened by its errors on {n} published same-recipe speed-ups "
+        f"({fmt(lo - 1, pct=True, sig=2)} to +{fmt(hi - 1, pct=True, sig=2)}), {fmt(x['low (5%)'], 'x')} to "
+        f"{fmt(x['high (95%)'], 'x')}"
+    )
+
+
+def mfu_caption(res: Result) -> str:
+    """Caption of the MFU chart."""
+    return (
+        "Predicted against published MFU (model FLOPs: 6·N_active + 12·L·d·s per token) of every run that prints its "
+        "layout and throughput. Validation rows are predictions of a fit that never saw them; calibration rows are "
+        "predicted by the fit that left each out. Dashed: predicted = published; grey: the 90% band of the model's "
+        "out-of-sample errors. A point below the diagonal is a run the model finds slower than it was."
+    )

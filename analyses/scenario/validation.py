@@ -1,0 +1,456 @@
+"""The step-time model and the planner against every published run in ``data/published_runs.csv``:
+predicted, published, error, whether the published value lies in the 90% band, before and after.
+
+Three kinds of validation row (stated once):
+
+- **step time** (a run that prints its layout and its throughput): the calibrated model's tokens per
+  second per GPU for the printed layout (:mod:`analyses.scenario.calibration`), out of sample
+  (validation rows at the full fit, calibration rows left out of their own fit). The error is on
+  the step time, ``predicted / published − 1``; MFU follows it on the one FLOP definition;
+- **whole run** (a run that prints GPU-hours or wall-clock days for its tokens): the planner's time
+  to train (:func:`analyses.scenario.planning.evaluate`: step time, data loading, checkpoints and
+  failures at the scenario's goodput) on the printed layout where the source prints one, else the
+  layout of fewest GPU-hours the planner finds at the printed GPU count (1,024-2,048 GPUs where no
+  count is printed: Llama 2);
+- **ratio** (two runs of one recipe on two GPUs, ``ratio_group``): the per-GPU speed-up of the newer
+  GPU over the older, predicted against published (:func:`analyses.scenario.calibration.ratio_errors`).
+
+The 90% band of a row is leave-one-source-out: the split-conformal band of the out-of-sample errors of every
+*other* publication's rows, so no row's band is widened by its own error. ``before`` is the step-time
+model the book used before issue 21 (one kernel efficiency per GPU and precision, fitted on one run
+each from ``data/scaling_benchmarks.csv``, 6N FLOPs, data-parallel overlap 0.5:
+:mod:`analyses.models.kernel_efficiency`), on the same layout.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyses import data, scenario
+from analyses.models import flops, layouts, scaling
+from analyses.models import kernel_efficiency as ke
+from analyses.models import plan as pl
+from analyses.models.uncertainty import INTERVAL_LEVEL, error_band
+from analyses.scenario import calibration, planning
+from analyses.units import HOURS_PER_DAY, MB
+
+LLAMA2_GPUS = (1024, 2048)  # GPU counts searched where a run prints none (Llama 2's model card)
+PREVIOUS_OVERLAP = 0.5  # the data-parallel overlap the previous model used (the scenario's typed central)
+KINDS = ("step time", "GPU-hours", "wall-clock days", "ratio")
+
+
+def _q(errs: np.ndarray, level: float = INTERVAL_LEVEL) -> tuple[float, float]:
+    return error_band(errs, level)
+
+
+def source_bands(frame: pd.DataFrame, column: str = "log_error", by: str = "source") -> pd.DataFrame:
+    """Each row's leave-one-source-out band: the split-conformal 90% band
+    (:func:`analyses.models.uncertainty.error_band`) of ``column`` over the rows whose ``by`` differs (columns ``band_lo``, ``band_hi``, in the errors' log units)."""
+    out = frame.copy()
+    lows, highs = [], []
+    values = frame[column].to_numpy(float)
+    groups = frame[by].to_numpy()
+    for g in groups:
+        lo, hi = _q(values[groups != g])
+        lows.append(lo)
+        highs.append(hi)
+    out["band_lo"], out["band_hi"] = lows, highs
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Before: the model the book used until issue 21
+# --------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _previous_calibration(data_dir: str) -> pd.DataFrame:
+    frame = ke.validation(
+        data.table("scaling_benchmarks"),
+        data.table("cluster_configs"),
+        lambda g, p: data.gpu(g).peak_flops(p),
+        overlap=PREVIOUS_OVERLAP,
+    )
+    return ke.calibrations(frame)
+
+
+def previous_tokens_per_s(frame: pd.DataFrame) -> np.ndarray:
+    """Tokens per second per GPU of the previous model for rows of :func:`calibration.runs` with a layout:
+    one kernel efficiency per GPU and precision (exact, else borrowed), 6·N_active FLOPs, the
+    recomputation factor, context parallelism counted as data parallelism (it had no CP term)."""
+    cal = _previous_calibration(str(data.DATA_DIR))
+    out = []
+    for r in frame.to_dict("records"):
+        prec = "bf16" if r["precision"] == "fp16" else r["precision"]
+        c = calibration.cluster(r["gpu"])
+        peak = data.gpu(r["gpu"]).peak_flops(r["precision"])
+        eff, _ = ke.kernel_efficiency(cal, r["gpu"], prec)
+        rc = r["model_recompute"]
+        factor = 4.0 / 3.0 if rc == "full" else 1.0 + r["seq_len"] / (18.0 * r["d_model"] + 3.0 * r["seq_len"])
+        st = scaling.step_time(
+            params=r["params_active"],
+            tokens_per_step=r["global_batch_seqs"] * r["seq_len"],
+            n_gpus=r["n_gpus"],
+            compute_efficiency=eff / factor,
+            tp=r["model_tp"],
+            pp=r["model_pp"],
+            virtual_stages=r["model_vp"],
+            microbatch_tokens=r["model_micro_batch"] * r["seq_len"],
+            n_layers=r["n_layers"],
+            d_model=r["d_model"],
+            overlap=PREVIOUS_OVERLAP,
+            dp_volume=1.5 if r["sharding"] == "zero3-fsdp" else 1.0,
+            **scaling.cluster_kwargs(c, peak),
+        )
+        out.append(r["global_batch_seqs"] * r["seq_len"] / (float(st.step_s) * r["n_gpus"]))
+    return np.asarray(out, float)
+
+
+# --------------------------------------------------------------------------------------------
+# Step-time rows
+# --------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _step_rows(data_dir: str) -> pd.DataFrame:
+    rows = calibration.step_time_rows()
+    pred = calibration.predictions().set_index("id").loc[rows["id"]]
+    peak = np.array([data.gpu(g).peak_flops(p) for g, p in zip(rows["gpu"], rows["precision"], strict=True)])
+    model_flops = flops.model_flops_per_token(rows["params_active"], rows["n_layers"], rows["d_model"], rows["seq_len"])
+    published = rows["tokens_per_s_per_gpu"].to_numpy(float)
+    predicted = pred["out_of_sample"].to_numpy(float)
+    previous = previous_tokens_per_s(rows)
+    out = pd.DataFrame(
+        {
+            "id": rows["id"],
+            "kind": "step time",
+            "role": rows["role"],
+            "arch": rows["arch"],
+            "gpu": rows["gpu"],
+            "precision": rows["precision"],
+            "n_gpus": rows["n_gpus"].astype(int),
+            "source": rows["source"],
+            "unit": "tokens/s per GPU",
+            "published": published,
+            "predicted": predicted,
+            "predicted_in_sample": pred["predicted"].to_numpy(float),
+            "published_mfu": published * np.asarray(model_flops) / peak,
+            "predicted_mfu": predicted * np.asarray(model_flops) / peak,
+            "log_error": np.log(predicted / published),  # ln(published / predicted step time)
+            "error": published / predicted - 1.0,  # predicted step time / published − 1
+            "error_before": published / previous - 1.0,
+            "note": rows["validation_note"].fillna(""),
+        }
+    )
+    return source_bands(out.reset_index(drop=True))
+
+
+# --------------------------------------------------------------------------------------------
+# Whole runs, planned
+# --------------------------------------------------------------------------------------------
+
+
+def _whole_run_rows() -> pd.DataFrame:
+    runs = calibration.runs()
+    has_total = runs["gpu_hours"].notna() | (runs["wall_clock_days"].notna() & runs["n_gpus"].notna())
+    return runs[has_total & runs["training_tokens"].notna()].reset_index(drop=True)
+
+
+def run_shape(r: dict[str, Any]) -> pl.Shape:
+    """The planner's shape of one published run (dense or mixture of experts)."""
+    moe = r["arch"] == "moe"
+    return pl.Shape(
+        name=r["run"],
+        n_params=float(r["params_total"]),
+        layers=int(r["n_layers"]),
+        hidden=int(r["d_model"]),
+        heads=int(r["n_heads"]),
+        seq_len=int(r["seq_len"]),
+        params_active=float(r["params_active"]),
+        n_experts=int(r["n_experts"]) if moe else 0,
+        experts_active=int(r["experts_active"]) if moe else 0,
+        kv_heads=int(r["n_kv_heads"]) if r["n_kv_heads"] == r["n_kv_heads"] else 0,
+    )
+
+
+def _printed_layout(r: dict[str, Any]) -> pd.DataFrame | None:
+    """The run's own layout as a planner frame, or None where the source prints no TP/PP."""
+    if not (r["tp"] == r["tp"] and r["pp"] == r["pp"] and r["n_gpus"] == r["n_gpus"]):
+        return None
+    zero = 3 if r["sharding"] == "zero3-fsdp" else 1 if r["sharding"] == "zero1" else 0
+    return pd.DataFrame(
+        [
+            {
+                "gpu": r["gpu"],
+                "n_gpus": int(r["n_gpus"]),
+                "tp": int(r["model_tp"]),
+                "pp": int(r["model_pp"]),
+                "cp": int(r["model_cp"]),
+                "ep": int(r["model_ep"]),
+                "dp": int(round(r["model_dp"])),
+                "zero_stage": zero,
+                "micro_batch": int(r["model_micro_batch"]),
+                "virtual_stages": int(r["model_vp"]),
+                "recompute": "full" if r["model_recompute"] == "full" else "selective",
+            }
+        ]
+    )
+
+
+def plan_run(r: dict[str, Any], s: dict[str, float]) -> tuple[pd.Series, str]:
+    """The planner's evaluation of one whole published run and how its layout was chosen."""
+    precision = "bf16" if r["precision"] == "fp16" else r["precision"]
+    batch = float(r["global_batch_seqs"] * r["seq_len"]) if r["global_batch_seqs"] == r["global_batch_seqs"] else None
+    counts = (int(r["n_gpus"]), int(r["n_gpus"])) if r["n_gpus"] == r["n_gpus"] else LLAMA2_GPUS
+    req = planning.request(
+        run_shape(r),
+        float(r["training_tokens"]),
+        3650.0,
+        s=s,
+        gpus=(r["gpu"],),
+        precision=precision,
+        min_gpus=counts[0],
+        max_gpus=counts[1],
+        global_batch_tokens=batch,
+    )
+    layout = _printed_layout(r)
+    if layout is not None:
+        row = planning.evaluate(req, r["gpu"], layout).iloc[0]
+        return row, "the run's own layout"
+    frame = planning.evaluate(req, r["gpu"])
+    ok = frame[frame["fits"]]
+    best = ok.sort_values(["gpu_hours", "n_gpus"], kind="stable").iloc[0]
+    where = f"{counts[0]:,} GPUs" if counts[0] == counts[1] else f"{counts[0]:,}-{counts[1]:,} GPUs"
+    return best, f"the planner's layout of fewest GPU-hours on {where}"
+
+
+@functools.cache
+def _whole_runs(data_dir: str) -> pd.DataFrame:
+    s = scenario.values()
+    step = _step_rows(data_dir)
+    rows = []
+    for r in _whole_run_rows().to_dict("records"):
+        planned, how = plan_run(r, s)
+        before = _previous_days(r, planned)
+        if r["gpu_hours"] == r["gpu_hours"]:
+            kind, published, predicted = "GPU-hours", float(r["gpu_hours"]), float(planned["gpu_hours"])
+            scale = float(planned["n_gpus"]) * HOURS_PER_DAY
+        else:
+            kind, published, predicted = "wall-clock days", float(r["wall_clock_days"]), float(planned["days"])
+            scale = 1.0
+        others = step[step["source"] != r["source"]]["log_error"].to_numpy(float)
+        b_lo, b_hi = _q(others)
+        rows.append(
+            {
+                "id": r["id"],
+                "kind": kind,
+                "role": r["role"],
+                "arch": r["arch"],
+                "gpu": r["gpu"],
+                "precision": r["precision"],
+                "n_gpus": int(planned["n_gpus"]),
+                "source": r["source"],
+                "unit": kind,
+                "published": published,
+                "predicted": predicted,
+                "predicted_mfu": float(planned["mfu"]),
+                "log_error": float(np.log(published / predicted)),
+                "error": predicted / published - 1.0,
+                "error_before": before * scale / published - 1.0,
+                "band_lo": b_lo,
+                "band_hi": b_hi,
+                "layout": layouts.label(planned),
+                "how": how,
+                "goodput": float(planned["goodput"]),
+                "note": r["validation_note"] if isinstance(r["validation_note"], str) else "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _previous_days(r: dict[str, Any], planned: pd.Series) -> float:
+    """Days of the same run and layout under the previous step-time model (same goodput and stall)."""
+    one = pd.DataFrame(
+        [
+            {
+                **r,
+                "n_gpus": planned["n_gpus"],
+                "model_tp": planned["tp"],
+                "model_pp": planned["pp"],
+                "model_vp": planned["virtual_stages"],
+                "model_micro_batch": planned["micro_batch"],
+                "model_recompute": planned["recompute"],
+                "global_batch_seqs": r["global_batch_seqs"]
+                if r["global_batch_seqs"] == r["global_batch_seqs"]
+                else scenario.values()["batch_million_tokens"] * MB / r["seq_len"],
+                "sharding": "zero3-fsdp" if planned["zero_stage"] == 3 else "zero1",
+            }
+        ]
+    )
+    tps = float(previous_tokens_per_s(one)[0])
+    seconds = float(r["training_tokens"]) / (tps * float(planned["n_gpus"]))
+    return seconds / float(planned["goodput"]) / 86400.0
+
+
+# --------------------------------------------------------------------------------------------
+# Ratios
+# --------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _ratios(data_dir: str) -> pd.DataFrame:
+    pairs = calibration.ratio_errors()
+    before = dict(zip(_step_rows(data_dir)["id"], _step_rows(data_dir)["error_before"], strict=True))
+    out = pd.DataFrame(
+        {
+            "id": pairs["new"] + " / " + pairs["old"],
+            "kind": "ratio",
+            "role": np.where(pairs["in_sample"], "calibrate", "validate"),
+            "arch": pairs["arch"],
+            "gpu": pairs["gpus"],
+            "source": pairs["ratio_group"],
+            "unit": "per-GPU speed-up",
+            "published": pairs["published"],
+            "predicted": pairs["predicted"],
+            "log_error": -pairs["log_error"],  # ln(published / predicted speed-up)
+            "error": pairs["predicted"] / pairs["published"] - 1.0,
+        }
+    )
+    # the previous model's ratio: each side's previous throughput
+    # previous / published throughput of each side is 1 / (1 + its step-time error before)
+    out["error_before"] = [
+        (1.0 + before[old]) / (1.0 + before[new]) - 1.0 for new, old in zip(pairs["new"], pairs["old"], strict=True)
+    ]
+    # a speed-up misses when one of its runs does: its note names that run's reason
+    notes = dict(zip(_step_rows(data_dir)["id"], _step_rows(data_dir)["note"], strict=True))
+    out["note"] = [
+        " ".join(f"{gpu}: {notes[run]}" for run, gpu in ((new, gn), (old, go)) if notes[run])
+        for new, old, (gn, go) in zip(pairs["new"], pairs["old"], (g.split(" / ") for g in pairs["gpus"]), strict=True)
+    ]
+    return source_bands(out, by="source")
+
+
+# --------------------------------------------------------------------------------------------
+# The table and its summary
+# --------------------------------------------------------------------------------------------
+
+
+def step_time() -> pd.DataFrame:
+    """Every step-time row (see the module docstring): published and predicted tokens/s per GPU and
+    MFU, the error on the step time, the leave-one-source-out band and the error before."""
+    return _with_inside(_step_rows(str(data.DATA_DIR)))
+
+
+def whole_runs() -> pd.DataFrame:
+    """Every whole published run planned: GPU-hours (or days), error, band, layout and how it was chosen."""
+    return _with_inside(_whole_runs(str(data.DATA_DIR)))
+
+
+def ratios() -> pd.DataFrame:
+    """Every same-recipe pair of published runs on two GPUs: the per-GPU speed-up, error and band."""
+    return _with_inside(_ratios(str(data.DATA_DIR)))
+
+
+def _with_inside(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.copy()
+    out["inside"] = (out["log_error"] >= out["band_lo"]) & (out["log_error"] <= out["band_hi"])
+    return out
+
+
+def table() -> pd.DataFrame:
+    """All validation rows of the three kinds, one frame."""
+    return pd.concat([step_time(), whole_runs(), ratios()], ignore_index=True)
+
+
+def summary(frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per kind and role: rows, median and worst absolute error after and before, and the share of
+    rows whose published value lies inside its 90% band."""
+    t = table() if frame is None else frame
+    rows = []
+    for (kind, role), g in t.groupby(["kind", "role"], sort=False):
+        e, b = g["error"].abs(), g["error_before"].abs()
+        rows.append(
+            {
+                "kind": kind,
+                "role": role,
+                "rows": len(g),
+                "median |error|": float(e.median()),
+                "worst |error|": float(e.max()),
+                "median |error| before": float(b.median()),
+                "worst |error| before": float(b.max()),
+                "inside 90% band": float(g["inside"].mean()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def headline() -> dict[str, float]:
+    """Issue 21's targets on the validation rows of step time and GPU-hours (whole runs): median and
+    worst absolute error, and the share inside the 90% band; and the same before."""
+    v = scored()
+    return {
+        "rows": len(v),
+        "median": float(v["error"].abs().median()),
+        "worst": float(v["error"].abs().max()),
+        "inside": float(v["inside"].mean()),
+        "median_before": float(v["error_before"].abs().median()),
+        "worst_before": float(v["error_before"].abs().max()),
+        "within_15": float((v["error"].abs() <= 0.15).mean()),
+        "within_40": float((v["error"].abs() <= 0.40).mean()),
+    }
+
+
+def scored(frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The rows issue 21's targets score: validation rows of step time and whole runs."""
+    t = table() if frame is None else frame
+    return t[(t["role"] == "validate") & t["kind"].isin(("step time", "GPU-hours", "wall-clock days"))]
+
+
+def outliers(limit: float, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Scored validation rows whose absolute error passes ``limit``, worst first, with their reasons."""
+    v = scored(frame)
+    out = v[v["error"].abs() > limit]
+    return out.reindex(out["error"].abs().sort_values(ascending=False).index)
+
+
+def clear_cache() -> None:
+    for fn in (_previous_calibration, _step_rows, _whole_runs, _ratios):
+        fn.cache_clear()
+
+
+# --------------------------------------------------------------------------------------------
+# The one FLOP definition, applied to every published row
+# --------------------------------------------------------------------------------------------
+
+
+def flop_conversion() -> pd.DataFrame:
+    """Every published run with a throughput converted to the book's one FLOP definition
+    (:mod:`analyses.models.flops`): the figure as printed on its basis, tokens per second per GPU, 6N
+    TFLOP/s, model TFLOP/s (6·N_active + 12·L·d·s), MFU on those model FLOPs, and HFU (with what the
+    row's recomputation adds; 'unknown' read as selective), all per GPU."""
+    runs = calibration.runs()
+    rows = runs[runs["tokens_per_s_per_gpu"].notna()].reset_index(drop=True)
+    tps = rows["tokens_per_s_per_gpu"].to_numpy(float)
+    args = (rows["params_active"], rows["n_layers"], rows["d_model"], rows["seq_len"])
+    model = flops.model_tflops(tps, *args)
+    hardware = (
+        tps * flops.hardware_flops_per_token(rows["model_recompute"].to_numpy(dtype=object).astype(str), *args) / 1e12
+    )
+    peak = np.array([data.gpu(g).peak_flops(p) for g, p in zip(rows["gpu"], rows["precision"], strict=True)]) / 1e12
+    return pd.DataFrame(
+        {
+            "id": rows["id"],
+            "basis as printed": rows["flop_basis"].fillna("none"),
+            "printed TFLOP/s": rows["reported_tflops_per_gpu"],
+            "printed MFU": rows["reported_mfu"],
+            "tokens/s per GPU": tps,
+            "6N TFLOP/s": flops.flops_per_token(rows["params_active"]) * tps / 1e12,
+            "model TFLOP/s": np.asarray(model, float),
+            "MFU": np.asarray(model, float) / peak,
+            "HFU": hardware / peak,
+        }
+    )
