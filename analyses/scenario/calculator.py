@@ -114,14 +114,6 @@ def system(
                 f"or achieved[{name!r}] = (default, low, high)"
             )
         gens.append(calculator.Generation(name, data.gpu(name).tdp_w, throughput))
-    # Goodput is no scenario row but the reliability model's named quantity (one definition): the
-    # calculator takes its central value as the default a reader may change.
-    from analyses.scenario import operations
-
-    own["goodput"] = Input(
-        "goodput", "training goodput (the reliability model's)", "fraction",
-        round(float(operations.goodput(scenario.values())), 4), 0.05, 1.0,
-    )
     # The workload and choices first, then the scenario's assumptions in its order.
     inputs = own | {n: scenario_input(n) for n in scenario.assumptions() if n not in own}
     china = f"rent_{names[0].lower()}_china_cny_per_gpu_hour"

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from analyses import data
-from analyses.scenario.generations import NEW, OLD
+
+NEW, OLD = "B300", "A100"  # the generations the documents compare (re-exported by analyses.scenario.generations)
 
 T = TypeVar("T")
 

@@ -30,9 +30,9 @@ import numpy as np
 
 from analyses import data, scenario
 from analyses.models import throughput
+from analyses.scenario.cases import NEW, OLD  # the generations the documents compare
 from analyses.scenario.quantities import named
 
-NEW, OLD = "B300", "A100"  # the generations the documents compare
 NEW_PRECISION, OLD_PRECISION = "fp8", "bf16"  # the precision each one's MFU is measured at
 SPEEDUP = "speedup_b300_a100"  # the scenario's per-GPU speed-up of NEW (FP8) over OLD (BF16)
 OLD_MFU = "mfu_a100_bf16"  # the scenario's MFU of OLD at OLD_PRECISION
@@ -142,7 +142,7 @@ def model_workload(workload: str) -> Any:
     nearest decoder of ``data/model_shapes.csv``, the case's GPUs and batch), at the precision listed
     here for the new generation; the 10B plan and the 10B risk model take the nearest decoder to 10B
     at the reference's batch (the plan at :data:`PLAN_GPUS`)."""
-    from analyses.scenario import cases, speedups  # the planner's search, on the floor it lives on
+    from analyses.scenario import cases, speedups  # noqa: F811 (the planner's search, on the floor it lives on)
 
     if workload not in WORKLOADS:
         raise KeyError(f"unknown workload '{workload}'; the workloads are: {', '.join(WORKLOADS)}")

@@ -20,6 +20,7 @@ from analyses.models import experiments as ex
 from analyses.models import reliability as rel
 from analyses.scenario.quantities import named
 from analyses.units import SECONDS_PER_DAY, SECONDS_PER_MINUTE
+from analyses.units.formats import round_sig_array
 
 Scenario = Mapping[str, Any]
 MODES = ("automated", "manual")  # how a job gets going again after an interruption
@@ -107,12 +108,18 @@ def redone_work_s(s: Scenario, interval_s: Any = None, mode: str = "automated") 
     "fraction",
     "Share of a running job's wall time that ends in kept work: not spent writing checkpoints, restarting or "
     "redoing work after interruptions; the renewal model at the goodput-maximising interval with automated "
-    "restarts, for the scenario's job",
-    wraps=("goodput",),
+    "restarts, for the scenario's job, rounded to three figures like every derived value, so it equals the "
+    "scenario's derived goodput row (data/scenario.csv, derivation goodput) at its central inputs and follows each "
+    "draw of the inputs; at a given interval or operations mode, the same model unrounded",
+    wraps=("goodput", "job_goodput"),
     audit="R5",
 )
 def goodput(s: Scenario, interval_s: Any = None, mode: str = "automated") -> np.ndarray:
-    """Goodput of the scenario's job at checkpoint interval ``interval_s`` (the optimum when None)."""
+    """Goodput of the scenario's job at checkpoint interval ``interval_s``: at the optimum with automated
+    restarts (None) to three figures, as the scenario's derived ``goodput``; else the renewal model at
+    that interval."""
+    if interval_s is None and mode == "automated":
+        return round_sig_array(rel.goodput(optimal_interval_s(s), s["checkpoint_write_s"], job_mtbf_s(s), restart_s(s)))
     tau = optimal_interval_s(s) if interval_s is None else interval_s
     return rel.goodput(tau, s["checkpoint_write_s"], job_mtbf_s(s), restart_s(s, mode))
 

@@ -53,8 +53,6 @@ def _draws(system, n, seed):
             s[i.name] = np.round(10 ** rng.uniform(0, 5, n))
         if i.name.startswith("achieved_flop_per_s_"):
             s[i.name] = rng.uniform(i.min, i.max, n)
-    # goodput is the reliability model's named quantity, not a scenario row: drawn over a plausible span
-    s["goodput"] = rng.uniform(0.85, 1.0, n)
     return s
 
 

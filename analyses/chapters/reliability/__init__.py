@@ -308,7 +308,7 @@ def compute(cfg: Config) -> Result:
         s=s,
         operations=mode,
         rate=s[RATE],
-        restart_s=s["restart_s"],
+        restart_s=float(operations.restart_s(s)),
         logs=logs,
         rate_low=rng.low,
         rate_high=rng.high,

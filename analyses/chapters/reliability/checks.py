@@ -65,7 +65,7 @@ def policy_goodputs(s: Mapping[str, Any], claim: data.Claim | None = None) -> di
     early, late = policy_intervals_s(claim)
     m, d, r, share = job_mtbf_s(s), s["checkpoint_write_s"], operations.restart_s(s), s["early_phase_share"]
     tau = optimum_s(s)
-    best = operations.goodput(s)
+    best = operations.goodput(s, tau)  # unrounded, like the policy it is compared with
     policy = rel.policy_goodput([early, late], [share, 1 - np.asarray(share)], d, m, r)
     with np.errstate(invalid="ignore", divide="ignore"):
         # failures so frequent that even the best interval's goodput underflows to 0: the policy's
