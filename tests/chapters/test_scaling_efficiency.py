@@ -129,7 +129,8 @@ def test_thousand_gpus(result, default):
 
 def test_network_advice_read_per_gpu_and_per_node(default):
     r = row("000-5-network-200gbps", default)
-    assert r["verdict"] == "consistent" and "96.2%" in r["recomputed"] and "76.0%" in r["recomputed"]
+    # at the scenario's fitted data-parallel overlap (0.432, issue 21) and the model's speed-up of the 10B plan
+    assert r["verdict"] == "consistent" and "95.5%" in r["recomputed"] and "72.5%" in r["recomputed"]
     assert "read as 200 Gbit/s per node, it would be inconsistent" in r["reason"] and r["holds"] < 1
     assert r["flips_if"].startswith("inconsistent if global batch <")
 

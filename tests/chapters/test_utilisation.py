@@ -156,7 +156,7 @@ def test_what_decides_the_verdicts(result):
     assert led.loc["001-2.2-utilisation-below-50pct", "flips_if"] == (
         "consistent if GPU utilisation (a job's busy share) < 55%; no B300/A100 per-GPU speed-up from 0.50–100× turns it"
     )
-    assert "10.8 kB/s" in led.loc["001-2.2-utilisation-below-50pct", "reason"]
+    assert "11.5 kB/s" in led.loc["001-2.2-utilisation-below-50pct", "reason"]
     # the procurement cut is below the 43% that 4-for-7 allows: no arithmetic failure, so unverifiable
     assert 30 < 100 * (1 - 4 / 7)
     assert "business result" in led.loc["001-2.3-procurement-30pct", "reason"]
@@ -171,11 +171,12 @@ def test_parameters_move_verdicts(result):
     assert result(idle_power_fraction=0.9).verdict("001-2.2-days-saved-2p5-of-10") == "consistent"
     assert result(mig_small_job_memory=0.5).verdict("001-2.3-cloud-utilisation-45-to-80") == "implausible"
     # the after-fix utilisations are compared with goodput, the reliability model's (not a parameter here):
-    # plausible, and implausible only at interruption rates far outside the published range
+    # plausible, and implausible only at job sizes far outside the scenario's range
     for cid in ("001-4-utilisation-55-to-89", "000-6-half-idle-to-near-full"):
         row = result().ledger.set_index("id").loc[cid]
         assert row["verdict"] == "unverifiable" and row["reason"].startswith("Plausible")
-        assert row["flips_if"].startswith("implausible if job interruptions per GPU-year >")
+        assert row["flips_if"].startswith("implausible if GPUs of a large training job >")
+        assert "(90% range 260–2,000 GPUs)" in row["flips_if"]
     # a view parameter moves no verdict
     assert result(gpu="A100", snapshots=10).ledger["verdict"].equals(result().ledger["verdict"])
 

@@ -117,10 +117,15 @@ def workloads(s: dict[str, float]) -> pd.DataFrame:
     ledger's registry (:data:`analyses.scenario.generations.WORKLOADS`), with its band; the reference first."""
     lo, hi, _ = speedups.band("dense")
     groups: dict[Any, list[str]] = {}
+    models: dict[Any, Any] = {}
     for wid in generations.WORKLOADS:
-        groups.setdefault(generations.model_workload(wid), []).append(wid)
+        w = generations.model_workload(wid)
+        key = None if w is None else speedups.with_(w, label="")  # one row per model workload, whatever its name
+        groups.setdefault(key, []).append(wid)
+        models.setdefault(key, w)
     rows = []
-    for w, ids in groups.items():
+    for key, ids in groups.items():
+        w = models[key]
         x = float(generations.speedup(s, ids[0]))
         rows.append(
             {
