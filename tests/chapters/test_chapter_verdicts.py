@@ -17,11 +17,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analyses.units.formats import round_sig
-
 from analyses import chapters, data, scenario, verdicts
 from analyses.chapters import ledger
 from analyses.scenario import generations, operations
+from analyses.units.formats import round_sig
 
 ROOT = Path(__file__).resolve().parents[2]
 VERDICT_WORD = re.compile(r"\b(" + "|".join(verdicts.VERDICTS) + r")\b")

@@ -12,7 +12,7 @@ from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters import tco as ch
 from analyses.chapters.tco import figures, text, wiring
-from analyses.scenario import cases, costs, generations, operations
+from analyses.scenario import cases, costs, operations
 
 VIEW = {"currency", "workload_pflop_days_per_month", "mc_samples", "seed"}  # settings that judge no claim
 
