@@ -41,6 +41,7 @@ from analyses.verdicts import (
 # --------------------------------------------------------------------------------------------
 
 DRAWS = 1000  # joint scenario draws per claim for `holds`
+NO_FIGURE = "nothing: no figure is recomputed, so no assumption turns it"  # flips_if of a row without a value
 GRID = 41  # points per input across its 90% range for `flips_if`
 BEYOND = 24  # points per side between the 90% range and the values a reader may set, for flips outside the range
 DRAWS_SLOW, GRID_SLOW = 48, 9  # the same for checks that are not vectorised
@@ -179,6 +180,8 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
                 )
             if "steady" in flip:
                 clauses.append(flip["steady"]["text"])
+    if f.value is None:  # nothing recomputed (a business result, an unstated size): no input can turn it
+        flips = NO_FIGURE
     if span is not None and value is not None and span[0] < span[1]:
         recomputed = f"{recomputed} ({fmt(INTERVAL_LEVEL, pct=True, sig=2)} range over the scenario: {show_interval(span, f.unit, f.sig)})"
     return Assessment(

@@ -161,3 +161,12 @@ def test_every_row_that_reads_the_speed_up_names_its_flip_points_on_it(rows):
     assert "90% range" in rows["000-6-months-to-weeks"].flips_if  # its flip, 3.4x, lies outside the range
     payback = rows["000-6-payback-6-12-months"]
     assert payback.kind == "cost" and payback.flips_if and payback.margin > 1
+
+
+def test_every_cost_row_names_its_flip(rows):
+    """Issue 22's 'Done when': every cost row has flips_if: a flip point, the statement that no value a
+    reader may set turns it, or, without a recomputed figure, that nothing does."""
+    for a in rows.values():
+        if a.kind == "cost":
+            assert a.flips_if, a.claim.id
+    assert rows["001-2.1-7b-rd-cost-55pct"].flips_if == robustness.NO_FIGURE

@@ -78,7 +78,7 @@ def recommender_fit(res: Result) -> str:
     r = res.recommender
     rate = r.runs_per_month_after
     said = stated(r.runs_after)
-    if round(rate) == r.runs_after:
+    if round(rate) == round(float(r.runs_after)):  # a stated count: compared as a whole number (data may move an ulp)
         return (
             f"back to back, runs of {stated(r.days_after)} days fit {fmt(rate, sig=3)} times in an average month, which "
             f"the case's monthly average of {said} rounds"
