@@ -18,7 +18,7 @@ import numpy as np
 
 from analyses import data, scenario
 from analyses.models.uncertainty import INTERVAL_LEVEL, Z90
-from analyses.scenario import quantities
+from analyses.scenario import generations, quantities
 from analyses.units.formats import fmt
 from analyses.verdicts import (
     RULES,
@@ -167,7 +167,7 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
     if others:
         holds = float(np.mean([v == verdict for _, v in others] + [True]))
     if robust and inputs and f.value is not None:
-        holds, span, flip = _robustness(fn, claim, cfg, rule, code, inputs)
+        holds, span, flip = _robustness(fn, claim, cfg, rule, code, inputs, own_workload(used))
         if flip is not None and "verdict" not in flip:  # only the speed-up's statement that it flips nothing
             flips, flip = flip["text"], None
             clauses.append(flips)
@@ -223,8 +223,31 @@ def beyond(name: str, r: Any) -> tuple[np.ndarray, np.ndarray]:
     return xs, np.asarray(r.score(xs), dtype=float)
 
 
+def own_workload(used: Sequence[tuple[str, tuple[Any, ...]]]) -> tuple[str, float] | None:
+    """(label, factor) of the one workload other than the reference whose speed-up a row read
+    (:func:`analyses.scenario.generations.speedup`), or None: a flip point on the scenario's speed-up
+    (the reference workload's) is then also stated on the claim's own workload (factor × it)."""
+    ids = {args[0] for name, args in used if name == "speedup" and args and isinstance(args[0], str)}
+    own = {
+        w: generations.workload_factor(m)
+        for w in ids
+        if w in generations.WORKLOADS and (m := generations.model_workload(w)) is not None
+    }
+    factors = {round(f, 6) for f in own.values()}
+    if len(factors) != 1 or abs(next(iter(factors)) - 1) < 1e-6:
+        return None
+    w = sorted(own)[0]
+    return generations.WORKLOADS[w].label, own[w]
+
+
 def _robustness(
-    fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], rule: Rule, code: int, inputs: Sequence[str]
+    fn: CheckFn,
+    claim: data.Claim,
+    cfg: Mapping[str, Any],
+    rule: Rule,
+    code: int,
+    inputs: Sequence[str],
+    own: tuple[str, float] | None = None,
 ) -> tuple[float, tuple[float, float] | None, dict[str, Any] | None]:
     """(holds over readings x draws, 90% range of the value, nearest flip) over the scenario ranges
     of ``inputs``; the flip is searched across each input's 90% range and on to the values a reader
@@ -292,8 +315,12 @@ def _robustness(
     if not found:
         return holds, span, steady
     nearest = min(found, key=lambda k: found[k][0])
-    flip = _flip(nearest.split(":")[0], found[nearest], ranges[nearest.split(":")[0]])
-    also = [_flip(KEY_INPUT, found[k], ranges[KEY_INPUT]) for k in sorted(found) if k.startswith(KEY_INPUT) and k != nearest]
+    flip = _flip(nearest.split(":")[0], found[nearest], ranges[nearest.split(":")[0]], own)
+    also = [
+        _flip(KEY_INPUT, found[k], ranges[KEY_INPUT], own)
+        for k in sorted(found)
+        if k.startswith(KEY_INPUT) and k != nearest
+    ]
     if also:
         flip["also"] = also
         flip["text"] = "; ".join([flip["text"], *(a["text"] for a in also)])
@@ -308,9 +335,11 @@ def _robustness(
 KEY_INPUT = "speedup_b300_a100"
 
 
-def _flip(name: str, hit: tuple, r: Any) -> dict[str, Any]:
+def _flip(name: str, hit: tuple, r: Any, own: tuple[str, float] | None = None) -> dict[str, Any]:
     """A flip point as the ledger states it: the input, the verdict beyond, the threshold and how far
-    it lies from the central value in units of the 90% range's half-width (``margin``)."""
+    it lies from the central value in units of the 90% range's half-width (``margin``); a flip on the
+    scenario's speed-up (the reference workload's) also names the speed-up of the claim's own workload
+    there (``own``: its label and the model's factor, :func:`own_workload`)."""
     _, new_code, threshold, side = hit
     a = scenario.assumption(name)
     text_threshold = show(threshold, a.unit, 2)
@@ -328,7 +357,12 @@ def _flip(name: str, hit: tuple, r: Any) -> dict[str, Any]:
         "inside": inside,
         "range_text": range_text,
         "text": f"{VERDICTS[new_code]} if {a.label} {'<' if side == 'below' else '>'} {text_threshold}"
-        + ("" if inside else f" (90% range {show_interval((r.low, r.high), a.unit, 2)})"),
+        + ("" if inside else f" (90% range {show_interval((r.low, r.high), a.unit, 2)})")
+        + (
+            f", {show(threshold * own[1], a.unit, 2)} on the claim's own workload ({own[0]})"
+            if own is not None and name == KEY_INPUT
+            else ""
+        ),
     }
 
 

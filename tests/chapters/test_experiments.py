@@ -92,7 +92,10 @@ def test_what_decides_the_verdicts(default):
     assert sw.old_concurrent_days == pytest.approx(36 * sw.e_full / sw.e_slice)
     assert led.loc[SWEEP, "reason"].startswith("Plausible: the stated 4× falls short")
     assert "at the documents' own 2.5× per GPU: implausible" in led.loc[SWEEP, "reason"]
-    assert led.loc[SWEEP, "flips_if"] == "implausible if B300/A100 per-GPU speed-up < 3.3× (90% range 9.1–14×)"
+    assert led.loc[SWEEP, "flips_if"] == (
+        "implausible if B300/A100 per-GPU speed-up < 3.3× (90% range 9.1–14×), 2.9× on the claim's own workload "
+        "(an 8B hyper-parameter sweep, one 8-GPU server per run (001 §2.5))"
+    )
     # 27 / 36 = 75%
     assert "75%" in led.loc["001-2.5-labour-75pct", "recomputed"]
     # 10 runs of 2.8 days fit in a month (10.9 possible)
