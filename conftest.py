@@ -19,6 +19,7 @@ SITE_MODULES = (
     "tests/site/test_build.py",
     "tests/site/test_reader.py",
     "tests/site/test_export.py",
+    "tests/site/test_front.py",
     "tests/site/test_screens.py",
 )
 

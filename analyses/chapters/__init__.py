@@ -47,6 +47,8 @@ __all__ = [
 
 # Every chapter of the book by slug (= notebook name in book/); the reading order lives in _toc.yml.
 CHAPTERS: tuple[str, ...] = (
+    "intro",
+    "buy-or-rent",
     "scaling-gap",
     "memory",
     "throughput",

@@ -164,15 +164,24 @@ def ledger(
     return frame(assessments(chapter, cfg, ids))
 
 
+def documents_values(name: str) -> tuple[float, ...]:
+    """The documents' own figures for assumption ``name`` (their 2.5-3x for the B300/A100 speed-up), which
+    every slider over it reaches so a reader can dial the documents' claim; none for other assumptions."""
+    from analyses.scenario import cases
+    from analyses.scenario.generations import SPEEDUP
+
+    return tuple(cases.stated_speedup()) if name == SPEEDUP else ()
+
+
 def slider(
     name: str, claim_ids: Sequence[str], cfg_by_chapter: Mapping[str, Mapping[str, Any]] | None = None
 ) -> Slider:
     """Precompute a slider over assumption ``name`` for ``claim_ids`` (:func:`analyses.verdicts.sweeps.slider`),
     each claim checked by its chapter's check at ``cfg_by_chapter[chapter]`` (the chapter's defaults
-    when absent)."""
+    when absent); its span reaches the documents' own figures for the assumption (:func:`documents_values`)."""
     items = []
     for cid in claim_ids:
         claim = data.claim(cid)
         cfg = (cfg_by_chapter or {}).get(claim.chapter) or chapters.defaults(claim.chapter)
         items.append((claim, checks(claim.chapter)[cid], cfg))
-    return sweeps.slider(name, items)
+    return sweeps.slider(name, items, documents_values(name))

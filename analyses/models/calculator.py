@@ -9,7 +9,8 @@ restated, term for term and in the same order of operations, so that they give t
 * training FLOP = ``6 x n_params x tokens`` (tokens = ``tokens_per_param x n_params`` when ``tokens``
   is 0, as the planner reads it);
 * GPU-hours of the run = ``FLOP / (achieved FLOP/s per GPU x goodput x 3600)``
-  (:func:`~analyses.models.tco.training_gpu_hours`), days = GPU-hours / GPUs / 24;
+  (:func:`~analyses.models.tco.training_gpu_hours`; without ``goodput`` where the achieved FLOP/s
+  are already per wall-clock second, as the planner's grid), days = GPU-hours / GPUs / 24;
 * paid GPU-hours = GPU-hours / utilisation: owned or billed hours of which the job uses
   ``utilisation`` (:func:`~analyses.models.tco.cost_per_effective_pflop_day` charges the same hours;
   at utilisation 1 the cost is the planner's GPU-hours x price);
@@ -75,6 +76,9 @@ class Generation:
     name: str
     tdp_w: float
     throughput: str | LogGrid | None = None
+    # True when the throughput is already per wall-clock second of the run (failures, restarts and
+    # checkpoints included, as the planner's grid): the run's GPU-hours then do not divide by goodput.
+    wall_clock: bool = False
 
     @property
     def key(self) -> str:
@@ -144,7 +148,9 @@ def _generation_formulas(g: Generation, electricity: str) -> list[Formula]:
     out += [
         Formula(
             f"gpu_hours_{k}",
-            f"training_flop / ({achieved} * goodput * SECONDS_PER_HOUR)",
+            f"training_flop / ({achieved} * SECONDS_PER_HOUR)"
+            if g.wall_clock
+            else f"training_flop / ({achieved} * goodput * SECONDS_PER_HOUR)",
             f"GPU-hours of the run ({n})",
             "GPU-hours",
         ),
@@ -286,16 +292,21 @@ def build(
     china_rent: str | None = None,
     constants: Mapping[str, float] | None = None,
     name: str = "calculator",
+    extra: Sequence[Formula] = (),
+    grids: Mapping[str, LogGrid] | None = None,
 ) -> System:
     """The calculator as a checked :class:`System`: :func:`formulas` with the declarations of the
     inputs they read taken from ``inputs`` (others ignored; one missing is an error naming it).
 
-    ``constants`` adds names the throughput expressions read (a GPU's peak FLOP/s). A generation
+    ``constants`` adds names the throughput expressions read (a GPU's peak FLOP/s); ``extra`` adds
+    formulas after the calculator's (they may read its formulas, ``constants`` and ``grids``). A generation
     interpolated from a grid has ``n_params`` and its GPU count bounded to the grid's span.
     """
-    fs = formulas(generations, electricity=electricity, china_rent=china_rent)
+    fs = formulas(generations, electricity=electricity, china_rent=china_rent) + list(extra)
     consts = dict(CONSTANTS) | {f"TDP_W_{g.key.upper()}": float(g.tdp_w) for g in generations} | dict(constants or {})
-    grids = {f"throughput_{g.key}": g.throughput for g in generations if isinstance(g.throughput, LogGrid)}
+    grids = {f"throughput_{g.key}": g.throughput for g in generations if isinstance(g.throughput, LogGrid)} | dict(
+        grids or {}
+    )
     declared = dict(inputs)
     for g in generations:
         if isinstance(g.throughput, LogGrid):

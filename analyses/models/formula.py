@@ -365,6 +365,8 @@ class LogGrid:
     x: tuple[float, ...]
     y: tuple[float, ...]
     z: tuple[tuple[float, ...], ...]
+    # significant digits the logs keep (both runtimes use the rounded logs; fewer bytes in a page)
+    digits: int | None = None
 
     def __post_init__(self) -> None:
         x, y = np.asarray(self.x, dtype=float), np.asarray(self.y, dtype=float)
@@ -389,7 +391,11 @@ class LogGrid:
     @functools.cached_property
     def logs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``log x``, ``log y``, ``log z``: computed once in Python, written into the JavaScript as is."""
-        return np.log(self.x), np.log(self.y), np.log(self.z)
+        logs = np.log(self.x), np.log(self.y), np.log(self.z)
+        if self.digits is None:
+            return logs
+        round_ = np.frompyfunc(lambda v: float(f"{v:.{self.digits}g}"), 1, 1)
+        return tuple(np.asarray(round_(a), dtype=float) for a in logs)  # type: ignore[return-value]
 
     def span(self) -> tuple[tuple[float, float], tuple[float, float]]:
         """((x min, x max), (y min, y max))."""
@@ -840,12 +846,13 @@ class System:
 
     # ---------------------------------------------------------------------------------- JavaScript
 
-    def to_js(self) -> str:
+    def to_js(self, comments: bool = True) -> str:
         """One JavaScript expression (no external script) evaluating to ``{compute, inputs, results,
         formulas}``. ``compute(values)`` takes an object of every input (numbers; choices by code) and
         returns ``{ok: true, values: {result: number, ...}}``, or ``{ok: false, errors: [{input,
         value, allowed, message}, ...]}`` naming each input that is missing, not a number, or outside
-        its range (and each result that would be NaN): never a NaN."""
+        its range (and each result that would be NaN): never a NaN. ``comments`` writes each formula's
+        expression above its line (a page short of bytes leaves them out; :meth:`describe` lists them)."""
         ident = {i.name: f"i_{i.name}" for i in self.inputs}
         ident |= {n: f"k_{n}" for n in self.constants}
         ident |= {n: f"g_{n}" for n in self.grids}
@@ -854,7 +861,8 @@ class System:
         body = []
         for name in self.order:
             f = self.formula[name]
-            body.append(f"    // {name} = {' '.join(f.expr.split())}")
+            if comments:
+                body.append(f"    // {name} = {' '.join(f.expr.split())}")
             body.append(f"    const {ident[name]} = {js(self.parsed[name].tree)};")
         used_grids = set().union(*(p.names for p in self.parsed.values())) & set(self.grids) if self.parsed else set()
         grids = []

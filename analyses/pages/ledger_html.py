@@ -15,6 +15,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from analyses.pages.calculator import ELEMENT_ID, PAYBACK_CLAIMS
 from analyses.pages.links import check_anchor, check_href, source_links
 from analyses.units.formats import readable, share
 
@@ -199,6 +200,9 @@ def _field(column: str, row: Mapping[str, Any], written: frozenset[str] | None, 
 ABOUT_LINES = (("id",), ("document", "section", "kind"), ("topic", "chapter"))
 ABOUT_LABELLED = ("topic", "chapter")
 ABOUT = tuple(c for line in ABOUT_LINES for c in line)
+CALCULATOR_PAGE = (
+    "buy-or-rent"  # its calculator recomputes the payback claims at a reader's prices (a link, not a copy)
+)
 
 
 def filter_value(column: str, value: Any) -> str:
@@ -217,6 +221,8 @@ def _about_cell(fields: list[str], row: Mapping[str, Any], written: frozenset[st
         ]
         if parts:
             lines.append(" ".join(parts))
+    if "id" in fields and str(row.get("id")) in PAYBACK_CLAIMS and (written is None or CALCULATOR_PAGE in written):
+        lines.append(f'<a href="{base}{CALCULATOR_PAGE}.html#{ELEMENT_ID}">recompute at your prices</a>')
     return "<br>".join(lines)
 
 

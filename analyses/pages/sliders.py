@@ -84,17 +84,23 @@ def figure(s: Slider, width: int = 340) -> alt.Chart:
         bind=alt.binding_range(min=float(xs.min()), max=float(xs.max()), step=s.step, name=f"{s.label} ({s.unit}) "),
     )
     half = s.step / 2
-    grid = s.grid.assign(x1=lambda d: sig(d["x"] - half, 6), x2=lambda d: sig(d["x"] + half, 6))
+    # the page carries each grid row once, without the claim id its label already names; the strip's
+    # edges are computed in the browser (positions only, never shown as numbers)
+    grid = s.grid.drop(columns=["claim"])
     base = alt.Chart(grid)
     y = alt.Y("label:N", title=None, sort=None)
     x_title = f"{s.label} ({s.unit})"
     domain = [float(sig(xs.min() - half, 6)), float(sig(xs.max() + half, 6))]
-    strips = base.mark_rect().encode(
-        x=alt.X("x1:Q", title=x_title, scale=alt.Scale(domain=domain, nice=False)),
-        x2="x2:Q",
-        y=y,
-        color=alt.Color("verdict:N", scale=colours, legend=verdict_legend(orient="bottom", title=None)),
-        tooltip=[alt.Tooltip("x:Q", title=s.label, format=".3~g"), "claim:N", "verdict:N", "recomputed:N"],
+    strips = (
+        base.transform_calculate(x1=f"datum.x - {half}", x2=f"datum.x + {half}")
+        .mark_rect()
+        .encode(
+            x=alt.X("x1:Q", title=x_title, scale=alt.Scale(domain=domain, nice=False)),
+            x2="x2:Q",
+            y=y,
+            color=alt.Color("verdict:N", scale=colours, legend=verdict_legend(orient="bottom", title=None)),
+            tooltip=[alt.Tooltip("x:Q", title=s.label, format=".3~g"), "label:N", "verdict:N", "recomputed:N"],
+        )
     )
     marks = (
         alt.Chart(runs(s, width))
@@ -111,13 +117,13 @@ def figure(s: Slider, width: int = 340) -> alt.Chart:
     layers = [strips, marks, cursor, central]
     if not s.flips.empty:
         layers.append(
-            alt.Chart(s.flips)
+            alt.Chart(s.flips.drop(columns=["claim"]))
             .mark_point(shape="diamond", filled=True, color="white", stroke="black", size=70)
             .encode(
                 x="x:Q",
                 y=y,
                 tooltip=[
-                    "claim:N",
+                    "label:N",
                     alt.Tooltip("x:Q", title="flips at", format=".3~g"),
                     alt.Tooltip("verdict:N", title="beyond"),
                 ],
@@ -176,3 +182,16 @@ def flip_map(frame: pd.DataFrame, width: int = 420) -> alt.LayerChart:
         "flips it; each diamond is labelled with the verdict it flips to and the threshold."
     )
     return describe((bar + tick + point + label).properties(width=width, height=22 * max(len(frame), 1)), text)
+
+
+def scaled(s: Slider, factor: float, unit: str) -> Slider:
+    """The slider ``s`` with its assumption shown in another unit (an amount in USD shown in RMB): the
+    grid's values, the central value, the step and the flip points times ``factor``. The verdicts and
+    recomputed figures are the checks' own, unchanged."""
+    if factor == 1.0 and unit == s.unit:
+        return s
+    grid = s.grid.assign(x=sig(s.grid["x"].to_numpy() * factor, 6))
+    flips = s.flips.assign(x=sig(s.flips["x"].to_numpy(dtype=float) * factor, 6)) if len(s.flips) else s.flips
+    return Slider(
+        s.input, s.label, unit, float(sig(s.central * factor, 6)), float(sig(s.step * factor, 6)), grid, flips
+    )

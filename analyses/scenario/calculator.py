@@ -12,13 +12,17 @@ The HTML fragment that runs a calculator in the page is :func:`analyses.pages.ca
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from analyses import data, scenario
 from analyses.models import calculator
 from analyses.models.formula import Input, LogGrid, System
 from analyses.scenario import generations as ladder
+from analyses.units import SECONDS_PER_DAY
 
 FLOPS_SCALE, FLOPS_UNIT = 1e12, "TFLOP/s"  # how a page shows FLOP/s inputs
 WORKLOAD = ("n_params", "tokens", "max_gpus")  # the parameters whose bounds and defaults the workload takes
@@ -82,6 +86,10 @@ def system(
     electricity: str = "electricity_usd_per_kwh",
     cost_basis: str = "owned",
     currency: str = "USD",
+    wall_clock: bool = False,
+    extra: Sequence[Any] = (),
+    constants: Mapping[str, float] | None = None,
+    extra_grids: Mapping[str, LogGrid] | None = None,
 ) -> System:
     """The calculator for ``generations`` (baseline first; the scenario's pair by default).
 
@@ -89,7 +97,10 @@ def system(
     given; else, for the scenario's pair, ``peak x mfu_a100_bf16`` and that ``x speedup_b300_a100``
     (those assumptions become inputs); else from ``achieved[gpu] = (default, low, high)`` as an input.
     Owned GPUs pay the tariff ``electricity`` (the documents' Chinese one, as the cost chapter).
-    ``workload`` bounds and defaults the workload's inputs (:func:`workload_inputs`).
+    ``workload`` bounds and defaults the workload's inputs (:func:`workload_inputs`). ``wall_clock``:
+    the grids are per wall-clock second of the run (:func:`throughput_grids`: failures included, so
+    the run's GPU-hours do not divide by ``goodput``). ``extra``, ``constants`` and ``extra_grids``
+    add formulas and what they read (:func:`analyses.models.calculator.build`).
     """
     old, new = scenario_pair()
     names = list(generations) if generations is not None else [old, new]
@@ -113,7 +124,11 @@ def system(
                 f"no achieved FLOP/s for {name}: pass grids[{name!r}] (the throughput model's grid) "
                 f"or achieved[{name!r}] = (default, low, high)"
             )
-        gens.append(calculator.Generation(name, data.gpu(name).tdp_w, throughput))
+        gens.append(
+            calculator.Generation(
+                name, data.gpu(name).tdp_w, throughput, wall_clock=wall_clock and isinstance(throughput, LogGrid)
+            )
+        )
     # The workload and choices first, then the scenario's assumptions in its order.
     inputs = own | {n: scenario_input(n) for n in scenario.assumptions() if n not in own}
     china = f"rent_{names[0].lower()}_china_cny_per_gpu_hour"
@@ -122,5 +137,118 @@ def system(
         inputs,
         electricity=electricity,
         china_rent=china if china in inputs else None,
-        constants={f"PEAK_FLOPS_{old}": peak_old},
+        constants={f"PEAK_FLOPS_{old}": peak_old} | dict(constants or {}),
+        extra=extra,
+        grids=extra_grids,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Time per run from the planner: achieved FLOP/s per GPU over model sizes and GPU counts
+# --------------------------------------------------------------------------------------------
+
+# Model sizes the grid is planned at: four a decade (the planner's rate jumps where a generic shape's
+# heads or layers change the layouts that fit, so coarser nodes miss it by more; see grid_errors).
+GRID_PARAMS = tuple(float(f"{v:.3g}") for v in np.logspace(8, 12, 17)) + (2e12,)
+GRID_MIN_GPUS = 8  # one 8-GPU node
+GRID_DIGITS = (
+    6  # significant digits of the grid's logs (about 35): under 1e-4 relative, far inside the planner's own error
+)
+
+
+def grid_gpu_counts(max_gpus: int) -> tuple[int, ...]:
+    """GPU counts the grid is planned at: the planner's own cluster sizes (2^k and 3·2^k) from one node
+    to ``max_gpus``."""
+    from analyses.models import layouts
+
+    return tuple(n for n in layouts.data_parallel_sizes(max_gpus) if n >= GRID_MIN_GPUS) + (
+        () if max_gpus in layouts.data_parallel_sizes(max_gpus) else (max_gpus,)
+    )
+
+
+def planned_rates(
+    gpu: str,
+    n_params: float,
+    counts: Sequence[int],
+    s: Mapping[str, Any] | None = None,
+    precision: str = "bf16",
+) -> np.ndarray:
+    """Achieved model FLOP/s per GPU per wall-clock second of a run of ``n_params`` (a generic shape)
+    on ``gpu`` at each GPU count, as the planner gives it (:func:`analyses.scenario.planning.evaluate`:
+    the fastest layout that fits on exactly that many GPUs; bubbles, communication, the data-loading
+    stall, checkpoints and failures included): ``6 N T / (GPUs x wall-clock seconds)``.
+
+    NaN where no layout fits on that many GPUs (too few for the model's memory; a count the batch
+    cannot be split over)."""
+    from analyses.models import plan as pl
+    from analyses.scenario import buying, planning
+
+    s = scenario.values() if s is None else s
+    tokens = float(s["tokens_per_param"]) * n_params  # the rate does not depend on the tokens (time ∝ tokens)
+    work = buying.Workload("grid", "grid", pl.Shape.from_params(n_params), tokens, 365.0)
+    req = buying.request(work, s, gpu, precision, min_gpus=int(min(counts)), max_gpus=int(max(counts)))
+    frame = planning.evaluate(req, gpu)
+    frame = frame[frame["fits"]]
+    fastest = frame.groupby("n_gpus")["days"].min()
+    days = fastest.reindex([float(n) for n in counts]).to_numpy(float)
+    return 6.0 * n_params * tokens / (np.asarray(counts, float) * days * SECONDS_PER_DAY)
+
+
+def _filled(counts: np.ndarray, rates: np.ndarray) -> tuple[np.ndarray, float]:
+    """A row of the grid without holes, and the fewest GPUs the model fits on: below that count the
+    per-GPU rate of the fewest (the page flags the run as not fitting); between two planned counts
+    log-log interpolation; above the largest usable count the extra GPUs idle (time stays)."""
+    ok = np.isfinite(rates)
+    if not ok.any():
+        raise ValueError("no layout fits at any GPU count")
+    first, last = np.flatnonzero(ok)[[0, -1]]
+    out = rates.copy()
+    out[:first] = rates[first]
+    out[last + 1 :] = rates[last] * counts[last] / counts[last + 1 :]
+    inner = ~np.isfinite(out)
+    if inner.any():
+        out[inner] = np.exp(np.interp(np.log(counts[inner]), np.log(counts[ok]), np.log(rates[ok])))
+    return out, float(counts[first])
+
+
+def throughput_grids(
+    gpu: str,
+    max_gpus: int,
+    s: Mapping[str, Any] | None = None,
+    precision: str = "bf16",
+    sizes: Sequence[float] = GRID_PARAMS,
+) -> tuple[LogGrid, LogGrid]:
+    """The planner's achieved FLOP/s per GPU of ``gpu`` over model sizes x GPU counts (a wall-clock
+    :class:`LogGrid`, see :func:`planned_rates`), and the fewest GPUs each size fits on (a grid over
+    model sizes, constant in its dummy second axis), for the page to interpolate."""
+    counts = np.asarray(grid_gpu_counts(max_gpus), float)
+    rows, fewest = [], []
+    for n in sizes:
+        row, least = _filled(counts, planned_rates(gpu, n, counts.astype(int), s, precision))
+        rows.append(row)
+        fewest.append([least, least])
+    return (
+        LogGrid(tuple(sizes), tuple(counts), rows, digits=GRID_DIGITS),
+        LogGrid(tuple(sizes), (1.0, 2.0), fewest, digits=GRID_DIGITS),
+    )
+
+
+def grid_errors(
+    gpu: str,
+    max_gpus: int,
+    s: Mapping[str, Any] | None = None,
+    precision: str = "bf16",
+    grids: tuple[LogGrid, LogGrid] | None = None,
+) -> np.ndarray:
+    """Relative differences between the grid's interpolated rate and the planner's own, at the model
+    sizes half-way (geometrically) between the grid's nodes and every planned GPU count the model fits
+    on: what a reader's run between the nodes may be off by."""
+    rate, fewest = throughput_grids(gpu, max_gpus, s, precision) if grids is None else grids
+    counts = np.asarray(rate.y)
+    out = []
+    for a, b in zip(rate.x[:-1], rate.x[1:], strict=True):
+        n = math.sqrt(a * b)
+        planned = planned_rates(gpu, n, counts.astype(int), s, precision)
+        fits = np.isfinite(planned) & (counts >= float(fewest(n, 1.0)) * 0.999)
+        out.append(rate(n, counts[fits]) / planned[fits] - 1.0)
+    return np.concatenate(out)

@@ -146,14 +146,15 @@ def _listing_state(entry: str, snap: Mapping[str, str], root: Path = REPO_ROOT) 
 def cells_digest(nb: nbformat.NotebookNode) -> str:
     """Digest of a notebook's code: cell types, sources and tags (not outputs or prose).
 
-    The fold tag (``hide-input``) is left out: :func:`fold_code_cells` adds it when the chapter is
-    written, and folding a cell changes the page, not what the cell computes."""
+    The fold tags (``hide-input``, and ``remove-input`` on cells that only glue) are left out:
+    :func:`fold_code_cells` adds them when the chapter is written, and folding a cell changes the page,
+    not what the cell computes."""
     h = hashlib.sha256()
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         h.update(cell.source.encode())
-        h.update(",".join(t for t in cell.metadata.get("tags", []) if t != FOLD_TAG).encode())
+        h.update(",".join(t for t in cell.metadata.get("tags", []) if t not in (FOLD_TAG, GLUE_TAG)).encode())
     return h.hexdigest()
 
 
@@ -321,13 +322,28 @@ def recorded_deps(
 # carries "show-input" (an author's explicit choice to keep it open).
 VISIBLE_INPUT_TAGS = frozenset({"parameters", "run-parameters", "injected-parameters", "show-input"})
 FOLD_TAG = "hide-input"
-HIDDEN_TAGS = frozenset({FOLD_TAG, "hide-cell", "remove-cell", "remove-input"})
+GLUE_TAG = "remove-input"  # a cell that only glues values shows nothing: its code is left off the page
+HIDDEN_TAGS = frozenset({FOLD_TAG, "hide-cell", "remove-cell", GLUE_TAG})
+GLUE_MIME = "application/papermill.record/"
+# Folded code is shown as plain text: the highlighting markup of a chapter's hidden cells weighed up to
+# 22 KB of a page (issue 24: pages under 150 KB on a phone), for code one click away.
+SOURCE_LEXER = "text"
+
+
+def glue_only(cell: nbformat.NotebookNode) -> bool:
+    """A code cell whose outputs are all glued values (myst-nb records), nothing a reader sees."""
+    outs = cell.get("outputs", [])
+    return bool(outs) and all(
+        o.get("output_type") == "display_data" and o.get("data") and all(k.startswith(GLUE_MIME) for k in o["data"])
+        for o in outs
+    )
 
 
 def fold_code_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Tag every code cell ``hide-input`` except the parameters cell (and cells removed or shown on
     purpose, see :data:`VISIBLE_INPUT_TAGS`): pages read as prose, numbers and figures, with the
-    code one click away. Deterministic and idempotent, applied by :func:`normalise` to every chapter
+    code one click away; a cell that only glues values (:func:`glue_only`) is tagged ``remove-input``
+    (its code is in the notebook and its prose twin). Deterministic and idempotent, applied by :func:`normalise` to every chapter
     the build writes; :func:`cells_digest` ignores the tag, so folding never re-executes a chapter.
     Returns ``nb``."""
     for cell in nb.cells:
@@ -336,7 +352,7 @@ def fold_code_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         tags = list(cell.metadata.get("tags", []))
         if VISIBLE_INPUT_TAGS & set(tags) or HIDDEN_TAGS & set(tags):
             continue
-        cell.metadata["tags"] = [*tags, FOLD_TAG]
+        cell.metadata["tags"] = [*tags, GLUE_TAG if glue_only(cell) else FOLD_TAG]
     return nb
 
 
@@ -352,7 +368,7 @@ def normalise(
     nb.metadata.pop("papermill", None)
     nb.metadata.pop("widgets", None)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": KERNEL}
-    nb.metadata["language_info"] = {"name": "python"}
+    nb.metadata["language_info"] = {"name": "python", "pygments_lexer": SOURCE_LEXER}
     if digest is not None:
         nb.metadata["audit"] = {"inputs_sha256": digest} | ({"deps": dict(deps)} if deps is not None else {})
     drop = {"injected-parameters", PROBE_TAG}

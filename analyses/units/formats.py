@@ -29,18 +29,36 @@ class Text(str):
         return str(self)
 
 
+CURRENCIES = ("RMB", "USD", "CNY")
+"""Units of money: a unit whose first word is one of these ("RMB", "USD per GPU-hour", "RMB/month")."""
+MONEY_SCALES = ((1e9, "billion"), (1e6, "million"))
+
+
+def is_money(unit: str) -> bool:
+    """Whether ``unit`` is an amount of money (its first word a currency: "USD per GPU", "RMB/month")."""
+    return re.split(r"[\s/]", str(unit).strip(), maxsplit=1)[0] in CURRENCIES
+
+
 def fmt(value: float, unit: str = "", sig: int = 3, pct: bool = False) -> Text:
     """Format a number for prose: ``sig`` significant figures, thousands separators, a unit.
 
     ``pct=True`` treats ``value`` as a fraction and prints a percentage (0.352 -> "35.2%").
     Large figures round to ``sig`` figures too (126,431 at 3 -> "126,000"); a percentage keeps its
     units digit. Magnitudes of 1e7 and above (or below 1e-3) use powers of ten: 3.1×10²³. A Python
-    ``int`` below 1e7 is a count and keeps every digit (45,076).
+    ``int`` below 1e7 is a count and keeps every digit (45,076). Money (a unit :func:`is_money`) is
+    never a power of ten: from a million up it is written in millions or billions ("12.3 million
+    RMB", "1.2 million USD per GPU"), below that to ``sig`` figures ("126,000 RMB").
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return Text("n/a")
     if isinstance(value, float) and math.isinf(value):  # e.g. a payback that never comes
         return Text(f"{'-' if value < 0 else ''}∞ {unit}".strip())
+    if not pct and is_money(unit):
+        x = round_sig(settle(float(value)), sig)
+        for scale, word in MONEY_SCALES:
+            if abs(x) >= scale:
+                return fmt(x / scale, f"{word} {unit}", sig)
+        value = x
     if isinstance(value, int) and not isinstance(value, bool) and not pct and abs(value) < 1e7:
         return Text(f"{value:,} {unit}".strip())  # a count: every digit, no decimals
     value = settle(float(value))
@@ -131,11 +149,13 @@ def count(value: float) -> str:
     return f"{int(value):,}" if float(value).is_integer() else readable(value, sig=3)
 
 
-def money(value: float) -> str:
-    """An amount of money: whole units with separators from 100 up (6,250), else two decimals (2.49)."""
+def money(value: float, sig: int = 3) -> str:
+    """An amount of money in a table cell whose header names the currency: the digits :func:`fmt`
+    writes in prose (``sig`` significant figures, separators, millions and billions in words), so a
+    figure reads the same in a table and in a sentence (7,580; 12.3 million; 2.49)."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return readable(value)
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+    return str(fmt(float(value), "USD", sig)).replace(" USD", "")
 
 
 def share(value: float) -> str:
@@ -263,6 +283,17 @@ def millions(x: float) -> str:
 def billions(x: float, sig: int | None = None) -> str:
     """A parameter count in billions: as a document writes it (13e9 -> "13B"), or to ``sig`` figures."""
     return f"{stated(x / 1e9) if sig is None else fmt(x / 1e9, sig=sig)}B"
+
+
+def span(low: float, high: float, unit: str = "", sig: int = 2) -> str:
+    """A range with its unit once ("0.98–1.5 million RMB", "14–20 days"), each end as :func:`fmt`
+    writes it; the unit is repeated only where the ends differ in scale ("98,000 RMB–1.5 million RMB")."""
+    a, b = str(fmt(low, unit, sig)), str(fmt(high, unit, sig))
+    number = re.match(r"^[-−]?[\d.,]+(?:×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?", b)
+    suffix = b[number.end() :] if number else ""
+    if suffix and a.endswith(suffix):
+        a = a[: -len(suffix)].rstrip()
+    return f"{a}–{b}"
 
 
 # --------------------------------------------------------------------------------------------

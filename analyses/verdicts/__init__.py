@@ -50,7 +50,8 @@ import numpy as np
 
 from analyses import data
 from analyses.scenario import speedups
-from analyses.units.formats import fmt, stated
+from analyses.units import settle
+from analyses.units.formats import fmt, is_money, stated, stated_amount
 
 VERDICTS = ("consistent", "inconsistent", "implausible", "unverifiable")
 _CODE = {v: i for i, v in enumerate(VERDICTS)}
@@ -461,6 +462,9 @@ def show_stated(x: float, unit: str) -> str:
     from stated ones (an implied ratio) keeps three significant figures."""
     if unit == "fraction":
         x, unit = 100 * x, "%"
+    x = settle(x)  # a stated 2e6 one ulp away still reads "2 million" (the determinism test moves every float)
+    if is_money(unit) and x.is_integer():
+        return stated_amount(x, unit)  # "3 million RMB", "42,000 RMB": money is never a power of ten
     short = f"{x:g}"
     if len(short.replace("-", "").replace(".", "").lstrip("0")) > 4:
         return show(x / 100 if unit in ("%", "pct") else x, "fraction" if unit in ("%", "pct") else unit, 3)
@@ -550,6 +554,17 @@ def direction(f: Finding, rule: Rule, verdict: str) -> str:
     return {"above": "overstates", "below": "understates"}.get(_side(f.stated, lo, hi, rule), "")
 
 
+def recomputed_figure(f: Finding) -> str:
+    """The recomputed figure as a reason prints it: the value at the scenario's central values, or the
+    span the check gives with it ("5.7 months", "57,000 RMB–12 million RMB"); "" when there is none."""
+    if f.value is None:
+        return ""
+    value = float(np.asarray(f.value))
+    lo = float(np.asarray(f.low)) if f.low is not None else value
+    hi = float(np.asarray(f.high)) if f.high is not None else value
+    return show(value, f.unit, f.sig) if lo == hi else show_interval((min(lo, value), max(hi, value)), f.unit, f.sig)
+
+
 def rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
     """The rule's part of a reason: which comparison decided the verdict."""
     if f.contradicting_credit is not None:
@@ -569,8 +584,10 @@ def rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
             )
     if rule.kind == "business":
         return "a business result of an unnamed company, which nothing public links to its hardware"
-    value, lo, hi = _span(f)
-    recomputed = show(value, f.unit, f.sig) if lo == hi else show_interval((lo, hi), f.unit, f.sig)
+    value = float(np.asarray(f.value))
+    lo = float(np.asarray(f.low)) if f.low is not None else value
+    hi = float(np.asarray(f.high)) if f.high is not None else value
+    recomputed = recomputed_figure(f)
     said = show_interval(f.stated, f.unit, f.sig, as_stated=True)
     tol = fmt(rule.tolerance, pct=True, sig=2)
     if verdict == rule.agree:
@@ -604,3 +621,24 @@ def sentence(*parts: str) -> str:
 def rules_table() -> tuple[tuple[str, str], ...]:
     """(kind, rule in words) for every kind, for the ledger page."""
     return tuple((kind, rule.text()) for kind, rule in RULES.items())
+
+
+# --------------------------------------------------------------------------------------------
+# A rule in the formula language (the in-page calculator applies it to the reader's inputs)
+# --------------------------------------------------------------------------------------------
+
+
+def rule_formula(rule: Rule, stated: Interval, value: str) -> tuple[str, str, dict[str, float]]:
+    """:func:`_compare` for one claim as two expressions of :mod:`analyses.models.formula` over the
+    formula ``value`` (the recomputed figure): the verdict's index in :data:`VERDICTS`, and the side
+    (+1 the stated figure lies above the widened value, -1 below, 0 within), with the constants they
+    read (the stated bounds, which may be infinite, and the tolerance). The order of the tests is
+    :func:`_compare`'s: below wins over above."""
+    key = re.sub(r"\W", "_", value).upper()
+    lo, hi, tol = f"STATED_LO_{key}", f"STATED_HI_{key}", f"TOLERANCE_{key}"
+    wlo = f"({value} / (1 + {tol}) if {value} >= 0 else {value} * (1 + {tol}))"
+    whi = f"({value} * (1 + {tol}) if {value} >= 0 else {value} / (1 + {tol}))"
+    below, above = f"{hi} < {wlo}", f"{lo} > {whi}"
+    code = f"{_CODE[rule.below]} if {below} else ({_CODE[rule.above]} if {above} else {_CODE['consistent']})"
+    side = f"-1 if {below} else (1 if {above} else 0)"
+    return code, side, {lo: float(stated[0]), hi: float(stated[1]), tol: float(rule.tolerance)}

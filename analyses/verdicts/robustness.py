@@ -29,6 +29,7 @@ from analyses.verdicts import (
     Rule,
     as_array,
     direction,
+    recomputed_figure,
     rule_clause,
     sentence,
     show,
@@ -89,6 +90,8 @@ class Assessment:
     margin: float | None = None  # |flip point's score| / the 90% range's half-width: below 1 flips inside the range
     readings: tuple[tuple[str, str], ...] = ()  # (label, verdict) of every other reading at the central scenario
     quantities: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # named quantities the check used, with their arguments
+    sig: int = 3  # significant figures the check writes its figures to
+    figure: str = ""  # the recomputed figure as the reason prints it (:func:`analyses.verdicts.recomputed_figure`)
 
 
 def _call(fn: CheckFn, claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
@@ -202,6 +205,8 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
         margin=margin,
         readings=others,
         quantities=tuple(used),
+        sig=f.sig,
+        figure=recomputed_figure(f) if value is not None else "",
     )
 
 
@@ -315,9 +320,10 @@ def _robustness(
     if not found:
         return holds, span, steady
     nearest = min(found, key=lambda k: found[k][0])
-    flip = _flip(nearest.split(":")[0], found[nearest], ranges[nearest.split(":")[0]], own)
+    central = scenario.values(cfg)
+    flip = _flip(nearest.split(":")[0], found[nearest], ranges[nearest.split(":")[0]], central, own)
     also = [
-        _flip(KEY_INPUT, found[k], ranges[KEY_INPUT], own)
+        _flip(KEY_INPUT, found[k], ranges[KEY_INPUT], central, own)
         for k in sorted(found)
         if k.startswith(KEY_INPUT) and k != nearest
     ]
@@ -335,17 +341,23 @@ def _robustness(
 KEY_INPUT = "speedup_b300_a100"
 
 
-def _flip(name: str, hit: tuple, r: Any, own: tuple[str, float] | None = None) -> dict[str, Any]:
+def _flip(
+    name: str, hit: tuple, r: Any, s: Mapping[str, Any], own: tuple[str, float] | None = None
+) -> dict[str, Any]:
     """A flip point as the ledger states it: the input, the verdict beyond, the threshold and how far
     it lies from the central value in units of the 90% range's half-width (``margin``); a flip on the
     scenario's speed-up (the reference workload's) also names the speed-up of the claim's own workload
-    there (``own``: its label and the model's factor, :func:`own_workload`)."""
+    there (``own``: its label and the model's factor, :func:`own_workload`). Money reads in the ledger's
+    currency (:func:`in_ledger_currency`, at the scenario ``s``'s exchange rate)."""
     _, new_code, threshold, side = hit
     a = scenario.assumption(name)
-    text_threshold = show(threshold, a.unit, 2)
+    text_threshold = show(*in_ledger_currency(threshold, a.unit, s), 2)
     margin = float(abs(r.score(threshold)) / Z90)
     inside = margin <= 1.0
-    range_text = "" if inside else f" (outside its 90% range, {show_interval((r.low, r.high), a.unit, 2)})"
+    low, unit = in_ledger_currency(r.low, a.unit, s)
+    high, _ = in_ledger_currency(r.high, a.unit, s)
+    shown_range = show_interval((low, high), unit, 2)
+    range_text = "" if inside else f" (outside its 90% range, {shown_range})"
     return {
         "input": name,
         "label": a.label,
@@ -357,13 +369,23 @@ def _flip(name: str, hit: tuple, r: Any, own: tuple[str, float] | None = None) -
         "inside": inside,
         "range_text": range_text,
         "text": f"{VERDICTS[new_code]} if {a.label} {'<' if side == 'below' else '>'} {text_threshold}"
-        + ("" if inside else f" (90% range {show_interval((r.low, r.high), a.unit, 2)})")
+        + ("" if inside else f" (90% range {shown_range})")
         + (
             f", {show(threshold * own[1], a.unit, 2)} on the claim's own workload ({own[0]})"
             if own is not None and name == KEY_INPUT
             else ""
         ),
     }
+
+
+def in_ledger_currency(x: float, unit: str, s: Mapping[str, Any]) -> tuple[float, str]:
+    """An amount in an assumption's unit as the ledger writes it: money in the documents' RMB (a USD
+    price at the scenario's exchange rate ``usd_cny``), anything else unchanged."""
+    if str(unit).startswith("USD"):
+        return float(x) * float(np.asarray(s["usd_cny"], dtype=float)), "RMB" + str(unit)[3:]
+    if str(unit).startswith("CNY ") and not str(unit).startswith("CNY per USD"):
+        return float(x), "RMB" + str(unit)[3:]  # one name for the currency: the documents' RMB
+    return float(x), unit
 
 
 REFINE_POINTS = 21  # points per narrowing round of a flip's bracket

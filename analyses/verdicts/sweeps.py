@@ -51,13 +51,19 @@ class Slider:
         return self.grid[self.grid["x"] == nearest].reset_index(drop=True)
 
 
-def _domain(name: str, cfg: Mapping[str, Any], items: Sequence[tuple[data.Claim, Any]]) -> tuple[float, float]:
-    """The slider's span: the 90% range widened to each claim's nearest flip within the allowed values."""
+def _domain(
+    name: str, cfg: Mapping[str, Any], items: Sequence[tuple[data.Claim, Any]], include: Sequence[float] = ()
+) -> tuple[float, float]:
+    """The slider's span: the 90% range widened to each claim's nearest flip within the allowed values,
+    and to every value of ``include`` (a document's own figure for the assumption) within them."""
     a = scenario.assumption(name)
     r = scenario.ranges(cfg)[name]
     lo, hi = r.low, r.high
     if r.degenerate:
         lo, hi = max(a.min, r.central / 2), min(a.max, r.central * 2)
+    for x in include:
+        if a.min <= x <= a.max:
+            lo, hi = min(lo, float(x)), max(hi, float(x))
     if a.min > 0 and a.max / a.min > 20:
         wide = np.geomspace(a.min, a.max, SEARCH)
     else:
@@ -77,11 +83,14 @@ def _domain(name: str, cfg: Mapping[str, Any], items: Sequence[tuple[data.Claim,
     return max(a.min, lo - pad), min(a.max, hi + pad)
 
 
-def slider(name: str, items: Sequence[tuple[data.Claim, CheckFn, Mapping[str, Any]]]) -> Slider:
+def slider(
+    name: str, items: Sequence[tuple[data.Claim, CheckFn, Mapping[str, Any]]], include: Sequence[float] = ()
+) -> Slider:
     """Precompute a slider over assumption ``name`` for ``items``: each a claim, its check and the
-    configuration it is checked at (:func:`analyses.chapters.ledger.slider` resolves them)."""
+    configuration it is checked at (:func:`analyses.chapters.ledger.slider` resolves them); the span
+    reaches every value of ``include`` (the documents' own figure, so a reader can dial it)."""
     cfg0 = items[0][2]
-    lo, hi = _domain(name, cfg0, [(c, fn) for c, fn, _ in items])
+    lo, hi = _domain(name, cfg0, [(c, fn) for c, fn, _ in items], include)
     a = scenario.assumption(name)
     central = float(sig(scenario.values(cfg0)[name]))
     # a regular lattice through the central value, so the slider's step lands on grid points
@@ -153,6 +162,7 @@ def flip_points(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
         r = scenario.ranges()[f["input"]]
         pct = float(100 * norm.cdf(float(r.score(f["threshold"]))))
         unit = scenario.assumption(f["input"]).unit
+        s = scenario.values()
         out.append(
             {
                 "claim": a.claim.id,
@@ -160,8 +170,8 @@ def flip_points(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "verdict": a.verdict,
                 "flips to": f["verdict"],
                 "assumption": f["label"],
-                "central": show(r.central, unit, 3),
-                "flips at": show(f["threshold"], unit, 2),
+                "central": show(*robustness.in_ledger_currency(r.central, unit, s), 3),
+                "flips at": show(*robustness.in_ledger_currency(f["threshold"], unit, s), 2),
                 "percentile": round(pct, 1),
             }
         )

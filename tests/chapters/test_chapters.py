@@ -40,7 +40,7 @@ def test_parameters_cell_matches_spec(slug):
 
 def test_toc_lists_every_chapter_and_only_them():
     toc = yaml.safe_load((REPO_ROOT / "_toc.yml").read_text())
-    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    files = [toc["root"], *(c["file"] for part in toc["parts"] for c in part["chapters"])]
     notebooks = {p.stem for p in build.notebooks()}
     assert {f.split("/")[-1] for f in files if f.split("/")[-1] in notebooks} == notebooks
     assert notebooks == set(chapters.chapter_slugs())

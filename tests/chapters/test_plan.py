@@ -260,8 +260,8 @@ def test_a_readers_price_moves_only_that_generation(default):
 
 def test_the_assumptions_table_is_the_scenarios(default):
     shown = default.assumptions.set_index("name")
-    assert {"restart_s", "rdma_nic_share", "server_b300_usd_per_gpu", "electricity_us_usd_per_kwh"} <= set(shown.index)
-    assert "electricity_usd_per_kwh" not in shown.index  # the US tariff is the one a default run reads
+    assert {"restart_s", "rdma_nic_share", "server_b300_usd_per_gpu", "electricity_usd_per_kwh"} <= set(shown.index)
+    assert "electricity_us_usd_per_kwh" not in shown.index  # the book's one convention: the Chinese tariff
     assert shown.loc["restart_s", "central"] == scenario.assumption("restart_s").central
 
 
@@ -411,7 +411,7 @@ def test_cli_plan_reads_yaml_numbers_without_a_signed_exponent(tmp_path, capsys)
 
 def test_summary_columns(default):
     out = text.summary(default.run)
-    assert "days 5-95%" in out and "owned 5-95%" in out
+    assert "days 5-95%" in out and "owned 90%" in out and "rented (RMB)" in out
     assert pd.notna(default.run.recommended["cost_owned_hi"]).all()
 
 
@@ -473,3 +473,15 @@ def test_nvl72_tensor_parallelism_reaches_beyond_a_server():
     cfg = ch.SPEC.validate({"model_shape": "llama31-405b", "gpus": ["GB300", "B300"], "max_gpus": 512})
     req = ch.request(cfg)
     assert pl.candidates(req, "GB300")["tp"].max() == 64 and pl.candidates(req, "B300")["tp"].max() == 8
+
+
+def test_the_assumptions_table_shows_money_in_the_pages_currency(default, result):
+    rmb = default.assumptions.set_index("name")
+    usd = result(currency="USD").assumptions.set_index("name")
+    rate = default.s["usd_cny"]
+    assert rmb.loc["server_b300_usd_per_gpu", "unit"] == "RMB per GPU"
+    assert rmb.loc["server_b300_usd_per_gpu", "central"] == pytest.approx(
+        usd.loc["server_b300_usd_per_gpu", "central"] * rate
+    )
+    assert not rmb["unit"].str.startswith("USD").any() and not usd["unit"].str.startswith(("RMB", "CNY")).any()
+    assert rmb.loc["restart_s", "central"] == usd.loc["restart_s", "central"]  # not money: unchanged

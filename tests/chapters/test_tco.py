@@ -12,9 +12,9 @@ from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters import tco as ch
 from analyses.chapters.tco import figures, text, wiring
-from analyses.scenario import cases, costs, operations
+from analyses.scenario import buying, cases, costs, operations
 
-VIEW = {"currency", "workload_pflop_days_per_month", "mc_samples", "seed"}  # settings that judge no claim
+VIEW = {"currency", "workload", "mc_samples", "seed"}  # settings that judge no claim
 
 
 def render(res: ch.Result) -> list[str]:
@@ -41,7 +41,7 @@ def render(res: ch.Result) -> list[str]:
         text.tornado_caption(res),
         text.payback_caption(res),
         text.payback_takeaway(res),
-        text.plan_sentence(res),
+        text.run_sentence(res),
         text.training_takeaway(res),
         text.inefficiency_sentence(res),
         text.slider_caption(res, 0),
@@ -55,6 +55,7 @@ GRID = (
     [{}]
     + [{p.name: getattr(p, end)} for p in ch.SPEC.params if p.kind in ("float", "int") for end in ("min", "max")]
     + [{"currency": c} for c in ch.CURRENCIES]
+    + [{"workload": w} for w, _, _ in buying.WORKLOADS]
 )
 
 
@@ -67,8 +68,10 @@ def test_compute_figures_and_sentences_over_the_grid(over, result):
     assert len(res.ledger) == len([c for c in data.claims() if c.chapter == "tco"])
     assert {s.input for s in res.sliders} == {"speedup_b300_a100", "server_b300_usd_per_gpu"}
     assert len(res.payback) == len(ch.payback_cases())
-    for frame in (res.pflop_day, res.recommender_readings, res.payback, res.plan):
+    for frame in (res.pflop_day, res.recommender_readings, res.payback):
         assert (frame["5%"] <= frame["95%"]).all()
+    assert (res.run["cost_lo"] <= res.run["cost"]).all() and (res.run["cost"] <= res.run["cost_hi"]).all()
+    assert set(res.run["gpu"]) == {ch.OLD, ch.NEW} and set(res.run["basis"]) == {"rented", "owned"}
 
 
 def test_sentence_branches(result):
@@ -101,9 +104,11 @@ def test_sentence_branches(result):
     )
     fewer = dataclasses.replace(result().recommender, runs_per_month_after=2.2)
     assert "not the case's 3" in text.recommender_fit(dataclasses.replace(result(), recommender=fewer))
-    # the plan: owning B300s is cheapest at the defaults, renting A100s when their rent is at the floor
-    assert "own B300" in text.plan_sentence(result())
-    assert "renting A100s is the cheapest" in text.plan_sentence(result(rent_a100_usd_per_gpu_hour=0.1))
+    # one run: B300 is cheaper rented and owned at the defaults; A100 rented when its rent is at the floor
+    assert text.run_sentence(result()).count("B300 is cheaper") == 2
+    assert "rented, " in text.run_sentence(result()) and "A100 is cheaper" in text.run_sentence(
+        result(rent_a100_usd_per_gpu_hour=0.1)
+    )
     assert "short of half" in text.inefficiency_sentence(result())
     assert "short of half" not in text.inefficiency_sentence(result(utilisation=0.05))
 

@@ -64,3 +64,28 @@ def test_round_sig_array_is_round_sig_elementwise_and_passes_non_finite_through(
     assert out[:4].tolist() == [formats.round_sig(v, 3) for v in x[:4]]  # 1e-310 rounds through text
     assert out[4] == np.inf and out[5] == -np.inf and np.isnan(out[6])
     assert formats.round_sig_array([1234.5678, 0.000987654], 4).tolist() == [1235.0, 0.0009877]
+
+
+@pytest.mark.parametrize(
+    "value, unit, shown",
+    [
+        (1.234e7, "RMB", "12.3 million RMB"),
+        (126_431.0, "RMB", "126,000 RMB"),
+        (3.4e9, "USD per GPU", "3.40 billion USD per GPU"),
+        (2.494, "USD per GPU-hour", "2.49 USD per GPU-hour"),
+        (5e25, "FLOP", "5.00×10²⁵ FLOP"),  # not money: powers of ten stay
+    ],
+)
+def test_money_is_never_a_power_of_ten(value, unit, shown):
+    assert formats.fmt(value, unit) == shown
+
+
+def test_one_figure_prints_the_same_in_a_table_and_a_sentence():
+    assert formats.money(7_583.2) == "7,580" and str(formats.fmt(7_583.2, "RMB")) == "7,580 RMB"
+    assert formats.money(1.23e7) == "12.3 million"
+
+
+def test_a_span_names_its_unit_once_unless_the_scales_differ():
+    assert formats.span(1.1e6, 1.5e6, "RMB") == "1.1–1.5 million RMB"
+    assert formats.span(9.8e5, 1.5e6, "RMB") == "980,000 RMB–1.5 million RMB"
+    assert formats.span(14, 20.4, "days") == "14–20 days"

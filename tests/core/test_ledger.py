@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from analyses import chapters, data, verdicts
 from analyses.chapters import ledger
 
@@ -56,3 +58,18 @@ def test_slider_flip_marks_agree_with_the_ledgers_flips_if():
                 assert near == pytest.approx(flip["threshold"], rel=0.02), (row.claim, s.input)
                 compared += 1
     assert compared >= 5
+
+
+def test_the_ledger_writes_money_in_the_documents_rmb():
+    """A flip threshold on a USD price reads in RMB, as every other amount of the ledger (one currency
+    per page: the ledger's and the cost chapter's money is the documents')."""
+    from analyses import scenario
+    from analyses.verdicts import robustness
+
+    s = scenario.values()
+    assert robustness.in_ledger_currency(12_000, "USD per GPU", s) == (12_000 * s["usd_cny"], "RMB per GPU")
+    assert robustness.in_ledger_currency(8.6, "CNY per GPU-hour", s) == (8.6, "RMB per GPU-hour")
+    assert robustness.in_ledger_currency(7.1, "CNY per USD", s) == (7.1, "CNY per USD")  # the rate itself
+    assert robustness.in_ledger_currency(3.0, "ratio", s) == (3.0, "ratio")
+    text = " ".join(ledger.ledger("tco")[["reason", "flips_if", "recomputed"]].fillna("").to_numpy().ravel())
+    assert "RMB" in text and not re.search(r"\d(?: million| billion)? USD\b", text)

@@ -378,7 +378,7 @@ def test_sensitivity_moves_each_assumption_across_its_scenario_range(req, h100):
 
 
 def test_holdout_removes_the_run_from_the_calibration():
-    held = ("llama3-herd-2024-table4",)
+    held = ("dubey2024-llama3",)
     rows = calibration.step_time_rows()
     cal = rows[rows["role"] == "calibrate"]
     assert cal["source"].eq(held[0]).sum() == 1
@@ -405,7 +405,7 @@ def test_llama31_405b_planned_within_15_percent_of_its_published_gpu_hours(s):
         min_gpus=n,
         max_gpus=n,
         global_batch_tokens=float(bench["global_batch_seqs"] * bench["seq_len"]),
-        holdout_sources=("llama3-herd-2024-table4",),
+        holdout_sources=("dubey2024-llama3",),
         s=s,
     )
     best = planning.plan(req).best

@@ -181,6 +181,23 @@ def test_normalise_strips_run_specific_metadata():
     assert out.cells[0].metadata == {"tags": ["hide-input"]}  # folded by the build's rule
 
 
+def test_a_cell_that_only_glues_leaves_its_code_off_the_page_and_code_is_not_highlighted():
+    import nbformat
+
+    from analyses.site import deps
+
+    glue = nbformat.v4.new_code_cell('glue("x", 1, display=False)')
+    glue.outputs = [nbformat.v4.new_output("display_data", data={"application/papermill.record/text/plain": "1"})]
+    shown = nbformat.v4.new_code_cell('glue("y", 2)\nchart')
+    shown.outputs = [*glue.outputs, nbformat.v4.new_output("display_data", data={"text/plain": "chart"})]
+    nb = nbformat.v4.new_notebook(cells=[glue, shown, nbformat.v4.new_code_cell("quiet = 1")])
+    out = build.normalise(nb)
+    assert [c.metadata["tags"] for c in out.cells] == [["remove-input"], ["hide-input"], ["hide-input"]]
+    assert out.metadata["language_info"]["pygments_lexer"] == "text"
+    # the tag the build adds changes the page, not the computation: the digest ignores it
+    assert deps.cells_digest(out) == deps.cells_digest(nb)
+
+
 class _Links(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
@@ -310,12 +327,18 @@ def _expected(rows) -> list[tuple[str, str]]:
 def test_sliders_move_to_what_the_models_give(site, browser):
     """Move a slider on two pages: the value shown and each claim's verdict, figure and colour become
     what the chapter's own Python checks computed for that value (not a formula in JavaScript)."""
+    import importlib
+
     import numpy as np
 
     from analyses import chapters
 
     for slug, fig, index in SLIDERS_CHECKED:
-        s = chapters.module(slug).compute(chapters.spec(slug).defaults()).sliders[index]
+        res = chapters.module(slug).compute(chapters.spec(slug).defaults())
+        # the slider as the page shows it: a price in the page's currency where the chapter converts it
+        figs = importlib.import_module(f"analyses.chapters.{slug.replace('-', '_')}.figures")
+        shown = getattr(figs, "_page_slider", None)
+        s = shown(res, index) if shown else res.sliders[index]
         central = s.at(s.central)
         # the grid point whose verdicts differ most from the central value's
         xs = np.unique(s.grid["x"].to_numpy())

@@ -68,7 +68,7 @@ OVERVIEW = re.compile(r"^## Overview\b.*?(?=^## |\Z)", re.S | re.M)
 # Fenced blocks: code and text blocks are dropped; a directive's body (a figure caption) is prose,
 # so only its option lines (":name: fig-x") are dropped.
 CODE_FENCE = re.compile(r"^(```|~~~)(?!\{).*?^\1[ \t]*$", re.S | re.M)
-DIRECTIVE_LINE = re.compile(r"^(```|~~~)\{.*$|^:[\w-]+:.*$|^(```|~~~)[ \t]*$", re.M)
+DIRECTIVE_LINE = re.compile(r"^(```|~~~)\{.*$|^:[\w-]+:.*$|^(```|~~~)[ \t]*$|^\([\w.:-]+\)=[ \t]*$", re.M)
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 # Citations and names that carry digits. Author-year citations: "Young 1974", "Kaplan et al.
 # 2020", "Korthikanti et al. (2022", "Jamieson & Talwalkar 2016". Model names with a size:
@@ -92,7 +92,7 @@ def typed_numbers(markdown: str) -> list[str]:
     """Numbers in ``markdown`` that should be glued: 3+ significant digits, or a percentage.
 
     Skips the Overview section, code and text blocks, code spans (glue roles, file names, claim
-    ids), link targets and the citations and names in ``ALLOWED``.
+    ids), MyST labels (``(sec-<claim id>)=``), link targets and the citations and names in ``ALLOWED``.
     """
     text = OVERVIEW.sub("", markdown)
     text = DIRECTIVE_LINE.sub("", CODE_FENCE.sub("", text))
@@ -115,6 +115,7 @@ def typed_numbers(markdown: str) -> list[str]:
         ("## Overview\n\nThe document claims 62% -> 88%.\n\n## Next\n\nIt takes 30.4 days", ["30.4"]),
         ("```text\nc = P / 8760\n```\nsee [the data](data/gpus-2025.csv); η = 3, 16,000 GPUs", []),
         ("```{glue:figure} fig-x\n:name: fig-x\n\nThe dashed rule is 45%.\n```", ["45%"]),
+        ("(sec-000-2.3-64-to-256-gpus)=\n## Ordinary Ethernet\n\nIt takes 30.4 days", ["30.4"]),  # a label is an id
     ],
 )
 def test_typed_number_detector(text, found):

@@ -23,13 +23,17 @@ from analyses.pages.encodings import (
 from analyses.scenario.generations import gpu
 from analyses.units import GB
 
+# bottom to top: Vega stacks the parts in their name's order (order="part:N"), the segment labels and the
+# caption (text.accounting_caption) name them in this order, the legend top to bottom
+STACK = tuple(sorted((*memory.STATE_PARTS, "activations")))
+
 
 def accounting_chart(res: Result) -> alt.Chart:
     """Bytes of one unsharded replica of each model, by part (symlog scale), each part named in its
     segment where it fits."""
     frame = res.accounting.round({"GB": 3, "parameters (B)": 3})
     order = [shape(n)["label"] for n in res.cfg["models"]]
-    parts = [*memory.STATE_PARTS, "activations"]
+    parts = list(STACK)
     y = alt.Y("GB:Q", title="GB (one replica, unsharded)", scale=alt.Scale(type="symlog"))
     bars = (
         alt.Chart(frame)
@@ -37,12 +41,12 @@ def accounting_chart(res: Result) -> alt.Chart:
         .encode(
             x=alt.X("model:N", sort=order, title=None),
             y=y,
-            color=alt.Color("part:N", sort=sorted(parts, reverse=True), title="part"),
+            color=alt.Color("part:N", sort=list(reversed(STACK)), title="part"),
             order=alt.Order("part:N"),
             tooltip=["model", "part", alt.Tooltip("GB:Q", format=",.1f")],
         )
     )
-    names = stack_labels(frame, "model", "part", "GB", sorted(parts), symlog=True, min_share=0.08)
+    names = stack_labels(frame, "model", "part", "GB", list(STACK), symlog=True, min_share=0.08)
     labels = (
         alt.Chart(names)
         .mark_text(color="black", fontSize=LABEL_SIZE, baseline="middle")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from analyses import data
 from analyses.chapters.memory import HUNDRED_B, NO_FRAMEWORK, PLAN, SLUG, Result, layout_text, shape
+from analyses.chapters.memory.figures import STACK
 from analyses.pages import sliders
 from analyses.scenario.generations import NEW, OLD, gpu
 from analyses.units.formats import fmt, stated
@@ -102,10 +103,15 @@ def activation_takeaway(res: Result) -> str:
 
 
 def accounting_caption(res: Result) -> str:
+    """The accounting chart's caption: the stack's layers in their order from the bottom (the chart's
+    :data:`~analyses.chapters.memory.figures.STACK`) and which dominates."""
+    totals = res.accounting.groupby("part")["GB"].sum()
+    largest = max(STACK, key=lambda p: (totals.get(p, 0.0), p))
     return (
         f"Bytes of one unsharded replica of each model, by part, in the chapter's recipe ({res.cfg['precision']}, "
-        f"{res.cfg['optimizer']}). Activations are for one micro-batch of {fmt(res.cfg['seq_len'])} tokens at the "
-        f"chapter's recomputation setting ({res.cfg['recompute']}); symlog scale."
+        f"{res.cfg['optimizer']}), stacked from the bottom: {', '.join(STACK)}. Activations are for one micro-batch "
+        f"of {fmt(res.cfg['seq_len'])} tokens at the chapter's recomputation setting ({res.cfg['recompute']}); symlog "
+        f"scale. The largest layer is the {largest}."
     )
 
 

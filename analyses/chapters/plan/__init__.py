@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,7 @@ from analyses.chapters import ledger
 from analyses.chapters.plan import wiring
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
-from analyses.scenario import calibration, planning
+from analyses.scenario import buying, calibration, planning
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.units import MB
 
@@ -78,6 +78,7 @@ SPEC = ChapterSpec(
     slug=SLUG,
     title="Plan your run",
     params=(
+        *buying.currency_params(),
         Param(
             "preset",
             "str",
@@ -158,7 +159,7 @@ SPEC = ChapterSpec(
         Param(
             "electricity_region",
             "str",
-            "us",
+            buying.REGION,
             "-",
             "electricity tariff of owned GPUs",
             choices=gpu_hour_cost.ELECTRICITY_REGIONS,
@@ -223,6 +224,13 @@ class Run:
     request: pl.Request
     plan: pl.Plan
     recommended: pd.DataFrame  # plan.recommended with planning.intervals' columns
+    per_run: pd.DataFrame = field(default_factory=pd.DataFrame)  # buying.per_run: each GPU rented and owned, USD
+    currency: str = "USD"  # the currency money is shown in
+
+    @property
+    def money_factor(self) -> float:
+        """USD to the shown currency (the scenario's exchange rate for RMB)."""
+        return float(buying.in_currency(1.0, self.currency, self.request.s))
 
 
 @dataclass(frozen=True)
@@ -328,11 +336,13 @@ def planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
 
 
 def run(cfg: Mapping[str, Any]) -> Run:
-    """The planner once at ``cfg``, with the intervals of each generation's recommendation."""
+    """The planner once at ``cfg``, with the intervals of each generation's recommendation and each
+    generation's time and cost per run, rented and owned, from the function the buy-or-rent page and
+    the cost chapter call for the same figure (:func:`analyses.scenario.buying.per_run`)."""
     req = request(cfg)
     p = planning.plan(req)
     rec = planning.intervals(req, p.recommended) if not p.recommended.empty else p.recommended
-    return Run(req, p, rec)
+    return Run(req, p, rec, buying.per_run(req, p), cfg.get("currency", buying.DEFAULT_CURRENCY))
 
 
 # --------------------------------------------------------------------------------------------

@@ -28,14 +28,15 @@ def _rounded(frame: pd.DataFrame) -> pd.DataFrame:
 
 def pareto_chart(res: Result) -> alt.LayerChart:
     """Time vs cost: the cheapest layout of each GPU count (dots) and the Pareto front per generation with 90% intervals."""
-    req = res.request
+    req, k, unit = res.request, res.run.money_factor, res.run.currency
     cols = ["gpu", "days", "cost", "days_lo", "days_hi", "cost_lo", "cost_hi", "n_gpus", "layout"]
-    front = _rounded(res.front[cols] if not res.front.empty else pd.DataFrame(columns=cols))
+    front = res.front[cols] if not res.front.empty else pd.DataFrame(columns=cols)
+    front = _rounded(front.assign(**{c: front[c] * k for c in ("cost", "cost_lo", "cost_hi")}))
     gpus = list(dict.fromkeys([*res.cloud.get("gpu", []), *front["gpu"]]))
     cloud = (
         alt.Chart(
             _rounded(
-                res.cloud[["gpu", "days", "cost"]]
+                res.cloud[["gpu", "days", "cost"]].assign(cost=lambda d: d["cost"] * k)
                 if not res.cloud.empty
                 else pd.DataFrame(columns=["gpu", "days", "cost"])
             )
@@ -43,7 +44,7 @@ def pareto_chart(res: Result) -> alt.LayerChart:
         .mark_point(size=18, opacity=0.35, filled=True)
         .encode(
             x=alt.X("days:Q", scale=alt.Scale(type="log"), title="wall-clock days"),
-            y=alt.Y("cost:Q", scale=alt.Scale(type="log"), title=f"cost ({req.cost_basis}, USD)"),
+            y=alt.Y("cost:Q", scale=alt.Scale(type="log"), title=f"cost ({req.cost_basis}, {unit})"),
             color=alt.Color("gpu:N", title="GPU", scale=alt.Scale(domain=gpus)),
             shape=shapes("gpu:N", gpus, title="GPU"),
         )
@@ -72,10 +73,10 @@ def pareto_chart(res: Result) -> alt.LayerChart:
     chart = (cloud + xerr + yerr + front_line + front_dots + deadline).properties(width=WIDTH, height=340)
     fastest = front.sort_values("days", kind="stable").groupby("gpu", sort=False).head(1)
     text = (
-        f"Scatter plot (log scales) of wall-clock days against {req.cost_basis} cost in USD for every layout searched "
+        f"Scatter plot (log scales) of wall-clock days against {req.cost_basis} cost in {unit} for every layout searched "
         "(faint points), with each GPU generation's Pareto front as a line of larger points with 90% intervals, one "
         f"shape and dash per generation, and the deadline of {number(req.deadline_days)} days dashed; fastest on each front: "
-        + "; ".join(f"{r.gpu} {number(r.days)} days for {number(r.cost)} USD" for r in fastest.itertuples())
+        + "; ".join(f"{r.gpu} {number(r.days)} days for {number(r.cost)} {unit}" for r in fastest.itertuples())
         + "."
     )
     return describe(chart, text)
@@ -118,18 +119,21 @@ def breakdown_chart(res: Result) -> alt.Chart:
 
 def sensitivity_chart(res: Result) -> alt.LayerChart:
     """Cost of the recommended layout with each input at its two extremes (a tornado)."""
+    k, unit = res.run.money_factor, res.run.currency
     frame = (
-        _rounded(res.sensitivity) if not res.sensitivity.empty else pd.DataFrame(columns=["input", "cost_a", "cost_b"])
+        _rounded(res.sensitivity.assign(cost_a=res.sensitivity["cost_a"] * k, cost_b=res.sensitivity["cost_b"] * k))
+        if not res.sensitivity.empty
+        else pd.DataFrame(columns=["input", "cost_a", "cost_b"])
     )
     best = res.best
-    base = float(best["cost"]) if best is not None else float("nan")
+    base = float(best["cost"]) * k if best is not None else float("nan")
     gpu = best["gpu"] if best is not None else "-"
     bars = (
         alt.Chart(frame)
         .mark_bar()
         .encode(
             y=alt.Y("input:N", sort=list(frame["input"]), title=None),
-            x=alt.X("cost_a:Q", title=f"cost of the recommended {gpu} layout (USD)", scale=alt.Scale(zero=False)),
+            x=alt.X("cost_a:Q", title=f"cost of the recommended {gpu} layout ({unit})", scale=alt.Scale(zero=False)),
             x2="cost_b:Q",
             tooltip=["input:N", alt.Tooltip("cost_a:Q", format=",.0f"), alt.Tooltip("cost_b:Q", format=",.0f")],
         )
@@ -139,7 +143,7 @@ def sensitivity_chart(res: Result) -> alt.LayerChart:
         "span", ascending=False, kind="stable"
     )
     text = (
-        f"Tornado chart of the cost of the recommended {gpu} layout (USD) with each input at its two extremes, widest "
+        f"Tornado chart of the cost of the recommended {gpu} layout ({unit}) with each input at its two extremes, widest "
         "first: "
         + "; ".join(f"{r.input} {number(r.cost_a)} to {number(r.cost_b)}" for r in widest.head(6).itertuples())
         + f"; the dashed rule is the central cost, {number(base)}."
@@ -153,18 +157,12 @@ def sensitivity_chart(res: Result) -> alt.LayerChart:
 
 
 def recommended_view(res: Result) -> Table:
-    """The recommended layout per generation, formatted for the page."""
+    """The recommended layout per generation, formatted for the page (money as prose writes it)."""
+    run = res.run
+    frame = recommended_table(run.recommended, res.plan.efficiency_basis, run.per_run, run.currency, run.money_factor)
     return table(
-        recommended_table(res.run.recommended, res.plan.efficiency_basis),
-        **{
-            "memory (GiB)": "{:.0f}",
-            "MFU": "{:.0%}",
-            "goodput": "{:.1%}",
-            "days": "{:.1f}",
-            "rented (M USD)": "{:.2f}",
-            "owned (M USD)": "{:.2f}",
-            "GEMM eff.": "{:.2f}",
-        },
+        frame,
+        **{"memory (GiB)": "{:.0f}", "MFU": "{:.0%}", "goodput": "{:.1%}", "days": "{:.1f}", "GEMM eff.": "{:.2f}"},
     )
 
 
@@ -196,14 +194,19 @@ def comparison_view(res: Result) -> Table:
 
 
 def scenarios_view(res: Result) -> Table:
-    """The documents' scenarios planned."""
+    """The documents' scenarios planned (cost in the page's currency)."""
+    frame = res.scenarios.copy()
+    unit = res.run.currency
+    if "cost (USD)" in frame.columns:
+        frame = frame.rename(columns={"cost (USD)": f"cost ({unit})"})
+        frame[f"cost ({unit})"] = frame[f"cost ({unit})"] * res.run.money_factor
     return table(
-        res.scenarios,
+        frame,
         **{
             "parameters": "{:.3g}",
             "tokens": "{:.2g}",
             "stated days": "{:g}",
             "planned days": "{:.2f}",
-            "cost (USD)": "{:,.0f}",
+            f"cost ({unit})": "money",
         },
     )

@@ -8,8 +8,10 @@ import pandas as pd
 from analyses.chapters.plan import PUBLISHED_TOLERANCE, Result, Run
 from analyses.chapters.plan.wiring import out_of_sample, recommended_table
 from analyses.models import layouts
-from analyses.units import HOURS_PER_DAY, MB
-from analyses.units.formats import billions, fmt, millions_of, stated
+from analyses.pages.currency import rate_words
+from analyses.scenario.generations import NEW, gpu
+from analyses.units import HOURS_PER_DAY
+from analyses.units.formats import billions, fmt, stated
 
 # The documents' scenarios the takeaway compares (rows of data/plan_presets.csv)
 ANECDOTE_A100, ANECDOTE_B300 = "doc000-13b-a100", "doc000-13b-b300"
@@ -17,12 +19,22 @@ NODES_10B, NODES_100B = "doc000-10b-4-8-nodes", "doc000-100b-4-8-nodes"
 FINETUNE = "doc001-case-finetune"
 
 
+def _run(res_or_run: Result | Run) -> Run:
+    return res_or_run.run if isinstance(res_or_run, Result) else res_or_run
+
+
+def money(res_or_run: Result | Run, usd: float, sig: int = 3) -> str:
+    """An amount computed in USD in the page's currency, as prose writes it."""
+    run = _run(res_or_run)
+    return str(fmt(usd * run.money_factor, run.currency, sig))
+
+
 def _cost(res_or_run: Result | Run, row: pd.Series) -> str:
     """The cost of a recommended layout, or why it has none (a generation without that rent)."""
     req = res_or_run.request
     if pd.isna(row["cost"]):
         return f"no {req.cost_basis} cost (the scenario has no {req.rent_class} rent for {row['gpu']})"
-    return f"{millions_of(row['cost'], 'USD')} ({req.cost_basis})"
+    return f"{money(res_or_run, row['cost'])} ({req.cost_basis})"
 
 
 def summary(run: Run) -> str:
@@ -37,12 +49,12 @@ def summary(run: Run) -> str:
         lines.append(f"No layout fits in memory on: {', '.join(p.no_fit)}")
     if p.recommended.empty:
         return "\n".join(lines)
-    frame = recommended_table(run.recommended, run.plan.efficiency_basis)
+    frame = recommended_table(run.recommended, run.plan.efficiency_basis, run.per_run, run.currency, run.money_factor)
     shown = frame.drop(columns=["memory (GiB)", "MFU", "goodput", "GEMM eff.", "eff. from"])
     lines.append(shown.to_string(index=False, na_rep="n/a", float_format=lambda x: f"{x:,.2f}"))
     best = p.best
     verdict = "meets the deadline" if best["meets_deadline"] else "is the fastest, but misses the deadline"
-    cost = f"{best['cost'] / MB:.2f} M USD ({req.cost_basis})" if pd.notna(best["cost"]) else _cost(run, best)
+    cost = _cost(run, best)
     lines.append(
         f"Recommended: {int(best['n_gpus'])} x {best['gpu']} ({layouts.label(best)}), "
         f"{best['days']:.1f} days, {cost}; it {verdict}."
@@ -96,7 +108,7 @@ def sensitivity_caption(res: Result) -> str:
     low, high = sorted((top["cost_a"], top["cost_b"]))
     return (
         f"Cost of the recommended layout with each input at its two extremes, the others fixed; dashed: the "
-        f"planned cost. The widest bar, {top['input']}, moves it from {millions_of(low, 'USD')} to {millions_of(high, 'USD')}: "
+        f"planned cost. The widest bar, {top['input']}, moves it from {money(res, low, 2)} to {money(res, high, 2)}: "
         "the input to pin down first."
     )
 
@@ -173,3 +185,36 @@ def scenarios_takeaway(res: Result) -> str:
             f"{stated(tune['stated days'])} days stated, {bound}."
         )
     return " ".join(sentences)
+
+
+REGIONS = {"china": "Chinese", "us": "US"}
+
+
+def basis(res: Result) -> str:
+    """The convention of every cost on the page (the book's one convention for a run's cost)."""
+    req, run = res.request, res.run
+    rate = "" if run.currency == "USD" else f", converted at {rate_words(res.s)}"
+    return (
+        f"Every cost on this page is in {run.currency}{rate}, and follows the book's one convention for a run, the "
+        "one the buy-or-rent page and the cost chapter use: the GPU-hours the run occupies (GPUs × wall-clock "
+        f"hours) times the price of a GPU-hour, rented ({req.rent_class} rent with storage and network) or owned (the "
+        f"calendar-hour cost of an owned GPU at the {REGIONS.get(req.electricity_region, req.electricity_region)} "
+        f"electricity tariff, charged for the run's hours only). Every generation trains in {req.precision.upper()}."
+    )
+
+
+def why(res: Result) -> str:
+    """Why the recommendation is another generation than the documents' new one, when it is."""
+    best, req = res.best, res.request
+    if best is None or best["gpu"] == NEW or NEW not in set(res.run.per_run["gpu"]):
+        return ""
+    by = res.run.per_run.set_index(["gpu", "basis"])
+    mine, theirs = by.loc[(best["gpu"], req.cost_basis)], by.loc[(NEW, req.cost_basis)]
+    peak = gpu(NEW).peak_flops(req.precision) / gpu(best["gpu"]).peak_flops(req.precision)
+    price = theirs["usd_per_gpu_hour"] / mine["usd_per_gpu_hour"]
+    return (
+        f"Why {best['gpu']} and not {NEW}: in {req.precision.upper()} a {NEW}'s dense peak is {fmt(peak, 'x', 2)} a "
+        f"{best['gpu']}'s, while its GPU-hour costs {fmt(price, 'x', 2)} as much ({req.cost_basis}), so the run costs "
+        f"{money(res, theirs['cost_usd'])} on {NEW} against {money(res, mine['cost_usd'])}. "
+        f"{NEW}'s own gains are elsewhere (FP4, memory); set `precision` to fp8 to compare them in FP8."
+    )

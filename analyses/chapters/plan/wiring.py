@@ -1,9 +1,7 @@
 """The plan chapter's wiring: its presets (``data/plan_presets.csv``: published runs and the documents'
-scenarios) and the page's tables built from one planner run.
+scenarios, read by :mod:`analyses.scenario.presets`) and the page's tables built from one planner run.
 
-A preset's numeric fields are expressions (:func:`resolve`): numbers, or products of references to
-figures held elsewhere (a claim's stated value, a published model's row, a benchmark row, an
-assumption of the scenario), so no figure is typed twice. :func:`merged` fills a chapter
+:func:`merged` fills a chapter
 configuration with its preset's values wherever the reader left a field at its default. The tables
 (:func:`recommended_table` and the rest) only arrange a run's results: the planning is
 :func:`analyses.chapters.plan.run`.
@@ -11,7 +9,6 @@ configuration with its preset's values wherever the reader left a field at its d
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,15 +18,22 @@ import pandas as pd
 from analyses import data, scenario
 from analyses.models import gpu_hour_cost, layouts
 from analyses.models import plan as pl
-from analyses.scenario import planning
-from analyses.units import GIB, MB
+from analyses.scenario import buying, planning
+from analyses.scenario.presets import (  # noqa: F401 (the chapter's names for the presets)
+    DOCUMENT_SCENARIO,
+    NONE,
+    PUBLISHED_RUN,
+    of_kind,
+    preset,
+    preset_ids,
+    resolve,
+)
+from analyses.units import GIB, formats
 
 # --------------------------------------------------------------------------------------------
 # Presets
 # --------------------------------------------------------------------------------------------
 
-NONE = "none"
-PUBLISHED_RUN, DOCUMENT_SCENARIO = "published-run", "document-scenario"
 PUBLISHED_WITH_THROUGHPUT = "llama3-405b"  # the published run whose throughput rows are in the data
 
 # Chapter parameters a preset sets, where the reader left them at their defaults (the batch is
@@ -49,123 +53,6 @@ FIELDS = (
     "precision",
     "batch_million_tokens",
 )
-
-
-@functools.cache
-def _reference(kind: str, rest: str, data_dir: str) -> float:
-    """A figure held in ``data/``: a claim's stated value, a published model's column or a benchmark's."""
-    if kind == "claim":
-        cid, _, name = rest.partition(":")
-        return data.claim(cid).value(name)
-    if kind == "model":
-        name, _, col = rest.rpartition(":")
-        return float(data.model(name)[col])
-    bid, _, col = rest.partition(":")
-    row = data.table("scaling_benchmarks").set_index("id").loc[bid]
-    parts = data.schema("scaling_benchmarks").derived.get(col, (col,))  # global_batch_tokens = seqs x length
-    return float(np.prod([float(row[p]) for p in parts]))
-
-
-def _bounded(value: float, preset_id: str, column: str) -> float:
-    """A resolved preset field inside its column's bounds (data/plan_presets.schema.yaml), or a
-    DataError naming the preset's row: a reference may resolve to a figure the planner cannot use."""
-    col = next(c for c in data.schema("plan_presets").columns if c.name == column)
-    if (col.min is None or value >= col.min) and (col.max is None or value <= col.max):
-        return value
-    file, row = data.where("plan_presets", "id", preset_id)
-    side = (
-        f"below the minimum {col.min:g}"
-        if col.min is not None and value < col.min
-        else f"above the maximum {col.max:g}"
-    )
-    raise data.DataError(file, f"resolves to {value:g}, {side} {col.unit or ''}".rstrip(), row, column)
-
-
-def resolve(expr: Any, s: Mapping[str, float], where: str = "expression") -> float:
-    """The value of a preset expression: a number, or factors joined by ``*``, each a number or a
-    reference ``claim:<id>:<value>``, ``model:<name>:<column>``, ``benchmark:<id>:<column>`` or
-    ``scenario:<assumption>`` (its value in ``s``).
-    """
-    if isinstance(expr, int | float) and not isinstance(expr, bool):
-        return float(expr)
-    total = 1.0
-    for factor in str(expr).split(" * "):
-        factor = factor.strip()
-        kind, _, rest = factor.partition(":")
-        try:
-            if kind in ("claim", "model", "benchmark"):
-                total *= _reference(kind, rest, str(data.DATA_DIR))
-            elif kind == "scenario":
-                total *= float(s[rest])
-            else:
-                total *= float(factor)
-        except (KeyError, ValueError) as err:
-            raise pl.PlanError(where, f"cannot resolve {factor!r}: {err}") from None
-    return total
-
-
-@functools.cache
-def _rows(data_dir: str) -> dict[str, dict[str, Any]]:
-    return {r["id"]: r for r in data.table("plan_presets").to_dict("records")}
-
-
-def preset_ids() -> list[str]:
-    """Ids of the planning presets, in table order."""
-    return list(_rows(str(data.DATA_DIR)))
-
-
-def _split(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, str):
-        return ()
-    return tuple(v.strip() for v in value.split(";") if v.strip())
-
-
-def _given(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
-
-
-def preset(preset_id: str, s: Mapping[str, float]) -> dict[str, Any]:
-    """One preset as chapter parameters (``model_shape`` or ``n_params``, tokens, GPUs, deadline,
-    batch in million tokens where the preset sets one, ...) plus ``holdout_sources``, ``label``,
-    ``kind``, ``notes``, ``claims`` and ``compare_gpu_hours`` (NaN when none). ``s`` is the scenario
-    its ``scenario:`` references read."""
-    rows = _rows(str(data.DATA_DIR))
-    if preset_id not in rows:
-        raise pl.PlanError("preset", f"expected one of {', '.join(rows)}, got {preset_id!r}")
-    r = rows[preset_id]
-    shape = r["model_shape"] if _given(r["model_shape"]) else "generic"
-
-    def field(column: str) -> float:
-        return _bounded(resolve(r[column], s, column), preset_id, column)
-
-    out: dict[str, Any] = {
-        "model_shape": shape,
-        "seq_len": 0,  # the shape's own
-        "tokens": field("tokens"),
-        "gpus": list(_split(r["gpus"])),
-        "min_gpus": int(field("min_gpus")),
-        "max_gpus": int(field("max_gpus")),
-        "deadline_days": field("deadline_days"),
-        "precision": r["precision"],
-        "holdout_sources": list(_split(r["holdout_sources"])),
-    }
-    if _given(r["global_batch_tokens"]):
-        out["batch_million_tokens"] = field("global_batch_tokens") / MB
-    if shape == "generic":
-        out["n_params"] = field("n_params")
-    compare = r["compare_gpu_hours"]
-    return out | {
-        "label": r["label"],
-        "kind": r["kind"],
-        "notes": r["notes"],
-        "claims": list(_split(r["claims"])),
-        "compare_gpu_hours": resolve(compare, s) if _given(compare) else float("nan"),
-    }
-
-
-def of_kind(kind: str, s: Mapping[str, float]) -> list[str]:
-    """Ids of the presets of one kind (:data:`PUBLISHED_RUN` or :data:`DOCUMENT_SCENARIO`), in table order."""
-    return [pid for pid in preset_ids() if preset(pid, s)["kind"] == kind]
 
 
 def merged(cfg: Mapping[str, Any], s: Mapping[str, float], defaults: Mapping[str, Any]) -> dict[str, Any]:
@@ -203,20 +90,36 @@ def published_layout(s: Mapping[str, float]) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _range_m(lo: float, hi: float) -> str:
-    return f"{lo / MB:.2f}-{hi / MB:.2f}" if np.isfinite(lo) else "n/a"
-
-
 def _basis_word(basis: str) -> str:
     """'calibrated' or 'set' from a GEMM-ceiling basis (:func:`analyses.scenario.planning.efficiency_basis`)."""
     return next(w for w in ("calibrated", "set") if basis.startswith(w))
 
 
-def recommended_table(recommended: pd.DataFrame, basis: Mapping[str, str]) -> pd.DataFrame:
+def recommended_table(
+    recommended: pd.DataFrame,
+    basis: Mapping[str, str],
+    per_run: pd.DataFrame | None = None,
+    currency: str = "USD",
+    k: float = 1.0,
+) -> pd.DataFrame:
     """The recommended layout per generation (with :func:`analyses.models.plan.intervals`' columns) and
-    the 90% intervals of its days and costs; ``basis`` says where each GEMM efficiency ceiling comes from."""
+    the 90% intervals of its days and costs; ``basis`` says where each GEMM efficiency ceiling comes from.
+
+    The days and costs are read from ``per_run`` (:func:`analyses.scenario.buying.per_run`, the
+    figure the buy-or-rent page and the cost chapter show) where given, in ``currency`` as prose writes
+    it (``k``: USD to ``currency``)."""
+    by = per_run.set_index(["gpu", "basis"]) if per_run is not None and len(per_run) else None
     rows = []
     for _, x in recommended.iterrows():
+        money = {}
+        for b in gpu_hour_cost.COST_BASES:
+            if by is not None:
+                r = by.loc[(x["gpu"], b)]
+                central, lo, hi = r["cost_usd"], r["cost_usd_lo"], r["cost_usd_hi"]
+            else:
+                central, lo, hi = x[f"cost_{b}"], x[f"cost_{b}_lo"], x[f"cost_{b}_hi"]
+            money[f"{b} ({currency})"] = formats.money(central * k) if np.isfinite(central) else "n/a"
+            money[f"{b} 90%"] = formats.span(lo * k, hi * k, currency, 2) if np.isfinite(lo) else "n/a"
         rows.append(
             {
                 "GPU": x["gpu"],
@@ -230,10 +133,7 @@ def recommended_table(recommended: pd.DataFrame, basis: Mapping[str, str]) -> pd
                 "goodput": x["goodput"],
                 "days": x["days"],
                 "days 5-95%": f"{x['days_lo']:.1f}-{x['days_hi']:.1f}",
-                "rented (M USD)": x["cost_rented"] / MB,
-                "rented 5-95%": _range_m(x["cost_rented_lo"], x["cost_rented_hi"]),
-                "owned (M USD)": x["cost_owned"] / MB,
-                "owned 5-95%": _range_m(x["cost_owned_lo"], x["cost_owned_hi"]),
+                **money,
                 "meets": bool(x["meets_deadline"]),
                 "GEMM eff.": x["kernel_efficiency"],
                 "eff. from": _basis_word(basis[x["gpu"]]),
@@ -249,13 +149,15 @@ PRESET_ASSUMPTIONS = ("finetune_tokens_per_sample", "finetune_epochs")
 def assumptions_table(cfg: Mapping[str, Any], req: pl.Request) -> pd.DataFrame:
     """The scenario's assumptions the page reads (:func:`analyses.scenario.table` at ``cfg``): the
     batch, tokens per parameter, the time model's, the prices of the generations planned under the
-    rent class and region chosen, and those the presets read."""
+    rent class and region chosen, and those the presets read; money in the page's currency
+    (``cfg["currency"]``, at the scenario's exchange rate), as every other amount on the page."""
     prices = [n for g in req.gpus for n in gpu_hour_cost.inputs(g, req.rent_class, req.electricity_region, req.s)]
     own = {n for g in req.gpus for n in (gpu_hour_cost.server_name(g), gpu_hour_cost.rent_name(g, req.rent_class))}
     shared = [n for n in dict.fromkeys(prices) if n not in own]
     names = ["batch_million_tokens", "tokens_per_param", *pl.TIME_ASSUMPTIONS]
     names += [n for n in prices if n in own] + shared + list(PRESET_ASSUMPTIONS)
-    return scenario.table(cfg).set_index("name").loc[names].reset_index()
+    frame = scenario.table(cfg).set_index("name").loc[names].reset_index()
+    return buying.table_in_currency(frame, cfg.get("currency", buying.DEFAULT_CURRENCY), req.s)
 
 
 def efficiency_table(p: pl.Plan) -> pd.DataFrame:

@@ -26,23 +26,22 @@ from analyses import scenario
 from analyses.chapters import ledger
 from analyses.chapters.tco import wiring
 from analyses.models import gpu_hour_cost, tco, uncertainty
-from analyses.scenario import cases, costs, generations, operations
+from analyses.scenario import buying, cases, costs, generations, operations
 from analyses.scenario.generations import NEW, OLD
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
-from analyses.units.formats import round_sig, stated
+from analyses.units.formats import amount, round_sig, stated, stated_amount
 from analyses.verdicts.sweeps import Slider
 
 SLUG = "tco"
 GENERATIONS = tuple(costs.priced())  # the cost-per-GPU-hour table and chart: every priced GPU
-CURRENCIES = ("RMB", "USD")
+CURRENCIES = buying.CURRENCIES
 
 SPEC = ChapterSpec(
     slug=SLUG,
     title="What does a useful PFLOP-day cost?",
     params=(
-        Param("currency", "str", "RMB", "-", "currency in which results are shown", choices=CURRENCIES),
-        scenario.param("usd_cny"),
+        *buying.currency_params(),
         scenario.param(generations.SPEEDUP),
         scenario.param(generations.OLD_MFU),
         scenario.param("server_a100_usd_per_gpu"),
@@ -55,13 +54,12 @@ SPEC = ChapterSpec(
         scenario.param("pue"),
         scenario.param("utilisation"),
         Param(
-            "workload_pflop_days_per_month",
-            "float",
-            200.0,
-            "PFLOP-days/month",
-            "your plan: useful compute needed each month",
-            1.0,
-            1e6,
+            "workload",
+            "str",
+            buying.WORKLOADS[0][0],
+            "-",
+            "a documents' workload whose run is priced on both generations (as on the buy-or-rent page)",
+            choices=tuple(key for key, _, _ in buying.WORKLOADS),
         ),
         Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the page's 90% intervals", 1000, 200_000),
         Param("seed", "int", 2026, "-", "seed of the page's Monte Carlo draws", 0, 2**31 - 1),
@@ -179,7 +177,8 @@ class Result:
     tornado: pd.DataFrame
     payback: pd.DataFrame
     payback_window: tuple[float, float]  # the documents' stated 6-12 months
-    plan: pd.DataFrame
+    run: pd.DataFrame  # one run of cfg.workload on OLD and NEW, rented and owned (buying.per_run, page currency)
+    run_label: str
     training: pd.DataFrame
     several_million: tuple[float, float]  # 001 §0: the stated band (RMB)
     several_million_sizes: tuple[float, float]  # parameters whose compute costs the band's ends
@@ -195,6 +194,15 @@ class Result:
     def unit(self) -> str:
         """The display currency."""
         return self.cfg["currency"]
+
+    def money(self, x: float, unit: str = "RMB", sig: int = 3) -> str:
+        """An amount computed in ``unit`` (RMB or USD) in the page's currency, as prose writes it."""
+        factor, _ = buying.rate_to(unit, self.unit, self.s)
+        return amount(x * factor, self.unit, sig)
+
+    def stated_money(self, x: float) -> str:
+        """A document's stated amount (RMB): as the document writes it, or in USD when the page is."""
+        return stated_amount(x) if self.unit == "RMB" else self.money(x, "RMB", 2)
 
     def verdict(self, claim_id: str) -> str:
         """The ledger's verdict of one claim of this chapter."""
@@ -214,9 +222,11 @@ def draws(cfg: Config) -> dict[str, np.ndarray]:
 
 
 def inputs_table(cfg: Config) -> pd.DataFrame:
-    """The scenario's assumptions the chapter reads, with their ranges and sources."""
+    """The scenario's assumptions the chapter reads, with their ranges and sources (money in the page's
+    currency)."""
     frame = scenario.table(cfg)
-    return frame[frame["name"].isin(DRAWN)].reset_index(drop=True)
+    frame = frame[frame["name"].isin(DRAWN)].reset_index(drop=True)
+    return buying.table_in_currency(frame, cfg["currency"], scenario.values(cfg))
 
 
 def stack_table(s: Mapping[str, float], k: float) -> pd.DataFrame:
@@ -349,36 +359,36 @@ def _payback(b: Mapping[str, np.ndarray]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _plan(b: Mapping[str, np.ndarray], k: np.ndarray, pflop_days: float) -> pd.DataFrame:
-    rows = []
-    for gpu, mode in ((OLD, "rented"), (NEW, "rented"), (OLD, "owned"), (NEW, "owned")):
-        n = costs.workload_gpus(b, gpu, pflop_days)
-        cost = Summary.of(n * costs.hourly(b, gpu, mode) * HOURS_PER_MONTH * k)
-        verb = "rent" if mode == "rented" else "own"
-        rows.append(
-            {
-                "option": f"{verb} {gpu}",
-                "GPUs": _shown(n[0]),
-                "central": _shown(cost.central),
-                "5%": _shown(cost.low),
-                "95%": _shown(cost.high),
-            }
-        )
-    return pd.DataFrame(rows)
+RUN_PRECISION = "bf16"  # a run's time on both generations: the planner's convention (buying.per_run)
 
 
-def _training(b: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    sizes = sorted({wiring.training_sizes()[0], cases.customer_service().params_high, wiring.training_sizes()[1]})
+def run_table(cfg: Config, s: Mapping[str, float]) -> tuple[pd.DataFrame, str]:
+    """One run of the chapter's workload on :data:`OLD` and :data:`NEW`, rented and owned: the figure
+    the buy-or-rent page and the planner give (:func:`analyses.scenario.buying.buy_or_rent`), with its
+    money in the page's currency, and the workload's label."""
+    w = next(w for w in buying.documents_workloads(s) if w.key == cfg["workload"])
+    frame = buying.buy_or_rent([w], s, [OLD, NEW], RUN_PRECISION, mc_samples=cfg["mc_samples"], seed=cfg["seed"])
+    out = frame[["gpu", "basis", "n_gpus", "days", "days_lo", "days_hi", "meets_deadline", "cheapest"]].copy()
+    for col in ("cost_usd", "cost_usd_lo", "cost_usd_hi"):
+        out[col.replace("_usd", "")] = buying.in_currency(frame[col], cfg["currency"], s)
+    return out, w.label
+
+
+def _training(b: Mapping[str, np.ndarray], currency: str) -> pd.DataFrame:
+    """The check of "several million" (001 §0): the compute of pretraining the sizes its reading takes,
+    on owned old-generation GPUs, by the closed form (6·N·D at the scenario's MFU and goodput, no
+    deadline), in ``currency``."""
     rows = []
-    for n in sizes:
-        sm = Summary.of(wiring.training_cost_rmb(b, n))
+    for n in wiring.training_sizes():
+        usd = costs.training_cost(b, n, OLD, "owned")
+        sm = Summary.of(usd * b["usd_cny"] if currency == "RMB" else usd)
         rows.append(
             {
                 "model": f"{stated(n / 1e9)}B",
                 f"{OLD}-hours": _shown(costs.training_hours(b, n, OLD)[0]),
-                "RMB": _shown(sm.central),
-                "RMB 5%": _shown(sm.low),
-                "RMB 95%": _shown(sm.high),
+                f"cost ({currency})": _shown(sm.central),
+                "5%": _shown(sm.low),
+                "95%": _shown(sm.high),
             }
         )
     return pd.DataFrame(rows)
@@ -392,6 +402,7 @@ def compute(cfg: Config) -> Result:
     pfd = {f"{gpu} {mode}": costs.pflop_day_cost(b, gpu, mode) for gpu in (OLD, NEW) for mode in ("owned", "rented")}
     lo, hi = wiring.documents_speedup()
     recommender, readings = _recommender(b)
+    run, run_label = run_table(cfg, s)
     return Result(
         cfg=cfg,
         s=s,
@@ -414,8 +425,9 @@ def compute(cfg: Config) -> Result:
         tornado=tornado_table(cfg),
         payback=_payback(b),
         payback_window=cases.stated_payback_months(),
-        plan=_plan(b, k, cfg["workload_pflop_days_per_month"]),
-        training=_training(b),
+        run=run,
+        run_label=run_label,
+        training=_training(b, cfg["currency"]),
         several_million=wiring.several_million_band(),
         several_million_sizes=tuple(float(n) for n in wiring.band_sizes(s)),
         wasted_share=float(costs.wasted_share(s)),

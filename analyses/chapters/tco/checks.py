@@ -414,12 +414,13 @@ def check_own_42k_vs_rent_80k(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
     def recomputed() -> str:
         r = scenario.ranges(cfg)["server_b300_usd_per_gpu"]
         months_life = 12 * c.depreciation_years
-        capital = c.gpus * r.low * scalar(s["usd_cny"]) / months_life
+        rate = scalar(s["usd_cny"])  # the ledger's money is in the documents' RMB
+        capital = c.gpus * r.low * rate / months_life
         return (
             f"{stated(c.gpus)} owned {NEW}s over {stated(c.depreciation_years)} years cost {amount(scalar(cost), 'RMB', 3)} a month "
-            f"all in; the servers alone at the lowest public price ({amount(r.low, 'USD', 3)} per GPU) are "
+            f"all in; the servers alone at the lowest public price ({amount(r.low * rate, 'RMB', 3)} per GPU) are "
             f"{amount(capital, 'RMB', 3)} a month; {stated_amount(c.own_rmb_per_month)} implies a system price of "
-            f"{amount(own_implied_price(s), 'USD', 2)} per GPU"
+            f"{amount(scalar(own_implied_price(s)) * rate, 'RMB', 2)} per GPU"
         )
 
     saving = 100 * (1 - c.own_rmb_per_month / c.rent_rmb_per_month)

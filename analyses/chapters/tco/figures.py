@@ -10,8 +10,10 @@ from analyses.models import tco
 from analyses.pages import sliders
 from analyses.pages.encodings import LABEL_SIZE, dashes, describe, fixed, number, percent, stack_labels
 from analyses.pages.ledger_html import RECOMPUTED_COLOUR, STATED_COLOUR
+from analyses.pages.notebook import Table, table
+from analyses.scenario import buying
 from analyses.units import settle
-from analyses.units.formats import stated, stated_amount
+from analyses.units.formats import fmt, money, span, stated
 
 STATED = STATED_COLOUR  # stated figures and bands
 PUBLIC = RECOMPUTED_COLOUR  # recomputed intervals
@@ -101,8 +103,11 @@ def recommender_chart(res: Result) -> alt.LayerChart:
 
 
 def tornado_chart(res: Result) -> alt.LayerChart:
-    """Document 001's owned monthly cost with each input at its 5th and 95th percentile, the rest central."""
-    frame, c = res.tornado, res.customer
+    """Document 001's owned monthly cost with each input at its 5th and 95th percentile, the rest central
+    (in the page's currency)."""
+    c = res.customer
+    k, _ = buying.rate_to("RMB", res.unit, res.s)
+    frame = res.tornado.assign(at_low=res.tornado["at_low"] * k, at_high=res.tornado["at_high"] * k)
     bars = (
         alt.Chart(frame)
         .mark_bar()
@@ -110,7 +115,7 @@ def tornado_chart(res: Result) -> alt.LayerChart:
             y=alt.Y("input:N", sort=list(frame["input"]), title=None),
             x=alt.X(
                 "at_low:Q",
-                title=f"monthly cost of the {stated(c.gpus)} owned {NEW}s (RMB)",
+                title=f"monthly cost of the {stated(c.gpus)} owned {NEW}s ({res.unit})",
                 scale=alt.Scale(zero=False),
             ),
             x2="at_high:Q",
@@ -119,8 +124,8 @@ def tornado_chart(res: Result) -> alt.LayerChart:
     )
     marks = pd.DataFrame(
         {
-            "x": [c.own_rmb.central, c.own_stated_rmb],
-            "what": ["central estimate", f"stated {stated_amount(c.own_stated_rmb)}"],
+            "x": [c.own_rmb.central * k, c.own_stated_rmb * k],
+            "what": ["central estimate", f"stated {res.stated_money(c.own_stated_rmb)}"],
         }
     )
     kinds = list(marks["what"])
@@ -137,10 +142,11 @@ def tornado_chart(res: Result) -> alt.LayerChart:
         "span", ascending=False, kind="stable"
     )
     text = (
-        f"Tornado chart of document 001's owned monthly cost ({stated(c.gpus)} {NEW}s, RMB) with each input at its 5th "
-        "and 95th percentile: "
+        f"Tornado chart of document 001's owned monthly cost ({stated(c.gpus)} {NEW}s, {res.unit}) with each input at "
+        "its 5th and 95th percentile: "
         + "; ".join(f"{r.input} {fixed(r.at_low)} to {fixed(r.at_high)}" for r in widest.itertuples())
-        + f"; solid rule: the central estimate {fixed(c.own_rmb.central)}, dashed: the stated {fixed(c.own_stated_rmb)}."
+        + f"; solid rule: the central estimate {fixed(c.own_rmb.central * k)}, dashed: the stated "
+        f"{fixed(c.own_stated_rmb * k)}."
     )
     return describe((bars + lines).properties(width=420, height=22 * len(frame)), text)
 
@@ -160,6 +166,28 @@ def payback_chart(res: Result) -> alt.LayerChart:
     )
 
 
+def _page_slider(res: Result, index: int) -> sliders.Slider:
+    """The chapter's slider ``index`` with a price in the page's currency."""
+    s = res.sliders[index]
+    return sliders.scaled(s, *buying.rate_to(s.unit, res.unit, res.s))
+
+
 def slider_figure(res: Result, index: int) -> alt.Chart:
     """The chapter's slider figure ``index`` (0: the B300/A100 speed-up, 1: the B300 system price)."""
-    return sliders.figure(res.sliders[index])
+    return sliders.figure(_page_slider(res, index))
+
+
+def run_view(res: Result) -> Table:
+    """One run of the chapter's workload on both generations, rented and owned, in words."""
+    rows = [
+        {
+            "GPU": r["gpu"],
+            "basis": r["basis"],
+            "GPUs": f"{int(r['n_gpus']):,}",
+            "days (90%)": f"{fmt(r['days'], '', 2)} ({span(r['days_lo'], r['days_hi'], '', 2)})",
+            f"cost ({res.unit})": money(r["cost"]),
+            "90% range": span(r["cost_lo"], r["cost_hi"], res.unit, 2),
+        }
+        for r in res.run.to_dict("records")
+    ]
+    return table(pd.DataFrame(rows))

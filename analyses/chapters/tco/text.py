@@ -4,9 +4,11 @@ computed from the :class:`Result`, never typed."""
 from __future__ import annotations
 
 from analyses.chapters.tco import NEW, OLD, Result
+from analyses.chapters.tco.figures import _page_slider
 from analyses.chapters.tco.wiring import TCO_ROW
+from analyses.pages import currency as pages_currency
 from analyses.pages import sliders
-from analyses.units.formats import amount, fmt, in_words, months, percent, stated, stated_amount, times
+from analyses.units.formats import amount, fmt, in_words, months, percent, stated, times
 
 
 def _cheaper(ratio: float) -> str:
@@ -124,10 +126,10 @@ def customer_takeaway(res: Result) -> str:
     c = res.customer
     own = c.own_rmb.central
     first = (
-        f"the {in_words(c.gpus)} {NEW}s cost {amount(own, 'RMB', 3)} a month all in, "
-        f"{'above' if own > c.own_stated_rmb else 'at or below'} the stated {stated_amount(c.own_stated_rmb)}"
+        f"the {in_words(c.gpus)} {NEW}s cost {res.money(own)} a month all in, "
+        f"{'above' if own > c.own_stated_rmb else 'at or below'} the stated {res.stated_money(c.own_stated_rmb)}"
     )
-    rent = stated_amount(c.rent_stated_rmb)
+    rent = res.stated_money(c.rent_stated_rmb)
     if own >= c.rent_stated_rmb:
         return first + f"; against the {rent} rental the case's saving reverses."
     return first + f"; against the {rent} rental they save {percent(1 - own / c.rent_stated_rmb)}."
@@ -139,7 +141,7 @@ def tornado_caption(res: Result) -> str:
     top = tor.iloc[0]["input"]
     low = tor[["at_low", "at_high"]].min(axis=1)
     reach = "no single input brings it near" if (low > c.own_stated_rmb).all() else "some inputs alone bring it to"
-    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {stated_amount(c.own_stated_rmb)} (orange, dashed)."
+    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {res.stated_money(c.own_stated_rmb)} (orange, dashed)."
 
 
 def payback_caption(res: Result) -> str:
@@ -176,20 +178,19 @@ def payback_takeaway(res: Result) -> str:
     )
 
 
-def plan_sentence(res: Result) -> str:
-    """The reader's plan: the cheapest option and what it saves against renting the old generation."""
-    plan = res.plan.set_index("option")
-    best = plan["central"].idxmin()
-    rent_old = plan.loc[f"rent {OLD}", "central"]
-    owned = " (owned GPUs kept busy every hour; hours left idle raise their cost in proportion)" if "own" in best else ""
-    return (
-        f"for {fmt(res.cfg['workload_pflop_days_per_month'], 'PFLOP-days', 3)} of useful compute a month the cheapest "
-        f"option is to {best} ({amount(plan.loc[best, 'central'], res.unit, 3)} a month), "
-        f"{percent(1 - plan.loc[best, 'central'] / rent_old)} less than renting {OLD}s{owned}."
-        if best != f"rent {OLD}"
-        else f"for {fmt(res.cfg['workload_pflop_days_per_month'], 'PFLOP-days', 3)} of useful compute a month renting "
-        f"{OLD}s is the cheapest option at these assumptions."
-    )
+def run_sentence(res: Result) -> str:
+    """One run of the chapter's workload: what it costs on each generation, and which is cheaper."""
+    run = res.run.set_index(["gpu", "basis"])
+    parts = []
+    for basis in ("rented", "owned"):
+        old, new = run.loc[(OLD, basis)], run.loc[(NEW, basis)]
+        cheaper = NEW if new["cost"] < old["cost"] else OLD
+        parts.append(
+            f"{basis}, {int(new['n_gpus']):,} {NEW}s take {fmt(new['days'], 'days', 2)} and cost "
+            f"{amount(new['cost'], res.unit, 3)} against {amount(old['cost'], res.unit, 3)} for "
+            f"{int(old['n_gpus']):,} {OLD}s in {fmt(old['days'], 'days', 2)}: {cheaper} is cheaper"
+        )
+    return f"for the {res.run_label}, " + "; ".join(parts) + "."
 
 
 def training_takeaway(res: Result) -> str:
@@ -197,7 +198,7 @@ def training_takeaway(res: Result) -> str:
     lo, hi = res.several_million
     n_lo, n_hi = (n / 1e9 for n in res.several_million_sizes)
     return (
-        f"{stated(lo / 1e6)}-{stated(hi / 1e6)} million RMB is the compute of a {fmt(n_lo, sig=2)}-{fmt(n_hi, sig=2)}B "
+        f"{res.stated_money(lo)} to {res.stated_money(hi)} is the compute of a {fmt(n_lo, sig=2)}-{fmt(n_hi, sig=2)}B "
         f"model on owned {OLD}s; electricity and depreciation of a smaller model's run cost less, and labour comes on top."
     )
 
@@ -213,4 +214,9 @@ def inefficiency_sentence(res: Result) -> str:
 
 def slider_caption(res: Result, index: int) -> str:
     """Caption of slider figure ``index``."""
-    return sliders.caption(res.sliders[index], "tco")
+    return sliders.caption(_page_slider(res, index), "tco")
+
+
+def currency_sentence(res: Result) -> str:
+    """The page's currency and the rate it converts at, with its source and date."""
+    return pages_currency.currency_sentence(res.unit, res.s)

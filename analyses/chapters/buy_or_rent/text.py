@@ -1,0 +1,131 @@
+"""Sentences of the buy-or-rent page, each read from a computed :class:`~analyses.chapters.buy_or_rent.Result`."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analyses.chapters.buy_or_rent import Result
+from analyses.pages.currency import rate_words
+from analyses.scenario import buying
+from analyses.units import SECONDS_PER_DAY
+from analyses.units.formats import duration, fmt, percent, span
+
+
+def money(res: Result, x: float, sig: int = 3) -> str:
+    """An amount in the page's currency."""
+    return str(fmt(x, res.currency, sig))
+
+
+def money_span(res: Result, lo: float, hi: float) -> str:
+    """A 90% range of an amount in the page's currency."""
+    return span(lo, hi, res.currency, 2)
+
+
+def days(x: float) -> str:
+    """A run's length: days from two days up, hours below."""
+    return str(duration(x * SECONDS_PER_DAY))
+
+
+def rate(res: Result) -> str:
+    """The exchange rate the page converts at, with its source and date."""
+    return rate_words(res.s)
+
+
+def basis(res: Result) -> str:
+    """The convention every answer on the page follows, in words."""
+    precision = res.cfg["precision"].upper()
+    on = "every generation" if res.cfg["precision"] == "bf16" else "every generation that has it (A100 in BF16)"
+    currency = (
+        f"in {res.currency}, converted from the USD prices at {rate(res)}"
+        if res.currency != "USD"
+        else f"in USD (RMB at {rate(res)})"
+    )
+    return (
+        f"A run's time is the planner's: the cheapest parallel layout that meets the deadline (the fastest where "
+        f"none does), in {precision} on {on}, failures and checkpoints included. Its cost is the GPU-hours it "
+        "occupies times the price of a GPU-hour: rented, the neocloud rent with storage and network; owned, the "
+        "calendar-hour cost of an owned GPU (capital over the depreciation period at the cost of capital, energy "
+        "at the Chinese tariff of the documents' deployments, hosting, staff), charged for the run's hours only. "
+        f"Amounts are {currency}."
+    )
+
+
+def cheapest_sentence(res: Result, workload: str) -> str:
+    """The answer for one workload: the cheapest rented and owned options, and when owning pays."""
+    rented, owned = res.cheapest(workload, "rented"), res.cheapest(workload, "owned")
+    if rented is None or owned is None:
+        return "No generation can run it: the model fits no layout within the GPUs allowed."
+    miss = "" if rented["meets_deadline"] else " (no generation meets the deadline: the fastest is shown)"
+    rows = res.of(workload)
+    pair = rows[(rows["gpu"] == owned["gpu"]) & (rows["basis"] == "rented")].iloc[0]
+    return (
+        f"Cheapest rented: {int(rented['n_gpus']):,} × {rented['gpu']}, {days(rented['days'])}, "
+        f"{money(res, rented['cost'])} ({money_span(res, rented['cost_lo'], rented['cost_hi'])}){miss}. "
+        f"Cheapest owned: {int(owned['n_gpus']):,} × {owned['gpu']}, {money(res, owned['cost'])} "
+        f"({money_span(res, owned['cost_lo'], owned['cost_hi'])}) for the run's hours, against "
+        f"{money(res, pair['cost'])} to rent the same {owned['gpu']}s: owning them pays only if they are busy more "
+        f"than {percent(owned['break_even_utilisation'])} of the time."
+    )
+
+
+def sensitive_sentence(res: Result, workload: str) -> str:
+    """What moves the cheapest answers most."""
+    parts = []
+    for basis in ("rented", "owned"):
+        row = res.cheapest(workload, basis)
+        if row is None or not row["sensitive_to"]:
+            continue
+        parts.append(
+            f"the {basis} {row['gpu']} run is most sensitive to {row['sensitive_to'].replace(' (90% range)', '')}, "
+            f"which moves it over {money_span(res, row['sensitive_lo'], row['sensitive_hi'])}"
+        )
+    return ("Across the inputs' ranges " + "; ".join(parts) + ".") if parts else ""
+
+
+def not_covered_sentence(res: Result) -> str:
+    """Which generations of the documents' span are missing, and why."""
+    if not res.not_covered:
+        return ""
+    names, one = ", ".join(res.not_covered), len(res.not_covered) == 1
+    return (
+        f"{names} {'is' if one else 'are'} not planned yet: the data hold no InfiniBand cluster configuration, "
+        f"system price or rent for {'it' if one else 'them'}. Adding those rows to data/ adds "
+        f"{'it' if one else 'them'} here without code."
+    )
+
+
+def workload_title(w: buying.Workload) -> str:
+    """A workload in words with its size, tokens and deadline."""
+    return (
+        f"{w.label}: {w.shape.n_params / 1e9:,.3g}B parameters, {fmt(w.tokens, 'tokens', 2)}, "
+        f"within {fmt(w.deadline_days, 'days', 2)}"
+    )
+
+
+def summary_table(res: Result) -> pd.DataFrame:
+    """The cheapest rented and the cheapest owned answer of every workload, one row per workload: the
+    GPUs and days, and the cost with its 90% range (the header names the currency)."""
+    unit = f" {res.currency}"
+    rows = []
+    for w in res.workloads:
+        row = {"workload": w.label}
+        for basis in ("rented", "owned"):
+            r = res.cheapest(w.key, basis)
+            if r is None:
+                row |= {f"cheapest {basis}": "no layout fits", f"{basis} ({res.currency}, 90% range)": "n/a"}
+                continue
+            cost = money(res, r["cost"]).removesuffix(unit)
+            band = money_span(res, r["cost_lo"], r["cost_hi"]).replace(unit, "")
+            row |= {
+                f"cheapest {basis}": f"{int(r['n_gpus']):,} × {r['gpu']}, {days(r['days'])}",
+                f"{basis} ({res.currency}, 90% range)": f"{cost} ({band})",
+            }
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def span_days(row: pd.Series) -> str:
+    """A run's 90% range, in the unit :func:`days` writes its central value in."""
+    if row["days"] * SECONDS_PER_DAY >= 2 * SECONDS_PER_DAY:
+        return span(row["days_lo"], row["days_hi"], "days", 2)
+    return span(row["days_lo"] * 24, row["days_hi"] * 24, "h", 2)

@@ -1,0 +1,49 @@
+"""Sentences of the front page, each read from a computed :class:`~analyses.chapters.intro.Result`."""
+
+from __future__ import annotations
+
+from analyses.chapters.intro import PURCHASE_RULE, Group, Result
+from analyses.units.formats import in_words
+
+TITLES = {
+    "right": "What they get right",
+    "overstates": "What they overstate",
+    "understates": "What they understate",
+    "disagree": "Where the evidence disagrees",
+}
+
+
+def group_sentence(res: Result, group: Group) -> str:
+    """One finding as a short sentence: how many claims, of how many, and what the examples are."""
+    n, total = group.count, res.total
+    among = ", among them:" if len(group.examples) else "."
+    if group.key == "right":
+        return f"{n} of {total} claims agree with the evidence{among}"
+    if group.key == "overstates":
+        return f"{n} of {total} claims state more than the evidence supports{among}"
+    if group.key == "understates":
+        return f"{n} of {total} claims state less than the evidence supports{among}"
+    parts = " and ".join(f"{res.counts[v]} {v}" for v in ("inconsistent", "implausible") if res.counts[v])
+    return (
+        f"{n} of {total} claims disagree with it ({parts}); which way each errs comes with the ledger's direction "
+        f"column{among}"
+    )
+
+
+def lead(res: Result) -> str:
+    """The sentence above the counts."""
+    return (
+        f"Two Chinese marketing articles about NVIDIA B300 training servers make {res.total} quantitative claims. "
+        "The book recomputes each from public, sourced data and gives it a verdict:"
+    )
+
+
+def purchase_head(res: Result) -> str:
+    """The heading of the purchase list."""
+    n = len(res.purchase)
+    return f"The {in_words(n)} claim{'s' if n != 1 else ''} that matter most to a purchase"
+
+
+def purchase_rule(res: Result) -> str:
+    """The rule that picks the purchase list, in words."""
+    return f"Picked by a rule, not by hand: {PURCHASE_RULE}."

@@ -1,0 +1,167 @@
+"""Findings first (issue 23): at 1280 x 800 the front page shows its findings, linked to the ledger, and
+every chapter its verdict box, without scrolling. The built site is the session's (``site``: built once,
+nothing re-executed); one headless Chromium renders it (``browser``)."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from analyses import data
+from analyses.chapters import intro
+from analyses.chapters import ledger as book_ledger
+from analyses.data import REPO_ROOT
+from analyses.pages import links, verdict_box
+
+VIEWPORT = {"width": 1280, "height": 800}
+BOX_GLUE = "```{glue} verdict-box"
+REPLAYING = ("plan", "buy-or-rent")  # chapters without claims of their own that replay the documents' claims
+
+
+def boxed_chapters() -> list[str]:
+    """Every chapter that checks claims, and those that replay them."""
+    return sorted({c.chapter for c in data.claims()} | set(REPLAYING))
+
+
+def _first_screen(page, selector: str) -> list[dict]:
+    """The elements matching ``selector`` that are visible and start inside the first screen."""
+    return page.evaluate(
+        """([sel, h]) => [...document.querySelectorAll(sel)].map(e => {
+              const r = e.getBoundingClientRect();
+              return {top: r.top, bottom: r.bottom, height: r.height, href: e.getAttribute('href') || '',
+                      text: e.textContent.trim(), visible: e.offsetParent !== null && r.height > 0};
+           }).filter(x => x.visible && x.top >= 0 && x.bottom <= h)""",
+        [selector, VIEWPORT["height"]],
+    )
+
+
+@pytest.mark.parametrize("slug", boxed_chapters())
+def test_the_box_is_glued_right_under_each_title(slug):
+    nb = nbformat.read(REPO_ROOT / "book" / f"{slug}.ipynb", as_version=4)
+    title = nb.cells[0].source
+    assert title.startswith("# ") and BOX_GLUE in title.split("\n## ")[0], slug
+
+
+def test_the_box_lists_each_claim_with_its_verdict_and_a_link_to_its_section():
+    frame = book_ledger.ledger("memory")
+    box = verdict_box.verdict_box(frame)
+    html = box._repr_html_()
+    for row in frame.to_dict("records"):
+        assert f'href="#{verdict_box.section_anchor(row["id"])}"' in html
+        assert f"verdict-{row['verdict']}" in html
+    assert repr(box).count("\n") == len(frame)
+    other = verdict_box.verdict_box(frame, page="plan")
+    assert 'href="memory.html#sec-' in other._repr_html_()
+
+
+def test_the_purchase_rule_picks_cost_claims_first_and_never_an_unverifiable_one():
+    rows = book_ledger.assessments()
+    picked = intro.purchase_ranking(rows, 5)
+    assert len(picked) == 5
+    assert all(intro.purchase_figures(a) and a.verdict != "unverifiable" for a in picked)
+    kinds = [a.kind != "cost" for a in picked]
+    assert kinds == sorted(kinds)  # every cost claim before any other
+    checks = [book_ledger.checks(a.claim.chapter)[a.claim.id] for a in picked]
+    assert len(set(checks)) == len(checks)  # one claim per check
+
+
+def test_front_page_shows_findings_with_ledger_links_in_its_first_screen(site, browser):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto((site / "book" / "intro.html").as_uri())
+    shown = _first_screen(page, ".audit-findings a.ledger-link")
+    assert len(shown) >= 5, shown
+    ledger = book_ledger.ledger().set_index("id")
+    ids = set(ledger.index)
+    for link in shown:
+        page_name, _, anchor = link["href"].partition("#")
+        cid = anchor.removeprefix("check-")
+        assert cid in ids and link["href"] == links.check_href(cid, ledger.loc[cid, "chapter"]), link
+    groups = [g["text"] for g in _first_screen(page, ".audit-findings .af-group")]
+    assert any(g.startswith(("✓", "What they get right")) or "get right" in g for g in groups), groups
+    assert any("overstate" in g or "disagree" in g for g in groups), groups
+    lead = _first_screen(page, ".audit-findings .af-lead")
+    assert lead and str(len(ids)) in lead[0]["text"]
+    # the links land on the claim's ledger row in the chapter that checks it
+    target = shown[0]["href"]
+    page.goto((site / "book" / target.partition("#")[0]).as_uri() + "#" + target.partition("#")[2])
+    assert page.locator(f'tr[id="{target.partition("#")[2]}"]').count() == 1
+    page.close()
+
+
+def test_front_page_shows_both_directions_in_its_first_screen(site, browser):
+    """Skipped only while the ledger has no ``direction`` column (issue 22 adds it)."""
+    if not verdict_box.has_direction(book_ledger.ledger()):
+        pytest.skip("the ledger has no direction column yet (issue 22)")
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto((site / "book" / "intro.html").as_uri())
+    groups = " ".join(g["text"] for g in _first_screen(page, ".audit-findings .af-group"))
+    assert "overstate" in groups and "understate" in groups, groups
+    marks = " ".join(d["text"] for d in _first_screen(page, ".audit-findings .direction"))
+    assert "overstates" in marks and "understates" in marks
+    page.close()
+
+
+@pytest.mark.parametrize("slug", boxed_chapters())
+def test_every_chapter_shows_its_verdict_box_without_scrolling(site, browser, slug):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto((site / "book" / f"{slug}.html").as_uri())
+    box = page.locator(".audit-verdict-box")
+    assert box.count() == 1, slug
+    head = _first_screen(page, ".audit-verdict-box .vb-head")
+    rows = _first_screen(page, ".audit-verdict-box li")
+    assert head and rows, (slug, head, rows)
+    # every link of the box resolves to a section of its page (or another chapter's)
+    hrefs = page.evaluate("[...document.querySelectorAll('.audit-verdict-box a')].map(a => a.getAttribute('href'))")
+    for href in hrefs:
+        other, _, anchor = href.partition("#")
+        if other:
+            target = browser.new_page()
+            target.goto((site / "book" / other).as_uri())
+            assert target.locator(f'[id="{anchor}"]').count() == 1, href
+            target.close()
+        else:
+            assert page.locator(f'[id="{anchor}"]').count() == 1, (slug, href)
+    page.close()
+
+
+def test_each_page_stays_under_150_kb(site):
+    """The verdict boxes and the findings are small: no chapter's HTML reaches 150 KB."""
+    sizes = {p.name: p.stat().st_size for p in (site / "book").glob("*.html")}
+    big = {k: v for k, v in sizes.items() if v >= 150_000}
+    assert big == {}, json.dumps(big)
+
+
+def test_the_findings_split_by_direction_once_the_ledger_has_it(monkeypatch):
+    """The front page's direction path, fed a direction column (the ledger's own, once issue 22 adds
+    it, goes through the same code): overstated and understated claims are separate findings, each
+    row says its direction, and the counts add up."""
+    from analyses.chapters.intro import figures
+
+    plain = book_ledger.frame
+    if verdict_box.has_direction(plain(book_ledger.assessments())):
+        pytest.skip("the ledger has its own direction column: the browser test covers it")
+    ways = {"inconsistent": "overstates", "implausible": "understates"}
+    monkeypatch.setattr(
+        book_ledger, "frame", lambda rows: plain(rows).assign(direction=lambda f: f["verdict"].map(ways).fillna(""))
+    )
+    res = intro.compute(intro.SPEC.validate({}))
+    assert [g.key for g in res.groups] == ["right", "overstates", "understates"]
+    assert res.directions == {d: int((res.ledger["verdict"] == v).sum()) for v, d in ways.items()}
+    html = figures.findings(res)._repr_html_()
+    assert "What they overstate" in repr(figures.findings(res)) and "What they understate" in repr(
+        figures.findings(res)
+    )
+    assert "direction-overstates" in html and "direction-understates" in html
+
+
+def test_clip_cuts_at_a_word_and_says_so():
+    assert verdict_box.clip("short enough", 20) == "short enough"
+    assert verdict_box.clip("one two three four", 12) == "one two…"
+    assert verdict_box.short_reason("The stated 2 agrees with the recomputed 2; because the check says so.") == (
+        "Because the check says so."
+    )
+    assert verdict_box.short_reason("Nothing public recomputes this figure; a case.") == (
+        "Nothing public recomputes this figure; a case."
+    )
