@@ -99,6 +99,11 @@ MARGIN_HELP = (
     "below 1, inside the range"
 )
 VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
+# What a column measures, as its header's title (once per table: a page stays small on a phone).
+COLUMN_HELP = {
+    "direction": "; ".join(f"{DIRECTION_SYMBOLS[d]} {d}: {h}" for d, h in DIRECTION_HELP.items()),
+    "margin": MARGIN_HELP,
+}
 
 
 # Shown inside the stated cell (under the English), not as a column of its own: the figures as the
@@ -153,15 +158,15 @@ def ledger_cell(
             return "–", "~"
         word = html.escape(str(value))
         symbol = DIRECTION_SYMBOLS.get(str(value), "")
-        hint = html.escape(DIRECTION_HELP.get(str(value), ""), quote=True)
+        # the word says it; what each word means is the column header's title (once per table, not per row)
         return (
-            f'<span class="direction direction-{word}" title="{hint}"><span aria-hidden="true">{symbol}</span> {word}</span>',
+            f'<span class="direction direction-{word}"><span aria-hidden="true">{symbol}</span> {word}</span>',
             word,
         )
     if column == "margin":
         if _blank(value):
             return "–", "999999"  # no flip point: sorts after every row that has one
-        return f'<span title="{html.escape(MARGIN_HELP, quote=True)}">{float(value):.2f}</span>', f"{float(value):.6f}"
+        return f"{float(value):.2f}", f"{float(value):.6f}"  # what it measures: the header's title
     if column == "document":
         return html.escape(short_document(value)), None  # "000" sorts as the name
     if column == "section":
@@ -264,7 +269,8 @@ def ledger_table(
             heads.append(f'<th scope="col" class="about">{buttons}</th>')
             cols_html.append('<col class="col-about">')
         else:
-            heads.append(f'<th scope="col"><button type="button" data-sort-col="{i}">{label(item)}</button></th>')
+            hint = f' title="{html.escape(COLUMN_HELP[item], quote=True)}"' if item in COLUMN_HELP else ""
+            heads.append(f'<th scope="col"{hint}><button type="button" data-sort-col="{i}">{label(item)}</button></th>')
             cols_html.append(f'<col class="col-{item}">')
     rows = []
     for row in ledger.to_dict("records"):
