@@ -639,6 +639,6 @@ def rule_formula(rule: Rule, stated: Interval, value: str) -> tuple[str, str, di
     wlo = f"({value} / (1 + {tol}) if {value} >= 0 else {value} * (1 + {tol}))"
     whi = f"({value} * (1 + {tol}) if {value} >= 0 else {value} / (1 + {tol}))"
     below, above = f"{hi} < {wlo}", f"{lo} > {whi}"
-    code = f"{_CODE[rule.below]} if {below} else ({_CODE[rule.above]} if {above} else {_CODE['consistent']})"
+    code = f"{_CODE[rule.below]} if {below} else ({_CODE[rule.above]} if {above} else {_CODE[rule.agree]})"
     side = f"-1 if {below} else (1 if {above} else 0)"
     return code, side, {lo: float(stated[0]), hi: float(stated[1]), tol: float(rule.tolerance)}
