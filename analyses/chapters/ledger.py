@@ -31,8 +31,10 @@ LEDGER_COLUMNS = [
     "written",
     "recomputed",
     "verdict",
+    "direction",
     "holds",
     "flips_if",
+    "margin",
     "reason",
     "chapter",
 ]
@@ -144,8 +146,10 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "written": c.written,
                 "recomputed": a.recomputed,
                 "verdict": a.verdict,
+                "direction": a.direction,
                 "holds": a.holds,
                 "flips_if": a.flips_if,
+                "margin": a.margin,
                 "reason": a.reason,
                 "chapter": c.chapter,
             }

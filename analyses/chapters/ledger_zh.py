@@ -60,9 +60,12 @@ def _central(x: Any) -> float:
 
 def recomputed(f: Finding, a: robustness.Assessment) -> str:
     """The recomputed figure in Chinese: the value (or its intrinsic span) and the 90% range over
-    the scenario, or 无 when nothing public recomputes it."""
+    the scenario, or 无 when the check recomputes no figure (nothing public recomputes it, or a
+    source or the claim's own figures decide without one: its reason says which)."""
     if f.value is None:
-        return "无（没有可重算的公开数据）"
+        if a.verdict == "unverifiable":
+            return "无（没有可重算的公开数据）"
+        return "无（判定不依赖重算的数字，见理由）"
     value = _central(f.value)
     lo = min(_central(f.low), value) if f.low is not None else value
     hi = max(_central(f.high), value) if f.high is not None else value

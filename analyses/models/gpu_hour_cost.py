@@ -92,13 +92,15 @@ def owned(
     region: str = "china",
     years: Any = None,
     rate: Any = None,
+    price: Any = None,
 ) -> tco.OwnedCost:
     """Cost of one owned ``gpu`` per calendar hour (USD) by component: capital (server plus network and
     storage, annuity over the depreciation period at the cost of capital), energy at ``tdp_w`` times
     the node overhead and PUE at the ``region``'s tariff, hosting per kW and staff. ``years`` and
-    ``rate`` replace the scenario's depreciation period and cost of capital (a case's own terms)."""
+    ``rate`` replace the scenario's depreciation period and cost of capital (a case's own terms),
+    ``price`` its system price per GPU."""
     return tco.owned_cost_per_gpu_hour(
-        server_price_per_gpu=s[server_name(gpu)],
+        server_price_per_gpu=s[server_name(gpu)] if price is None else price,
         network_storage_fraction=s["network_storage_fraction"],
         depreciation_years=s["depreciation_years"] if years is None else years,
         cost_of_capital=s["cost_of_capital"] if rate is None else rate,

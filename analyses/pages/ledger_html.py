@@ -65,6 +65,7 @@ def verdict_mark_expr(field: str) -> str:
 # and what we found; the lead's columns kind, holds and flips_if where the ledger has them.
 LEDGER_ORDER = (
     "verdict",
+    "direction",
     "id",
     "document",
     "section",
@@ -77,6 +78,7 @@ LEDGER_ORDER = (
     "reason",
     "holds",
     "flips_if",
+    "margin",
 )
 # The colour of each verdict in either theme, once per table rather than on every cell.
 VERDICT_STYLE = (
@@ -86,7 +88,22 @@ VERDICT_STYLE = (
     + "</style>"
 )
 LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "document": "doc", "claim": "claim"}
+# Which way a claim errs, as a word and a symbol (never colour alone): above the evidence, below it.
+DIRECTION_SYMBOLS = {"overstates": "▲", "understates": "▼"}
+DIRECTION_HELP = {
+    "overstates": "the stated figure lies above what the evidence gives, or the claim credits more than it allows",
+    "understates": "the stated figure lies below what the evidence gives",
+}
+MARGIN_HELP = (
+    "how far the flip point lies from the assumption's central value, in units of its 90% range's half-width: "
+    "below 1, inside the range"
+)
 VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
+# What a column measures, as its header's title (once per table: a page stays small on a phone).
+COLUMN_HELP = {
+    "direction": "; ".join(f"{DIRECTION_SYMBOLS[d]} {d}: {h}" for d, h in DIRECTION_HELP.items()),
+    "margin": MARGIN_HELP,
+}
 
 
 # Shown inside the stated cell (under the English), not as a column of its own: the figures as the
@@ -136,6 +153,20 @@ def ledger_cell(
         if _blank(value):
             return "–", "-1"
         return share(float(value)), f"{float(value):.6f}"
+    if column == "direction":
+        if _blank(value):
+            return "–", "~"
+        word = html.escape(str(value))
+        symbol = DIRECTION_SYMBOLS.get(str(value), "")
+        # the word says it; what each word means is the column header's title (once per table, not per row)
+        return (
+            f'<span class="direction direction-{word}"><span aria-hidden="true">{symbol}</span> {word}</span>',
+            word,
+        )
+    if column == "margin":
+        if _blank(value):
+            return "–", "999999"  # no flip point: sorts after every row that has one
+        return f"{float(value):.2f}", f"{float(value):.6f}"  # what it measures: the header's title
     if column == "document":
         return html.escape(short_document(value)), None  # "000" sorts as the name
     if column == "section":
@@ -238,7 +269,8 @@ def ledger_table(
             heads.append(f'<th scope="col" class="about">{buttons}</th>')
             cols_html.append('<col class="col-about">')
         else:
-            heads.append(f'<th scope="col"><button type="button" data-sort-col="{i}">{label(item)}</button></th>')
+            hint = f' title="{html.escape(COLUMN_HELP[item], quote=True)}"' if item in COLUMN_HELP else ""
+            heads.append(f'<th scope="col"{hint}><button type="button" data-sort-col="{i}">{label(item)}</button></th>')
             cols_html.append(f'<col class="col-{item}">')
     rows = []
     for row in ledger.to_dict("records"):

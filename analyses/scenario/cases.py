@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from analyses import data
-from analyses.scenario.generations import NEW, OLD
+
+NEW, OLD = "B300", "A100"  # the generations the documents compare (re-exported by analyses.scenario.generations)
 
 T = TypeVar("T")
 
@@ -75,8 +76,10 @@ class Case:
 REC_GPUS, REC_DAYS = "000-4-128-a100-to-96-b300", "000-4-training-days-28-to-11"
 REC_UTIL, REC_RUNS = "000-4-utilisation-58-to-87", "000-4-experiments-1-to-3"
 REC_COST, REC_UPDATES = "000-4-monthly-cost-47pct-3m-rmb", "000-4-monthly-to-weekly-updates"
+REC_SAVING = "000-4-annual-saving-3m-rmb"
 CS_OWN, CS_RENT, CS_FT = "001-4-own-42k-vs-rent-80k", "001-4-rental-80k-rmb-month", "001-4-finetune-5-to-2p8-days"
 CS_UTIL, CS_RUNS, CS_WORK = "001-4-utilisation-55-to-89", "001-4-runs-per-month-4-plus-6", "001-4-case-workload-7b-13b"
+CS_SERVERS = "001-4-two-4-gpu-b300-servers"
 FINTECH_000, FINTECH_001 = "000-2.4-fintech-crash-every-5-days", "001-2.4-fintech-crash-every-5-days"
 PLAN_TIME = "000-5-node-plan-time"
 
@@ -94,7 +97,7 @@ class Recommender(Case):
     runs_before: float = stated(REC_RUNS, "experiments_per_month_before")  # full training runs per month
     runs_after: float = stated(REC_RUNS, "experiments_per_month_after")
     cost_ratio: float = stated(REC_COST, "cost_reduction_pct", CUT)  # monthly compute cost after / before
-    annual_saving_min_rmb: float = stated(REC_COST, "annual_saving_min_rmb")
+    annual_saving_min_rmb: float = stated(REC_SAVING, "annual_saving_min_rmb")
     update_interval_before_days: float = stated(REC_UPDATES, "update_interval_before_days")
     update_interval_after_days: float = stated(REC_UPDATES, "update_interval_after_days")
     gmv_increase: float = stated("000-4-gmv-8pct", "gmv_increase_pct", PERCENT)
@@ -107,8 +110,8 @@ class Recommender(Case):
 class CustomerService(Case):
     """Document 001, part 4: a customer-service provider moved a rented A100 fine-tune to owned B300s."""
 
-    servers: float = stated(CS_OWN, "servers")
-    gpus_per_server: float = stated(CS_OWN, "gpus_per_server")
+    servers: float = stated(CS_SERVERS, "servers")
+    gpus_per_server: float = stated(CS_SERVERS, "gpus_per_server")
     depreciation_years: float = stated(CS_OWN, "depreciation_years")
     own_rmb_per_month: float = stated(CS_OWN, "cost_after_rmb_per_month")
     rent_rmb_per_month: float = stated(CS_RENT, "cost_per_month_rmb")

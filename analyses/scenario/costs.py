@@ -18,13 +18,18 @@ import numpy as np
 
 from analyses import scenario
 from analyses.models import flops, gpu_hour_cost, tco
-from analyses.scenario import generations
-from analyses.scenario.generations import NEW, OLD, OLD_MFU, SPEEDUP, achieved_flop_per_s
+from analyses.scenario import generations, operations
+from analyses.scenario.generations import NEW, OLD, OLD_MFU, achieved_flop_per_s, speedup
+from analyses.scenario.quantities import named
 
 Scenario = Mapping[str, Any]
 ArrayLike = float | np.ndarray
 REGION = "china"  # the electricity tariff of owned GPUs in the documents' deployments
-BASELINES = ("rent", "rent in China", "keep owned")
+# What an hour of the old generation's work costs (:func:`old_hour_cost`): rented in China (the
+# documents' market), rented at a neocloud, owned at today's market (second-hand) price, owned at
+# the price paid new (a fleet still on the books), or kept with its capital spent (opex only).
+BASELINES = ("rent in China", "rent", "owned", "owned at list", "keep owned")
+LIST_PRICE = "server_a100_list_usd_per_gpu"  # the old generation's system price bought new
 
 
 def priced() -> list[str]:
@@ -48,10 +53,13 @@ def opex(s: Scenario, gpu: str) -> tco.Opex:
     return gpu_hour_cost.opex(s, _tdp(gpu), REGION)
 
 
-def owned(s: Scenario, gpu: str, years: ArrayLike | None = None, rate: ArrayLike | None = None) -> tco.OwnedCost:
+def owned(
+    s: Scenario, gpu: str, years: ArrayLike | None = None, rate: ArrayLike | None = None, price: ArrayLike | None = None
+) -> tco.OwnedCost:
     """Cost of one owned ``gpu`` per calendar hour (USD) by component, from the scenario; ``years`` and
-    ``rate`` replace the scenario's depreciation period and cost of capital (a case's own terms)."""
-    return gpu_hour_cost.owned(s, gpu, _tdp(gpu), REGION, years, rate)
+    ``rate`` replace the scenario's depreciation period and cost of capital (a case's own terms),
+    ``price`` its system price per GPU."""
+    return gpu_hour_cost.owned(s, gpu, _tdp(gpu), REGION, years, rate, price)
 
 
 def rented(s: Scenario, gpu: str) -> np.ndarray:
@@ -64,8 +72,56 @@ def rented_a100_china_cny(s: Scenario) -> np.ndarray:
     return tco.rented_cost_per_gpu_hour(s["rent_a100_china_cny_per_gpu_hour"], s["rental_overhead_fraction"])
 
 
+@named(
+    "old_hour_cost",
+    "cost of an A100-hour",
+    "USD per GPU-hour",
+    "What one hour of the old generation's work costs, by how it is paid for: rent in China (the documents' "
+    "market; 001 §4's case), rent at a neocloud, owned at today's market price, owned at the price paid new (a fleet "
+    "still on the books, as a firm's reported bill), or kept with its capital spent (opex only); storage and network "
+    "included. The claim's words choose the basis",
+    owns=("rent_a100_china_cny_per_gpu_hour", LIST_PRICE),
+    wraps=("rented_cost_per_gpu_hour", "owned_cost_per_gpu_hour"),
+    audit="R10",
+)
+def old_hour_cost(s: Scenario, basis: str = "owned") -> np.ndarray:
+    """Cost (USD) of one hour of an old-generation GPU on ``basis`` (one of :data:`BASELINES`)."""
+    if basis == "rent":
+        return rented(s, OLD)
+    if basis == "rent in China":
+        return rented_a100_china_cny(s) / np.asarray(s["usd_cny"], dtype=float)
+    if basis == "owned":
+        return owned(s, OLD).total
+    if basis == "owned at list":
+        return owned(s, OLD, price=s[LIST_PRICE]).total
+    if basis == "keep owned":
+        return opex(s, OLD).total
+    raise ValueError(f"basis must be one of {BASELINES}, got {basis!r}")
+
+
+@named(
+    "new_hour_cost",
+    "cost of a B300-hour",
+    "USD per GPU-hour",
+    "One owned new-generation GPU per calendar hour: its market system price with network and storage, "
+    "depreciated with the cost of capital, plus energy, hosting and staff; or its neocloud rent",
+    audit="R11",
+)
+def new_hour_cost(s: Scenario, mode: str = "owned") -> np.ndarray:
+    """Cost (USD) of one new-generation GPU-hour, ``mode`` "owned" (all in) or "rented"."""
+    if mode == "owned":
+        return owned(s, NEW).total
+    if mode == "rented":
+        return rented(s, NEW)
+    raise ValueError(f"mode must be 'owned' or 'rented', got {mode!r}")
+
+
 def hourly(s: Scenario, gpu: str, mode: str) -> np.ndarray:
-    """Cost of one ``gpu``-hour (USD), ``mode`` = "owned" (all in) or "rented"."""
+    """Cost of one ``gpu``-hour (USD), ``mode`` = "owned" (all in) or "rented" (a neocloud)."""
+    if gpu == NEW:
+        return new_hour_cost(s, mode)
+    if gpu == OLD:
+        return old_hour_cost(s, "owned" if mode == "owned" else "rent" if mode == "rented" else mode)
     if mode == "owned":
         return owned(s, gpu).total
     if mode == "rented":
@@ -73,47 +129,58 @@ def hourly(s: Scenario, gpu: str, mode: str) -> np.ndarray:
     raise ValueError(f"mode must be 'owned' or 'rented', got {mode!r}")
 
 
-def pflop_day_cost(s: Scenario, gpu: str, mode: str, speedup: ArrayLike | None = None) -> np.ndarray:
+def useful_share(s: Scenario) -> np.ndarray:
+    """Share of a paid GPU-hour that yields kept work: a job's busy share x goodput (owned and rented alike)."""
+    return operations.busy_share(s) * operations.goodput(s)
+
+
+def pflop_day_cost(s: Scenario, gpu: str, mode: str, workload: Any = "pretrain") -> np.ndarray:
     """Cost (USD) of one useful PFLOP-day on ``gpu`` owned or rented, at the scenario's MFU of that
-    generation (the new one's from ``speedup``, a workload's, when given), utilisation and goodput
-    (:func:`analyses.models.tco.cost_per_effective_pflop_day`)."""
+    generation (the new one's at the speed-up of ``workload``, or at a speed-up given as a number), a
+    job's busy share and goodput (:func:`analyses.models.tco.cost_per_effective_pflop_day`)."""
     return tco.cost_per_effective_pflop_day(
-        hourly(s, gpu, mode), achieved_flop_per_s(s, gpu, speedup), 1.0, s["utilisation"], s["goodput"]
+        hourly(s, gpu, mode), achieved_flop_per_s(s, gpu, workload), 1.0, operations.busy_share(s), operations.goodput(s)
     )
 
 
-def same_task_ratio(s: Scenario, mode: str = "owned", speedup: ArrayLike | None = None) -> np.ndarray:
-    """Cost of one task on the new generation over the old, owned or rented, at the scenario's
-    speed-up or at ``speedup`` (e.g. a document's own figure)."""
-    x = s[SPEEDUP] if speedup is None else speedup
-    return tco.same_task_cost_ratio(hourly(s, NEW, mode), hourly(s, OLD, mode), x)
+def same_task_ratio(
+    s: Scenario,
+    mode: str = "owned",
+    x: ArrayLike | None = None,
+    workload: str = "pretrain",
+    old_basis: str | None = None,
+) -> np.ndarray:
+    """Cost of one task on the new generation over the old, owned or rented, at the speed-up of
+    ``workload`` or at ``x`` (e.g. a document's own figure); ``old_basis`` prices the old
+    generation's hours on another basis of :func:`old_hour_cost`."""
+    per_gpu = speedup(s, workload) if x is None else x
+    old = hourly(s, OLD, mode) if old_basis is None else old_hour_cost(s, old_basis)
+    return tco.same_task_cost_ratio(hourly(s, NEW, mode), old, per_gpu)
 
 
-def price_ratio(s: Scenario, mode: str = "owned") -> np.ndarray:
-    """Cost per GPU-hour of the new generation over the old, owned or rented."""
-    return hourly(s, NEW, mode) / hourly(s, OLD, mode)
+def price_ratio(s: Scenario, mode: str = "owned", old_basis: str | None = None) -> np.ndarray:
+    """Cost per GPU-hour of the new generation over the old, owned or rented (or the old on ``old_basis``)."""
+    old = hourly(s, OLD, mode) if old_basis is None else old_hour_cost(s, old_basis)
+    return hourly(s, NEW, mode) / old
 
 
-def payback(s: Scenario, baseline: str = "rent", speedup: ArrayLike | None = None) -> np.ndarray:
+def payback(
+    s: Scenario, baseline: str = "rent in China", x: ArrayLike | None = None, workload: str = "pretrain"
+) -> np.ndarray:
     """Months for one bought new-generation GPU to repay itself against doing the same work the old
-    way (:func:`analyses.models.tco.replacement_payback_months`): ``rent`` old GPUs at a neocloud,
-    ``rent in China``, or ``keep owned`` old GPUs whose capital is spent (only their opex is saved).
-    The speed-up is the scenario's unless ``speedup`` is given."""
-    if baseline == "rent":
-        before = rented(s, OLD)
-    elif baseline == "rent in China":
-        before = rented_a100_china_cny(s) / np.asarray(s["usd_cny"], dtype=float)
-    elif baseline == "keep owned":
-        before = opex(s, OLD).total
-    else:
-        raise ValueError(f"baseline must be one of {BASELINES}, got {baseline!r}")
-    x = s[SPEEDUP] if speedup is None else speedup
-    return tco.replacement_payback_months(capex_per_gpu(s, NEW), x, before, opex(s, NEW).total)
+    way (:func:`analyses.models.tco.replacement_payback_months`): the old generation's hours on
+    ``baseline`` (:func:`old_hour_cost`; "keep owned" saves only their opex). A job's busy share and
+    goodput apply to both sides and cancel; the bought GPU is taken to be scheduled every hour of
+    the month. The speed-up is that of ``workload`` unless ``x`` is given."""
+    per_gpu = speedup(s, workload) if x is None else x
+    return tco.replacement_payback_months(capex_per_gpu(s, NEW), per_gpu, old_hour_cost(s, baseline), opex(s, NEW).total)
 
 
 def workload_gpus(s: Scenario, gpu: str, pflop_days_per_month: ArrayLike) -> np.ndarray:
     """GPUs of ``gpu`` (fractional) that deliver ``pflop_days_per_month`` useful PFLOP-days a month."""
-    return tco.gpus_for_workload(pflop_days_per_month, achieved_flop_per_s(s, gpu), 1.0, s["utilisation"], s["goodput"])
+    return tco.gpus_for_workload(
+        pflop_days_per_month, achieved_flop_per_s(s, gpu), 1.0, operations.busy_share(s), operations.goodput(s)
+    )
 
 
 def training_hours(s: Scenario, params: ArrayLike, gpu: str) -> np.ndarray:
@@ -121,7 +188,7 @@ def training_hours(s: Scenario, params: ArrayLike, gpu: str) -> np.ndarray:
     parameter (:func:`analyses.models.flops.training_flops`, at the scenario's MFU and goodput)."""
     n = np.asarray(params, dtype=float)
     flop = flops.training_flops(n, n * np.asarray(s["tokens_per_param"], dtype=float))
-    return tco.training_gpu_hours(flop, achieved_flop_per_s(s, gpu), 1.0, s["goodput"])
+    return tco.training_gpu_hours(flop, achieved_flop_per_s(s, gpu), 1.0, operations.goodput(s))
 
 
 def training_cost(s: Scenario, params: ArrayLike, gpu: str, mode: str = "owned") -> np.ndarray:
@@ -130,10 +197,10 @@ def training_cost(s: Scenario, params: ArrayLike, gpu: str, mode: str = "owned")
 
 
 def wasted_share(s: Scenario) -> np.ndarray:
-    """Share of paid old-generation GPU time that yields no model FLOPs: ``1 - utilisation x goodput x MFU``."""
-    return 1.0 - np.asarray(s["utilisation"]) * np.asarray(s["goodput"]) * np.asarray(s[OLD_MFU])
+    """Share of paid old-generation GPU time that yields no model FLOPs: ``1 - busy share x goodput x MFU``."""
+    return 1.0 - useful_share(s) * np.asarray(s[OLD_MFU])
 
 
 def idle_share(s: Scenario) -> np.ndarray:
-    """Share of paid GPU time lost to idle hours and reruns only: ``1 - utilisation x goodput``."""
-    return 1.0 - np.asarray(s["utilisation"]) * np.asarray(s["goodput"])
+    """Share of paid GPU time lost to waits and reruns only: ``1 - busy share x goodput``."""
+    return 1.0 - useful_share(s)

@@ -23,14 +23,16 @@ One home for the GPU-level vocabulary every chapter and check shares:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from analyses import data, scenario
 from analyses.models import throughput
+from analyses.scenario.cases import NEW, OLD  # the generations the documents compare
+from analyses.scenario.quantities import named
 
-NEW, OLD = "B300", "A100"  # the generations the documents compare
 NEW_PRECISION, OLD_PRECISION = "fp8", "bf16"  # the precision each one's MFU is measured at
 SPEEDUP = "speedup_b300_a100"  # the scenario's per-GPU speed-up of NEW (FP8) over OLD (BF16)
 OLD_MFU = "mfu_a100_bf16"  # the scenario's MFU of OLD at OLD_PRECISION
@@ -79,27 +81,109 @@ def peak_flops(name: str) -> float:
     raise KeyError(f"the scenario's speed-up compares {NEW} with {OLD}, not {name}")
 
 
-def achieved_flop_per_s(s: Mapping[str, Any], name: str, x: Any = None) -> np.ndarray:
-    """Model FLOP/s per GPU of a busy, healthy job: the old generation's dense peak × its MFU, the new
-    one's that × the per-GPU speed-up (the scenario's, or ``x``: a workload's, :func:`speedup`)."""
-    base = throughput.effective_flops_per_s(peak_flops(OLD), s[OLD_MFU])
-    if name == OLD:
-        return base
-    if name == NEW:
-        return base * np.asarray(s[SPEEDUP] if x is None else x, dtype=float)
-    raise KeyError(f"the scenario's speed-up compares {NEW} with {OLD}, not {name}")
+# --------------------------------------------------------------------------------------------
+# The per-GPU speed-up of each workload the documents describe
+# --------------------------------------------------------------------------------------------
 
 
-def speedup(s: Mapping[str, Any], workload: Any = None) -> np.ndarray:
-    """The per-GPU speed-up of :data:`NEW` over :data:`OLD` on ``workload`` (an
-    :class:`analyses.scenario.speedups.Workload`; None: the reference workload, ``s[SPEEDUP]`` itself).
+@dataclass(frozen=True)
+class Workload:
+    """A training workload a claim is about: what runs, at what size and precision, on how many GPUs.
+
+    The speed-up of :data:`NEW` over :data:`OLD` depends on it (a 13B pretraining in FP8, a fine-tune
+    on one 8-GPU server, a recommender); :func:`speedup` gives it for each one from the calibrated
+    step-time model (:func:`model_workload` is the model's description of it)."""
+
+    id: str
+    label: str
+    params: float | None  # parameters of the model (None: not stated)
+    precision: str  # the new generation's training precision the claim implies
+    gpus: str  # the GPU counts the claim states or implies, in words
+    claim: str = ""  # the claim whose case or anecdote defines it (:func:`analyses.scenario.cases.workload`)
+
+
+WORKLOADS: dict[str, Workload] = {
+    w.id: w
+    for w in (
+        Workload("pretrain", "dense transformer pretraining (the documents' per-GPU claims)", None, "fp8", "any"),
+        Workload("pretrain-100b", "pretraining a 100B-class dense model", 1e11, "fp8", "hundreds"),
+        Workload(
+            "pretrain-13b", "pretraining a 13B model (000 §2.1 anecdote)", 1.3e10, "fp8", "not stated",
+            "000-2.1-13b-anecdote-days",
+        ),
+        Workload("pretrain-10b", "pretraining a 10B model on 4-8 B300 nodes (000 §5 plan)", 1e10, "fp8", "32-64"),
+        Workload(
+            "pretrain-7b", "pretraining a 7B model (001 §2.1 anecdote)", 7e9, "fp8", "not stated",
+            "001-2.1-7b-anecdote-days",
+        ),
+        Workload(
+            "sweep-8b", "an 8B hyper-parameter sweep, one 8-GPU server per run (001 §2.5)", 8e9, "fp8", "6 x 8",
+            "001-2.5-hyperparam-sweep-36-to-9-days",
+        ),
+        Workload(
+            "finetune", "full fine-tunes of 7B-13B models on two 4-GPU servers (001 §4 case)", 1.3e10, "bf16", "8",
+            "001-4-finetune-5-to-2p8-days",
+        ),
+        Workload(
+            "recommender", "a multimodal recommender, 128 A100 -> 96 B300 (000 §4 case)", None, "bf16", "128 -> 96",
+            "000-4-training-days-28-to-11",
+        ),
+        Workload("risk-10b", "a 10B risk model (the fintech anecdote of both §2.4)", 1e10, "fp8", "not stated"),
+    )
+}
+PLAN_GPUS = 64  # 000 §5's plan at its upper size: 8 nodes of 8 B300s
+
+
+def model_workload(workload: str) -> Any:
+    """The step-time model's workload (:class:`analyses.scenario.speedups.Workload`) of one of
+    :data:`WORKLOADS`, or None for the reference workload of the scenario's :data:`SPEEDUP`.
+
+    A claim with a case or anecdote of its own takes :func:`analyses.scenario.cases.workload` (the
+    nearest decoder of ``data/model_shapes.csv``, the case's GPUs and batch), at the precision listed
+    here for the new generation; the 10B plan and the 10B risk model take the nearest decoder to 10B
+    at the reference's batch (the plan at :data:`PLAN_GPUS`)."""
+    from analyses.scenario import cases, speedups  # noqa: F811 (the planner's search, on the floor it lives on)
+
+    if workload not in WORKLOADS:
+        raise KeyError(f"unknown workload '{workload}'; the workloads are: {', '.join(WORKLOADS)}")
+    w = WORKLOADS[workload]
+    central = scenario.values()
+    ref = speedups.reference(central)
+    if w.claim:
+        found = cases.workload(w.claim, central)
+        base = ref if found is None else found
+    elif w.params is None or w.params == 1e11:
+        return None  # the reference workload itself: the documents' 100B class
+    else:
+        base = speedups.with_(ref, label=f"{w.label}", shape=speedups.nearest_shape(w.params))
+        if w.id == "pretrain-10b":
+            base = speedups.with_(base, gpus=PLAN_GPUS)
+    model = speedups.with_(base, label=w.label, new_precision=w.precision)
+    return None if model == ref else model
+
+
+@named(
+    "speedup",
+    "B300/A100 per-GPU speed-up of a workload",
+    "x",
+    "Model FLOP/s per GPU of the new generation over the old on the claim's workload (its size, precision and "
+    "GPU count): the scenario's speed-up (the calibrated step-time model's, on the reference 100B workload) scaled "
+    "by the model's ratio between the claim's workload and the reference",
+    owns=(SPEEDUP,),
+    wraps=("model_speedup",),
+    audit="R9",
+)
+def speedup(s: Mapping[str, Any], workload: Any = "pretrain") -> np.ndarray:
+    """The per-GPU speed-up of :data:`NEW` over :data:`OLD` on ``workload``: a key of :data:`WORKLOADS`,
+    an :class:`analyses.scenario.speedups.Workload`, or None (the reference workload, ``s[SPEEDUP]``).
 
     ``s[SPEEDUP] × model(workload) / model(reference)``: the scenario's speed-up (floats or arrays of
     draws) scaled by the step-time model's ratio of the two workloads' speed-ups at the central
-    scenario. One definition for every claim: a claim about a 13B pretraining, an 8-GPU fine-tune or
-    the documents' generic "training" asks this function with its own workload.
-    """
+    scenario. The one place a check or chapter obtains it: a claim about a 13B pretraining, an 8-GPU
+    fine-tune or the documents' generic "training" asks this function with its own workload."""
     x = np.asarray(s[SPEEDUP], dtype=float)
+    if isinstance(workload, str):
+        workload = model_workload(workload)
     if workload is None:
         return x
     return x * workload_factor(workload)
@@ -124,8 +208,27 @@ def workload_factor(workload: Any) -> float:
     return speedups.model_speedup(workload, NEW, OLD, central) / speedups.model_speedup(ref, NEW, OLD, central)
 
 
-def mfu(s: Mapping[str, Any], name: str, x: Any = None) -> np.ndarray:
+def _per_gpu(s: Mapping[str, Any], workload: Any) -> np.ndarray:
+    """The speed-up ``workload`` stands for: a workload (a key of :data:`WORKLOADS`, a model workload,
+    None) through :func:`speedup`, or a speed-up already computed (a number or array of draws)."""
+    if workload is None or isinstance(workload, str) or not isinstance(workload, (int, float, np.ndarray, list)):
+        return speedup(s, workload)
+    return np.asarray(workload, dtype=float)
+
+
+def achieved_flop_per_s(s: Mapping[str, Any], name: str, workload: Any = "pretrain") -> np.ndarray:
+    """Model FLOP/s per GPU of a busy, healthy job: the old generation's dense peak × its MFU, the new
+    one's that × the speed-up of ``workload`` (a workload, or a speed-up already computed: a number)."""
+    base = throughput.effective_flops_per_s(peak_flops(OLD), s[OLD_MFU])
+    if name == OLD:
+        return base
+    if name == NEW:
+        return base * _per_gpu(s, workload)
+    raise KeyError(f"the scenario's speed-up compares {NEW} with {OLD}, not {name}")
+
+
+def mfu(s: Mapping[str, Any], name: str, workload: Any = "pretrain") -> np.ndarray:
     """MFU of :data:`NEW` or :data:`OLD` in the scenario; for the new generation
-    ``speedup × peak_old × MFU_old / peak_new`` (the achieved rate over its own dense peak; ``x`` a
-    workload's speed-up instead of the scenario's)."""
-    return achieved_flop_per_s(s, name, x) / peak_flops(name)
+    ``speedup × peak_old × MFU_old / peak_new`` (the achieved rate over its own dense peak; ``workload``
+    a workload or a speed-up already computed)."""
+    return achieved_flop_per_s(s, name, workload) / peak_flops(name)

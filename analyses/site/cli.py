@@ -289,11 +289,17 @@ def cmd_verdicts(args: argparse.Namespace) -> int:
 
         sys.stdout.write(ledger_text(frame, args.format))
     else:
-        shown = frame[["id", "chapter", "verdict", "recomputed"]].copy()
+        from analyses.pages.ledger_html import DIRECTION_SYMBOLS
+
+        shown = frame[["id", "chapter", "verdict", "direction", "margin", "recomputed"]].copy()
+        shown["direction"] = [f"{DIRECTION_SYMBOLS[d]} {d}" if d else "" for d in shown["direction"]]
+        shown["margin"] = ["" if m is None or m != m else f"{m:.2f}" for m in shown["margin"]]
         shown["recomputed"] = shown["recomputed"].str.slice(0, 70)
         print(shown.to_string(index=False))
         counts = frame["verdict"].value_counts()
+        directions = frame["direction"][frame["direction"] != ""].value_counts()
         print("\n" + ", ".join(f"{k}: {v}" for k, v in counts.items()) + f" ({len(frame)} claims)")
+        print(", ".join(f"{DIRECTION_SYMBOLS[k]} {k}: {v}" for k, v in directions.items()))
     return 0
 
 

@@ -7,23 +7,38 @@ reading of the document's words), the recomputed value in the same unit, and the
 explain it. It never decides a verdict: the rule of the claim's kind does (:data:`RULES`), with the
 kind's tolerance, in this order:
 
-1. nothing public recomputes the figure (``value=None``): ``unverifiable``;
-2. an authoritative fact contradicts the claim (``contradiction``): ``inconsistent``;
+1. an authoritative fact contradicts the claim (``contradiction``, or a credited feature the
+   compared generation already had): ``inconsistent``;
+2. nothing public recomputes the figure (``value=None``): ``unverifiable``;
 3. an internal figure of the claim fails its own arithmetic (``arithmetic``): ``inconsistent``;
 4. a ``business`` claim that survives 1-3: ``unverifiable`` (nothing public links it to hardware);
 5. otherwise the stated interval is compared with the recomputed interval widened by the kind's
-   relative tolerance: overlapping is ``consistent``; a stated figure above it gets the kind's
-   ``above`` verdict, one below it the kind's ``below`` verdict.
+   relative tolerance: overlapping gets the kind's ``agree`` verdict (``consistent``, except for an
+   anecdote, which nothing public can confirm: ``unverifiable``, called plausible); a stated figure
+   above it gets the kind's ``above`` verdict, one below it the kind's ``below`` verdict.
+
+A claim credited to B300 for a feature an older generation already had is judged by one rule
+(:class:`Credit`): where the claim or its comparison column says the older GPU lacks it, the
+datasheet contradicts it (step 2); elsewhere the reason names the generation that had it first.
+
+Every verdict other than ``consistent`` and ``unverifiable`` has a direction (:func:`direction`):
+``overstates`` when the stated figure lies above what the evidence gives (or the claim credits
+more than the evidence allows), ``understates`` when it lies below.
+
+A vague word or a window choice is an input too: a check names the reading it takes (``taken``)
+and each reasonable alternative (:class:`Reading`), and ``holds`` counts them with the scenario.
 
 Robustness (:func:`analyses.verdicts.robustness.assess`): the verdict at the scenario's central values is the ledger's verdict;
-``holds`` is the share of joint draws of the scenario's ranges (the inputs the check reads) in
-which the same rule gives the same verdict, and ``flips_if`` names the single input, varied alone
-within its 90% range, whose smallest change flips it, and the threshold. Checks are written with
+``holds`` is the share of (reading x joint draw of the scenario's ranges) in which the same rule
+gives the same verdict, and ``flips_if`` names the single input, varied alone, whose smallest
+change flips it, and the threshold, even where that lies outside the input's 90% range
+(``margin``: how far, in units of that range's half-width). Checks are written with
 numpy so that one call evaluates the central scenario, the draws and every one-input grid at once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
@@ -56,10 +71,11 @@ class Rule:
     above: str  # verdict when the stated figure lies above the widened interval
     below: str  # verdict when it lies below
     basis: str | Callable[[], str]  # why this tolerance (a callable where the reason is computed)
+    agree: str = "consistent"  # verdict when the stated figure overlaps the widened interval
 
     @property
     def one_sided(self) -> bool:
-        return self.below == "consistent" or self.above == "consistent"
+        return self.below == self.agree or self.above == self.agree
 
     def basis_text(self) -> str:
         return self.basis() if callable(self.basis) else self.basis
@@ -76,6 +92,12 @@ class Rule:
             if self.above != self.below
             else f"outside it on either side, {self.above}"
         )
+        if self.agree == "unverifiable":
+            return (
+                f"{self.covers}. Nothing public records the deployment, so it is unverifiable: plausible when the stated "
+                f"figure overlaps or falls short of what the hardware delivers, widened by "
+                f"{fmt(self.tolerance, pct=True, sig=2)}; above it, {self.above}. Tolerance: {self.basis_text()}."
+            )
         return (
             f"{self.covers}. Consistent when the stated figure overlaps the recomputed one widened by "
             f"{fmt(self.tolerance, pct=True, sig=2)}; {sides}. Tolerance: {self.basis_text()}."
@@ -124,11 +146,12 @@ RULES: dict[str, Rule] = {
             "not exceed it",
             MODEL_TOLERANCE,
             "implausible",
-            "consistent",
+            "unverifiable",
             lambda: (
                 f"the same {fmt(MODEL_TOLERANCE, pct=True, sig=2)} as for capability, since an anecdote is compared "
                 "with what the hardware can deliver"
             ),
+            agree="unverifiable",
         ),
         Rule(
             "arithmetic",
@@ -215,6 +238,96 @@ class Arithmetic:
     value: Number
 
 
+_KEEP: Any = type("Keep", (), {"__repr__": lambda self: "KEEP"})()  # a Reading leaves this field as the check gave it
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Another reasonable reading of a claim's vague word or window choice, as what it changes.
+
+    ``label`` says it in a few words ("数小时 as 2-9 hours", "the 2015-2020 window"); the other
+    fields replace the finding's own under this reading (floats or arrays like the finding's).
+    ``holds`` counts every reading with the reading taken, each as likely, and the reason names
+    each reading under which the verdict would differ.
+    """
+
+    label: str
+    stated: Interval | None = None
+    value: Any = _KEEP
+    low: Any = _KEEP
+    high: Any = _KEEP
+    contradiction: Any = _KEEP
+    arithmetic: Any = _KEEP
+    credits: Any = _KEEP
+
+    def apply(self, f: Finding) -> Finding:
+        """The finding as this reading makes it."""
+        changes = {k: getattr(self, k) for k in ("value", "low", "high", "contradiction", "arithmetic", "credits")}
+        changes = {k: v for k, v in changes.items() if v is not _KEEP}
+        if self.stated is not None:
+            changes["stated"] = self.stated
+        if "value" in changes and "low" not in changes:
+            changes["low"] = None
+        if "value" in changes and "high" not in changes:
+            changes["high"] = None
+        return dataclasses.replace(f, readings=(), strict=None, **changes)
+
+
+@dataclass(frozen=True)
+class Credit:
+    """A feature (a row of ``data/features.csv``) that a claim credits to the new generation.
+
+    One rule for every such row: where the claim says, or its comparison column implies, that the
+    generation it compares with (``against``, the documents' A100 unless given) lacks the feature,
+    and that generation's datasheet or user guide shows it, the claim is contradicted
+    (``inconsistent``, overstating); where it only says the new generation has the feature, the
+    kind's rule judges the stated effect and the reason names the generation that had it first.
+    """
+
+    feature: str
+    compared: bool = False
+    against: str = ""
+
+    @functools.cached_property
+    def row(self) -> dict[str, Any]:
+        table = data.table("features").set_index("feature")
+        if self.feature not in table.index:
+            raise KeyError(f"feature '{self.feature}' is not in data/features.csv; it has: {', '.join(table.index)}")
+        return table.loc[self.feature].to_dict()
+
+    @property
+    def older(self) -> str:
+        from analyses.scenario.generations import OLD
+
+        return self.against or OLD
+
+    @property
+    def older_had_it(self) -> bool:
+        """Whether the generation compared with already had the feature (launch order of data/gpus.csv)."""
+        ladder = data.gpu_names()
+        return ladder.index(str(self.row["first_gpu"])) <= ladder.index(self.older)
+
+    @property
+    def contradicts(self) -> bool:
+        return self.compared and self.older_had_it
+
+    def first_text(self) -> str:
+        row = self.row
+        when = str(row["available"])[:4]
+        return f"{row['name']} came with {row['first_gpu']} ({when})"
+
+    def clause(self) -> str:
+        """The rule's words for this row."""
+        from analyses.scenario.generations import NEW
+
+        row = self.row
+        if self.contradicts:
+            return f"{self.older} already has {row['name']} ({row['evidence']}): the claim credits {NEW} with what {self.older} had"
+        if self.older_had_it:
+            return f"not new with {NEW}: {row['name']} ({row['evidence']})"
+        return f"{self.first_text()}, after {self.older}"
+
+
 @dataclass(frozen=True)
 class Finding:
     """What a check recomputes for its claim (see the module docstring for how a verdict follows).
@@ -223,9 +336,12 @@ class Finding:
     scenario draw). ``low``/``high`` are an intrinsic span around ``value`` that does not come from
     the scenario (a fit's confidence interval, the span of published figures); they default to
     ``value``. ``recomputed`` and ``context`` are strings or zero/one-argument callables evaluated
-    only at the central scenario (``context`` receives the verdict). ``strict`` is the stated
-    interval under the strictest reasonable reading of a vague word, and ``reading`` says which
-    reading ``stated`` took.
+    only at the central scenario (``context`` receives the verdict). ``reading`` says in full which
+    reading of the claim's vague words ``stated`` took, ``taken`` names it in a few words for the
+    reason, and ``readings`` are the other reasonable ones (:class:`Reading`); ``strict`` is the
+    stated interval under the strictest reading, a reading of its own. ``direction`` names the
+    claim's error where the figures alone do not (a contradicted claim); ``credits`` are the
+    features the claim credits to the new generation (:class:`Credit`).
     """
 
     stated: Interval
@@ -240,6 +356,24 @@ class Finding:
     reading: str = ""
     strict: Interval | None = None
     sig: int = 3  # significant figures of the figures the reason prints
+    taken: str = ""
+    readings: tuple[Reading, ...] = ()
+    direction: str = ""
+    credits: tuple[Credit, ...] = ()
+    documents: tuple[Reading, ...] = ()  # the claim at the documents' own figure (said in the reason, not counted)
+
+    @property
+    def contradicting_credit(self) -> Credit | None:
+        """The first credited feature the compared generation already had, where the claim says it lacks it."""
+        return next((c for c in self.credits if c.contradicts), None)
+
+    def alternatives(self) -> tuple[tuple[str, Finding], ...]:
+        """(label, finding) under each other reading, the strict one included."""
+        out = [(r.label, r.apply(self)) for r in self.readings]
+        if self.strict is not None:
+            label = f"strictly, {show_interval(self.strict, self.unit, self.sig, as_stated=True)}"
+            out.append((label, dataclasses.replace(self, strict=None, readings=(), stated=self.strict)))
+        return tuple(out)
 
 
 CheckFn = Callable[[data.Claim, Mapping[str, Any], Mapping[str, Any]], Finding]
@@ -279,22 +413,22 @@ def _compare(stated: Interval, lo: np.ndarray, hi: np.ndarray, rule: Rule) -> np
     whi = np.where(hi >= 0, hi * t, hi / t)
     above = stated[0] > whi
     below = stated[1] < wlo
-    out = np.full(lo.shape, _CODE["consistent"])
+    out = np.full(lo.shape, _CODE[rule.agree])
     out = np.where(above, _CODE[rule.above], out)
     return np.where(below, _CODE[rule.below], out)
 
 
 def _arith_ok(a: Arithmetic, n: int) -> np.ndarray:
     v = as_array(a.value, n)
-    return _compare(a.stated, v, v, RULES["arithmetic"]) == _CODE["consistent"]
+    return _compare(a.stated, v, v, RULES["arithmetic"]) == _CODE[RULES["arithmetic"].agree]
 
 
 def verdict_codes(f: Finding, rule: Rule, n: int, stated: Interval | None = None) -> np.ndarray:
     """The rule applied to ``f`` at each of ``n`` scenario points (codes into :data:`VERDICTS`)."""
+    if f.contradiction or f.contradicting_credit is not None:
+        return np.full(n, _CODE["inconsistent"])
     if f.value is None:
         return np.full(n, _CODE["unverifiable"])
-    if f.contradiction:
-        return np.full(n, _CODE["inconsistent"])
     arith = np.ones(n, dtype=bool)
     for a in f.arithmetic:
         arith &= _arith_ok(a, n)
@@ -364,6 +498,62 @@ def show_interval(iv: Interval, unit: str, sig: int = 3, as_stated: bool = False
     return f"{a}–{b}"
 
 
+def _side(stated: Interval, lo: float, hi: float, rule: Rule) -> str:
+    """ "above" or "below" where ``stated`` lies outside [lo, hi] widened by the rule's tolerance, else ""."""
+    t = 1.0 + rule.tolerance
+    whi = hi * t if hi >= 0 else hi / t
+    wlo = lo / t if lo >= 0 else lo * t
+    if stated[0] > whi:
+        return "above"
+    if stated[1] < wlo:
+        return "below"
+    return ""
+
+
+def _span(f: Finding) -> tuple[float, float, float]:
+    """(value, low, high) of a finding at the central scenario."""
+    value = float(np.asarray(f.value))
+    lo = float(np.asarray(f.low)) if f.low is not None else value
+    hi = float(np.asarray(f.high)) if f.high is not None else value
+    return value, min(lo, value), max(hi, value)
+
+
+DIRECTIONS = ("overstates", "understates")
+
+
+def direction(f: Finding, rule: Rule, verdict: str) -> str:
+    """Which way the claim errs against the evidence: ``overstates`` (the stated figure lies above
+    what the evidence gives, or the claim credits more than it allows), ``understates`` (below), or
+    "" for a ``consistent`` or ``unverifiable`` verdict. A check names it (``direction``) where the
+    figures alone cannot: a claim an authoritative fact contradicts.
+
+    An ``unverifiable`` anecdote whose figure lies on one side of what the hardware delivers, beyond the
+    tolerance, carries that side too (most fall short: ``understates``), so a reader sees which way the
+    documents' unchecked stories lean; one with nothing to compare it with has none."""
+    if verdict == "consistent":
+        return ""
+    if verdict == "unverifiable":
+        if rule.kind != "anecdote" or f.value is None or f.contradiction or f.contradicting_credit is not None:
+            return ""
+        _, lo, hi = _span(f)
+        return {"above": "overstates", "below": "understates"}.get(_side(f.stated, lo, hi, rule), "")
+    if f.direction:
+        if f.direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}, got {f.direction!r}")
+        return f.direction
+    if f.contradicting_credit is not None:
+        return "overstates"
+    for a in f.arithmetic:
+        if not bool(_arith_ok(a, 1)[0]):
+            v = float(np.asarray(a.value))
+            side = _side(a.stated, v, v, RULES["arithmetic"])
+            return {"above": "overstates", "below": "understates"}.get(side, "")
+    if f.value is None or f.contradiction:
+        return ""
+    value, lo, hi = _span(f)
+    return {"above": "overstates", "below": "understates"}.get(_side(f.stated, lo, hi, rule), "")
+
+
 def recomputed_figure(f: Finding) -> str:
     """The recomputed figure as a reason prints it: the value at the scenario's central values, or the
     span the check gives with it ("5.7 months", "57,000 RMB–12 million RMB"); "" when there is none."""
@@ -377,17 +567,20 @@ def recomputed_figure(f: Finding) -> str:
 
 def rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
     """The rule's part of a reason: which comparison decided the verdict."""
+    if f.contradicting_credit is not None:
+        return f.contradicting_credit.clause()
+    if f.contradiction:
+        return f.contradiction
     if f.value is None:
         if rule.kind == "business":
             return "a business result of an unnamed company, which nothing public links to its hardware"
         return "nothing public recomputes this figure"
-    if f.contradiction:
-        return f.contradiction
     for a in f.arithmetic:
         if not bool(_arith_ok(a, 1)[0]):
+            label, unit = (a.label[: -len(" (%)")], "%") if a.label.endswith(" (%)") else (a.label, "")
             return (
-                f"by the documents' own figures {a.label} is {show(float(np.asarray(a.value)), '', f.sig)}, "
-                f"not the stated {show_interval(a.stated, '', f.sig, as_stated=True)}"
+                f"by the documents' own figures {label} is {show(float(np.asarray(a.value)), '', f.sig)}{unit}, "
+                f"not the stated {show_interval(a.stated, '', f.sig, as_stated=True)}{unit}"
             )
     if rule.kind == "business":
         return "a business result of an unnamed company, which nothing public links to its hardware"
@@ -397,12 +590,20 @@ def rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
     recomputed = recomputed_figure(f)
     said = show_interval(f.stated, f.unit, f.sig, as_stated=True)
     tol = fmt(rule.tolerance, pct=True, sig=2)
-    if verdict == "consistent":
-        if f.stated[1] < min(lo, value) / (1 + rule.tolerance) and rule.below == "consistent":
+    if verdict == rule.agree:
+        short = f.stated[1] < lo / (1 + rule.tolerance) and rule.below == rule.agree
+        if rule.agree == "unverifiable":
+            fits = (
+                f"falls short of the recomputed {recomputed}, as a deployment may"
+                if short
+                else f"agrees with the recomputed {recomputed} within the {rule.kind} tolerance of {tol}"
+            )
+            return f"plausible: the stated {said} {fits}, but nothing public records this deployment"
+        if short:
             what = "an anecdote may fall short of" if rule.kind == "anecdote" else "the advice needs no more than"
             return f"the stated {said} is below the recomputed {recomputed}, and {what} what the hardware delivers"
         return f"the stated {said} agrees with the recomputed {recomputed} within the {rule.kind} tolerance of {tol}"
-    side = "above" if f.stated[0] > max(hi, value) else "below"
+    side = "above" if f.stated[0] > hi else "below"
     return f"the stated {said} lies {side} the recomputed {recomputed} by more than the {rule.kind} tolerance of {tol}"
 
 
@@ -438,6 +639,6 @@ def rule_formula(rule: Rule, stated: Interval, value: str) -> tuple[str, str, di
     wlo = f"({value} / (1 + {tol}) if {value} >= 0 else {value} * (1 + {tol}))"
     whi = f"({value} * (1 + {tol}) if {value} >= 0 else {value} / (1 + {tol}))"
     below, above = f"{hi} < {wlo}", f"{lo} > {whi}"
-    code = f"{_CODE[rule.below]} if {below} else ({_CODE[rule.above]} if {above} else {_CODE['consistent']})"
+    code = f"{_CODE[rule.below]} if {below} else ({_CODE[rule.above]} if {above} else {_CODE[rule.agree]})"
     side = f"-1 if {below} else (1 if {above} else 0)"
     return code, side, {lo: float(stated[0]), hi: float(stated[1]), tol: float(rule.tolerance)}

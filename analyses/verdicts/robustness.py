@@ -18,6 +18,7 @@ import numpy as np
 
 from analyses import data, scenario
 from analyses.models.uncertainty import INTERVAL_LEVEL, Z90
+from analyses.scenario import generations, quantities
 from analyses.units.formats import fmt
 from analyses.verdicts import (
     RULES,
@@ -27,6 +28,7 @@ from analyses.verdicts import (
     Interval,
     Rule,
     as_array,
+    direction,
     recomputed_figure,
     rule_clause,
     sentence,
@@ -40,7 +42,9 @@ from analyses.verdicts import (
 # --------------------------------------------------------------------------------------------
 
 DRAWS = 1000  # joint scenario draws per claim for `holds`
+NO_FIGURE = "nothing: no figure is recomputed, so no assumption turns it"  # flips_if of a row without a value
 GRID = 41  # points per input across its 90% range for `flips_if`
+BEYOND = 24  # points per side between the 90% range and the values a reader may set, for flips outside the range
 DRAWS_SLOW, GRID_SLOW = 48, 9  # the same for checks that are not vectorised
 DRAW_SEED = 2026  # every assumption has its own stream from this seed: every claim sees the same draws
 
@@ -82,6 +86,10 @@ class Assessment:
     stated: Interval | None = None
     unit: str = ""
     flip: dict[str, Any] | None = field(default=None, compare=False)
+    direction: str = ""
+    margin: float | None = None  # |flip point's score| / the 90% range's half-width: below 1 flips inside the range
+    readings: tuple[tuple[str, str], ...] = ()  # (label, verdict) of every other reading at the central scenario
+    quantities: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # named quantities the check used, with their arguments
     sig: int = 3  # significant figures the check writes its figures to
     figure: str = ""  # the recomputed figure as the reason prints it (:func:`analyses.verdicts.recomputed_figure`)
 
@@ -96,17 +104,23 @@ def _call(fn: CheckFn, claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str
 def _evaluate(
     fn: CheckFn, claim: data.Claim, batch: Mapping[str, np.ndarray], cfg: Mapping[str, Any], n: int, rule: Rule
 ):
-    """(verdict codes, values) of the check on ``n`` scenario points."""
+    """(verdict codes, values, codes under each other reading) of the check on ``n`` scenario points."""
     if getattr(fn, "vectorised", True):
         f = _call(fn, claim, batch, cfg)
-        return verdict_codes(f, rule, n), _bounds(f, n)
-    codes, values = np.empty(n, dtype=int), np.empty((2, n))
+        alts = [verdict_codes(g, rule, n) for _, g in f.alternatives()]
+        return verdict_codes(f, rule, n), _bounds(f, n), np.array(alts, dtype=int).reshape(len(alts), n)
+    codes, values, alts = np.empty(n, dtype=int), np.empty((2, n)), None
     for i in range(n):
         point = {k: float(v[i]) for k, v in batch.items()}
         f = _call(fn, claim, point, cfg)
         codes[i] = verdict_codes(f, rule, 1)[0]
         values[:, i] = _bounds(f, 1)[:, 0]
-    return codes, values
+        others = f.alternatives()
+        if alts is None:
+            alts = np.empty((len(others), n), dtype=int)
+        for k, (_, g) in enumerate(others):
+            alts[k, i] = verdict_codes(g, rule, 1)[0]
+    return codes, values, alts if alts is not None else np.empty((0, n), dtype=int)
 
 
 def _bounds(f: Finding, n: int) -> np.ndarray:
@@ -121,31 +135,56 @@ def _bounds(f: Finding, n: int) -> np.ndarray:
 
 def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool = True) -> Assessment:
     """Run ``fn`` for ``claim``: its verdict at the central scenario (with ``cfg``'s overrides), how
-    much of the scenario's range it holds in, and the nearest single-input flip."""
+    much of the readings x the scenario's range it holds in, its direction and the nearest
+    single-input flip (outside the input's 90% range too)."""
     rule = RULES[claim.kind]
     central = scenario.values(cfg)
     rec = _Recorder(central)
-    f = _call(fn, claim, rec, cfg)
-    code = int(verdict_codes(f, rule, 1)[0])
-    verdict = VERDICTS[code]
-    recomputed = f.recomputed() if callable(f.recomputed) else f.recomputed
-    context = f.context(verdict) if callable(f.context) else f.context
-    clauses = [rule_clause(f, rule, verdict), context]
-    if f.strict is not None:
-        strict = VERDICTS[int(verdict_codes(f, rule, 1, stated=f.strict)[0])]
-        if strict != verdict:
-            clauses.append(
-                f"the strict reading ({show_interval(f.strict, f.unit, f.sig, as_stated=True)}) would make it {strict}"
-            )
+    with quantities.recording() as used:  # the named quantities the check and its words use
+        f = _call(fn, claim, rec, cfg)
+        code = int(verdict_codes(f, rule, 1)[0])
+        verdict = VERDICTS[code]
+        recomputed = f.recomputed() if callable(f.recomputed) else f.recomputed
+        context = f.context(verdict) if callable(f.context) else f.context
+    clauses = [rule_clause(f, rule, verdict)]
+    clauses += [c.clause() for c in f.credits if c is not f.contradicting_credit]
+    clauses.append(context)
+    alternatives = f.alternatives()
+    if f.readings and not f.taken:
+        raise ValueError(f"the check of {claim.id} gives other readings but does not name the one it takes (taken=)")
+    others = tuple((label, VERDICTS[int(verdict_codes(g, rule, 1)[0])]) for label, g in alternatives)
+    taken = f.taken or (
+        f"charitably, {show_interval(f.stated, f.unit, f.sig, as_stated=True)}" if alternatives else ""
+    )
+    if taken:
+        turns = [
+            f"read {'' if label.startswith('strictly') else 'as '}{label}, it would be {v}" for label, v in others if v != verdict
+        ]
+        clauses.append("; ".join([f"reading taken: {taken}", *turns]))
+    if f.documents:
+        at = [f"{r.label}: {VERDICTS[int(verdict_codes(r.apply(f), rule, 1)[0])]}" for r in f.documents]
+        clauses.append("at the documents' own " + "; at ".join(at))
     value = None if f.value is None else float(np.asarray(f.value))
     inputs = tuple(k for k in rec.read if not scenario.ranges(cfg)[k].degenerate)
-    holds, flips, flip, span = 1.0, "", None, None
+    holds, flips, flip, span, margin = 1.0, "", None, None, None
+    if others:
+        holds = float(np.mean([v == verdict for _, v in others] + [True]))
     if robust and inputs and f.value is not None:
-        holds, span, flip = _robustness(fn, claim, cfg, rule, code, inputs)
-        if flip is not None:
+        holds, span, flip = _robustness(fn, claim, cfg, rule, code, inputs, own_workload(used))
+        if flip is not None and "verdict" not in flip:  # only the speed-up's statement that it flips nothing
+            flips, flip = flip["text"], None
+            clauses.append(flips)
+        elif flip is not None:
             flips = flip["text"]
-            what = f"{flip['verdict']} if {flip['label']} {flip['side']} {flip['threshold_text']}"
-            clauses.append(f"it would turn {what}")
+            margin = flip["margin"]
+            for f_ in (flip, *flip.get("also", ())):
+                clauses.append(
+                    f"it would turn {f_['verdict']} if {f_['label']} {f_['side']} {f_['threshold_text']}{f_['range_text']}"
+                )
+            if "steady" in flip:
+                clauses.append(flip["steady"]["text"])
+    if f.value is None:  # nothing recomputed (a business result, an unstated size): no input can turn it
+        flips = NO_FIGURE
     if span is not None and value is not None and span[0] < span[1]:
         recomputed = f"{recomputed} ({fmt(INTERVAL_LEVEL, pct=True, sig=2)} range over the scenario: {show_interval(span, f.unit, f.sig)})"
     return Assessment(
@@ -162,30 +201,84 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
         stated=f.stated,
         unit=f.unit,
         flip=flip,
+        direction=direction(f, rule, verdict),
+        margin=margin,
+        readings=others,
+        quantities=tuple(used),
         sig=f.sig,
         figure=recomputed_figure(f) if value is not None else "",
     )
 
 
+def beyond(name: str, r: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Values of assumption ``name`` between its 90% range (``r``) and the bounds a reader may set,
+    :data:`BEYOND` on each side (geometric where the law is lognormal), and their scores in ``r``."""
+    a = scenario.assumption(name)
+    lo_bound, hi_bound = a.min, a.max
+    if r.distribution == "logitnormal":
+        lo_bound, hi_bound = max(lo_bound, 1e-4), min(hi_bound, 1 - 1e-4)
+    if r.distribution == "lognormal":
+        lo_bound = max(lo_bound, r.low * 1e-3, 1e-12)
+        below = np.geomspace(lo_bound, r.low, BEYOND + 1)[:-1] if lo_bound < r.low else np.empty(0)
+        above = np.geomspace(r.high, hi_bound, BEYOND + 1)[1:] if hi_bound > r.high else np.empty(0)
+    else:
+        below = np.linspace(lo_bound, r.low, BEYOND + 1)[:-1] if lo_bound < r.low else np.empty(0)
+        above = np.linspace(r.high, hi_bound, BEYOND + 1)[1:] if hi_bound > r.high else np.empty(0)
+    xs = np.concatenate([below, above])
+    return xs, np.asarray(r.score(xs), dtype=float)
+
+
+def own_workload(used: Sequence[tuple[str, tuple[Any, ...]]]) -> tuple[str, float] | None:
+    """(label, factor) of the one workload other than the reference whose speed-up a row read
+    (:func:`analyses.scenario.generations.speedup`), or None: a flip point on the scenario's speed-up
+    (the reference workload's) is then also stated on the claim's own workload (factor × it)."""
+    ids = {args[0] for name, args in used if name == "speedup" and args and isinstance(args[0], str)}
+    own = {
+        w: generations.workload_factor(m)
+        for w in ids
+        if w in generations.WORKLOADS and (m := generations.model_workload(w)) is not None
+    }
+    factors = {round(f, 6) for f in own.values()}
+    if len(factors) != 1 or abs(next(iter(factors)) - 1) < 1e-6:
+        return None
+    w = sorted(own)[0]
+    return generations.WORKLOADS[w].label, own[w]
+
+
 def _robustness(
-    fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], rule: Rule, code: int, inputs: Sequence[str]
+    fn: CheckFn,
+    claim: data.Claim,
+    cfg: Mapping[str, Any],
+    rule: Rule,
+    code: int,
+    inputs: Sequence[str],
+    own: tuple[str, float] | None = None,
 ) -> tuple[float, tuple[float, float] | None, dict[str, Any] | None]:
-    """(holds, 90% range of the value, nearest flip) over the scenario ranges of ``inputs``."""
+    """(holds over readings x draws, 90% range of the value, nearest flip) over the scenario ranges
+    of ``inputs``; the flip is searched across each input's 90% range and on to the values a reader
+    may set, so a verdict that turns only outside the range still names where."""
     vectorised = getattr(fn, "vectorised", True)
     n_draws, n_grid = (DRAWS, GRID) if vectorised else (DRAWS_SLOW, GRID_SLOW)
     ranges = scenario.ranges(cfg)
     draws = scenario.sample(inputs, n_draws, DRAW_SEED, cfg)
-    z = np.linspace(-Z90, Z90, n_grid)
+    z_in = np.linspace(-Z90, Z90, n_grid)
+    grids = {}
+    for name in inputs:
+        xs_out, z_out = beyond(name, ranges[name]) if vectorised else (np.empty(0), np.empty(0))
+        xs = np.concatenate([ranges[name].quantile(z_in), xs_out])
+        z = np.concatenate([z_in, z_out])
+        order = np.argsort(z, kind="stable")
+        grids[name] = (xs[order], z[order])
     blocks = {
         name: np.concatenate(
             [draws[name]]
-            + [ranges[name].quantile(z) if other == name else np.full(n_grid, ranges[name].central) for other in inputs]
+            + [grids[other][0] if other == name else np.full(grids[other][0].size, ranges[name].central) for other in inputs]
         )
         for name in draws
     }
-    n = n_draws + n_grid * len(inputs)
-    codes, values = _evaluate(fn, claim, blocks, cfg, n, rule)
-    holds = float(np.mean(codes[:n_draws] == code))
+    n = n_draws + sum(g[0].size for g in grids.values())
+    codes, values, alts = _evaluate(fn, claim, blocks, cfg, n, rule)
+    holds = float(np.mean(np.concatenate([codes[:n_draws], *(a[:n_draws] for a in alts)]) == code))
     lows, highs = values[0, :n_draws], values[1, :n_draws]
     span = None
     if np.isfinite(lows).any() and np.isfinite(highs).any():
@@ -193,38 +286,96 @@ def _robustness(
         lo = np.quantile(lows[np.isfinite(lows)], tail, method="inverted_cdf")
         hi = np.quantile(highs[np.isfinite(highs)], 1 - tail, method="inverted_cdf")
         span = (float(lo), float(hi))
-    best = None
-    for k, name in enumerate(inputs):
-        grid_codes = codes[n_draws + k * n_grid : n_draws + (k + 1) * n_grid]
+    found: dict[str, tuple] = {}  # each input's nearest flip: (|score|, new code, threshold, side)
+    start = n_draws
+    for name in inputs:
+        xs, z = grids[name]
+        grid_codes = codes[start : start + xs.size]
+        start += xs.size
         changed = np.flatnonzero(grid_codes != code)
         if changed.size == 0:
             continue
-        i = changed[np.argmin(np.abs(z[changed]))]
-        if best is None or abs(z[i]) < best[0]:
+        sides = [changed[z[changed] < 0], changed[z[changed] > 0]] if name == KEY_INPUT else [changed]
+        for side_points in sides:
+            if side_points.size == 0:
+                continue
+            i = side_points[np.argmin(np.abs(z[side_points]))]
+            key = name if name != KEY_INPUT else f"{name}:{'below' if z[i] < 0 else 'above'}"
+            others = [v[0] for k, v in found.items() if not k.startswith(KEY_INPUT)]
+            if name != KEY_INPUT and others and abs(z[i]) >= min(others):
+                continue  # a nearer flip is known: no need to narrow this one
             # the flip lies between grid point i and its neighbour towards the centre: narrowed there
             j = i + 1 if z[i] < 0 else i - 1
-            outside = float(ranges[name].quantile(z[i]))
-            threshold = (
-                refine_flip(fn, claim, cfg, name, float(ranges[name].quantile(z[j])), outside)
-                if 0 <= j < n_grid
-                else outside
-            )
-            best = (abs(z[i]), name, int(grid_codes[i]), threshold, "below" if z[i] < 0 else "above")
-    flip = None
-    if best is not None:
-        _, name, new_code, threshold, side = best
-        a = scenario.assumption(name)
-        text_threshold = show(*in_ledger_currency(threshold, a.unit, scenario.values(cfg)), 2)
-        flip = {
-            "input": name,
+            outside = float(xs[i])
+            threshold = refine_flip(fn, claim, cfg, name, float(xs[j]), outside) if 0 <= j < xs.size else outside
+            found[key] = (abs(z[i]), int(grid_codes[i]), threshold, "below" if z[i] < 0 else "above")
+    steady = None  # the speed-up read, searched over every value a reader may set, and no flip on it
+    if KEY_INPUT in grids and vectorised and not any(k.startswith(KEY_INPUT) for k in found):
+        a, xs = scenario.assumption(KEY_INPUT), grids[KEY_INPUT][0]
+        steady = {
+            "input": KEY_INPUT,
             "label": a.label,
-            "verdict": VERDICTS[new_code],
-            "threshold": threshold,
-            "threshold_text": text_threshold,
-            "side": side,
-            "text": f"{VERDICTS[new_code]} if {a.label} {'<' if side == 'below' else '>'} {text_threshold}",
+            "text": f"no {a.label} from {show_interval((float(xs.min()), float(xs.max())), a.unit, 2)} turns it",
         }
+    if not found:
+        return holds, span, steady
+    nearest = min(found, key=lambda k: found[k][0])
+    central = scenario.values(cfg)
+    flip = _flip(nearest.split(":")[0], found[nearest], ranges[nearest.split(":")[0]], central, own)
+    also = [
+        _flip(KEY_INPUT, found[k], ranges[KEY_INPUT], central, own)
+        for k in sorted(found)
+        if k.startswith(KEY_INPUT) and k != nearest
+    ]
+    if also:
+        flip["also"] = also
+        flip["text"] = "; ".join([flip["text"], *(a["text"] for a in also)])
+    if steady is not None:
+        flip["steady"] = steady
+        flip["text"] = f"{flip['text']}; {steady['text']}"
     return holds, span, flip
+
+
+# The input whose flip point every row that reads it names, even when another input flips the verdict
+# sooner: the per-GPU speed-up the documents' cost and time claims rest on.
+KEY_INPUT = "speedup_b300_a100"
+
+
+def _flip(
+    name: str, hit: tuple, r: Any, s: Mapping[str, Any], own: tuple[str, float] | None = None
+) -> dict[str, Any]:
+    """A flip point as the ledger states it: the input, the verdict beyond, the threshold and how far
+    it lies from the central value in units of the 90% range's half-width (``margin``); a flip on the
+    scenario's speed-up (the reference workload's) also names the speed-up of the claim's own workload
+    there (``own``: its label and the model's factor, :func:`own_workload`). Money reads in the ledger's
+    currency (:func:`in_ledger_currency`, at the scenario ``s``'s exchange rate)."""
+    _, new_code, threshold, side = hit
+    a = scenario.assumption(name)
+    text_threshold = show(*in_ledger_currency(threshold, a.unit, s), 2)
+    margin = float(abs(r.score(threshold)) / Z90)
+    inside = margin <= 1.0
+    low, unit = in_ledger_currency(r.low, a.unit, s)
+    high, _ = in_ledger_currency(r.high, a.unit, s)
+    shown_range = show_interval((low, high), unit, 2)
+    range_text = "" if inside else f" (outside its 90% range, {shown_range})"
+    return {
+        "input": name,
+        "label": a.label,
+        "verdict": VERDICTS[new_code],
+        "threshold": threshold,
+        "threshold_text": text_threshold,
+        "side": side,
+        "margin": round(margin, 2),
+        "inside": inside,
+        "range_text": range_text,
+        "text": f"{VERDICTS[new_code]} if {a.label} {'<' if side == 'below' else '>'} {text_threshold}"
+        + ("" if inside else f" (90% range {shown_range})")
+        + (
+            f", {show(threshold * own[1], a.unit, 2)} on the claim's own workload ({own[0]})"
+            if own is not None and name == KEY_INPUT
+            else ""
+        ),
+    }
 
 
 def in_ledger_currency(x: float, unit: str, s: Mapping[str, Any]) -> tuple[float, str]:
@@ -269,5 +420,5 @@ def sweep(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], name: str, xs:
     xs = np.asarray(xs, dtype=float)
     batch = {k: np.full(xs.size, v) for k, v in scenario.values(cfg).items()}
     batch[name] = xs
-    codes, bounds = _evaluate(fn, claim, batch, cfg, xs.size, rule)
+    codes, bounds, _ = _evaluate(fn, claim, batch, cfg, xs.size, rule)
     return {"verdict": np.asarray(VERDICTS)[codes], "low": bounds[0], "high": bounds[1]}

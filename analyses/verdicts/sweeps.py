@@ -156,7 +156,7 @@ def flip_points(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
 
     out = []
     for a in rows:
-        if not a.flip:
+        if not a.flip or not a.flip.get("inside", True):
             continue
         f = a.flip
         r = scenario.ranges()[f["input"]]

@@ -21,7 +21,9 @@ def test_every_kind_has_its_rule_and_its_claims(default):
 
 
 def test_flip_points_are_the_ledgers_flips(default):
-    flipping = set(default.ledger.loc[default.ledger["flips_if"].astype(bool), "id"])
+    # the chart shows the flips inside the 90% range (margin up to 1); flips_if names those beyond it too
+    flipping = set(default.ledger.loc[default.ledger["margin"].le(1.0), "id"])
+    assert flipping < set(default.ledger.loc[default.ledger["flips_if"].astype(bool), "id"])
     assert set(default.flips["claim"]) == flipping
     assert default.flips["percentile"].between(5, 95).all()
     row = default.flips.set_index("claim").loc["000-3-table-tco"]
@@ -29,7 +31,7 @@ def test_flip_points_are_the_ledgers_flips(default):
 
 
 def test_filters_narrow_every_table(result):
-    cfg = ch.SPEC.validate({"verdict": "implausible", "document": "000_f164c1abc5db046d.txt"})
+    cfg = ch.SPEC.validate({"verdict": "implausible", "document": "001_df9bc65650076e7a.txt"})
     default = result(**cfg)
     assert set(default.ledger["verdict"]) == {"implausible"} and set(default.ledger["document"]) == {cfg["document"]}
     assert default.counts["all"] == default.counts["implausible"] == len(default.ledger) > 0
@@ -66,3 +68,14 @@ def test_ledger_table_shows_every_column_and_filters_on_its_cells(default):
     assert '<span data-field="document">000</span>' in page  # the file name once, in the filter, not on 80 rows
     assert repr(figures.LedgerTable(default.ledger)).count("\n") == len(default.ledger)  # header + one line a claim
     assert [link for link, _ in figures.download_links().items][-1].endswith("ledger-print.html")
+
+
+def test_directions_are_counted_and_shown_with_their_symbols(default):
+    """The claims page counts the claims per verdict and direction, and heads each direction with its symbol
+    and word (not colour alone)."""
+    table = ch.direction_summary(default.ledger).set_index("verdict")
+    with_direction = default.ledger[default.ledger["direction"] != ""]
+    assert table.loc["all", "total"] == len(with_direction) == sum(default.directions.values())
+    assert "consistent" not in table.index
+    html = figures.direction_view(default.ledger)._repr_html_()
+    assert "▲ overstates" in html and "▼ understates" in html

@@ -62,7 +62,7 @@ VERDICTS_AT_DEFAULTS = {
     WEEKLY: "consistent",
     "001-2.1-7b-experiments-12-to-8": "unverifiable",
     "001-2.5-dozens-parallel-experiments": "consistent",
-    SWEEP: "consistent",
+    SWEEP: "unverifiable",  # an anecdote nothing public records: plausible through per-GPU speed
     "001-2.5-labour-75pct": "consistent",
     "001-4-runs-per-month-4-plus-6": "consistent",
 }
@@ -78,9 +78,10 @@ def test_what_decides_the_verdicts(default):
     assert "3.80 runs a month" in led.loc["000-2.1-13b-experiments-1-to-4", "recomputed"]
     # an 11-day run allows 2.77 updates a month: weeks-scale, not exactly weekly (4.35 a month)
     assert DAYS_PER_MONTH / 11 == pytest.approx(2.767, abs=1e-3)
-    assert "strict reading (4.35 updates/month) would make it implausible" in led.loc[WEEKLY, "reason"]
-    # the sweep: 36 days serially, 4x stated; at the per-GPU speed-up of one run of its 8B recipe
-    # (generations.speedup on the sweep's own workload) times e_slice/e_full = 1.09
+    # kind arithmetic (the documents' own days): the strict reading, exactly weekly, fails the arithmetic
+    assert "read strictly, 4.35 updates/month, it would be inconsistent" in led.loc[WEEKLY, "reason"]
+    assert led.loc[WEEKLY, "holds"] < 1
+    # the sweep: 36 days serially, 4x stated; at 10.2x per GPU and e_slice/e_full = 1.09, 11.2x
     sw = default.sweep
     assert sw.stated_speedup == pytest.approx(4.0)
     per_gpu = generations.speedup(default.s, cases.workload(cases.SWEEP))
@@ -89,7 +90,12 @@ def test_what_decides_the_verdicts(default):
     assert sw.e_slice / sw.e_full == pytest.approx(1.094, abs=0.01)
     assert sw.required_ratio == pytest.approx(4.0)
     assert sw.old_concurrent_days == pytest.approx(36 * sw.e_full / sw.e_slice)
-    assert "an anecdote may fall short" in led.loc[SWEEP, "reason"]
+    assert led.loc[SWEEP, "reason"].startswith("Plausible: the stated 4× falls short")
+    assert "at the documents' own 2.5× per GPU: implausible" in led.loc[SWEEP, "reason"]
+    assert led.loc[SWEEP, "flips_if"] == (
+        "implausible if B300/A100 per-GPU speed-up < 3.3× (90% range 9.1–14×), 2.9× on the claim's own workload "
+        "(an 8B hyper-parameter sweep, one 8-GPU server per run (001 §2.5))"
+    )
     # 27 / 36 = 75%
     assert "75%" in led.loc["001-2.5-labour-75pct", "recomputed"]
     # 10 runs of 2.8 days fit in a month (10.9 possible)

@@ -93,12 +93,17 @@ def test_fit_interval_is_the_findings_span(result):
 
 
 def test_generation_rows(default):
-    assert row("000-1-gen-2018-bert-base", default)["verdict"] == "inconsistent"  # 1.64e20 FLOP, 23x the top
-    assert "1.64×10²⁰" in row("000-1-gen-2018-bert-base", default)["recomputed"]
+    # BERT-base's recipe (1M steps x 256 sequences, 128 tokens for 90% of them, 512 for the rest): 4.26e10
+    # tokens, 6ND = 2.81e19 FLOP, 4x the top of the stated range (GPT-3 Table D.1's 1.64e20 is 5.8x the recipe)
+    bert = data.model("BERT-base")
+    assert 6 * bert["params"] * 256 * 1e6 * (0.9 * 128 + 0.1 * 512) == pytest.approx(2.81e19, rel=2e-3)
+    assert row("000-1-gen-2018-bert-base", default)["verdict"] == "inconsistent"
+    assert row("000-1-gen-2018-bert-base", default)["direction"] == "understates"
+    assert "2.81×10¹⁹" in row("000-1-gen-2018-bert-base", default)["recomputed"]
     gpt3 = row("000-1-gen-2020-gpt3", default)
-    assert gpt3["verdict"] == "consistent" and "the row is wrong: V100" in gpt3["reason"]  # strict reading said
+    assert gpt3["verdict"] == "consistent" and "hardware GPT-3 175B itself trained on, it would be inconsistent" in gpt3["reason"]
     llama = row("000-1-gen-2023-llama-70b", default)
-    assert llama["verdict"] == "consistent" and "strict reading" in llama["reason"]  # exactly 100 PFLOPS fails
+    assert llama["verdict"] == "consistent" and "read strictly" in llama["reason"]  # exactly 100 PFLOPS fails
     industry = row("000-1-gen-2025-industry-models", default)  # Llama 4 Maverick and Scout, Qwen3-235B, Kimi K2
     assert industry["verdict"] == "consistent" and "Kimi K2" in industry["recomputed"]
     assert (
@@ -106,6 +111,8 @@ def test_generation_rows(default):
         and "all four are mixtures of experts" in industry["reason"]
     )
     assert "24× the top of the range" in industry["reason"]  # the dense reading at 20 tokens per parameter
+    assert "dense 1.0T-parameter model at the scenario's tokens per parameter, it would be inconsistent" in industry["reason"]
+    assert industry["holds"] < 1  # the reading is counted
 
 
 def test_stated_compute_reads_a_round_figure_as_its_rounding():
@@ -126,7 +133,10 @@ def test_current_hardware_generation():
 
 def test_centuries_is_inconsistent_and_would_hold_at_gpt3_budgets(result, default):
     c = row("000-0-centuries", default)
-    assert c["verdict"] == "inconsistent" and c["holds"] == 1.0 and c["flips_if"] == ""
+    assert c["verdict"] == "inconsistent" and c["direction"] == "understates"
+    # the GPT-3 reading (1.7 tokens per parameter) turns it and is counted; the flip lies outside the range
+    assert c["holds"] < 1 and "trained like GPT-3 175B (1.7 tokens per parameter), it would be consistent" in c["reason"]
+    assert c["flips_if"].startswith("consistent if training tokens per parameter < 2.6") and "90% range" in c["flips_if"]
     # 6 · 1e11 · 2e12 FLOP on 2 × 64 × 2.45 GHz × 32 FLOP/cycle = 10.0 TFLOP/s at 50%: 7,578 years
     assert result().centuries.years == pytest.approx(1.2e24 / 5.0176e12 / (365.25 * 86400), rel=1e-6)
     assert "0.53-2.4 tokens per parameter" in c["reason"]

@@ -12,7 +12,7 @@ from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters import tco as ch
 from analyses.chapters.tco import figures, text, wiring
-from analyses.scenario import buying, cases, costs, generations
+from analyses.scenario import buying, cases, costs, operations
 
 VIEW = {"currency", "workload", "mc_samples", "seed"}  # settings that judge no claim
 
@@ -86,20 +86,24 @@ def test_sentence_branches(result):
     assert text.payback_caption(result(server_b300_usd_per_gpu=5000.0)).startswith("Every case")
     assert "beyond" in text.payback_takeaway(result(speedup_b300_a100=0.5))
     assert "faster than their 6-month" in text.payback_takeaway(result())
-    slower = text.payback_takeaway(result(rent_a100_usd_per_gpu_hour=0.8))
+    slower = text.payback_takeaway(result(speedup_b300_a100=6.0))  # the paybacks' A100s are rented in China
     assert "within the 12 months" in slower and "faster" not in slower
-    assert "never" in text.payback_takeaway(result(speedup_b300_a100=0.5))
+    assert "never pays back" in text.payback_takeaway(result(speedup_b300_a100=0.5, electricity_usd_per_kwh=0.3))
     # document 001's case: the saving reverses at public prices, returns at the cheapest B300
     assert "reverses" in text.customer_takeaway(result())
     assert "they save" in text.customer_takeaway(result(server_b300_usd_per_gpu=5000.0))
     assert "no single input" in text.tornado_caption(result())
     # document 000's case: the scenario's speed-up beats the stated cut, a slow B300 does not
     assert "a larger saving" in text.recommender_takeaway(result())
+    # (the recommender reads its own workload's speed-up, 0.61 of the reference's: 5x gives it 3.1x)
     assert "a smaller saving" in text.recommender_takeaway(result(speedup_b300_a100=5.0))
     assert "no saving at all" in text.recommender_takeaway(result(speedup_b300_a100=0.5))
-    assert "does not fit" in text.recommender_fit(result())
-    fits = dataclasses.replace(result().recommender, used_after=1.0)
-    assert "within the" in text.recommender_fit(dataclasses.replace(result(), recommender=fits))
+    # runs per month (月均, a monthly average): 30.44 / 11 = 2.77 runs of 11 days, which rounds to the case's 3
+    assert "fit 2.77 times in an average month, which the case's monthly average of 3 rounds" in text.recommender_fit(
+        result()
+    )
+    fewer = dataclasses.replace(result().recommender, runs_per_month_after=2.2)
+    assert "not the case's 3" in text.recommender_fit(dataclasses.replace(result(), recommender=fewer))
     # one run: B300 is cheaper rented and owned at the defaults; A100 rented when its rent is at the floor
     assert text.run_sentence(result()).count("B300 is cheaper") == 2
     assert "rented, " in text.run_sentence(result()) and "A100 is cheaper" in text.run_sentence(
@@ -112,10 +116,13 @@ def test_sentence_branches(result):
 def test_recommender_caption_names_a_reading_that_reaches_the_stated_cut(result):
     frame = result().recommender_readings
     target = 1 - result().recommender.cut
-    assert "No reading" in text.recommender_caption(result())
-    inside = frame.assign(**{"5%": target * 0.9, "95%": target * 1.1})
-    res = dataclasses.replace(result(), recommender_readings=inside)
-    assert "lies inside the range of" in text.recommender_caption(res)
+    # the ledger's reading (the firm's A100s at the price paid new) reaches the stated cut
+    assert "lies inside the range of: one run, the case's GPU-days, A100s at the price paid new" in text.recommender_caption(
+        result()
+    )
+    outside = frame.assign(**{"5%": target * 2.0, "95%": target * 2.2})
+    res = dataclasses.replace(result(), recommender_readings=outside)
+    assert "No reading" in text.recommender_caption(res)
 
 
 # -------------------------------------------------------------------------- verdicts and what decides them
@@ -129,7 +136,10 @@ def test_verdicts_at_the_defaults(result):
     v = verdicts(result())
     assert v == {
         "000-3-table-tco": "consistent",
-        "000-4-monthly-cost-47pct-3m-rmb": "implausible",
+        "000-4-monthly-cost-47pct-3m-rmb": "consistent",  # the firm's bill: its A100s at the price paid new
+        "000-4-annual-saving-3m-rmb": "consistent",
+        "001-1-hidden-costs-far-above-hardware": "consistent",
+        "001-4-two-4-gpu-b300-servers": "inconsistent",  # B300 servers hold 8 GPUs
         "000-4-gmv-8pct": "unverifiable",
         "000-5-reserve-10-15pct-exploration": "unverifiable",
         "000-6-payback-6-12-months": "consistent",
@@ -167,7 +177,10 @@ def test_what_decides_payback(result):
     assert (f.stated.lo, f.stated.hi) == (-np.inf, 12.0)  # "within 12 months"
     assert (f.strict.lo, f.strict.hi) == (6.0, 12.0)
     assert 4 < float(f.value) < 8  # one B300 against the rented A100s whose work it does
-    assert "keeping owned A100s" in f.recomputed()
+    assert "China" in f.recomputed() and "kept as busy as they would be" in f.recomputed()
+    reason = ledger.ledger(ids=["000-6-payback-6-12-months"]).iloc[0]["reason"]
+    assert "read as 升级 as keeping owned A100s whose capital is spent" in reason and "it would be implausible" in reason
+    assert "implausible if B300/A100 per-GPU speed-up below 3.6× (outside its 90% range" in reason
     assert "China" in _finding("001-6-payback-6-12-months").recomputed()
     slow = verdicts(result(speedup_b300_a100=3.0))
     assert slow["000-6-payback-6-12-months"] == slow["001-6-payback-6-12-months"] == "implausible"
@@ -177,7 +190,7 @@ def test_what_decides_the_case_studies(result):
     r, c = cases.recommender(), cases.customer_service()
     f = _finding("000-4-monthly-cost-47pct-3m-rmb")
     s = scenario.values()
-    want = float(costs.price_ratio(s)) * r.gpus_after * r.days_after / (r.gpus_before * r.days_before)
+    want = float(costs.price_ratio(s, "owned", wiring.RECOMMENDER_BASIS)) * r.gpus_after * r.days_after / (r.gpus_before * r.days_before)
     assert float(f.value) == pytest.approx(want)
     assert f.stated.shown == pytest.approx(1 - 0.47)
     own = _finding("001-4-own-42k-vs-rent-80k")
@@ -198,23 +211,20 @@ def test_what_decides_the_other_claims(result):
     lo, hi = wiring.band_sizes(scenario.values())
     assert 7e9 < lo < hi < 1e11
     waste = _finding("001-1-inefficiency-over-half-of-cost")
-    s = scenario.values()  # utilisation 70%; goodput derived by the reliability model (97.7% for its job)
-    assert float(waste.value) == pytest.approx(1 - s["utilisation"] * s["goodput"] * s["mfu_a100_bf16"])
-    assert float(waste.value) == pytest.approx(1 - 0.7 * 0.977 * s["mfu_a100_bf16"])
-    assert (
-        verdicts(result(utilisation=0.95, goodput=0.99, mfu_a100_bf16=0.7))["001-1-inefficiency-over-half-of-cost"]
-        == "implausible"
-    )
+    s = scenario.values()
+    # goodput is the reliability model's (97.7% at the defaults, the scenario's derived row), not a typed 90%
+    assert float(waste.value) == pytest.approx(1 - 0.7 * float(operations.goodput(s)) * s["mfu_a100_bf16"])
+    assert float(operations.goodput(s)) == s["goodput"] == pytest.approx(0.977, abs=1e-9)
+    assert verdicts(result(utilisation=0.95, mfu_a100_bf16=0.7))["001-1-inefficiency-over-half-of-cost"] == "implausible"
     assert _finding("001-2.1-7b-rd-cost-55pct").value is None
     assert "labour at least" in _finding("001-2.1-7b-rd-cost-55pct").recomputed()
     assert _finding("000-5-reserve-10-15pct-exploration").value is None
     assert _finding("000-4-gmv-8pct").value is None
     metric = _finding("001-6-effective-compute-cost-formula")
-    # at the speed-up of document 001's own case (its fine-tune), not the reference workload's
-    s = scenario.values()
-    own = generations.speedup(s, cases.workload("001-6-effective-compute-cost-formula"))
-    assert float(metric.value) == pytest.approx(1 - float(costs.same_task_ratio(s, speedup=own)))
-    assert verdicts(result(speedup_b300_a100=2.0))["001-6-effective-compute-cost-formula"] == "inconsistent"
+    # against the case's own A100s, rented in China, per useful PFLOP-day
+    old, new = costs.pflop_day_cost(s, "A100", "rent in China"), costs.pflop_day_cost(s, "B300", "owned", "finetune")
+    assert float(metric.value) == pytest.approx(1 - float(new / old))
+    assert verdicts(result(speedup_b300_a100=1.2))["001-6-effective-compute-cost-formula"] == "inconsistent"
 
 
 def test_every_claim_carries_its_reading():

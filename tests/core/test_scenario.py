@@ -99,7 +99,11 @@ def test_every_claim_that_needs_the_speed_up_reads_the_one_entry():
     readers = {a.claim.id for a in rows if "speedup_b300_a100" in a.inputs}
     # every stated per-GPU speed-up, the GPU-day anecdotes it judges, and the cost rows that hang on it
     stated = {c.id for c in data.claims() if "speedup_low_x" in c.values}
-    gpu_days = {a.claim for a in cases.anecdotes() if a.gpus_before is not None or a.params is not None}
+    gpu_days = {
+        a.claim
+        for a in cases.anecdotes()
+        if (a.gpus_before is not None or a.params is not None) and data.claim(a.claim).kind == "anecdote"
+    }
     assert (
         stated
         and stated | gpu_days | {"000-3-table-tco", "000-6-payback-6-12-months", "000-6-months-to-weeks"} <= readers

@@ -22,23 +22,27 @@ def test_each_rule_at_just_inside_and_just_outside_its_tolerance(kind):
     rule = RULES[kind]
     t = 1 + rule.tolerance
     value = 10.0
+    agree = rule.agree  # consistent, or unverifiable (plausible) for an anecdote nothing public records
     # stated above the recomputed value: at the widened edge, just inside, just outside
-    assert code(Finding(exactly(value * t), value), kind) == "consistent"
-    assert code(Finding(exactly(value * t * 0.999), value), kind) == "consistent"
+    assert code(Finding(exactly(value * t), value), kind) == agree
+    assert code(Finding(exactly(value * t * 0.999), value), kind) == agree
     assert code(Finding(exactly(value * t * 1.001), value), kind) == rule.above
     # below it
-    assert code(Finding(exactly(value / t), value), kind) == "consistent"
-    assert code(Finding(exactly(value / t * 1.001), value), kind) == "consistent"
+    assert code(Finding(exactly(value / t), value), kind) == agree
+    assert code(Finding(exactly(value / t * 1.001), value), kind) == agree
     assert code(Finding(exactly(value / t * 0.999), value), kind) == rule.below
-    # an interval that overlaps the widened value is consistent, one entirely beyond it is not
-    assert code(Finding(between(value * t * 0.99, 100 * value), value), kind) == "consistent"
+    # an interval that overlaps the widened value agrees, one entirely beyond it does not
+    assert code(Finding(between(value * t * 0.99, 100 * value), value), kind) == agree
     assert code(Finding(between(value * t * 1.01, 100 * value), value), kind) == rule.above
     assert code(Finding(at_least(value * t * 1.01), value), kind) == rule.above
 
 
 def test_the_one_sided_rules_and_the_two_sided_ones():
-    # an anecdote may fall short of what the hardware does; a capability claim may not understate it
-    assert RULES["anecdote"].below == "consistent" and RULES["anecdote"].above == "implausible"
+    # an anecdote may fall short of what the hardware does, but nothing public records it: at best plausible
+    # (unverifiable); a capability claim may not understate it
+    assert RULES["anecdote"].agree == RULES["anecdote"].below == "unverifiable"
+    assert RULES["anecdote"].above == "implausible"
+    assert all(r.agree == "consistent" for k, r in RULES.items() if k not in ("anecdote", "business"))
     assert RULES["capability"].below == "inconsistent" and RULES["capability"].above == "implausible"
     assert RULES["fact"].above == RULES["fact"].below == "inconsistent"
     assert RULES["cost"].above == RULES["cost"].below == "implausible"
@@ -50,7 +54,7 @@ def test_nothing_to_recompute_contradictions_arithmetic_and_business():
     assert code(Finding(exactly(900), 900.0, contradiction="not that link"), "fact") == "inconsistent"
     bad = Arithmetic("the cut", rounded(61), 100 * (1 - 11 / 28) * 0.9)  # 54.6% is not "61%"
     good = Arithmetic("the cut", rounded(61), 100 * (1 - 11 / 28))  # 60.7% rounds to 61%
-    assert code(Finding(exactly(3.0), 10.0, arithmetic=(good,)), "anecdote") == "consistent"
+    assert code(Finding(exactly(3.0), 10.0, arithmetic=(good,)), "anecdote") == "unverifiable"
     assert code(Finding(exactly(3.0), 10.0, arithmetic=(bad,)), "anecdote") == "inconsistent"
     assert code(Finding(exactly(8), 8.0), "business") == "unverifiable"
     assert (
@@ -98,18 +102,33 @@ def test_holds_and_flip_point_against_closed_forms(synthetic):
     assert a.flips_if.startswith("inconsistent if x < 9.")
 
 
-def test_a_verdict_that_nothing_in_range_flips_has_no_flip(synthetic):
+def test_a_flip_outside_the_range_is_still_named_with_its_margin(synthetic):
     claim = data.Claim(
         "000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", "capability", "", "", None, "scaling-gap", {}
     )
     fn = verdicts.check(claim.id)(lambda c, s, cfg: Finding(between(1.0, 1.5), s["x"], unit="x"))
     a = robustness.assess(fn, claim, {})  # consistent only below x = 1.5 * 1.25, far below the 5th percentile 5
-    assert a.verdict == "inconsistent" and a.holds == 1.0 and a.flips_if == "" and a.flip is None
+    assert a.verdict == "inconsistent" and a.holds == 1.0
+    # the flip lies at 1.875, outside the 90% range 5-20 but within the values a reader may set (0.1-1000):
+    # named anyway, with the range beside it, and a margin above 1 (score of 1.875 over the range's half-width)
+    assert a.flip["threshold"] == pytest.approx(1.875, rel=0.01) and not a.flip["inside"]
+    sigma = math.log(2.0) / Z90
+    assert a.margin == pytest.approx(abs(math.log(1.875 / 10) / sigma) / Z90, abs=0.02) and a.margin > 1
+    assert a.flips_if.startswith("consistent if x < 1.9") and "90% range 5.0–20" in a.flips_if
+
+
+def test_a_verdict_that_nothing_allowed_flips_has_no_flip(synthetic):
+    claim = data.Claim(
+        "000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", "capability", "", "", None, "scaling-gap", {}
+    )
+    fn = verdicts.check(claim.id)(lambda c, s, cfg: Finding(between(0.01, 0.05), s["x"], unit="x"))
+    a = robustness.assess(fn, claim, {})  # consistent only below 0.0625: beneath the smallest value allowed, 0.1
+    assert a.verdict == "inconsistent" and a.flips_if == "" and a.flip is None and a.margin is None
 
 
 def test_every_claim_sees_the_same_draws_of_an_assumption():
     one = scenario.sample(["speedup_b300_a100"], 200, 7)
-    two = scenario.sample(["goodput", "speedup_b300_a100"], 200, 7)
+    two = scenario.sample(["utilisation", "speedup_b300_a100"], 200, 7)
     np.testing.assert_array_equal(one["speedup_b300_a100"], two["speedup_b300_a100"])
 
 

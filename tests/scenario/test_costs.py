@@ -8,7 +8,7 @@ import pytest
 
 from analyses import data, scenario, units
 from analyses.models import tco, throughput
-from analyses.scenario import costs, generations
+from analyses.scenario import costs, generations, operations
 
 
 def _s(**over):
@@ -62,8 +62,10 @@ def test_owned_and_rented_wiring_read_the_scenario():
     # A case's own terms replace the scenario's: 3 years straight line is price x 1.15 / 3 a year.
     three = costs.owned(s, "B300", years=3, rate=0.0)
     assert float(three.capital) * units.HOURS_PER_YEAR == pytest.approx(s["server_b300_usd_per_gpu"] * 1.15 / 3)
-    with pytest.raises(ValueError, match="mode"):
+    with pytest.raises(ValueError, match="basis must be one of"):
         costs.hourly(s, "A100", "leased")
+    with pytest.raises(ValueError, match="mode"):
+        costs.hourly(s, "B300", "leased")
     # Vectorised: arrays of draws in, arrays out.
     draws = scenario.sample(["server_b300_usd_per_gpu", "pue"], 50, 1)
     assert costs.owned(draws, "B300").total.shape == (50,)
@@ -80,14 +82,15 @@ def test_cost_per_useful_pflop_day_and_same_task_ratio():
         float(costs.price_ratio(s)) / s[generations.SPEEDUP]
     )
     assert float(costs.same_task_ratio(s, "rented", 2.5)) == pytest.approx(float(costs.price_ratio(s, "rented")) / 2.5)
-    # Hand check of the PFLOP-day: 24 h x cost x 1e15 / (312e12 x 0.51 x 0.7 x 0.9) FLOP/s.
-    one = _s(
-        rent_a100_usd_per_gpu_hour=1.0, rental_overhead_fraction=0.0, mfu_a100_bf16=0.5, utilisation=0.8, goodput=1.0
-    )
-    assert float(costs.pflop_day_cost(one, old, "rented")) == pytest.approx(24 * 1e15 / (312e12 * 0.5 * 0.8))
+    # Hand check of the PFLOP-day: 24 h x cost x 1e15 / (312e12 x MFU x utilisation x goodput) FLOP/s, with
+    # goodput the reliability model's (the one definition, operations.goodput).
+    one = _s(rent_a100_usd_per_gpu_hour=1.0, rental_overhead_fraction=0.0, mfu_a100_bf16=0.5, utilisation=0.8)
+    g = float(operations.goodput(one))
+    assert 0.9 < g < 1
+    assert float(costs.pflop_day_cost(one, old, "rented")) == pytest.approx(24 * 1e15 / (312e12 * 0.5 * 0.8 * g))
     # GPUs for a workload: one PFLOP-day a day of useful compute needs 1e15 / useful FLOP/s GPUs.
     gpus = costs.workload_gpus(one, old, units.DAYS_PER_MONTH)
-    assert float(gpus) == pytest.approx(1e15 / (312e12 * 0.5 * 0.8))
+    assert float(gpus) == pytest.approx(1e15 / (312e12 * 0.5 * 0.8 * g))
 
 
 def test_payback_against_each_baseline_by_hand():
@@ -111,18 +114,23 @@ def test_payback_against_each_baseline_by_hand():
     # At the documents' own 2.5x the same purchase takes far longer; slower than the opex, never.
     assert float(costs.payback(s, "rent", 2.5)) > 4 * want
     assert np.isinf(costs.payback(s, "rent", 0.01))
-    with pytest.raises(ValueError, match="baseline"):
+    with pytest.raises(ValueError, match="basis must be one of"):
         costs.payback(s, "lease")
+    # The firm's own A100s at the price paid new cost more an hour than at today's second-hand price.
+    assert float(costs.old_hour_cost(s, "owned at list")) > float(costs.old_hour_cost(s, "owned"))
 
 
 def test_training_cost_and_waste_shares():
-    s = _s(tokens_per_param=20.0, goodput=1.0)
-    # Chinchilla-optimal 7B: 6 x 7e9 x 1.4e11 FLOP at 312 TFLOP/s x MFU.
-    hours = 6 * 7e9 * 1.4e11 / (312e12 * s[generations.OLD_MFU] * units.SECONDS_PER_HOUR)
+    s = _s(tokens_per_param=20.0)
+    g = float(operations.goodput(s))
+    # Chinchilla-optimal 7B: 6 x 7e9 x 1.4e11 FLOP at 312 TFLOP/s x MFU x goodput.
+    hours = 6 * 7e9 * 1.4e11 / (312e12 * s[generations.OLD_MFU] * g * units.SECONDS_PER_HOUR)
     assert float(costs.training_cost(s, 7e9, "A100")) == pytest.approx(hours * float(costs.owned(s, "A100").total))
     assert float(costs.training_cost(s, 14e9, "A100")) == pytest.approx(4 * float(costs.training_cost(s, 7e9, "A100")))
-    assert float(costs.wasted_share(_s(utilisation=0.5, goodput=0.8, mfu_a100_bf16=0.5))) == pytest.approx(0.8)
-    assert float(costs.idle_share(_s(utilisation=0.5, goodput=0.8))) == pytest.approx(0.6)
+    half = _s(utilisation=0.5, mfu_a100_bf16=0.5)
+    g = float(operations.goodput(half))
+    assert float(costs.wasted_share(half)) == pytest.approx(1 - 0.5 * g * 0.5)
+    assert float(costs.idle_share(half)) == pytest.approx(1 - 0.5 * g)
 
 
 def test_the_ladders_achieved_flops_invert_to_the_speedup():

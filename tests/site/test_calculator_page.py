@@ -191,8 +191,8 @@ def test_each_input_alone_changes_a_result_in_the_page(system, page):
 @pytest.mark.parametrize(
     ("name", "text", "says"),
     [
-        ("utilisation", "1.5", "GPU utilisation (utilisation) must be a number from 0.05 to 1; got 1.5"),
-        ("utilisation", "", "GPU utilisation (utilisation) must be a number from 0.05 to 1; got not a number"),
+        ("utilisation", "1.5", "GPU utilisation (a job's busy share) (utilisation) must be a number from 0.05 to 1; got 1.5"),
+        ("utilisation", "", "GPU utilisation (a job's busy share) (utilisation) must be a number from 0.05 to 1; got not a number"),
         ("n_gpus_b300", "12.5", "B300 GPUs (n_gpus_b300) must be a whole number from 1 to 131,072 GPUs; got 12.5"),
         ("pue", "0.9", "PUE (pue) must be a number from 1 to 3; got 0.9"),
         (

@@ -446,11 +446,18 @@ def test_ledger_as_cards_with_filters_at_390_px(site, browser):
     page.goto((site / "book" / "claims.html").as_uri())
     page.wait_for_selector(".ledger-controls:not([hidden])")
     shape = page.evaluate(
-        """() => { const tr = document.querySelector('.audit-ledger tbody tr'), td = tr.cells[2];
+        """() => { const tr = document.querySelector('.audit-ledger tbody tr'),
+                         td = tr.querySelector('td[data-label="claim"]');
                    return [getComputedStyle(tr).display, td.getAttribute('data-label'),
                            getComputedStyle(td, '::before').content, tr.getBoundingClientRect().right]; }"""
     )
     assert shape[0] == "block" and shape[1] == "claim" and "claim" in shape[2] and shape[3] <= 390
+    # issue 22's direction column: a labelled line of the card, as word and symbol
+    direction = page.evaluate(
+        """() => { const td = document.querySelector('.audit-ledger tbody td[data-label="direction"]');
+                   return td ? getComputedStyle(td, '::before').content : null; }"""
+    )
+    assert direction is not None and "direction" in direction
     rows = ".audit-ledger tbody tr"
     page.select_option('select[data-filter="verdict"]', "inconsistent")
     shown = page.eval_on_selector_all(rows, "rs => rs.filter(r => r.offsetParent !== null).length")

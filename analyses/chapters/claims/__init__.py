@@ -21,7 +21,7 @@ from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.verdicts import robustness, sweeps
 
 DOCUMENTS = ("all", "000_f164c1abc5db046d.txt", "001_df9bc65650076e7a.txt")
-FILTERS = ("verdict", "document", "chapter", "kind")  # a filter for each of these the ledger has
+FILTERS = ("verdict", "direction", "document", "chapter", "kind")  # a filter for each of these the ledger has
 
 SPEC = ChapterSpec(
     slug="claims",
@@ -51,6 +51,7 @@ class Result:
     cfg: Config
     ledger: pd.DataFrame  # the ledger rows the filters keep
     counts: dict[str, int]  # claims per verdict (every verdict, zero where none), and "all"
+    directions: dict[str, int]  # claims per direction (overstates, understates) among those kept
     rules: pd.DataFrame  # kind, claims of that kind, the rule in words
     flips: pd.DataFrame  # :func:`analyses.pages.sliders.flip_points` of the kept rows
     draws: int = robustness.DRAWS  # joint scenario draws behind ``holds``
@@ -72,13 +73,29 @@ def compute(cfg: Config) -> Result:
     frame = ledger.frame(rows)
     counts = {v: int((frame["verdict"] == v).sum()) for v in verdicts.VERDICTS}
     counts["all"] = len(frame)
-    return Result(cfg, frame, counts, rules_frame(frame), sweeps.flip_points(rows))
+    directions = {d: int((frame["direction"] == d).sum()) for d in verdicts.DIRECTIONS}
+    return Result(cfg, frame, counts, directions, rules_frame(frame), sweeps.flip_points(rows))
 
 
 def verdict_order(frame: pd.DataFrame) -> list[str]:
     """The verdicts in the ledger's fixed order those present in ``frame`` only."""
     present = set(frame["verdict"])
     return [v for v in verdicts.VERDICTS if v in present]
+
+
+def direction_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Claims with a direction per verdict (inconsistent, implausible, and unverifiable anecdotes that
+    lean one way) and direction, with totals."""
+    erring = frame[frame["direction"].isin(verdicts.DIRECTIONS)]
+    out = (
+        erring.groupby("verdict")["direction"]
+        .value_counts()
+        .unstack(fill_value=0)
+        .reindex(columns=list(verdicts.DIRECTIONS), fill_value=0)
+    )
+    out["total"] = out.sum(axis=1)
+    out.loc["all"] = out.sum()
+    return out.reset_index().rename_axis(columns=None)
 
 
 def summary(frame: pd.DataFrame, by: str) -> pd.DataFrame:

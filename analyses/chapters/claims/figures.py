@@ -15,10 +15,11 @@ import altair as alt
 import pandas as pd
 
 from analyses import chapters
-from analyses.chapters.claims import FILTERS, summary, verdict_order
+from analyses.chapters.claims import FILTERS, direction_summary, summary, verdict_order
 from analyses.pages import links
 from analyses.pages.encodings import LABEL_SIZE, describe
 from analyses.pages.ledger_html import (
+    DIRECTION_SYMBOLS,
     VERDICT_COLOURS,
     HtmlTable,
     filter_value,
@@ -150,6 +151,28 @@ def summary_view(frame: pd.DataFrame, by: str) -> HtmlTable:
     return HtmlTable(f'<div class="audit-table">{summary_html(frame, by)}</div>', summary(frame, by))
 
 
+def direction_view(frame: pd.DataFrame) -> HtmlTable:
+    """:func:`direction_summary` as a small table, each direction headed by its word and symbol."""
+    table = direction_summary(frame)
+    head = "".join(
+        f"<th>{DIRECTION_SYMBOLS.get(c, '')} {html.escape(str(c))}</th>" if c in DIRECTION_SYMBOLS else f"<th>{html.escape(str(c))}</th>"
+        for c in table.columns
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td>{html.escape(str(v))}</td>"
+            for c, v in row.items()
+        )
+        + "</tr>"
+        for row in table.to_dict("records")
+    )
+    return HtmlTable(
+        f'<div class="audit-table"><table class="summary"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>',
+        table,
+    )
+
+
 def download_links() -> links.LinkList:
     """Links to the ledger's downloads and the printable page."""
     return links.links(
@@ -167,7 +190,7 @@ th, td { border: 1px solid #ccc; padding: .15rem .35rem; vertical-align: top; te
 table.summary td:not(:first-child) { text-align: right; }
 table.ledger-table { width: 100%; font-size: 8pt; table-layout: fixed; }
 col.col-verdict { width: 8.2em; } col.col-about { width: 11em; } col.col-holds { width: 3.6em; }
-col.col-flips_if { width: 8em; }
+col.col-flips_if { width: 8em; } col.col-direction { width: 6.5em; } col.col-margin { width: 3.6em; }
 b.verdict { white-space: nowrap; } td.about i { color: #666; }
 table.ledger-table th button { all: unset; font-weight: bold; }
 table.ledger-table td { overflow-wrap: anywhere; }

@@ -22,8 +22,8 @@ from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters.experiments import checks
 from analyses.models import experiments as ex
-from analyses.scenario import cases
-from analyses.scenario.generations import NEW, SPEEDUP
+from analyses.scenario import cases, operations
+from analyses.scenario.generations import NEW, SPEEDUP, speedup
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.verdicts.sweeps import Slider
 
@@ -76,6 +76,7 @@ class Sweep:
     speedup: float  # serial days on the old cluster over concurrent days on B300
     required_ratio: float  # e_slice/e_full the stated days need on the same cluster
     required_speedup: float  # per-GPU speed-up the stated days need
+    per_gpu: float  # the per-GPU speed-up of the sweep's workload (the registry's named quantity)
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,7 @@ def _sweep(s: dict[str, float]) -> Sweep:
         speedup=float(n["speedup"]),
         required_ratio=float(n["required_ratio"]),
         required_speedup=float(n["required_speedup"]),
+        per_gpu=float(speedup(s, "sweep-8b")),
     )
 
 
@@ -196,7 +198,7 @@ def _early_stopping(cfg: Config, s: dict[str, float], sw: Sweep) -> EarlyStoppin
         k,
         sw.e_full,
         sw.e_slice,
-        s[SPEEDUP],
+        speedup(s, "sweep-8b"),
         resume=resume,
         e_by_concurrency=by_concurrency,
     )
@@ -278,8 +280,8 @@ def runs_table() -> pd.DataFrame:
                 "case": label,
                 "run days before": before,
                 "run days after": after,
-                "runs/month before": float(ex.runs_per_month(before)),
-                "runs/month after": float(ex.runs_per_month(after)),
+                "runs/month before": float(operations.runs_per_month(None, before)),
+                "runs/month after": float(operations.runs_per_month(None, after)),
                 "stated before": claim.value("experiments_per_month_before") if claim else np.nan,
                 "stated after": (
                     claim.value("experiments_per_month_after")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from analyses.chapters.experiments import SLUG, Result
 from analyses.pages import sliders
-from analyses.scenario.generations import NEW, SPEEDUP
+from analyses.scenario.generations import NEW
 from analyses.units.formats import fmt, in_words
 from analyses.verdicts.sweeps import Slider
 
@@ -25,15 +25,15 @@ def timeline_sentence(res: Result) -> str:
 def sweep_takeaway(res: Result) -> str:
     """What shortens the sweep: concurrency or the per-GPU speed-up."""
     sw = res.sweep
-    if res.verdict(SWEEP) == "consistent":
+    if res.verdict(SWEEP) != "implausible":
         return (
             f"concurrency helps people see results together but saves only what smaller runs gain in efficiency "
             f"(e_slice/e_full = {fmt(sw.e_slice / sw.e_full, sig=3)}); the stated {fmt(sw.stated_speedup, 'x', 2)} "
-            f"comes from {NEW}'s per-GPU speed, which at {fmt(res.s[SPEEDUP], 'x')} allows "
+            f"comes from {NEW}'s per-GPU speed, which at {fmt(sw.per_gpu, 'x')} allows "
             f"{fmt(sw.speedup, 'x', 3)}."
         )
     return (
-        f"at {fmt(res.s[SPEEDUP], 'x')} per GPU the concurrent sweep takes {fmt(sw.b300_concurrent_days, 'days', 3)}: "
+        f"at {fmt(sw.per_gpu, 'x')} per GPU the concurrent sweep takes {fmt(sw.b300_concurrent_days, 'days', 3)}: "
         f"the stated {fmt(sw.case.parallel_days, 'days', 2)} needs {fmt(sw.required_speedup, 'x', 2)} or a smaller search."
     )
 

@@ -25,8 +25,9 @@ from analyses.pages.verdict_box import (
     direction_word,
     verdict_word,
 )
+from analyses.verdicts import VERDICTS
 
-GROUP_MARKS = {"right": VERDICT_MARKS["consistent"], "disagree": VERDICT_MARKS["inconsistent"], **DIRECTION_MARKS}
+GROUP_MARKS = {"right": VERDICT_MARKS[VERDICTS[0]], "disagree": VERDICT_MARKS[VERDICTS[1]], **DIRECTION_MARKS}
 
 
 def _claim_cell(row: Mapping[str, Any]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from analyses.chapters.intro import PURCHASE_RULE, Group, Result
 from analyses.units.formats import in_words
+from analyses.verdicts import VERDICTS
 
 TITLES = {
     "right": "What they get right",
@@ -23,7 +24,7 @@ def group_sentence(res: Result, group: Group) -> str:
         return f"{n} of {total} claims state more than the evidence supports{among}"
     if group.key == "understates":
         return f"{n} of {total} claims state less than the evidence supports{among}"
-    parts = " and ".join(f"{res.counts[v]} {v}" for v in ("inconsistent", "implausible") if res.counts[v])
+    parts = " and ".join(f"{res.counts[v]} {v}" for v in VERDICTS[1:3] if res.counts[v])  # inconsistent, implausible
     return (
         f"{n} of {total} claims disagree with it ({parts}); which way each errs comes with the ledger's direction "
         f"column{among}"

@@ -19,7 +19,7 @@ from analyses.models import memory
 from analyses.scenario.generations import NEW, OLD, documents_span, gpu
 from analyses.units import GB, TB
 from analyses.units.formats import fmt, stated
-from analyses.verdicts import Finding, at_least, check, exactly
+from analyses.verdicts import Credit, Finding, Reading, at_least, check, exactly
 
 RECIPE = "fp16-mixed"  # the documents' recipe (000 §2.2: FP16 weights, gradients, Adam momentum and variance)
 ALLOWANCE = "framework_memory_gb"
@@ -74,6 +74,13 @@ def check_weights_400gb_total_1p5tb(claim: data.Claim, s: Mapping[str, Any], cfg
             + ("does hold" if holds else f"holds only from {fmt(total / n)} bytes per parameter")
         ),
         reading=reading(claim),
+        taken="千亿 as 1e11 parameters, as the sentence's own 1.5 TB total implies",
+        readings=(
+            Reading(
+                f"千亿 as a model of the hundred-billion class, {stated(2 * n / 1e9)}B parameters",
+                value=2 * n * w16 / GB,
+            ),
+        ),
     )
 
 
@@ -121,6 +128,7 @@ def check_hbm3e_capacity(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[s
         context=f"against B200, the generation {NEW} succeeds, the gain is still {fmt(new.hbm_bytes / gpu('B200').hbm_bytes, 'x')}",
         contradiction=None if "HBM3e" in memory_type else f"{NEW} carries {memory_type}, not HBM3e",
         reading=reading(claim),
+        credits=(Credit("hbm3e"),),
     )
 
 
@@ -144,10 +152,13 @@ def check_hbm_over_8tbs(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[st
         ),
         context=(
             f"NVIDIA gives {fmt(high)} TB/s for the Blackwell Ultra chip and {fmt(used)} TB/s for the HGX {NEW}; "
-            f"neither exceeds {stated(figure)} TB/s, so read strictly the claim rounds up, within the fact tolerance"
+            f"neither exceeds {stated(figure)} TB/s, so read strictly the claim rounds up, within the fact tolerance; "
+            f"B200 already reaches {fmt(gpu('B200').hbm_bytes_per_s / TB)} TB/s"
         ),
         reading=reading(claim),
+        taken=f"超{stated(figure)}TB/s as the {stated(figure)} TB/s class",
         strict=at_least(figure),
+        credits=(Credit("hbm3e"),),
     )
 
 

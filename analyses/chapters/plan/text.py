@@ -174,13 +174,15 @@ def scenarios_takeaway(res: Result) -> str:
     if tune is not None:
         hours, stated_hours = tune["planned days"] * HOURS_PER_DAY, tune["stated days"] * HOURS_PER_DAY
         bound = (
-            "so the stated time is not compute-bound"
+            f"so the stated time fits a corpus about {fmt(stated_hours / hours, 'x', 2)} larger: the whole accumulated "
+            "corpus a full fine-tune (全量微调) covers, whose size the case does not give"
             if hours < stated_hours
-            else "so computing alone fills the stated time"
+            else "so computing that month's entries alone fills the stated time"
         )
         sentences.append(
-            f"The fine-tune of document 001's case study (part 4) needs about {fmt(hours, 'hours', 2)} of computing "
-            f"on its {int(tune['GPUs'])} B300s against the {stated(tune['stated days'])} days stated, {bound}."
+            f"The fine-tune of document 001's case study (part 4), run on one month's new entries only, needs about "
+            f"{fmt(hours, 'hours', 2)} of computing on its {int(tune['GPUs'])} B300s against the "
+            f"{stated(tune['stated days'])} days stated, {bound}."
         )
     return " ".join(sentences)
 

@@ -20,7 +20,7 @@ from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters.reliability import checks
 from analyses.models import reliability as rel
-from analyses.scenario import cases, failures
+from analyses.scenario import cases, failures, operations
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.units import HOURS_PER_DAY, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
 from analyses.verdicts.sweeps import Slider
@@ -102,10 +102,10 @@ class Fintech:
     saved_share: float  # saved hours over the clean run's hours
     gpus_at_rate: float  # job size whose MTBF is the stated crash interval at the scenario's rate
     need_mtbf_days: float  # smallest B300 job MTBF under which the clean run lies in the 90% interval
-    plan_gpus: tuple[float, float]  # document 000's cluster for a 10B model (4-8 nodes)
-    b300_mtbf_days: float  # that cluster's larger end at the scenario's rate and B300 failure ratio
+    b300_gpus: float  # the B300 job doing the old job's work (old GPUs / the speed-up)
+    b300_mtbf_days: float  # its MTBF at the scenario's rate and B300 failure ratio
     p_clean: float  # chance of the clean run on it
-    p_clean_old: float  # ... for a job failing as often as the old platform did
+    p_clean_old: float  # ... for a job of the old job's size failing at the B300 failure ratio
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,7 @@ class Result:
     downtime_bound_s: float
     effective_time: float
     lost_late_min: float  # lost per crash at the hourly interval
+    restart_min: float  # an automated restart (the scenario's named quantity)
     ledger: pd.DataFrame
     sliders: tuple[Slider, ...]
 
@@ -201,7 +202,7 @@ def failures_table(rate: float, log_rates: pd.Series) -> pd.DataFrame:
 
 def monte_carlo_table(s: dict[str, float], opt: Optimum, intervals: tuple[float, float]) -> pd.DataFrame:
     """Monte Carlo goodput (mean and 90% range of simulated jobs) beside the closed form, per interval."""
-    m, d, r = float(checks.job_mtbf_s(s)), s["checkpoint_write_s"], s["restart_s"]
+    m, d, r = float(operations.job_mtbf_s(s)), s["checkpoint_write_s"], float(operations.restart_s(s))
     early, late = intervals
     rows = []
     for label, tau in (
@@ -213,7 +214,7 @@ def monte_carlo_table(s: dict[str, float], opt: Optimum, intervals: tuple[float,
         work = MC_WORK_DAYS * SECONDS_PER_DAY
         with np.errstate(over="ignore"):  # beyond float range: inf attempts, a job that never finishes
             failures = work / tau * np.expm1((tau + d) / m)  # expected failed attempts per simulated job
-        row = {"interval": label, "minutes": tau / SECONDS_PER_MINUTE, "closed form": float(rel.goodput(tau, d, m, r))}
+        row = {"interval": label, "minutes": tau / SECONDS_PER_MINUTE, "closed form": float(operations.goodput(s, tau))}
         if failures <= MC_MAX_FAILURES:
             sims = rel.simulate_goodput(tau, d, m, r, work_s=work, runs=MC_RUNS, seed=MC_SEED)
             row |= {
@@ -233,11 +234,11 @@ def monte_carlo_table(s: dict[str, float], opt: Optimum, intervals: tuple[float,
 
 
 def _optimum(s: dict[str, float]) -> Optimum:
-    m, d, r = checks.job_mtbf_s(s), s["checkpoint_write_s"], s["restart_s"]
+    m, d = operations.job_mtbf_s(s), s["checkpoint_write_s"]
     young = float(rel.checkpoint_interval(d, m, method="young"))
     daly = float(rel.checkpoint_interval(d, m, method="daly"))
-    exact = float(checks.optimum_s(s))
-    g = [float(rel.goodput(t, d, m, r)) for t in (young, daly, exact)]
+    exact = float(operations.optimal_interval_s(s))
+    g = [float(operations.goodput(s, t)) for t in (young, daly, exact)]
     return Optimum(young, daly, exact, *g)
 
 
@@ -256,7 +257,7 @@ def _policy(s: dict[str, float]) -> Policy:
 
 
 def _curve(s: dict[str, float], opt: Optimum, policy: Policy) -> tuple[pd.DataFrame, pd.DataFrame]:
-    m, d, r = float(checks.job_mtbf_s(s)), s["checkpoint_write_s"], s["restart_s"]
+    m, d, r = float(operations.job_mtbf_s(s)), s["checkpoint_write_s"], float(operations.restart_s(s))
     top = max(6 * opt.exact_s, 2 * SECONDS_PER_HOUR)
     curve = rel.goodput_curve(d, m, r, np.geomspace(max(d, 1.0), top, 80))
     early, late = policy.early_s / SECONDS_PER_MINUTE, policy.late_s / SECONDS_PER_MINUTE
@@ -266,7 +267,7 @@ def _curve(s: dict[str, float], opt: Optimum, policy: Policy) -> tuple[pd.DataFr
             "interval_min": [opt.exact_s / 60, opt.young_s / 60, opt.daly_s / 60, early, late],
         }
     )
-    marks["goodput"] = rel.goodput(marks["interval_min"].to_numpy() * SECONDS_PER_MINUTE, d, m, r)
+    marks["goodput"] = operations.goodput(s, marks["interval_min"].to_numpy() * SECONDS_PER_MINUTE)
     return curve, marks
 
 
@@ -281,10 +282,10 @@ def _fintech(s: dict[str, float]) -> Fintech:
         saved_share=float(n["saved_h"] / n["run_h"]),
         gpus_at_rate=float(n["gpus_at_rate"]),
         need_mtbf_days=float(n["need_mtbf_days"]),
-        plan_gpus=tuple(float(g) for g in n["gpus"]),
+        b300_gpus=float(n["gpus"]),
         b300_mtbf_days=float(n["b300_mtbf_days"]),
         p_clean=float(n["p_clean"]),
-        p_clean_old=float(rel.prob_no_failure(case.run_days_no_fault, case.crash_interval_days)),
+        p_clean_old=float(n["p_clean_same_size"]),
     )
 
 
@@ -300,14 +301,14 @@ def compute(cfg: Config) -> Result:
     opt, policy = _optimum(s), _policy(s)
     curve, marks = _curve(s, opt, policy)
     causes = data.failure_causes(checks.CALIBRATION)
-    m, d, r = checks.job_mtbf_s(s), s["checkpoint_write_s"], s["restart_s"]
+    m = operations.job_mtbf_s(s)
     everything = data.failure_logs().set_index("id").loc[checks.ALL_INTERRUPTIONS]
     return Result(
         cfg=cfg,
         s=s,
         operations=mode,
         rate=s[RATE],
-        restart_s=s["restart_s"],
+        restart_s=float(operations.restart_s(s)),
         logs=logs,
         rate_low=rng.low,
         rate_high=rng.high,
@@ -320,7 +321,7 @@ def compute(cfg: Config) -> Result:
         per_gpu_mtbf_years=1 / s[RATE],
         job_mtbf_s=float(m),
         big_gpus=int(calibration["gpus"]),
-        big_mtbf_s=float(rel.cluster_mtbf_s(calibration["gpus"], rel.per_gpu_mtbf_from_rate_s(s[RATE]))),
+        big_mtbf_s=float(operations.job_mtbf_s(s, calibration["gpus"])),
         optimum=opt,
         policy=policy,
         curve=curve,
@@ -333,7 +334,8 @@ def compute(cfg: Config) -> Result:
         cut_stated=data.claim(checks.STABILITY).value("interruption_reduction_pct") / 100,
         downtime_bound_s=checks.downtime_bound_s(),
         effective_time=float(everything["effective_time_min"]),
-        lost_late_min=float(rel.lost_per_interruption_s(policy.late_s, d, m, r) / SECONDS_PER_MINUTE),
+        lost_late_min=float(operations.minutes(operations.lost_per_interruption_s(s, policy.late_s))),
+        restart_min=float(operations.minutes(operations.restart_s(s))),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=(
             ledger.slider(failures.RATE[mode], RATE_SLIDER, {SLUG: cfg}),

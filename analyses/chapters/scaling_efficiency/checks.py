@@ -24,7 +24,9 @@ from analyses.verdicts import (
     RULES,
     VERDICTS,
     Arithmetic,
+    Credit,
     Finding,
+    Reading,
     at_least,
     at_most,
     between,
@@ -60,11 +62,19 @@ def check_nvlink_c2c_900(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[s
             "NVLink-C2C is the Grace CPU-GPU link, absent from an HGX B300"
         ),
         context=(
-            "the document names the wrong link: read literally (an NVLink-C2C link between cards) the claim would be "
-            f"inconsistent, since NVLink-C2C joins a Grace CPU to its GPUs; synchronisation between {NEW}s runs over "
-            "NVLink 5 and NVSwitch, whose figure it gives"
+            f"the document names the wrong link: synchronisation between {NEW}s runs over NVLink 5 and NVSwitch, whose "
+            "figure it gives"
         ),
         reading=f"NVLink-C2C read as the NVLink between cards that the sentence describes (多卡间); {READING_PER_DIRECTION}",
+        taken="NVLink-C2C as a misnamed NVLink 5, the link between cards the sentence describes",
+        readings=(
+            Reading(
+                "the literal NVLink-C2C",
+                contradiction=f"NVLink-C2C joins a Grace CPU to its GPUs; an HGX {NEW} has none between its cards",
+            ),
+        ),
+        direction="overstates",
+        credits=(Credit("nvlink"),),
     )
 
 
@@ -82,7 +92,9 @@ def check_nvswitch_900_any_pair(claim: data.Claim, s: Mapping[str, Any], cfg: Ma
             f"rate; read as both directions together, {stated(figure)} GB/s would be {stated(figure / 2)} per direction"
         ),
         reading=READING_PER_DIRECTION,
+        taken="900GB/s per direction",
         strict=exactly(figure / 2),
+        credits=(Credit("nvswitch"),),
     )
 
 
@@ -178,7 +190,7 @@ def check_64_to_256_gpus_2p1x(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
         context=lambda v: (
             f"about {fmt(node * gbit(), 'Gbit/s', 2)} of TCP Ethernet per server reproduces it, so the story is a network "
             "problem, not a GPU one; the case itself cannot be checked"
-            if v == "consistent"
+            if v in ("consistent", "unverifiable")  # an anecdote that falls short of the model is unverifiable
             else f"ordinary Ethernet gives {fmt(model, 'x')} in the model, less than the stated {stated(got)}×"
         ),
         arithmetic=(
@@ -289,9 +301,11 @@ def check_network_200gbps(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
     per_gpu = network_share_kept(s, gbit, n)
     shipped = wiring.gpu(NEW).nic_bytes_per_s_per_gpu * units.BITS_PER_BYTE / units.GB
 
+    node = network_share_kept(s, gbit / p.gpus_per_node, n)
+
     @functools.cache
     def per_node() -> tuple[float, str]:
-        kept = float(network_share_kept(s, gbit / p.gpus_per_node, n))
+        kept = float(np.asarray(node))
         return kept, rule_verdict(claim.kind, Finding(stated=exactly(1.0), value=kept))
 
     return Finding(
@@ -305,14 +319,15 @@ def check_network_200gbps(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
         ),
         context=lambda v: (
             f"read per GPU the advice {'keeps' if v == 'consistent' else 'does not keep'} the network off the critical "
-            f"path, though an HGX {NEW} ships {stated(shipped)} Gbit/s per GPU; read as {stated(gbit)} Gbit/s per node, "
-            f"the strict reading, it would be {per_node()[1]}"
+            f"path, though an HGX {NEW} ships {stated(shipped)} Gbit/s per GPU"
         ),
         reading=(
             "不低于200Gbps read as 200 Gbit/s per GPU (one NIC per GPU, as in HGX and DGX servers); 不成为短板 (not the "
             "bottleneck) read as the plan's 8 nodes keeping, within the recommendation tolerance, the throughput an "
             "unlimited network would give"
         ),
+        taken="200 Gbit/s per GPU",
+        readings=(Reading("200 Gbit/s per node", value=node),),
     )
 
 

@@ -105,6 +105,7 @@ class Result:
     generation: pd.DataFrame
     centuries: Centuries
     server_years: pd.DataFrame
+    other_windows: dict[tuple[int, int], dict[str, tuple[float, float, float]]]  # the growth rows' other readings
     ledger: pd.DataFrame
     sliders: tuple[Slider, ...]
 
@@ -263,6 +264,10 @@ def compute(cfg: Config) -> Result:
         generation=generation_table(s),
         centuries=centuries(s, cfg),
         server_years=server_years_grid(s, data.claim(CENTURIES).value("params")),
+        other_windows={
+            w: {q: f.factor(12) for q, f in wiring.fits(dict(cfg) | {"window_start": w[0], "window_end": w[1]}).items()}
+            for w in checks.OTHER_WINDOWS
+        },
         ledger=ledger.ledger(SLUG, cfg),
         sliders=(ledger.slider("tokens_per_param", SLIDER_CLAIMS, {SLUG: cfg}),),
     )

@@ -20,7 +20,7 @@ from analyses.chapters.scaling_gap import wiring
 from analyses.models import flops, growth
 from analyses.units import MONTHS_PER_YEAR, settle
 from analyses.units.formats import fmt, in_words, stated
-from analyses.verdicts import RULES, VERDICTS, Finding, between, check, exactly, verdict_codes
+from analyses.verdicts import RULES, VERDICTS, Finding, Reading, between, check, exactly, verdict_codes
 
 
 def rule_verdict(kind: str, finding: Finding) -> str:
@@ -58,12 +58,16 @@ def hardware_growth(cfg: Mapping[str, Any], months: float) -> dict[str, tuple[fl
     return {b: wiring.fits(dict(cfg) | {"gpu_basis": b})["per-GPU FLOP/s"].factor(months) for b in bases}
 
 
-@check("000-0-growth-10x-per-year", "000-1-param-growth-18mo")
-def check_growth_10x_per_year(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
-    """Document 000 §0 and §1: models grow tenfold (a year; every 18 months) while hardware doubles."""
+# Other windows a reader may take for 每年 / 过去几年: the years of the documents' own first table rows
+# (BERT in 2018 to GPT-3 in 2020), and the five years before the documents (2020-2025).
+OTHER_WINDOWS = ((2015, 2020), (2020, 2025))
+
+
+def _growth_parts(claim: data.Claim, cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The fitted growth over the claim's period in window ``cfg``: parameters, compute, per-GPU FLOP/s
+    on each basis, which bases agree with the stated hardware figure, and the contradiction if none does."""
     months = claim.value("period_months")
     fitted = wiring.fits(cfg)
-    model_x = claim.value("model_growth_x")
     hw_x = claim.value("gpu_growth_x" if "gpu_growth_x" in claim.values else "hw_growth_x")
     params, compute = (fitted[q].factor(months) for q in wiring.QUANTITIES[:2])
     hardware = hardware_growth(cfg, months)
@@ -72,15 +76,46 @@ def check_growth_10x_per_year(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
         for b, f in hardware.items()
         if rule_verdict(claim.kind, Finding(exactly(hw_x), f[0], low=f[1], high=f[2])) == "consistent"
     ]
+    gpu_text = ", ".join(f"{BASIS_WORDS[b]} {factor_text(f)}" for b, f in hardware.items())
+    per = per_period(months)
+    return {
+        "params": params,
+        "compute": compute,
+        "hardware": hardware,
+        "agree": agree,
+        "gpu_text": gpu_text,
+        "contradiction": None if agree else f"per-GPU FLOP/s grew {gpu_text} {per}, not {stated(hw_x)}×",
+    }
+
+
+@check("000-0-growth-10x-per-year", "000-1-param-growth-18mo")
+def check_growth_10x_per_year(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §0 and §1: models grow tenfold (a year; every 18 months) while hardware doubles."""
+    months = claim.value("period_months")
+    model_x = claim.value("model_growth_x")
+    hw_x = claim.value("gpu_growth_x" if "gpu_growth_x" in claim.values else "hw_growth_x")
+    p = _growth_parts(claim, cfg)
+    params, compute, agree = p["params"], p["compute"], p["agree"]
     compute_ok = rule_verdict(claim.kind, Finding(exactly(model_x), compute[0], low=compute[1], high=compute[2]))
     level, per = fmt(cfg["confidence"], pct=True, sig=2), per_period(months)
     other = data.claim(OTHER_PERIOD[claim.id])
-    gpu_text = ", ".join(f"{BASIS_WORDS[b]} {factor_text(f)}" for b, f in hardware.items())
     hw_clause = (
         f"the stated {stated(hw_x)}× for hardware agrees with the fitted {' and '.join(BASIS_WORDS[b] for b in agree)} per-GPU FLOP/s"
         if agree
         else ""
     )
+    readings = []
+    for start, end in OTHER_WINDOWS:
+        q = _growth_parts(claim, dict(cfg) | {"window_start": start, "window_end": end})
+        readings.append(
+            Reading(
+                f"the {start}-{end} window",
+                value=q["params"][0],
+                low=q["params"][1],
+                high=q["params"][2],
+                contradiction=q["contradiction"],
+            )
+        )
     return Finding(
         stated=exactly(model_x),
         value=params[0],
@@ -88,10 +123,10 @@ def check_growth_10x_per_year(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
         high=params[2],
         unit="x",
         recomputed=(
-            f"parameters {factor_text(params)}, training compute {factor_text(compute)}, per-GPU FLOP/s {gpu_text} "
+            f"parameters {factor_text(params)}, training compute {factor_text(compute)}, per-GPU FLOP/s {p['gpu_text']} "
             f"{per} ({cfg['window_start']}-{cfg['window_end']}, {level} intervals)"
         ),
-        contradiction=None if agree else f"per-GPU FLOP/s grew {gpu_text} {per}, not {stated(hw_x)}×",
+        contradiction=p["contradiction"],
         context=lambda v: "; ".join(
             part
             for part in (
@@ -110,6 +145,9 @@ def check_growth_10x_per_year(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
             "FLOP/s at 16 bits or at the lowest precision it offers (the headline figure), whichever agrees; 约10倍 as "
             "tenfold within the fact tolerance"
         ),
+        taken=f"the chapter's window, {cfg['window_start']}-{cfg['window_end']}",
+        readings=tuple(readings),
+        direction="overstates",
     )
 
 
@@ -133,8 +171,17 @@ def _named_row(claim: data.Claim, model: str) -> Finding:
         problems.append(f"{model} was published in {real_year}, not {year}")
     if not current:
         problems.append(f"{'/'.join(stated_hw)} was not a current GPU generation in {year}")
-    strict_hw = "" if own in stated_hw else f"; read as the hardware {model} itself trained on, the row is wrong: {own}"
     default, strict = wiring.stated_compute(claim), wiring.stated_compute(claim, strict=True)
+    readings = (
+        ()
+        if own in stated_hw
+        else (
+            Reading(
+                f"硬件代际 as the hardware {model} itself trained on",
+                contradiction="; ".join([*problems, f"{model} trained on {own}, not {'/'.join(stated_hw)}"]),
+            ),
+        )
+    )
     return Finding(
         stated=default,
         value=compute,
@@ -142,11 +189,13 @@ def _named_row(claim: data.Claim, model: str) -> Finding:
         recomputed=f"{model}: {fmt(compute, 'FLOP')} (stated {fmt(default.lo)}-{fmt(default.hi, 'FLOP')}); trained on {own}",
         contradiction="; ".join(problems) or None,
         context=lambda v: (
-            f"{'/'.join(current)} was the current or previous GPU generation in {year}{strict_hw}"
+            f"{'/'.join(current)} was the current or previous GPU generation in {year}"
             if current
-            else f"the stated hardware does not fit {year}{strict_hw}"
+            else f"the stated hardware does not fit {year}"
         ),
         reading=READING_GENERATION,
+        taken="数 as 2-9 and 硬件代际 as the generation current that year",
+        readings=readings,
         strict=strict if strict != default else None,
         sig=3,
     )
@@ -186,7 +235,16 @@ def _industry_row(claim: data.Claim, s: Mapping[str, Any]) -> Finding:
             f"{fmt(top / default.hi, 'x', 2)} the top of the range"
         )
 
+    tpp = np.asarray(s["tokens_per_param"], dtype=float)
+    dense_hi = flops.training_flops(hi, hi * tpp)
     return Finding(
+        taken="千亿~万亿 as the real models of that class, mixtures of experts included",
+        readings=(
+            Reading(
+                f"the class's largest, a dense {fmt(hi / 1e12, sig=2)}T-parameter model at the scenario's tokens per parameter",
+                value=dense_hi,
+            ),
+        ),
         stated=default,
         value=float(np.exp(np.mean(np.log(flop)))),
         low=float(flop.min()),
@@ -211,6 +269,14 @@ def _industry_row(claim: data.Claim, s: Mapping[str, Any]) -> Finding:
 # --------------------------------------------------------------------------------------------
 # Several hundred server-years (part 0)
 # --------------------------------------------------------------------------------------------
+
+UNDERTRAINED = wiring.GENERATION_ROWS["000-1-gen-2020-gpt3"]  # trained on far fewer tokens per parameter than compute-optimal
+
+
+def undertrained_tokens_per_param() -> float:
+    """Tokens per parameter of :data:`UNDERTRAINED` (``data/models.csv``)."""
+    row = data.model(UNDERTRAINED)
+    return float(row["training_tokens"] / row["params"])
 
 
 @check("000-0-centuries")
@@ -245,4 +311,11 @@ def check_centuries(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
             )
         ),
         reading="数百年 read as 200-900 years; 普通服务器 read as a dual-socket CPU server (peak at base clock)",
+        taken="数百年 as 200-900 years, a run at the scenario's tokens per parameter",
+        readings=(
+            Reading(
+                f"a run trained like {UNDERTRAINED} ({fmt(undertrained_tokens_per_param(), sig=2)} tokens per parameter)",
+                value=wiring.server_years(s, n, server, undertrained_tokens_per_param()),
+            ),
+        ),
     )

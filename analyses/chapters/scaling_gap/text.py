@@ -35,7 +35,19 @@ def growth_takeaway(res: Result) -> str:
         if at_18
         else f"nothing measured grows {x} per {months} months"
     )
-    third = f"{join(at_12)} does grow {x} a year" if at_12 else f"nothing grows {x} a year"
+    window = f"{res.cfg['window_start']}-{res.cfg['window_end']}"
+    if at_12:
+        third = f"over {window} {join(at_12)} does grow {x} a year"
+    else:
+        third = f"over {window} nothing the book fits grows {x} a year"
+    target = per_year.value("model_growth_x")
+    earlier = []
+    for (a, b), fits in res.other_windows.items():
+        grew = [f"{SHORT[q]} {fmt(f[0], 'x', sig=2)}" for q, f in fits.items() if q != "per-GPU FLOP/s" and f[1] <= target <= f[2]]
+        if grew:
+            earlier.append(f"in {a}-{b} {join(grew)} a year")
+    if earlier and not at_12:
+        third += f", though the window decides it: {join(earlier)}"
     return f"{first}, but {second}, and {third}."
 
 

@@ -26,7 +26,7 @@ from analyses import scenario
 from analyses.chapters import ledger
 from analyses.chapters.tco import wiring
 from analyses.models import gpu_hour_cost, tco, uncertainty
-from analyses.scenario import buying, cases, costs, generations
+from analyses.scenario import buying, cases, costs, generations, operations
 from analyses.scenario.generations import NEW, OLD
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
@@ -53,7 +53,6 @@ SPEC = ChapterSpec(
         scenario.param("electricity_usd_per_kwh"),
         scenario.param("pue"),
         scenario.param("utilisation"),
-        scenario.param("goodput"),
         Param(
             "workload",
             "str",
@@ -72,8 +71,12 @@ DRAWN = (
     generations.SPEEDUP,
     generations.OLD_MFU,
     "utilisation",
-    "goodput",
+    "interruptions_per_gpu_year",
+    "job_gpus",
+    "checkpoint_write_s",
+    "restart_s",
     "tokens_per_param",
+    costs.LIST_PRICE,
     *(gpu_hour_cost.server_name(g) for g in GENERATIONS),
     *(gpu_hour_cost.rent_name(g) for g in GENERATIONS),
     "rent_a100_china_cny_per_gpu_hour",
@@ -132,6 +135,7 @@ class Recommender:
     saving_rmb_year: Summary  # the stated cut of one A100 run a month, a year
     used_after: float  # GPU-days the stated runs need each month after
     available_after: float  # GPU-days the B300 cluster has in a month
+    runs_per_month_after: float  # back-to-back runs of the new length in an average month (named quantity)
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,9 @@ class Result:
     several_million_sizes: tuple[float, float]  # parameters whose compute costs the band's ends
     wasted_share: float
     idle_share: float
+    busy_share: float  # a job's busy share (the registry's named quantity)
+    goodput: float  # training goodput (the registry's named quantity)
+    speedup: float  # the per-GPU speed-up of dense pretraining (the registry's named quantity)
     ledger: pd.DataFrame
     sliders: tuple[Slider, ...]
 
@@ -250,7 +257,7 @@ def _summary_rows(items: Mapping[str, np.ndarray], k: np.ndarray | float, key: s
 def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame]:
     r = cases.recommender()
     before, after = wiring.recommender_gpu_days()
-    price = costs.price_ratio(b, "owned")
+    price = costs.price_ratio(b, "owned", wiring.RECOMMENDER_BASIS)
     run_rmb = wiring.recommender_run_cost(b) * b["usd_cny"]
     fleet = tco.usage_cost_ratio(price, r.gpus_before, r.gpus_after)
     case = Recommender(
@@ -266,16 +273,20 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
         cost_ratio=Summary.of(wiring.recommender_cost_ratio(b)),
         need_price_ratio=float(tco.implied_price_ratio(r.cost_ratio, before, after)),
         price_ratio=Summary.of(price),
-        at_scenario=Summary.of(costs.same_task_ratio(b, "owned")),
+        at_scenario=Summary.of(costs.same_task_ratio(b, "owned", workload="recommender", old_basis=wiring.RECOMMENDER_BASIS)),
         saving_rmb_year=Summary.of((1 - r.cost_ratio) * run_rmb * 12),
         used_after=r.runs_after * after,
         available_after=r.gpus_after * HOURS_PER_MONTH / HOURS_PER_DAY,
+        runs_per_month_after=float(operations.runs_per_month(None, r.days_after)),
     )
     readings = _summary_rows(
         {
-            f"fleet bills ({stated(r.gpus_before)} {OLD} vs {stated(r.gpus_after)} {NEW})": fleet,
-            "one run, the case's GPU-days": wiring.recommender_cost_ratio(b),
-            "one run, the scenario's speed-up": costs.same_task_ratio(b, "owned"),
+            f"fleet bills ({stated(r.gpus_before)} {OLD} vs {stated(r.gpus_after)} {NEW}), {OLD}s at the price paid new": fleet,
+            f"one run, the case's GPU-days, {OLD}s at the price paid new (the ledger's reading)": wiring.recommender_cost_ratio(b),
+            f"one run, the case's GPU-days, {OLD}s at today's second-hand price": wiring.recommender_cost_ratio(b, "owned"),
+            "one run, the scenario's speed-up": costs.same_task_ratio(
+                b, "owned", workload="recommender", old_basis=wiring.RECOMMENDER_BASIS
+            ),
         },
         1.0,
         "reading",
@@ -286,7 +297,7 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
 def _customer(b: Mapping[str, np.ndarray], cfg: Config) -> CustomerService:
     c = cases.customer_service()
     r = scenario.ranges(cfg)["server_b300_usd_per_gpu"]
-    hour_cny = costs.rented_a100_china_cny(b) * HOURS_PER_MONTH
+    hour_cny = costs.old_hour_cost(b, "rent in China") * b["usd_cny"] * HOURS_PER_MONTH
     return CustomerService(
         gpus=c.gpus,
         years=c.depreciation_years,
@@ -319,12 +330,14 @@ def payback_cases() -> dict[str, Callable[[Mapping[str, Any]], np.ndarray]]:
     before, after = wiring.recommender_gpu_days()
     case = before / after
     return {
-        f"vs rent {OLD}, scenario speed-up": lambda b: wiring.payback_value(b),
-        f"vs rent {OLD} in China, scenario speed-up": lambda b: wiring.payback_value(b, "rent in China"),
+        f"vs rent {OLD} in China, scenario speed-up": lambda b: wiring.payback_value(b),
+        f"vs rent {OLD} at a neocloud, scenario speed-up": lambda b: wiring.payback_value(b, "rent"),
         f"vs keep owned {OLD}, scenario speed-up": lambda b: wiring.payback_value(b, "keep owned"),
-        f"vs rent {OLD}, documents' {stated(hi)}×": lambda b: wiring.payback_value(b, "rent", hi),
-        f"vs rent {OLD}, documents' {stated(lo)}×": lambda b: wiring.payback_value(b, "rent", lo),
-        f"vs rent {OLD}, 000's case ({case:.2f}× per GPU-day)": lambda b: wiring.payback_value(b, "rent", case),
+        f"vs rent {OLD} in China, documents' {stated(hi)}×": lambda b: wiring.payback_value(b, "rent in China", hi),
+        f"vs rent {OLD} in China, documents' {stated(lo)}×": lambda b: wiring.payback_value(b, "rent in China", lo),
+        f"vs rent {OLD} in China, 000's case ({case:.2f}× per GPU-day)": lambda b: wiring.payback_value(
+            b, "rent in China", case
+        ),
     }
 
 
@@ -419,6 +432,9 @@ def compute(cfg: Config) -> Result:
         several_million_sizes=tuple(float(n) for n in wiring.band_sizes(s)),
         wasted_share=float(costs.wasted_share(s)),
         idle_share=float(costs.idle_share(s)),
+        busy_share=float(operations.busy_share(s)),
+        goodput=float(operations.goodput(s)),
+        speedup=float(generations.speedup(s, "pretrain")),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=tuple(ledger.slider(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )

@@ -16,6 +16,7 @@ import numpy as np
 
 from analyses import data, scenario
 from analyses.chapters.tco.wiring import (
+    RECOMMENDER_BASIS,
     SEVERAL_MILLION,
     TCO_ROW,
     band_sizes,
@@ -24,9 +25,9 @@ from analyses.chapters.tco.wiring import (
     own_rmb,
     payback_value,
     rd_ratios,
+    recommender_annual_saving_rmb,
     recommender_cost_ratio,
     recommender_gpu_days,
-    recommender_run_cost,
     rental_rmb,
     reserve_markup,
     rmb,
@@ -36,11 +37,17 @@ from analyses.chapters.tco.wiring import (
     training_sizes,
 )
 from analyses.models import tco
-from analyses.scenario import cases, costs, generations
-from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_PRECISION
+from analyses.scenario import cases, costs, generations, operations
+from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_PRECISION, speedup
 from analyses.units import HOURS_PER_MONTH
 from analyses.units.formats import amount, fmt, months, scalar, stated, stated_amount
-from analyses.verdicts import Arithmetic, Finding, at_least, at_most, between, check, rounded
+from analyses.verdicts import Arithmetic, Finding, Reading, at_least, at_most, between, check, exactly, rounded
+
+
+def _at_documents(fn: Any) -> tuple[Reading, Reading]:
+    """The claim recomputed at the documents' own per-GPU speed-up (000 §3: about 2.5-3x): ``fn(x)`` is its value."""
+    lo, hi = documents_speedup()
+    return (Reading(f"{stated(lo)}× per GPU", value=fn(lo)), Reading(f"{stated(hi)}×", value=fn(hi)))
 
 # --------------------------------------------------------------------------------------------
 # 000 §3: the TCO row of the comparison table
@@ -54,14 +61,16 @@ def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
     ratio = costs.same_task_ratio(s, "owned")
     x_lo, x_hi = documents_speedup()
     price = costs.price_ratio(s, "owned")
+    x = speedup(s, "pretrain")
 
     def recomputed() -> str:
-        own_hi, own_lo = (scalar(costs.same_task_ratio(s, "owned", x)) for x in (x_lo, x_hi))
+        own_hi, own_lo = (scalar(costs.same_task_ratio(s, "owned", v)) for v in (x_lo, x_hi))
         return (
-            f"same task on owned GPUs: a {NEW} GPU-hour costs {fmt(scalar(price), 'x')} an {OLD}'s and does "
-            f"{fmt(scalar(s[generations.SPEEDUP]), 'x')} its work (the scenario's speed-up), so {NEW} costs "
+            f"same task on owned GPUs: a {NEW} GPU-hour costs {fmt(scalar(price), 'x')} an {OLD}'s at today's market "
+            f"price and does {fmt(scalar(x), 'x')} its work (the scenario's speed-up), so {NEW} costs "
             f"{fmt(scalar(ratio), pct=True, sig=2)} of {OLD}'s; with the table's own {stated(x_lo)}-{stated(x_hi)}× it would "
-            f"cost {fmt(own_lo, pct=True, sig=2)}-{fmt(own_hi, pct=True, sig=2)}"
+            f"cost {fmt(own_lo, pct=True, sig=2)}-{fmt(own_hi, pct=True, sig=2)}; with the {OLD}s valued at the price paid "
+            f"new, {fmt(scalar(costs.same_task_ratio(s, 'owned', old_basis='owned at list')), pct=True, sig=2)}"
         )
 
     return Finding(
@@ -70,8 +79,7 @@ def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
         unit="fraction",
         recomputed=recomputed,
         context=lambda v: (
-            f"{NEW}'s per-GPU speed-up more than pays for its dearer GPU-hour, though the table's own "
-            f"{stated(x_lo)}-{stated(x_hi)}× would make {NEW} the dearer of the two"
+            f"{NEW}'s per-GPU speed-up more than pays for its dearer GPU-hour"
             if v == "consistent"
             else f"the per-GPU speed-up of the scenario puts {NEW}'s cost for the same task "
             f"{'below' if scalar(ratio) < lo else 'above'} the stated share"
@@ -84,6 +92,14 @@ def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
             ),
         ),
         reading=claim.reading or "",
+        taken=f"both clusters owned, each GPU at today's market price ({OLD} second-hand)",
+        readings=(
+            Reading(
+                f"the {OLD}s valued at the price paid new (a fleet still on the books)",
+                value=costs.same_task_ratio(s, "owned", old_basis="owned at list"),
+            ),
+        ),
+        documents=_at_documents(lambda v: costs.same_task_ratio(s, "owned", v)),
     )
 
 
@@ -94,22 +110,23 @@ def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
 
 @check("000-4-monthly-cost-47pct-3m-rmb")
 def check_monthly_cost_47pct_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
-    """Document 000 §4: monthly compute cost -47% against the baseline, more than 3M RMB saved a year."""
+    """Document 000 §4: monthly compute cost -47% against the baseline (the firm's own bill)."""
     r = cases.recommender()
     before, after = recommender_gpu_days()
     ratio = recommender_cost_ratio(s)
+    market = recommender_cost_ratio(s, "owned")
 
     def recomputed() -> str:
         need = scalar(tco.implied_price_ratio(r.cost_ratio, before, after))
-        at_speed = scalar(costs.same_task_ratio(s, "owned"))
-        saving = (1 - r.cost_ratio) * scalar(recommender_run_cost(s)) * 12
+        at_speed = scalar(costs.same_task_ratio(s, "owned", workload="recommender", old_basis=RECOMMENDER_BASIS))
         return (
-            f"one full training: {stated(after)} {NEW} GPU-days against {stated(before)} {OLD} GPU-days at "
-            f"{fmt(scalar(costs.price_ratio(s, 'owned')), 'x')} the price per GPU-hour costs {fmt(scalar(ratio), pct=True, sig=2)} "
-            f"of before; -{stated(100 * (1 - r.cost_ratio))}% needs a {NEW} GPU-hour at {fmt(need, 'x')} an {OLD}'s; "
-            f"at the scenario's {fmt(scalar(s[generations.SPEEDUP]), 'x')} per GPU the run would cost {fmt(at_speed, pct=True, sig=2)}; "
-            f"a {stated(100 * (1 - r.cost_ratio))}% cut of one {OLD} run a month saves {rmb(saving, s, 2)} a year "
-            f"(stated: more than {stated_amount(r.annual_saving_min_rmb)})"
+            f"one full training: {stated(after)} {NEW} GPU-days against {stated(before)} {OLD} GPU-days; with the firm's "
+            f"{OLD}s at the price it paid new (still depreciating) a {NEW} GPU-hour costs "
+            f"{fmt(scalar(costs.price_ratio(s, 'owned', RECOMMENDER_BASIS)), 'x')} an {OLD}'s and the run "
+            f"{fmt(scalar(ratio), pct=True, sig=2)} of before; at today's second-hand {OLD} price "
+            f"{fmt(scalar(market), pct=True, sig=2)}; -{stated(100 * (1 - r.cost_ratio))}% needs a {NEW} GPU-hour at "
+            f"{fmt(need, 'x')} an {OLD}'s; at the scenario's {fmt(scalar(speedup(s, 'recommender')), 'x')} per GPU the run "
+            f"would cost {fmt(at_speed, pct=True, sig=2)}"
         )
 
     return Finding(
@@ -118,14 +135,45 @@ def check_monthly_cost_47pct_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg
         unit="fraction",
         recomputed=recomputed,
         context=lambda v: (
-            f"cost after / before, -{stated(100 * (1 - r.cost_ratio))}% being {stated(100 * r.cost_ratio)}%; the case's own "
-            f"GPU-days ({fmt(before / after, 'x')} fewer per run) do not pay for the {NEW}'s dearer GPU-hour, while at "
-            f"the speed-up the scenario expects the saving would exceed the stated one"
-            if v != "consistent"
+            f"cost after / before, -{stated(100 * (1 - r.cost_ratio))}% being {stated(100 * r.cost_ratio)}%; the case's "
+            "own GPU-days and public prices allow the cut in the firm's own accounts"
+            if v == "consistent"
             else f"cost after / before, -{stated(100 * (1 - r.cost_ratio))}% being {stated(100 * r.cost_ratio)}%; the case's "
-            "own GPU-days and public prices allow the cut"
+            f"own GPU-days ({fmt(before / after, 'x')} fewer per run) do not pay for the {NEW}'s dearer GPU-hour"
         ),
         reading=claim.reading or "",
+        taken=f"the firm's own bill, its {OLD}s at the price paid new and still depreciating",
+        readings=(Reading(f"its {OLD}s valued at today's second-hand price", value=market),),
+    )
+
+
+@check("000-4-annual-saving-3m-rmb")
+def check_annual_saving_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §4: the stated cut saves more than 3 million RMB a year."""
+    r = cases.recommender()
+    run, fleet = recommender_annual_saving_rmb(s)
+    run_m, fleet_m = recommender_annual_saving_rmb(s, "owned")
+    return Finding(
+        stated=at_least(r.annual_saving_min_rmb),
+        value=np.sqrt(run * fleet),
+        low=run,
+        high=fleet,
+        unit="RMB",
+        recomputed=lambda: (
+            f"-{stated(100 * (1 - r.cost_ratio))}% of the firm's {OLD} bill (its {stated(r.gpus_before)} {OLD}s at the price "
+            f"paid new) is {amount(scalar(run), 'RMB', 2)} a year counting one full run a month, "
+            f"{amount(scalar(fleet), 'RMB', 2)} counting the fleet every hour; at today's second-hand {OLD} price "
+            f"{amount(scalar(run_m), 'RMB', 2)} to {amount(scalar(fleet_m), 'RMB', 2)}"
+        ),
+        context=lambda v: (
+            "the stated cut of a bill that size does save that much in the firm's own accounts"
+            if v == "consistent"
+            else f"the stated cut of the firm's {OLD} bill does not come to that much"
+        ),
+        reading=claim.reading or "",
+        taken=f"the firm's own bill, its {OLD}s at the price paid new",
+        readings=(Reading(f"its {OLD}s valued at today's second-hand price", value=np.sqrt(run_m * fleet_m), low=run_m, high=fleet_m),),
+        sig=2,
     )
 
 
@@ -152,7 +200,7 @@ def check_gmv_8pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, An
 def check_reserve_10_15pct_exploration(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §5: reserve 10-15% of compute for exploring new scenarios."""
     lo, hi = claim.value("reserve_low_pct") / 100, claim.value("reserve_high_pct") / 100
-    idle = 1 - np.asarray(s["utilisation"])
+    idle = 1 - operations.busy_share(s)
     return Finding(
         stated=between(lo, hi),
         value=None,
@@ -160,7 +208,7 @@ def check_reserve_10_15pct_exploration(claim: data.Claim, s: Mapping[str, Any], 
         recomputed=lambda: (
             f"reserving {fmt(lo, pct=True, sig=2)}-{fmt(hi, pct=True, sig=2)} raises the cost per production PFLOP-day by "
             f"{fmt(scalar(reserve_markup(lo)), pct=True, sig=2)}-{fmt(scalar(reserve_markup(hi)), pct=True, sig=2)}; at the "
-            f"scenario's utilisation {fmt(scalar(idle), pct=True, sig=2)} of paid GPU-hours are idle anyway"
+            f"scenario's utilisation {fmt(scalar(idle), pct=True, sig=2)} of the hours a job holds its GPUs are idle anyway"
         ),
         context=(
             "budgeting advice whose purpose (keeping ahead technically) has no measure; its price is shown so a reader "
@@ -179,21 +227,24 @@ def check_reserve_10_15pct_exploration(claim: data.Claim, s: Mapping[str, Any], 
 def check_payback_6_12_months(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Both documents, part 6: the hardware investment is usually recovered within 6-12 months."""
     lo, hi = claim.value("payback_low_months"), claim.value("payback_high_months")
-    x = generations.speedup(s, cases.workload(claim.id))  # the claim's own workload (generations.speedup)
-    value = payback_value(s, speedup=x)
-    x_lo, x_hi = documents_speedup()
+    workload = "pretrain" if claim.document.startswith("000") else "finetune"
+    value = payback_value(s, workload=workload)
+    x = speedup(s, workload)
+    readings = [Reading(f"against {OLD}s rented at a neocloud", value=payback_value(s, "rent", workload=workload))]
+    if claim.document.startswith("000"):
+        readings.append(
+            Reading(
+                f"升级 as keeping owned {OLD}s whose capital is spent (only their running cost saved)",
+                value=payback_value(s, "keep owned", workload=workload),
+            )
+        )
 
     def recomputed() -> str:
-        slow, fast = (payback_value(s, "rent", x) for x in (x_lo, x_hi))
-        other = (
-            f"keeping owned {OLD}s (capital spent) {months(payback_value(s, 'keep owned', x))}"
-            if claim.document.startswith("000")
-            else f"against China's {OLD} rents {months(payback_value(s, 'rent in China', x))}"
-        )
         return (
-            f"one {NEW} bought ({rmb(costs.capex_per_gpu(s, NEW), s, 2)} with network and storage) instead of renting the "
-            f"{fmt(scalar(x), 'x')} {OLD}s whose work it does: {months(value)}; with the documents' own "
-            f"{stated(x_lo)}-{stated(x_hi)}×, {months(fast)} to {months(slow)}; {other}"
+            f"one {NEW} bought ({rmb(costs.capex_per_gpu(s, NEW), s, 2)} with network and storage) instead of renting in "
+            f"China the {fmt(scalar(x), 'x')} {OLD}s whose work it does, kept as busy as they would be: {months(value)}; "
+            f"against neocloud rents {months(payback_value(s, 'rent', workload=workload))}; a {NEW} left unscheduled part "
+            "of the month takes longer in proportion"
         )
 
     return Finding(
@@ -203,17 +254,14 @@ def check_payback_6_12_months(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
         recomputed=recomputed,
         context=lambda v: (
             f"at the scenario's per-GPU speed-up one {NEW} replaces enough rented {OLD}-hours to repay itself within "
-            "the year, the same work on both sides; at the documents' own speed-up it would take years"
-            + (
-                f", and against owned {OLD}s whose capital is already spent (a stricter reading of 升级) "
-                f"{months(payback_value(s, 'keep owned', x))}"
-                if claim.document.startswith("000")
-                else ""
-            )
+            "the year, the same work on both sides"
             if v == "consistent"
             else f"doing the same work as the rented {OLD}s, the {NEW} does not repay itself within {stated(hi)} months"
         ),
         reading=claim.reading or "",
+        taken=f"a {NEW} bought instead of {OLD}s rented in China (the documents' market) and kept busy",
+        readings=tuple(readings),
+        documents=_at_documents(lambda v: payback_value(s, speedup=v, workload=workload)),
         strict=between(lo, hi),
         sig=2,
     )
@@ -261,16 +309,46 @@ def check_inefficiency_over_half_of_cost(claim: data.Claim, s: Mapping[str, Any]
         value=share,
         unit="fraction",
         recomputed=lambda: (
-            f"1 - utilisation {fmt(scalar(s['utilisation']), pct=True, sig=2)} × goodput {fmt(scalar(s['goodput']), pct=True, sig=2)} × "
-            f"{OLD} MFU {fmt(scalar(s[generations.OLD_MFU]), pct=True, sig=2)} = {fmt(scalar(share), pct=True, sig=2)} of paid GPU time "
-            f"yields no model FLOPs; idle hours and reruns alone are {fmt(scalar(costs.idle_share(s)), pct=True, sig=2)}"
+            f"1 - utilisation {fmt(scalar(operations.busy_share(s)), pct=True, sig=2)} × goodput "
+            f"{fmt(scalar(operations.goodput(s)), pct=True, sig=3)} × {OLD} MFU {fmt(scalar(s[generations.OLD_MFU]), pct=True, sig=2)} "
+            f"= {fmt(scalar(share), pct=True, sig=2)} of paid GPU time yields no model FLOPs; waits and reruns alone are "
+            f"{fmt(scalar(costs.idle_share(s)), pct=True, sig=2)}"
         ),
         context=lambda v: (
-            "the supporting table is missing, but idle hours, data stalls and reruns together with the FLOPs a busy "
-            "job leaves unused take more than half of paid GPU time; counting only idle hours and reruns they fall "
-            "short of half"
+            "the supporting table is missing, but data stalls and reruns together with the FLOPs a busy job leaves "
+            "unused take more than half of paid GPU time"
+            if v == "consistent"
+            else "the supporting table is missing, and the waste the scenario gives falls short of half"
         ),
         reading=claim.reading or "",
+        taken="效率低下 as all paid GPU time that yields no model FLOPs (waits, reruns and the FLOPs a busy job leaves unused)",
+        readings=(Reading("only the GPU time lost to waits and reruns", value=costs.idle_share(s)),),
+    )
+
+
+@check("001-1-hidden-costs-far-above-hardware")
+def check_hidden_costs_far_above_hardware(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §1: once training runs, hidden costs turn out far higher than the hardware itself."""
+    hour = costs.owned(s, OLD)
+    waste = costs.wasted_share(s) * hour.total / hour.capital
+    idle = costs.idle_share(s) * hour.total / hour.capital
+    return Finding(
+        stated=at_least(claim.value("hidden_over_hardware_min_x")),
+        value=waste,
+        unit="x",
+        recomputed=lambda: (
+            f"an owned {OLD}-hour costs {rmb(hour.total, s)} in all, {rmb(hour.capital, s)} of it the hardware's capital "
+            f"charge; the {fmt(scalar(costs.wasted_share(s)), pct=True, sig=2)} of paid GPU time that yields no model "
+            f"FLOPs costs {fmt(scalar(waste), 'x')} the capital charge (waits and reruns alone: {fmt(scalar(idle), 'x')})"
+        ),
+        context=lambda v: (
+            "counting the FLOPs a busy job leaves unused, the waste does cost more than the hardware"
+            if v == "consistent"
+            else "the waste the scenario gives does not reach that multiple of the hardware"
+        ),
+        reading=claim.reading or "",
+        taken="隐形成本 as all paid GPU time that yields no model FLOPs, at least 1.5 times the capital charge",
+        readings=(Reading("隐形成本 as only the GPU time lost to waits and reruns", value=idle),),
     )
 
 
@@ -362,6 +440,30 @@ def check_own_42k_vs_rent_80k(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
     )
 
 
+@check("001-4-two-4-gpu-b300-servers")
+def check_two_4_gpu_b300_servers(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §4: the firm built two B300 servers of four GPUs each."""
+    c = cases.customer_service()
+    smallest = float(generations.gpu(NEW).nvlink_domain_gpus)
+    eight = smallest * costs.capex_per_gpu(s, NEW)
+    return Finding(
+        stated=exactly(c.gpus_per_server),
+        value=smallest,
+        unit="GPUs",
+        recomputed=lambda: (
+            f"{NEW} ships in {stated(smallest)}-GPU HGX and DGX B300 servers (data/gpus.csv); the 4-GPU trays of "
+            f"GB300 NVL72 exist only inside its 72-GPU rack; one {stated(smallest)}-GPU server costs "
+            f"{rmb(eight, s, 2)} with network and storage"
+        ),
+        context=lambda v: (
+            f"no 4-GPU {NEW} server appears among NVIDIA's {NEW} platforms, and the smallest one holds {stated(smallest)} "
+            f"GPUs, which doubles the hardware the case's cost rests on"
+        ),
+        reading=claim.reading or "",
+        sig=1,
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # 001 §6: the effective-compute-cost yardstick
 # --------------------------------------------------------------------------------------------
@@ -370,18 +472,20 @@ def check_own_42k_vs_rent_80k(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
 @check("001-6-effective-compute-cost-formula")
 def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §6: measure effective compute cost as total investment / effective TFLOPS-days."""
-    x = generations.speedup(s, cases.workload(claim.id))  # document 001's own case (generations.speedup)
-    old, new = costs.pflop_day_cost(s, OLD, "owned", x), costs.pflop_day_cost(s, NEW, "owned", x)
+    old = costs.pflop_day_cost(s, OLD, "rent in China")
+    new = costs.pflop_day_cost(s, NEW, "owned", "finetune")
     saving = 1 - new / old
+    owned_old = costs.pflop_day_cost(s, OLD, "owned")
     return Finding(
         stated=at_least(0.0),
         value=saving,
         unit="fraction",
         recomputed=lambda: (
-            f"made precise as the cost of a period's GPU-hours over the useful PFLOP-days they deliver: owned {OLD} "
-            f"{rmb(old, s)}, owned {NEW} {rmb(new, s)} per useful PFLOP-day at the scenario's MFU of each "
-            f"({fmt(scalar(generations.mfu(s, OLD)), pct=True, sig=2)} {OLD_PRECISION.upper()}, "
-            f"{fmt(scalar(generations.mfu(s, NEW, x)), pct=True, sig=2)} {NEW_PRECISION.upper()}), a saving of {fmt(scalar(saving), pct=True, sig=2)}"
+            f"made precise as the cost of a period's GPU-hours over the useful PFLOP-days they deliver: {OLD}s rented in "
+            f"China (the document's own case) {rmb(old, s)}, owned {NEW}s {rmb(new, s)} per useful PFLOP-day at the "
+            f"scenario's MFU of each ({fmt(scalar(generations.mfu(s, OLD)), pct=True, sig=2)} {OLD_PRECISION.upper()}, "
+            f"{fmt(scalar(generations.mfu(s, NEW, 'finetune')), pct=True, sig=2)} {NEW_PRECISION.upper()}), a saving of "
+            f"{fmt(scalar(saving), pct=True, sig=2)}; against owned {OLD}s {rmb(owned_old, s)}"
         ),
         context=lambda v: (
             "a sound yardstick once the investment is spread over the same period as the compute it delivers; it "
@@ -390,4 +494,7 @@ def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any]
             else f"a sound yardstick, but at these figures it shows {NEW} dearer per useful FLOP"
         ),
         reading=claim.reading or "",
+        taken=f"the firm's current compute as the document's own case has it, {OLD}s rented in China",
+        readings=(Reading(f"{OLD}s the firm owns, at today's market price", value=1 - new / owned_old),),
+        documents=_at_documents(lambda v: 1 - new * speedup(s, "finetune") / v / old),
     )

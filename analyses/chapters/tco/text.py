@@ -76,17 +76,18 @@ def tco_row_takeaway(res: Result) -> str:
 
 
 def recommender_fit(res: Result) -> str:
-    """Do the case's runs per month fit its own new cluster?"""
+    """The case's runs per month against its run length: a monthly average (月均), rounded."""
     r = res.recommender
-    used, avail = fmt(r.used_after, "GPU-days", 4), fmt(r.available_after, "GPU-days", 4)
-    if r.used_after > r.available_after:
+    rate = r.runs_per_month_after
+    said = stated(r.runs_after)
+    if round(rate) == round(float(r.runs_after)):  # a stated count: compared as a whole number (data may move an ulp)
         return (
-            f"{stated(r.runs_after)} runs of {stated(r.days_after)} days on {stated(r.gpus_after)} {NEW}s take {used}, "
-            f"more than the {avail} the cluster has in a month, so the case's own run count does not fit its cluster"
+            f"back to back, runs of {stated(r.days_after)} days fit {fmt(rate, sig=3)} times in an average month, which "
+            f"the case's monthly average of {said} rounds"
         )
     return (
-        f"{stated(r.runs_after)} runs of {stated(r.days_after)} days on {stated(r.gpus_after)} {NEW}s take {used}, "
-        f"within the {avail} the cluster has in a month"
+        f"back to back, runs of {stated(r.days_after)} days fit {fmt(rate, sig=3)} times in an average month, not the "
+        f"case's {said}"
     )
 
 
@@ -170,7 +171,9 @@ def payback_takeaway(res: Result) -> str:
     else:
         where = f"beyond the documents' {stated(low)}-{stated(high)} months"
     return (
-        f"bought to do the same work as rented {OLD}s, a {NEW} pays back in {months(ours)} at the scenario's speed-up, "
+        f"bought to do the same work as rented {OLD}s, a {NEW} "
+        + (f"pays back in {months(ours)}" if months(ours) != "never" else "never pays back")
+        + " at the scenario's speed-up, "
         f"{where}; at the documents' own speed-up it takes {months(docs.min())} to {months(docs.max())}."
     )
 

@@ -56,16 +56,32 @@ def recommender_gpu_days() -> tuple[float, float]:
     return r.gpus_before * r.days_before, r.gpus_after * r.days_after
 
 
-def recommender_cost_ratio(s: Mapping[str, Any]) -> np.ndarray:
-    """Cost of one full training after / before at the case's own GPU counts and days (owned GPUs)."""
+# The firm's own bill (000 §4, 月均算力总成本): its A100s at the price paid new, still on its books
+RECOMMENDER_BASIS = "owned at list"
+
+
+def recommender_cost_ratio(s: Mapping[str, Any], basis: str = RECOMMENDER_BASIS) -> np.ndarray:
+    """Cost of one full training after / before at the case's own GPU counts and days: owned B300s
+    against the firm's A100s valued on ``basis`` (:func:`analyses.scenario.costs.old_hour_cost`)."""
     before, after = recommender_gpu_days()
-    return tco.usage_cost_ratio(costs.price_ratio(s, "owned"), before, after)
+    return tco.usage_cost_ratio(costs.price_ratio(s, "owned", basis), before, after)
 
 
-def recommender_run_cost(s: Mapping[str, Any]) -> np.ndarray:
+def recommender_run_cost(s: Mapping[str, Any], basis: str = RECOMMENDER_BASIS) -> np.ndarray:
     """Cost (USD) of one full training on the case's owned A100s: the month's work before the upgrade."""
     before, _ = recommender_gpu_days()
-    return before * HOURS_PER_DAY * costs.owned(s, OLD).total
+    return before * HOURS_PER_DAY * costs.old_hour_cost(s, basis)
+
+
+def recommender_annual_saving_rmb(s: Mapping[str, Any], basis: str = RECOMMENDER_BASIS) -> tuple[np.ndarray, np.ndarray]:
+    """RMB a year that the case's stated cut saves on the firm's monthly compute bill before the
+    upgrade, its A100s valued on ``basis``: (the month's one full run, the whole 128-GPU fleet every hour)."""
+    r = cases.recommender()
+    hour = costs.old_hour_cost(s, basis) * np.asarray(s["usd_cny"], dtype=float)
+    cut = 1 - r.cost_ratio
+    run = recommender_gpu_days()[0] * HOURS_PER_DAY * hour * 12 * cut
+    fleet = r.gpus_before * HOURS_PER_MONTH * hour * 12 * cut
+    return run, fleet
 
 
 def reserve_markup(share: Any) -> np.ndarray:
@@ -73,9 +89,11 @@ def reserve_markup(share: Any) -> np.ndarray:
     return 1.0 / (1.0 - np.asarray(share, dtype=float)) - 1.0
 
 
-def payback_value(s: Mapping[str, Any], baseline: str = "rent", speedup: Any = None) -> np.ndarray:
+def payback_value(
+    s: Mapping[str, Any], baseline: str = "rent in China", speedup: Any = None, workload: str = "pretrain"
+) -> np.ndarray:
     """Payback months of one bought B300 against ``baseline``, capped at :data:`NEVER_MONTHS`."""
-    return np.minimum(costs.payback(s, baseline, speedup), NEVER_MONTHS)
+    return np.minimum(costs.payback(s, baseline, speedup, workload), NEVER_MONTHS)
 
 
 SEVERAL_MILLION = "001-0-several-million"
@@ -117,13 +135,14 @@ def rd_ratios(s: Mapping[str, Any]) -> dict[str, np.ndarray]:
     return {
         "labour": np.asarray(days),
         "compute_equal_counts": days * price,
-        "compute_scenario": rounds * costs.same_task_ratio(s, "owned"),
+        "compute_scenario": rounds * costs.same_task_ratio(s, "owned", workload="pretrain-7b"),
     }
 
 
 def rental_rmb(s: Mapping[str, Any]) -> np.ndarray:
     """Monthly rent (RMB) of the case's GPU count of A100s around the clock in China, storage and network included."""
-    return cases.customer_service().gpus * costs.rented_a100_china_cny(s) * HOURS_PER_MONTH
+    hour = costs.old_hour_cost(s, "rent in China") * np.asarray(s["usd_cny"], dtype=float)
+    return cases.customer_service().gpus * hour * HOURS_PER_MONTH
 
 
 def own_rmb(s: Mapping[str, Any], case: cases.CustomerService | None = None) -> np.ndarray:

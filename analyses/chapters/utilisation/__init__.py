@@ -22,7 +22,7 @@ from analyses.chapters import ledger
 from analyses.chapters.utilisation import checks, wiring
 from analyses.models import mig, pipeline
 from analyses.models.uncertainty import Range
-from analyses.scenario import cases
+from analyses.scenario import cases, operations
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.verdicts.sweeps import Slider
 
@@ -44,7 +44,6 @@ SPEC = ChapterSpec(
     title="Idle GPUs: data loading and MIG",
     params=(
         scenario.param("utilisation"),
-        scenario.param("goodput"),
         scenario.param("idle_power_fraction"),
         scenario.param("mig_small_job_compute"),
         scenario.param("mig_small_job_memory"),
@@ -124,6 +123,8 @@ class Result:
     generations: pd.DataFrame
     same_slicing: bool  # A100 and B300 offer the same MIG profiles
     procurement_allowed: float  # the cut 4-for-7 allows (fraction)
+    busy_share: float  # a training job's busy share (the scenario's named quantity)
+    goodput: float  # the most a job whose GPUs never wait for data keeps them busy (named quantity)
     ledger: pd.DataFrame
     sliders: tuple[Slider, ...]
 
@@ -283,6 +284,8 @@ def compute(cfg: Config) -> Result:
         generations=generations(sims),
         same_slicing=wiring.same_slicing(),
         procurement_allowed=1 - provider.gpus_after / provider.gpus_before,
+        busy_share=float(operations.busy_share(s)),
+        goodput=float(operations.goodput(s)),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=tuple(ledger.slider(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )

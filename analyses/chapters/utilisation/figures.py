@@ -34,7 +34,7 @@ def utilisation_chart(res: Result) -> alt.LayerChart:
         .encode(text="shown:N", color=alt.value("black"))
         .transform_calculate(shown="datum.when + ' ' + format(datum.utilisation, '.0%')")
     )
-    ceiling = pd.DataFrame({"utilisation": [round(res.s["goodput"], DIGITS)], "label": ["scenario goodput"]})
+    ceiling = pd.DataFrame({"utilisation": [round(res.goodput, DIGITS)], "label": ["scenario goodput"]})
     rule = (
         alt.Chart(ceiling)
         .mark_rule(strokeDash=[6, 4], color="black")
@@ -44,7 +44,7 @@ def utilisation_chart(res: Result) -> alt.LayerChart:
     text = (
         "Bar chart of GPU utilisation before and after, each bar labelled: "
         + "; ".join(f"{s} {percent(r['before'])} to {percent(r['after'])}" for s, r in wide.iterrows())
-        + f"; the dashed rule is the scenario's goodput, {percent(res.s['goodput'])}."
+        + f"; the dashed rule is the scenario's goodput, {percent(res.goodput)}."
     )
     return describe((bars + words + rule).properties(width=460, height=260), text)
 

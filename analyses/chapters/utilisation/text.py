@@ -67,7 +67,7 @@ def utilisation_takeaway(res: Result) -> str:
     limit = data.claim(BELOW_50).value("utilisation_max_pct") / wiring.PERCENT
     flip = _flip(res, "utilisation", BELOW_50)
     text = (
-        f"at the scenario's GPU utilisation of {percent(res.s['utilisation'])}, utilisation at or below {percent(limit)} "
+        f"at the scenario's GPU utilisation of {percent(res.busy_share)}, utilisation at or below {percent(limit)} "
         f"as the norm of training clusters is {row['verdict']}"
     )
     if flip is not None:
@@ -160,8 +160,8 @@ def generations_sentence(res: Result) -> str:
     if g[["GPUs MIG", "util MIG"]].nunique().max() == 1:
         ways = wiring.max_instances(res.cfg["gpu"])
         return (
-            f"The same mix on every MIG-capable generation gives the same answer, because every one of them "
-            f"splits {ways} ways with the same slice shapes:"
+            f"The same mix on every generation in this table gives the same answer, because each of them "
+            f"splits {ways} ways with the same slice shapes (not every MIG-capable GPU does: smaller ones split fewer ways):"
         )
     return "The same mix on each MIG-capable generation (their profiles differ):"
 
@@ -213,3 +213,12 @@ def slider_caption(res: Result, i: int) -> str:
     """Caption of slider figure ``i``."""
     s = res.sliders[i]
     return sliders.caption(s, "utilisation", f"What if the {s.label} were different?")
+
+
+def gds_verdicts(res: Result) -> str:
+    """The two GPUDirect Storage rows as the ledger judges them: the latency figure, and the table's A100 column."""
+    return (
+        f"No published result matches the figure, so document 001's claim is {res.verdict('001-2.2-gds-latency-60-80pct')}; "
+        f"document 000's table, whose {OLD} column says data must pass through the CPU, is "
+        f"{res.verdict('000-3-table-data-loading')}, since GPUDirect Storage already supports {OLD}"
+    )

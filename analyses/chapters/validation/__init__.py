@@ -12,13 +12,14 @@ speed-up each claim of the documents reads, for its own workload (:func:`analyse
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.scenario import calibration, cases, generations, speedups
+from analyses.scenario import calibration, generations, speedups
 from analyses.scenario import validation as val
 from analyses.scenario.params import ChapterSpec, Config, Param
 
@@ -110,29 +111,25 @@ def calibration_rows() -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
-WORKLOAD_CLAIMS = (
-    "000-2.1-per-gpu-2-3x",
-    "000-2.1-13b-anecdote-days",
-    "001-2.1-7b-anecdote-days",
-    "000-2.1-64x30-to-32x20",
-    "000-4-training-days-28-to-11",
-    "001-6-payback-6-12-months",
-    "001-2.5-hyperparam-sweep-36-to-9-days",
-)
-"""The claims whose workloads the page tabulates (one per distinct workload; the others read the reference)."""
-
-
 def workloads(s: dict[str, float]) -> pd.DataFrame:
     """The per-GPU speed-up of :data:`~analyses.scenario.generations.NEW` over
-    :data:`~analyses.scenario.generations.OLD` each claim reads, for its own workload, with its band."""
+    :data:`~analyses.scenario.generations.OLD` each claim reads, one row per distinct workload of the
+    ledger's registry (:data:`analyses.scenario.generations.WORKLOADS`), with its band; the reference first."""
     lo, hi, _ = speedups.band("dense")
+    groups: dict[Any, list[str]] = {}
+    models: dict[Any, Any] = {}
+    for wid in generations.WORKLOADS:
+        w = generations.model_workload(wid)
+        key = None if w is None else speedups.with_(w, label="")  # one row per model workload, whatever its name
+        groups.setdefault(key, []).append(wid)
+        models.setdefault(key, w)
     rows = []
-    for cid in WORKLOAD_CLAIMS:
-        w = cases.workload(cid, s)
-        x = float(generations.speedup(s, w))
+    for key, ids in groups.items():
+        w = models[key]
+        x = float(generations.speedup(s, ids[0]))
         rows.append(
             {
-                "claim": cid,
+                "used for": "; ".join(generations.WORKLOADS[i].label for i in ids),
                 "workload": speedups.reference(s).describe() if w is None else w.describe(),
                 "speed-up": x,
                 "low (5%)": x * lo,
