@@ -5,8 +5,8 @@ says which book is building (``en``, the default, or ``zh``).
 
 - Every page of either edition opens with a link to its counterpart in the other (the English
   chapter and its Chinese verdict box, the claims ledger and 说法台账, the front pages; an English
-  page without a Chinese counterpart links to the Chinese front page), and names it in a
-  ``<link rel="alternate" hreflang>``; :func:`counterpart` is the mapping.
+  page without a Chinese counterpart links to the Chinese front page), its language in the link's
+  ``hreflang``; :func:`counterpart` is the mapping.
 - In the Chinese book, directives insert what :mod:`analyses.pages.zh` renders from the Chinese
   ledger (:func:`analyses.chapters.ledger_zh.ledger_zh`, computed once per build): ``zh-ledger``,
   ``zh-terms``, ``zh-documents``, ``zh-counts``, ``zh-findings`` and ``zh-chapter <slug>``. Sphinx's
@@ -76,23 +76,22 @@ def relative(edition: str, docname: str, target: str) -> str:
     return posixpath.relpath(target, here)
 
 
-LINK_TEXT = {"zh": ("English", "en", "Read this page in English"), "en": ("中文版", "zh-CN", "阅读本页的中文版")}
+LINK_TEXT = {"zh": ("English", "en"), "en": ("中文版", "zh-CN")}
 
 
-def edition_link(edition: str, docname: str) -> tuple[str, str]:
-    """(the visible link to the other edition, its ``<link rel="alternate">``) for a page."""
+def edition_link(edition: str, docname: str) -> str:
+    """The visible link to the other edition for a page, its language in ``hreflang`` (the link's
+    text names the edition, so it carries no title; no ``<link rel="alternate">`` either: the
+    English pages closest to their 150 KB budget have no bytes to spare for a second copy)."""
     href = html.escape(relative(edition, docname, counterpart(edition, docname)))
-    text, lang, title = LINK_TEXT[edition]
-    visible = f'<p class="edition-link"><a href="{href}" hreflang="{lang}" lang="{lang}" title="{title}">{text}</a></p>'
-    return visible, f'<link rel="alternate" hreflang="{lang}" href="{href}" />'
+    text, lang = LINK_TEXT[edition]
+    return f'<p class="edition-link"><a href="{href}" hreflang="{lang}" lang="{lang}">{text}</a></p>'
 
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     if doctree is None or "body" not in context:
         return
-    visible, alternate = edition_link(app.config.audit_edition, pagename)
-    context["body"] = visible + context["body"]
-    context["metatags"] = context.get("metatags", "") + alternate
+    context["body"] = edition_link(app.config.audit_edition, pagename) + context["body"]
 
 
 # --------------------------------------------------------------------------------------------
