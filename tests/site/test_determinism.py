@@ -84,7 +84,8 @@ def _nbval(env: dict[str, str]) -> None:
     """nbval over every notebook (two pytest processes at once) under ``env``; fails with the diff."""
 
     def one(group: list[str]) -> subprocess.CompletedProcess:
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", *group]
+        # a kernel may take over a minute to start while the rest of the suite runs beside it on 2 cores
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "--nbval-kernel-startup-timeout=300", *group]
         return subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
