@@ -1,7 +1,9 @@
-"""What a chapter's notebook calls: :func:`setup`, :func:`glue` and :func:`table`.
+"""What a chapter's notebook calls: :func:`setup`, :func:`glue_all`, :func:`glue` and :func:`table`.
 
-Every number in a chapter's prose is glued through :func:`glue`, which formats it with
-:func:`analyses.units.formats.fmt`, the one place that fixes rounding and units. Tables format each
+A chapter's numbers and computed phrases are glued by one call, :func:`glue_all` over its
+``text.glued(res)`` (names to text already formatted by :mod:`analyses.units.formats`, the one place
+that fixes rounding and units); figures, tables and the verdict box are glued one by one with
+:func:`glue`. Tables format each
 column by its meaning and never print e-notation. Charts are rendered by the ``book`` altair
 renderer (:mod:`analyses.pages.charts`), whose output ids derive from the chart spec so a
 re-execution of an unchanged notebook writes identical outputs (nbval and ``git diff`` stay quiet).
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import altair as alt
@@ -58,6 +60,23 @@ def glue(name: str, value: Any, unit: str = "", sig: int = 3, pct: bool = False)
         value = Text(value)
     _glue(name, value, display=False)
     return value
+
+
+def glue_all(mapping: Mapping[str, Any]) -> None:
+    """Glue every ``name -> text`` of ``mapping`` (a chapter's ``text.glued(res)``) for ``{glue:}`name```.
+
+    The values are the page's numbers and phrases, already formatted through
+    :mod:`analyses.units.formats`: a raw number is refused (its last bits would reach the page), naming it.
+    """
+    from myst_nb import glue as _glue
+
+    for name, value in mapping.items():
+        if not isinstance(value, str):
+            raise TypeError(
+                f"glue_all: {name!r} is a {type(value).__name__}, not formatted text: format it with "
+                "analyses.units.formats (fmt, percent, times, amount, ...) in the chapter's text.glued"
+            )
+        _glue(name, Text(value), display=False)
 
 
 _CELL_CLASS = re.compile(r' class="(?:data|row_heading level0) row\d+ col\d+"| class="data row\d+ col\d+"')

@@ -28,25 +28,9 @@ def render(res: ch.Result) -> list[str]:
     )
     specs = [f(res).to_dict() for f in charts] + [figures.slider_figure(res, i).to_dict() for i in range(2)]
     assert all(specs)
-    return [
-        text.stack_caption(res),
-        text.gpu_hour_takeaway(res),
-        text.pflop_day_caption(res),
-        text.pflop_day_takeaway(res),
-        text.tco_row_takeaway(res),
-        text.recommender_fit(res),
-        text.recommender_caption(res),
-        text.recommender_takeaway(res),
-        text.customer_takeaway(res),
-        text.tornado_caption(res),
-        text.payback_caption(res),
-        text.payback_takeaway(res),
-        text.run_sentence(res),
-        text.training_takeaway(res),
-        text.inefficiency_sentence(res),
-        text.slider_caption(res, 0),
-        text.slider_caption(res, 1),
-    ]
+    glued = text.glued(res)
+    assert all(isinstance(v, str) and v for v in glued.values()), "every glued value is formatted, non-empty text"
+    return list(glued.values())
 
 
 # -------------------------------------------------------------------------- the parameter grid
@@ -62,9 +46,8 @@ GRID = (
 @pytest.mark.parametrize("over", GRID, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
 def test_compute_figures_and_sentences_over_the_grid(over, result):
     res = result(**over)
-    sentences = render(res)
-    assert all(isinstance(t, str) and len(t) > 20 for t in sentences)
-    assert "nan" not in " ".join(sentences)
+    glued = render(res)
+    assert "nan" not in " ".join(glued)
     assert len(res.ledger) == len([c for c in data.claims() if c.chapter == "tco"])
     assert {s.input for s in res.sliders} == {"speedup_b300_a100", "server_b300_usd_per_gpu"}
     assert len(res.payback) == len(ch.payback_cases())
@@ -74,51 +57,65 @@ def test_compute_figures_and_sentences_over_the_grid(over, result):
     assert set(res.run["gpu"]) == {ch.OLD, ch.NEW} and set(res.run["basis"]) == {"rented", "owned"}
 
 
-def test_sentence_branches(result):
+def test_phrase_branches(result):
     # per hour: B300 dearer at the defaults, not in every mode when its rent is at the floor
-    assert "more work per hour" in text.gpu_hour_takeaway(result())
-    assert "not dearer" in text.gpu_hour_takeaway(result(rent_b300_usd_per_gpu_hour=0.5))
-    assert "an owned B300" in text.pflop_day_caption(result())
-    assert "a rented B300" in text.pflop_day_caption(result(rent_b300_usd_per_gpu_hour=0.5))
+    assert "more work per hour" in text.gpu_hour_conclusion(result())
+    assert "not dearer" in text.gpu_hour_conclusion(result(rent_b300_usd_per_gpu_hour=0.5))
+    assert text.pflop_day_cheapest(result()) == "an owned B300"
+    assert text.pflop_day_cheapest(result(rent_b300_usd_per_gpu_hour=0.5)) == "a rented B300"
+    glued = text.glued(result())
+    assert (glued["pfd_owned_word"], glued["pfd_rented_word"], glued["docs_owned_word"]) == (
+        "cheaper",
+        "cheaper",
+        "dearer",
+    )
+    assert glued["docs_more_less"] == "more" and glued["tco_row_verdict"] == "consistent"
     # payback: some, none or every case within the stated window
     assert "only" in text.payback_caption(result())
     assert text.payback_caption(result(speedup_b300_a100=0.5)).startswith("No case")
     assert text.payback_caption(result(server_b300_usd_per_gpu=5000.0)).startswith("Every case")
-    assert "beyond" in text.payback_takeaway(result(speedup_b300_a100=0.5))
-    assert "faster than their 6-month" in text.payback_takeaway(result())
-    slower = text.payback_takeaway(result(speedup_b300_a100=6.0))  # the paybacks' A100s are rented in China
+    assert text.payback_where(result(speedup_b300_a100=0.5)).startswith("beyond")
+    assert "faster than their 6-month" in text.payback_where(result())
+    slower = text.payback_where(result(speedup_b300_a100=6.0))  # the paybacks' A100s are rented in China
     assert "within the 12 months" in slower and "faster" not in slower
-    assert "never pays back" in text.payback_takeaway(result(speedup_b300_a100=0.5, electricity_usd_per_kwh=0.3))
+    assert text.payback_ours(result()).startswith("pays back in ")
+    assert text.payback_ours(result(speedup_b300_a100=0.5, electricity_usd_per_kwh=0.3)) == "never pays back"
     # document 001's case: the saving reverses at public prices, returns at the cheapest B300
-    assert "reverses" in text.customer_takeaway(result())
-    assert "they save" in text.customer_takeaway(result(server_b300_usd_per_gpu=5000.0))
-    assert "no single input" in text.tornado_caption(result())
+    assert text.customer_saving(result()) == "the case's saving reverses" and text.customer_above(result()) == "above"
+    cheap = result(server_b300_usd_per_gpu=5000.0)
+    assert text.customer_saving(cheap).startswith("they save ") and text.customer_saving(cheap).endswith("%")
+    assert text.tornado_reach(result()) == "no single input brings it near"
     # document 000's case: the scenario's speed-up beats the stated cut, a slow B300 does not
-    assert "a larger saving" in text.recommender_takeaway(result())
+    assert text.recommender_than(result()) == "a larger saving than stated"
     # (the recommender reads its own workload's speed-up, 0.61 of the reference's: 5x gives it 3.1x)
-    assert "a smaller saving" in text.recommender_takeaway(result(speedup_b300_a100=5.0))
-    assert "no saving at all" in text.recommender_takeaway(result(speedup_b300_a100=0.5))
+    assert text.recommender_than(result(speedup_b300_a100=5.0)) == "a smaller saving than stated"
+    assert text.recommender_than(result(speedup_b300_a100=0.5)) == "no saving at all"
     # runs per month (月均, a monthly average): 30.44 / 11 = 2.77 runs of 11 days, which rounds to the case's 3
-    assert "fit 2.77 times in an average month, which the case's monthly average of 3 rounds" in text.recommender_fit(
-        result()
-    )
+    assert (glued["c0_run_days"], glued["c0_runs_fit"]) == ("11", "2.77")
+    assert text.recommender_fit(result()) == "which the case's monthly average of 3 rounds"
     fewer = dataclasses.replace(result().recommender, runs_per_month_after=2.2)
-    assert "not the case's 3" in text.recommender_fit(dataclasses.replace(result(), recommender=fewer))
+    assert text.recommender_fit(dataclasses.replace(result(), recommender=fewer)) == "not the case's 3"
     # one run: B300 is cheaper rented and owned at the defaults; A100 rented when its rent is at the floor
-    assert text.run_sentence(result()).count("B300 is cheaper") == 2
-    assert "rented, " in text.run_sentence(result()) and "A100 is cheaper" in text.run_sentence(
-        result(rent_a100_usd_per_gpu_hour=0.1)
-    )
-    assert "short of half" in text.inefficiency_sentence(result())
-    assert "short of half" not in text.inefficiency_sentence(result(utilisation=0.05))
+    assert text.run_cheaper(result(), "rented") == text.run_cheaper(result(), "owned") == "B300"
+    assert text.run_cheaper(result(rent_a100_usd_per_gpu_hour=0.1), "rented") == "A100"
+    assert text.idle_share(result()).endswith(", short of half")
+    assert "short of half" not in text.idle_share(result(utilisation=0.05))
+
+
+def test_glued_values_are_rounded_text(result):
+    glued = text.glued(result())
+    assert glued["level"] == "90%" and glued["hours_year"] == "8,766 hours"
+    assert glued["docs_speedup"] == "2.5-3×" and glued["c1_gpus"] == "eight"
+    assert all(isinstance(v, str) for v in glued.values())
 
 
 def test_recommender_caption_names_a_reading_that_reaches_the_stated_cut(result):
     frame = result().recommender_readings
     target = 1 - result().recommender.cut
     # the ledger's reading (the firm's A100s at the price paid new) reaches the stated cut
-    assert "lies inside the range of: one run, the case's GPU-days, A100s at the price paid new" in text.recommender_caption(
-        result()
+    assert (
+        "lies inside the range of: one run, the case's GPU-days, A100s at the price paid new"
+        in text.recommender_caption(result())
     )
     outside = frame.assign(**{"5%": target * 2.0, "95%": target * 2.2})
     res = dataclasses.replace(result(), recommender_readings=outside)
@@ -179,7 +176,9 @@ def test_what_decides_payback(result):
     assert 4 < float(f.value) < 8  # one B300 against the rented A100s whose work it does
     assert "China" in f.recomputed() and "kept as busy as they would be" in f.recomputed()
     reason = ledger.ledger(ids=["000-6-payback-6-12-months"]).iloc[0]["reason"]
-    assert "read as 升级 as keeping owned A100s whose capital is spent" in reason and "it would be implausible" in reason
+    assert (
+        "read as 升级 as keeping owned A100s whose capital is spent" in reason and "it would be implausible" in reason
+    )
     assert "implausible if B300/A100 per-GPU speed-up below 3.6× (outside its 90% range" in reason
     assert "China" in _finding("001-6-payback-6-12-months").recomputed()
     slow = verdicts(result(speedup_b300_a100=3.0))
@@ -190,7 +189,12 @@ def test_what_decides_the_case_studies(result):
     r, c = cases.recommender(), cases.customer_service()
     f = _finding("000-4-monthly-cost-47pct-3m-rmb")
     s = scenario.values()
-    want = float(costs.price_ratio(s, "owned", wiring.RECOMMENDER_BASIS)) * r.gpus_after * r.days_after / (r.gpus_before * r.days_before)
+    want = (
+        float(costs.price_ratio(s, "owned", wiring.RECOMMENDER_BASIS))
+        * r.gpus_after
+        * r.days_after
+        / (r.gpus_before * r.days_before)
+    )
     assert float(f.value) == pytest.approx(want)
     assert f.stated.shown == pytest.approx(1 - 0.47)
     own = _finding("001-4-own-42k-vs-rent-80k")
@@ -215,7 +219,9 @@ def test_what_decides_the_other_claims(result):
     # goodput is the reliability model's (97.7% at the defaults, the scenario's derived row), not a typed 90%
     assert float(waste.value) == pytest.approx(1 - 0.7 * float(operations.goodput(s)) * s["mfu_a100_bf16"])
     assert float(operations.goodput(s)) == s["goodput"] == pytest.approx(0.977, abs=1e-9)
-    assert verdicts(result(utilisation=0.95, mfu_a100_bf16=0.7))["001-1-inefficiency-over-half-of-cost"] == "implausible"
+    assert (
+        verdicts(result(utilisation=0.95, mfu_a100_bf16=0.7))["001-1-inefficiency-over-half-of-cost"] == "implausible"
+    )
     assert _finding("001-2.1-7b-rd-cost-55pct").value is None
     assert "labour at least" in _finding("001-2.1-7b-rd-cost-55pct").recomputed()
     assert _finding("000-5-reserve-10-15pct-exploration").value is None

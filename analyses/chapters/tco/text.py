@@ -1,11 +1,16 @@
-"""Sentences of the cost chapter (captions and takeaways), each ``fn(result) -> str``: conclusions are
-computed from the :class:`Result`, never typed."""
+"""The cost chapter's glued numbers and phrases: :func:`glued` maps every name its page glues to text
+formatted through :mod:`analyses.units.formats`; the sentences live in the notebook's markdown. The
+phrases here are the words that branch on a comparison or a verdict, each ``fn(result) -> str``."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from analyses import units
 from analyses.chapters.tco import NEW, OLD, Result
 from analyses.chapters.tco.figures import _page_slider
 from analyses.chapters.tco.wiring import TCO_ROW
+from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.pages import currency as pages_currency
 from analyses.pages import sliders
 from analyses.units.formats import amount, fmt, in_words, months, percent, stated, times
@@ -15,80 +20,33 @@ def _cheaper(ratio: float) -> str:
     return "cheaper" if ratio < 1 else "dearer"
 
 
-def stack_caption(res: Result) -> str:
-    """Caption sentence of the cost stack: capital's share of owned cost and the new GPU's rent against owning."""
-    row = res.stack.set_index("gpu")
-    capital = (row["server"] + row["network_storage"]) / row["owned total"]
-    rent = row.loc[NEW, "rented (incl. storage/network)"] / row.loc[NEW, "owned total"]
-    return (
-        f"Capital is {percent(capital.min())} to {percent(capital.max())} of the owned cost; "
-        f"the {NEW}'s rent is {times(rent)} its owned cost."
-    )
-
-
-def gpu_hour_takeaway(res: Result) -> str:
-    """Takeaway of the GPU-hour section: the new GPU against the old per hour, owned and rented."""
-    own, rent = res.price_ratio_owned.central, res.price_ratio_rented.central
-    text = f"a {NEW} GPU-hour costs {times(own)} an {OLD} GPU-hour owned and {times(rent)} rented"
-    if own > 1 and rent > 1:
-        return text + "; any saving must come from doing more work per hour."
-    return text + f"; at these prices the {NEW} is not dearer by the hour in every mode."
+def gpu_hour_conclusion(res: Result) -> str:
+    """What the GPU-hour prices mean: the new GPU dearer by the hour owned and rented, or not."""
+    if res.price_ratio_owned.central > 1 and res.price_ratio_rented.central > 1:
+        return "any saving must come from doing more work per hour"
+    return f"at these prices the {NEW} is not dearer by the hour in every mode"
 
 
 def _pfd(res: Result) -> dict[str, float]:
     return dict(zip(res.pflop_day["option"], res.pflop_day["central"], strict=True))
 
 
-def pflop_day_caption(res: Result) -> str:
-    """Caption sentence: the cheapest useful compute at this run."""
+def pflop_day_cheapest(res: Result) -> str:
+    """The cheapest useful compute at this run, with its article ("an owned B300")."""
     pfd = _pfd(res)
-    best = min(pfd, key=pfd.get)
-    gpu, mode = best.split(" ")
-    return f"At these assumptions {'an' if mode == 'owned' else 'a'} {mode} {gpu} is the cheapest useful compute."
-
-
-def pflop_day_takeaway(res: Result) -> str:
-    """Takeaway of the PFLOP-day section: the new GPU against the old per useful FLOP, owned and rented."""
-    pfd = _pfd(res)
-    own = pfd[f"{NEW} owned"] / pfd[f"{OLD} owned"]
-    rent = pfd[f"{NEW} rented"] / pfd[f"{OLD} rented"]
-    lo, hi = res.documents_speedup
-    at_docs = res.same_task_documents
-    return (
-        f"per useful FLOP the {NEW} is {_cheaper(own)} than the {OLD} owned ({times(own)}) and {_cheaper(rent)} rented "
-        f"({times(rent)}); with the documents' own {stated(lo)}-{stated(hi)}× it would be {_cheaper(min(at_docs))} owned "
-        f"({times(at_docs[0])}-{times(at_docs[1])}): every cost claim below stands or falls on the speed-up it assumes."
-    )
-
-
-def tco_row_takeaway(res: Result) -> str:
-    """Takeaway of the TCO row (000 §3): the same task's cost ratio against the table's stated share."""
-    low, high = res.tco_row_stated
-    st = res.same_task
-    lo, hi = res.documents_speedup
-    docs = res.same_task_documents
-    return (
-        f"for the same task an owned {NEW} cluster costs {percent(st.central)} of an {OLD} cluster "
-        f"({percent(st.low)} to {percent(st.high)}), which the cost rule judges {res.verdict(TCO_ROW)} with the table's "
-        f"{percent(low)}-{percent(high)}; the table's own {stated(lo)}-{stated(hi)}× would give "
-        f"{percent(docs[0])}-{percent(docs[1])}, {'more' if min(docs) > 1 else 'less'} than the {OLD}'s cost."
-    )
+    gpu, mode = min(pfd, key=pfd.get).split(" ")
+    return f"{'an' if mode == 'owned' else 'a'} {mode} {gpu}"
 
 
 def recommender_fit(res: Result) -> str:
     """The case's runs per month against its run length: a monthly average (月均), rounded."""
     r = res.recommender
-    rate = r.runs_per_month_after
     said = stated(r.runs_after)
-    if round(rate) == round(float(r.runs_after)):  # a stated count: compared as a whole number (data may move an ulp)
-        return (
-            f"back to back, runs of {stated(r.days_after)} days fit {fmt(rate, sig=3)} times in an average month, which "
-            f"the case's monthly average of {said} rounds"
-        )
-    return (
-        f"back to back, runs of {stated(r.days_after)} days fit {fmt(rate, sig=3)} times in an average month, not the "
-        f"case's {said}"
-    )
+    if round(r.runs_per_month_after) == round(
+        float(r.runs_after)
+    ):  # a stated count: compared whole (data may move an ulp)
+        return f"which the case's monthly average of {said} rounds"
+    return f"not the case's {said}"
 
 
 def recommender_caption(res: Result) -> str:
@@ -102,46 +60,37 @@ def recommender_caption(res: Result) -> str:
     return f"No reading's range reaches the stated {percent(target)}; the nearest is {nearest}."
 
 
-def recommender_takeaway(res: Result) -> str:
-    """Takeaway of document 000's case."""
+def recommender_than(res: Result) -> str:
+    """The scenario's run against the stated cut: a larger saving, a smaller one, or none."""
     r = res.recommender
-    cut = percent(r.cut)
-    first = (
-        f"at the case's own GPU-days one full training costs {percent(r.cost_ratio.central)} of before, and a {cut} cut "
-        f"needs a {NEW} GPU-hour at {times(r.need_price_ratio)} an {OLD}'s (public: {times(r.price_ratio.central)})"
-    )
     at = r.at_scenario.central
     if at < 1 - r.cut:
-        than = "a larger saving than stated"
-    elif at < 1:
-        than = "a smaller saving than stated"
-    else:
-        than = "no saving at all"
-    second = f"at the scenario's speed-up the same run would cost {percent(at)}, {than}"
-    return f"{first}; {second}."
+        return "a larger saving than stated"
+    if at < 1:
+        return "a smaller saving than stated"
+    return "no saving at all"
 
 
-def customer_takeaway(res: Result) -> str:
-    """Takeaway of document 001's case: the wiring monthly cost against the stated cost and the rental."""
+def customer_above(res: Result) -> str:
+    """Document 001's owned cost against its stated cost."""
+    c = res.customer
+    return "above" if c.own_rmb.central > c.own_stated_rmb else "at or below"
+
+
+def customer_saving(res: Result) -> str:
+    """Document 001's owned B300s against the rental they replace: the saving, or its reversal."""
     c = res.customer
     own = c.own_rmb.central
-    first = (
-        f"the {in_words(c.gpus)} {NEW}s cost {res.money(own)} a month all in, "
-        f"{'above' if own > c.own_stated_rmb else 'at or below'} the stated {res.stated_money(c.own_stated_rmb)}"
-    )
-    rent = res.stated_money(c.rent_stated_rmb)
     if own >= c.rent_stated_rmb:
-        return first + f"; against the {rent} rental the case's saving reverses."
-    return first + f"; against the {rent} rental they save {percent(1 - own / c.rent_stated_rmb)}."
+        return "the case's saving reverses"
+    return f"they save {percent(1 - own / c.rent_stated_rmb)}"
 
 
-def tornado_caption(res: Result) -> str:
-    """Caption sentence: the input that moves document 001's cost most, and whether any reaches the stated cost."""
+def tornado_reach(res: Result) -> str:
+    """Whether any single input of the tornado brings document 001's cost to the stated one."""
     tor, c = res.tornado, res.customer
-    top = tor.iloc[0]["input"]
     low = tor[["at_low", "at_high"]].min(axis=1)
-    reach = "no single input brings it near" if (low > c.own_stated_rmb).all() else "some inputs alone bring it to"
-    return f"{top[0].upper() + top[1:]} moves the answer most; {reach} the stated {res.stated_money(c.own_stated_rmb)} (orange, dashed)."
+    return "no single input brings it near" if (low > c.own_stated_rmb).all() else "some inputs alone bring it to"
 
 
 def payback_caption(res: Result) -> str:
@@ -159,57 +108,36 @@ def payback_caption(res: Result) -> str:
     return f"At these assumptions only {joined} pay{'s' if len(names) == 1 else ''} back within {window}."
 
 
-def payback_takeaway(res: Result) -> str:
-    """Takeaway of the payback section: the scenario's speed-up against the documents' own."""
+def _payback_central(res: Result) -> Any:
+    return res.payback.set_index("case")["central"]
+
+
+def payback_ours(res: Result) -> str:
+    """The scenario's payback as a verb phrase ("pays back in 3.1 months", "never pays back")."""
+    ours = months(_payback_central(res).iloc[0])
+    return f"pays back in {ours}" if ours != "never" else "never pays back"
+
+
+def payback_where(res: Result) -> str:
+    """The scenario's payback against the documents' window."""
     low, high = res.payback_window
-    central = res.payback.set_index("case")["central"]
-    ours, docs = central.iloc[0], central.iloc[3:5]
+    ours = _payback_central(res).iloc[0]
     if ours <= high:
-        where = f"within the {stated(high)} months the documents allow" + (
+        return f"within the {stated(high)} months the documents allow" + (
             f" (faster than their {stated(low)}-month lower end)" if ours < low else ""
         )
-    else:
-        where = f"beyond the documents' {stated(low)}-{stated(high)} months"
-    return (
-        f"bought to do the same work as rented {OLD}s, a {NEW} "
-        + (f"pays back in {months(ours)}" if months(ours) != "never" else "never pays back")
-        + " at the scenario's speed-up, "
-        f"{where}; at the documents' own speed-up it takes {months(docs.min())} to {months(docs.max())}."
-    )
+    return f"beyond the documents' {stated(low)}-{stated(high)} months"
 
 
-def run_sentence(res: Result) -> str:
-    """One run of the chapter's workload: what it costs on each generation, and which is cheaper."""
+def run_cheaper(res: Result, basis: str) -> str:
+    """The generation whose run of the chapter's workload costs less on ``basis`` (rented or owned)."""
     run = res.run.set_index(["gpu", "basis"])
-    parts = []
-    for basis in ("rented", "owned"):
-        old, new = run.loc[(OLD, basis)], run.loc[(NEW, basis)]
-        cheaper = NEW if new["cost"] < old["cost"] else OLD
-        parts.append(
-            f"{basis}, {int(new['n_gpus']):,} {NEW}s take {fmt(new['days'], 'days', 2)} and cost "
-            f"{amount(new['cost'], res.unit, 3)} against {amount(old['cost'], res.unit, 3)} for "
-            f"{int(old['n_gpus']):,} {OLD}s in {fmt(old['days'], 'days', 2)}: {cheaper} is cheaper"
-        )
-    return f"for the {res.run_label}, " + "; ".join(parts) + "."
+    return NEW if run.loc[(NEW, basis), "cost"] < run.loc[(OLD, basis), "cost"] else OLD
 
 
-def training_takeaway(res: Result) -> str:
-    """Takeaway of "several million": the model sizes whose compute the stated band buys."""
-    lo, hi = res.several_million
-    n_lo, n_hi = (n / 1e9 for n in res.several_million_sizes)
-    return (
-        f"{res.stated_money(lo)} to {res.stated_money(hi)} is the compute of a {fmt(n_lo, sig=2)}-{fmt(n_hi, sig=2)}B "
-        f"model on owned {OLD}s; electricity and depreciation of a smaller model's run cost less, and labour comes on top."
-    )
-
-
-def inefficiency_sentence(res: Result) -> str:
-    """Document 001 §1: the share of paid GPU time that yields no model FLOPs, with and without MFU."""
-    return (
-        f"{percent(res.wasted_share)} of paid {OLD} time yields no model FLOPs when the FLOPs a busy job leaves unused "
-        f"count; idle hours and reruns alone are {percent(res.idle_share)}"
-        f"{', short of half' if res.idle_share < 0.5 else ''}."
-    )
+def idle_share(res: Result) -> str:
+    """The share of paid time lost to idle hours and reruns, and whether it falls short of half."""
+    return percent(res.idle_share) + (", short of half" if res.idle_share < 0.5 else "")
 
 
 def slider_caption(res: Result, index: int) -> str:
@@ -217,6 +145,154 @@ def slider_caption(res: Result, index: int) -> str:
     return sliders.caption(_page_slider(res, index), "tco")
 
 
-def currency_sentence(res: Result) -> str:
-    """The page's currency and the rate it converts at, with its source and date."""
-    return pages_currency.currency_sentence(res.unit, res.s)
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
+    money, stated_money = res.money, res.stated_money
+    row = res.stack.set_index("gpu")
+    capital = (row["server"] + row["network_storage"]) / row["owned total"]
+    per_hour = f"{res.unit}/GPU-h"
+    out: dict[str, Any] = {
+        "level": fmt(INTERVAL_LEVEL, pct=True, sig=2),
+        "currency-sentence": pages_currency.currency_sentence(res.unit, res.s),
+        # the GPU-hour
+        "own_a100_h": fmt(row.loc[OLD, "owned total"], per_hour, 3),
+        "own_b300_h": fmt(row.loc[NEW, "owned total"], per_hour, 3),
+        "rent_a100_h": fmt(row.loc[OLD, "rented (incl. storage/network)"], per_hour, 3),
+        "rent_b300_h": fmt(row.loc[NEW, "rented (incl. storage/network)"], per_hour, 3),
+        "b300_capital_share": fmt(capital[NEW], pct=True, sig=2),
+        "capital_min": percent(capital.min()),
+        "capital_max": percent(capital.max()),
+        "b300_rent_vs_own": times(row.loc[NEW, "rented (incl. storage/network)"] / row.loc[NEW, "owned total"]),
+        "years": fmt(res.s["depreciation_years"], "years", 2),
+        "hours_year": fmt(units.HOURS_PER_YEAR, "hours", 4),
+        "days_year": fmt(units.DAYS_PER_YEAR, "days", 5),
+        "rate": fmt(res.s["cost_of_capital"], pct=True, sig=2),
+        "hour_ratio_owned": times(res.price_ratio_owned.central),
+        "hour_ratio_rented": times(res.price_ratio_rented.central),
+        "gpu_hour_conclusion": gpu_hour_conclusion(res),
+        # the useful PFLOP-day
+        "util": fmt(res.busy_share, pct=True, sig=2),
+        "goodput": fmt(res.goodput, pct=True, sig=3),
+        "speedup": fmt(res.speedup, "x", 3),
+        "mfu_a100": fmt(res.mfu[OLD], pct=True, sig=2),
+        "mfu_b300": fmt(res.mfu[NEW], pct=True, sig=2),
+        "pfd_cheapest": pflop_day_cheapest(res),
+    }
+    pfd = res.pflop_day.set_index("option")
+    for option in pfd.index:
+        key = option.replace(" ", "_")
+        out[f"pfd_{key}"] = amount(pfd.loc[option, "central"], res.unit, 3)
+        out[f"pfd_{key}_lo"] = amount(pfd.loc[option, "5%"], res.unit, 2)
+        out[f"pfd_{key}_hi"] = amount(pfd.loc[option, "95%"], res.unit, 2)
+    central = _pfd(res)
+    own = central[f"{NEW} owned"] / central[f"{OLD} owned"]
+    rent = central[f"{NEW} rented"] / central[f"{OLD} rented"]
+    docs = res.same_task_documents
+    out |= {
+        "pfd_owned_word": _cheaper(own),
+        "pfd_owned_ratio": times(own),
+        "pfd_rented_word": _cheaper(rent),
+        "pfd_rented_ratio": times(rent),
+        "docs_owned_word": _cheaper(min(docs)),
+        "docs_owned_ratio_lo": times(docs[0]),
+        "docs_owned_ratio_hi": times(docs[1]),
+    }
+    # the TCO row of document 000's table
+    lo, hi = res.tco_row_stated
+    x_lo, x_hi = res.documents_speedup
+    out |= {
+        "tco_row_low": fmt(lo, pct=True, sig=2),
+        "tco_row_high": fmt(hi, pct=True, sig=2),
+        "price_ratio": fmt(res.price_ratio_owned.central, "x", 2),
+        "same_task": fmt(res.same_task.central, pct=True, sig=2),
+        "same_task_lo": fmt(res.same_task.low, pct=True, sig=2),
+        "same_task_hi": fmt(res.same_task.high, pct=True, sig=2),
+        "docs_speedup": f"{stated(x_lo)}-{stated(x_hi)}×",
+        "same_task_docs": f"{percent(docs[0])}-{percent(docs[1])}",
+        "tco_row_verdict": res.verdict(TCO_ROW),
+        "docs_more_less": "more" if min(docs) > 1 else "less",
+        "slider_speedup_caption": slider_caption(res, 0),
+    }
+    # case study 1: the recommender system of document 000
+    r = res.recommender
+    out |= {
+        "c0_gpus_before": fmt(int(r.gpus_before)),
+        "c0_gpus_after": fmt(int(r.gpus_after)),
+        "c0_days_before": fmt(r.days_before, "days", 2),
+        "c0_days_after": fmt(r.days_after, "days", 2),
+        "c0_run_days": stated(r.days_after),
+        "c0_gpu_days_before": fmt(int(r.gpu_days_before), "GPU-days"),
+        "c0_gpu_days_after": fmt(int(r.gpu_days_after), "GPU-days"),
+        "c0_speedup": fmt(r.gpu_days_before / r.gpu_days_after, "x", 3),
+        "c0_cut": fmt(r.cut, pct=True, sig=2),
+        "c0_ratio": fmt(r.cost_ratio.central, pct=True, sig=2),
+        "c0_need": fmt(r.need_price_ratio, "x", 2),
+        "c0_public": times(r.price_ratio.central),
+        "c0_at_scenario": percent(r.at_scenario.central),
+        "c0_than": recommender_than(res),
+        "c0_saving": money(r.saving_rmb_year.central, "RMB", 2),
+        "c0_saving_min": stated_money(r.annual_saving_min_rmb),
+        "c0_runs_fit": fmt(r.runs_per_month_after, sig=3),
+        "c0_fit": recommender_fit(res),
+        "c0_caption": recommender_caption(res),
+    }
+    # case study 2: the customer-service fine-tune of document 001
+    c = res.customer
+    top = res.tornado.iloc[0]["input"]
+    out |= {
+        "c1_years": fmt(c.years, "years", 1),
+        "c1_stated": stated_money(c.own_stated_rmb),
+        "c1_rent": stated_money(c.rent_stated_rmb),
+        "c1_own": money(c.own_rmb.central, "RMB", 3),
+        "c1_own_lo": money(c.own_rmb.low, "RMB", 2),
+        "c1_own_hi": money(c.own_rmb.high, "RMB", 2),
+        "c1_capital": money(c.capital_low_rmb, "RMB", 3),
+        "c1_implied": money(c.implied_price_usd, "USD", 2),
+        "c1_price_low": money(c.price_low_usd, "USD", 3),
+        "c1_price_high": money(c.price_high_usd, "USD", 3),
+        "c1_rental": money(c.rental_rmb.central, "RMB", 2),
+        "c1_rental_gpus": fmt(c.rental_gpus.central, sig=2),
+        "c1_gpus": in_words(c.gpus),
+        "c1_own_all_in": money(c.own_rmb.central),
+        "c1_above": customer_above(res),
+        "c1_saving": customer_saving(res),
+        "tornado_top": top[0].upper() + top[1:],
+        "tornado_reach": tornado_reach(res),
+        "slider_price_caption": slider_caption(res, 1),
+    }
+    # payback
+    lo, hi = res.payback_window
+    central_pb = _payback_central(res)
+    docs_pb = central_pb.iloc[3:5]
+    out |= {
+        "pay_low": fmt(lo, sig=1),
+        "pay_high": fmt(hi, "months", 2),
+        "hours_month": fmt(units.HOURS_PER_MONTH, "hours", 4),
+        "pay_caption": payback_caption(res),
+        "pay_ours": payback_ours(res),
+        "pay_where": payback_where(res),
+        "pay_docs_low": months(docs_pb.min()),
+        "pay_docs_high": months(docs_pb.max()),
+    }
+    # one training run
+    run = res.run.set_index(["gpu", "basis"])
+    out["run_label"] = res.run_label
+    for basis in ("rented", "owned"):
+        for gpu, key in ((NEW, "new"), (OLD, "old")):
+            line = run.loc[(gpu, basis)]
+            out[f"run_{basis}_{key}_gpus"] = f"{int(line['n_gpus']):,}"
+            out[f"run_{basis}_{key}_days"] = fmt(line["days"], "days", 2)
+            out[f"run_{basis}_{key}_cost"] = amount(line["cost"], res.unit, 3)
+        out[f"run_{basis}_cheaper"] = run_cheaper(res, basis)
+    # the other cost claims
+    band_lo, band_hi = res.several_million
+    n_lo, n_hi = (n / 1e9 for n in res.several_million_sizes)
+    out |= {
+        "tpp": fmt(res.s["tokens_per_param"], sig=2),
+        "several_low": stated_money(band_lo),
+        "several_high": stated_money(band_hi),
+        "several_sizes": f"{fmt(n_lo, sig=2)}-{fmt(n_hi, sig=2)}B",
+        "wasted_share": percent(res.wasted_share),
+        "idle_share": idle_share(res),
+    }
+    return out
