@@ -38,24 +38,10 @@ def _render(res: ch.Result) -> None:
     for chart in charts:
         assert isinstance(chart, alt.TopLevelMixin)
         chart.to_dict()
-    sentences = [
-        text.failures_takeaway(res),
-        text.logs_sentence(res),
-        text.policy_takeaway(res),
-        text.mc_takeaway(res),
-        text.causes_sentence(res),
-        text.clean_run_sentence(res),
-        text.recovery_sentence(res),
-        text.modes_sentence(res),
-        text.named_runs_sentence(res),
-        text.validation_takeaway(res),
-        text.goodput_takeaway(res),
-        text.misses_sentence(res),
-        text.scenario_goodput_sentence(res),
-        *(text.slider_caption(s) for s in res.sliders),
-    ]
-    for sentence in sentences:
-        assert len(sentence) > 20 and "nan" not in sentence and "{" not in sentence
+    glued = text.glued(res)
+    assert all(isinstance(v, str) and v for v in glued.values()), "every glued value is formatted, non-empty text"
+    for phrase in glued.values():
+        assert "nan" not in phrase and "{" not in phrase
 
 
 @pytest.mark.parametrize("values", _grid(), ids=_id)
@@ -69,20 +55,27 @@ def test_compute_figures_and_sentences_over_the_parameters(values, result):
     _render(res)
 
 
-def test_sentence_branches(default, result):
-    # the other side of each sentence's branch, reached by moving an assumption
+def test_phrase_branches(default, result):
+    # the other side of each phrase's branch, reached by moving an assumption
     fast = result(**{"checkpoint_write_s": 1.0, "b300_failure_ratio": 0.05})
-    assert "do better than" in text.policy_takeaway(fast)
-    assert "plausible only as a smaller job" in text.clean_run_sentence(default)
+    assert "do better than" in text.policy_checkpoints(fast)
+    assert text.clean_run_rate(default) == "the scenario's per-GPU rate"
+    assert text.clean_run_rate(fast) == "0.050× the scenario's per-GPU rate"
+    assert text.clean_run_ending(default).startswith(", and the ledger finds the anecdote unverifiable, plausible only")
     fragile = result(**{"b300_failure_ratio": 6.0})
-    assert "less often than published failure rates allow" in text.clean_run_sentence(fragile)
+    assert "less often than published failure rates allow" in text.clean_run_ending(fragile)
     # no single rate lies within a factor of two of every published log (they span 4.7x); with Llama 3 alone it does
     llama_only = dataclasses.replace(default, logs=default.logs[default.logs["id"].str.startswith("llama3")])
     assert "Every log lies within" in text.logs_sentence(llama_only)
-    assert "cost more than they save" in text.policy_takeaway(default)
+    assert "cost more than they save" in text.policy_checkpoints(default)
+    assert text.policy_keeps(default).endswith("which serves its purpose")
     assert "opt-175b-hardware-all" in text.logs_sentence(default)
-    assert "within reach" in text.causes_sentence(result(**{"preventable_interruption_share": 0.9}))
-    assert "keeps only" in text.policy_takeaway(result(**{"checkpoint_write_s": 600.0}))
+    assert text.cut_reach(default) == "out of reach"
+    assert text.cut_reach(result(**{"preventable_interruption_share": 0.9})) == "within reach"
+    assert "keeps only" in text.policy_keeps(result(**{"checkpoint_write_s": 600.0}))
+    assert "percentage points of goodput" in text.mc_takeaway(default)
+    stuck = dataclasses.replace(default, monte_carlo=default.monte_carlo.iloc[:0])
+    assert text.mc_takeaway(stuck).startswith("at this failure rate no interval")
 
 
 VERDICTS_AT_DEFAULTS = {
@@ -120,9 +113,7 @@ def test_what_decides_the_verdicts(default):
     # the best interval for 512 GPUs at the automated rate (0.226 per GPU-year: one interruption every 75.7 h)
     assert default.job_mtbf_s / 3600 == pytest.approx(365.25 * 24 / (0.226 * 512), rel=1e-9)
     assert default.optimum.exact_s / 3600 == pytest.approx(1.58, abs=0.005)
-    assert (
-        "read strictly, 2–9 h, it would be inconsistent" in led.loc["001-2.4-weeks-long-runs-hours-lost", "reason"]
-    )
+    assert "read strictly, 2–9 h, it would be inconsistent" in led.loc["001-2.4-weeks-long-runs-hours-lost", "reason"]
     # 50 clean days need a job MTBF of 50 / ln 20 = 16.7 days. A crash every 5 days is a job of 365.25 / 0.226 / 5
     # = 323 GPUs at the scenario's automated rate; the same work on 323 / 9.77 (the model's speed-up of a 10B-class
     # risk model) = 33 B300s fails every 49 days
@@ -220,15 +211,23 @@ def test_operations_mode_sets_the_pages_rate_and_restart(default, result):
     assert manual.rates.equals(default.rates)
 
 
-def test_the_validation_sentences_say_what_the_tables_show(default):
-    assert "all within 30%" in text.named_runs_sentence(default)
+def test_the_validation_phrases_say_what_the_tables_show(default):
+    glued = text.glued(default)
+    assert (glued["named_within"], glued["tolerance"]) == ("all within", "30%")
     v = default.rates
     scored = v[v["role"].isin(["calibrate", "validate"]) & v["predicted"].notna()]
-    assert text.validation_takeaway(default).startswith(f"{int(scored['inside'].sum())} of {len(scored)} ")
-    assert "32× as large" in text.scenario_goodput_sentence(default)  # 16,384 / 512
-    assert "97.7%" in text.scenario_goodput_sentence(default)
+    assert (glued["val_inside"], glued["val_scored"]) == (f"{int(scored['inside'].sum())}", f"{len(scored)}")
+    assert glued["llama_vs_scenario_job"] == "32×"  # 16,384 / 512
+    assert glued["scenario_goodput"] == "97.7%"
+    assert glued["rsc_job_gpus"] == "1,024"
     # a table without misses says so plainly
     clean = dataclasses.replace(default, rates=v.assign(inside=v["inside"].where(v["inside"].isna(), True)))
-    assert text.validation_takeaway(clean).endswith("band.")
+    assert text.validation_misses(clean) == "." and text.validation_misses(default).startswith("; the misses: ")
     g = default.goodput_check
-    assert text.goodput_takeaway(dataclasses.replace(default, goodput_check=g.assign(inside=True))).endswith("best.")
+    assert text.goodput_outside(dataclasses.replace(default, goodput_check=g.assign(inside=True))) == "."
+    assert text.goodput_outside(dataclasses.replace(default, goodput_check=g.assign(inside=False))).startswith(
+        " (outside: "
+    )
+    assert (
+        text.named_runs_within(dataclasses.replace(default, rates=v.assign(error=v["error"] * 100))) == "not all within"
+    )

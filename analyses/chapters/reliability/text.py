@@ -1,8 +1,13 @@
-"""Sentences of the reliability chapter (takeaways and captions), each read from a computed Result."""
+"""The reliability chapter's glued numbers and phrases: :func:`glued` maps every name its page glues
+to text formatted through :mod:`analyses.units.formats`; the sentences live in the notebook's
+markdown. The phrases here branch on a verdict or a comparison, each ``fn(result) -> str``."""
 
 from __future__ import annotations
 
-from analyses.chapters.reliability import SLUG, Result, checks
+from typing import Any
+
+from analyses.chapters.reliability import MC_RUNS, MC_WORK_DAYS, SLUG, Result, checks
+from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.pages import sliders
 from analyses.units import SECONDS_PER_MINUTE, settle
 from analyses.units.formats import duration, fmt, stated
@@ -11,14 +16,6 @@ from analyses.verdicts.sweeps import Slider
 
 AGREEMENT_FACTOR = 2.0  # the logs "agree" when their per-GPU rates lie within this factor (the scenario's
 # b300_failure_ratio range rests on the same factor)
-
-
-def failures_takeaway(res: Result) -> str:
-    """Job MTBF at the scenario's job size and at the calibrating run's size."""
-    return (
-        f"failures scale with GPU count: at the scenario's rate a job of {fmt(res.s['job_gpus'], sig=4)} GPUs is "
-        f"interrupted every {duration(res.job_mtbf_s)}, one of {res.big_gpus:,} GPUs every {duration(res.big_mtbf_s)}."
-    )
 
 
 def logs_sentence(res: Result) -> str:
@@ -31,23 +28,25 @@ def logs_sentence(res: Result) -> str:
     return f"Logs outside a factor of {stated(AGREEMENT_FACTOR)} of the scenario's rate: {names}."
 
 
-def policy_takeaway(res: Result) -> str:
-    """How the stated intervals compare with the best interval for this job, as the rule judges it."""
+def policy_keeps(res: Result) -> str:
+    """What the stated policy keeps of the best goodput, as the recommendation rule judges it."""
+    kept = fmt(res.policy.ratio, pct=True, sig=3)
+    if res.verdict(checks.POLICY) == "consistent":
+        return f"the policy keeps {kept} of the best goodput, which serves its purpose"
+    return f"the policy keeps only {kept} of the best goodput"
+
+
+def policy_checkpoints(res: Result) -> str:
+    """The policy's short checkpoints against its long ones for this job."""
     p = res.policy
     early = fmt(p.early_s / SECONDS_PER_MINUTE, "min", sig=2)
     late = fmt(p.late_s / SECONDS_PER_MINUTE, "min", sig=2)
-    first = (
-        f"the policy keeps {fmt(p.ratio, pct=True, sig=3)} of the best goodput, which serves its purpose"
-        if res.verdict(checks.POLICY) == "consistent"
-        else f"the policy keeps only {fmt(p.ratio, pct=True, sig=3)} of the best goodput"
-    )
-    second = (
-        f"{early} checkpoints cost more than they save ({fmt(p.goodput_early, pct=True, sig=4)} against "
-        f"{fmt(p.goodput_late, pct=True, sig=4)} at {late})"
-        if p.goodput_early < p.goodput_late
-        else f"{early} checkpoints do better than {late} ones for this job"
-    )
-    return f"the right interval follows from checkpoint cost and failure rate; {first}, and {second}."
+    if p.goodput_early < p.goodput_late:
+        return (
+            f"{early} checkpoints cost more than they save ({fmt(p.goodput_early, pct=True, sig=4)} against "
+            f"{fmt(p.goodput_late, pct=True, sig=4)} at {late})"
+        )
+    return f"{early} checkpoints do better than {late} ones for this job"
 
 
 def mc_takeaway(res: Result) -> str:
@@ -66,62 +65,36 @@ def mc_takeaway(res: Result) -> str:
     )
 
 
-def causes_sentence(res: Result) -> str:
-    """What even a perfect server leaves, against the table's stated cut."""
-    central = res.s["preventable_interruption_share"]
-    # the table's cut against what removing every preventable interruption leaves, within the capability
-    # tolerance the row is judged with (its verdict also weighs the credit the table gives B300)
-    left, allowed = 1 - central, (1 - res.cut_stated) * (1 + RULES["capability"].tolerance)
-    reach = "within reach" if left <= allowed else "out of reach"
-    return (
-        f"Even if server hardware removed every GPU and host failure ({fmt(central, pct=True, sig=3)}), "
-        f"{fmt(1 - central, pct=True, sig=3)} of the interruptions would remain, so a {fmt(res.cut_stated, pct=True, sig=2)} "
-        f"cut is {reach}"
-    )
+def cut_reach(res: Result) -> str:
+    """Whether the table's stated cut is within reach of a server that removed every preventable
+    interruption (within the capability tolerance the row is judged with; its verdict also weighs the
+    credit the table gives B300)."""
+    left = 1 - res.s["preventable_interruption_share"]
+    allowed = (1 - res.cut_stated) * (1 + RULES["capability"].tolerance)
+    return "within reach" if left <= allowed else "out of reach"
 
 
-def clean_run_sentence(res: Result) -> str:
-    """How likely the anecdote's clean run is for the B300 job that does the old job's work, at the
-    scenario's per-GPU rate and B300 failure ratio, against a job of the old size; the ledger's verdict."""
-    f = res.fintech
-    days = fmt(f.case.run_days_no_fault, "days", sig=2)
+def clean_run_rate(res: Result) -> str:
+    """The per-GPU rate the B300 job fails at: the scenario's, or a multiple of it."""
     ratio = res.s["b300_failure_ratio"]
-    rate = (
+    return (
         "the scenario's per-GPU rate" if settle(ratio) == 1 else f"{fmt(ratio, 'x', sig=2)} the scenario's per-GPU rate"
     )
-    text = (
-        f"The same work on {fmt(f.b300_gpus, sig=2)} B300s, as many as the speed-up needs, fails every "
-        f"{fmt(f.b300_mtbf_days, 'days', 2)} at {rate}, so {days} without a crash happen with probability "
-        f"{fmt(f.p_clean, pct=True, sig=2)}"
-    )
+
+
+def clean_run_ending(res: Result) -> str:
+    """How the anecdote's clean run ends up: too unlikely for published failure rates, or plausible only
+    as a smaller job; the ledger's verdict. Starts with its punctuation (":" or ",")."""
+    f = res.fintech
     verdict = res.verdict(checks.FINTECH_001)
     if f.p_clean < checks.CLEAN_RUN_TAIL:
         return (
-            text + f": the anecdote needs a job that fails at most once every {fmt(f.need_mtbf_days, 'days', 2)}, "
+            f": the anecdote needs a job that fails at most once every {fmt(f.need_mtbf_days, 'days', 2)}, "
             f"less often than published failure rates allow; the ledger finds it {verdict}."
         )
     return (
-        text + f", and the ledger finds the anecdote {verdict}, plausible only as a smaller job: one of the old job's "
+        f", and the ledger finds the anecdote {verdict}, plausible only as a smaller job: one of the old job's "
         f"size failing as often would have a {fmt(f.p_clean_old, pct=True, sig=2)} chance of it."
-    )
-
-
-def fintech_takeaway(res: Result) -> str:
-    """The fintech section's takeaway: its arithmetic and the verdicts the ledger gives its three claims."""
-    saved = res.verdict(checks.FINTECH_001)
-    gain = res.verdict(checks.RD_EFFICIENCY)
-    return (
-        f"the {fmt(res.fintech.case.hours_saved_001, 'hours', 2)} saved add up, but the clean run itself is {saved} "
-        f"(nothing public records it), and the {fmt(res.fintech.case.rd_efficiency_gain, pct=True, sig=2)} R&D "
-        f"efficiency is {gain}: its own figures give {fmt(res.fintech.saved_share, pct=True, sig=2)}."
-    )
-
-
-def recovery_sentence(res: Result) -> str:
-    """Restart and recomputed work per crash against Llama 3's bound."""
-    return (
-        f"In the scenario an automated restart takes {fmt(res.restart_min, 'min', 2)}, and with the "
-        f"document's hourly checkpoints a crash costs {fmt(res.lost_late_min, 'min', 2)} with the recomputed work"
     )
 
 
@@ -148,80 +121,156 @@ def _signed(x: float) -> str:
     return ("+" if x >= 0 else "") + fmt(x, pct=True, sig=2)
 
 
-def modes_sentence(res: Result) -> str:
-    """The two modes' rates, their ratio and what the hardware share is."""
-    f = res.fit
-    auto, manual = f.rates["automated"], f.rates["manual"]
-    return (
-        f"Fitted on the calibration logs, a cluster with automated operations is interrupted "
-        f"{fmt(auto, sig=3)} times per GPU-year (all causes) and one run by hand {fmt(manual, sig=3)} times, "
-        f"{fmt(manual / auto, 'x', 2)} as often; {fmt(res.hardware_share, pct=True, sig=2)} of all interruptions are "
-        "hardware (GPU, host and network faults, unplanned host downtime)"
-    )
-
-
-def named_runs_sentence(res: Result) -> str:
-    """The three runs the issue names: error against their mode's model, in sample and left out."""
-    parts = []
-    for name, ids in NAMED_RUNS.items():
-        r = _row(res, ids)
-        parts.append(
-            f"{name} ({r['mode']}) {_signed(r['fit_error'])} against the fit and {_signed(r['error'])} left out of it"
-        )
+def named_runs_within(res: Result) -> str:
+    """Whether the three named runs' errors, in sample and left out, are all within the tolerance."""
     worst = max(abs(_row(res, ids)[c]) for ids in NAMED_RUNS.values() for c in ("fit_error", "error"))
-    verdict = "all within" if worst <= VALIDATION_TOLERANCE else "not all within"
-    return f"{'; '.join(parts)}: {verdict} {fmt(VALIDATION_TOLERANCE, pct=True, sig=2)}"
+    return "all within" if worst <= VALIDATION_TOLERANCE else "not all within"
 
 
-def validation_takeaway(res: Result) -> str:
-    """How many out-of-sample predictions the band holds, and which it misses."""
+def validation_misses(res: Result) -> str:
+    """The end of the validation takeaway: the logs the band misses, if any (with the closing stop)."""
     v = res.rates
     scored = v[v["role"].isin(["calibrate", "validate"]) & v["predicted"].notna()]
-    inside = scored["inside"].astype(bool)
-    misses = scored.loc[~inside, "log"].tolist()
-    text = (
-        f"{int(inside.sum())} of {len(scored)} out-of-sample predictions (calibration logs left out in turn, and "
-        f"validation logs never fitted) lie in their 90% band"
-    )
-    if not misses:
-        return text + "."
-    return text + "; the misses: " + "; ".join(misses) + "."
+    misses = scored.loc[~scored["inside"].astype(bool), "log"].tolist()
+    return "; the misses: " + "; ".join(misses) + "." if misses else "."
 
 
-def goodput_takeaway(res: Result) -> str:
-    """The goodput validation in a sentence."""
+def goodput_outside(res: Result) -> str:
+    """The end of the goodput takeaway: the runs outside the band, if any (with the closing stop)."""
     g = res.goodput_check
-    inside = g["inside"].astype(bool)
-    out = g.loc[~inside, "run"].tolist()
-    text = (
-        f"{int(inside.sum())} of {len(g)} published goodput figures lie in the model's 90% band; its central values "
-        f"({fmt(g['predicted'].min(), pct=True, sig=3)}–{fmt(g['predicted'].max(), pct=True, sig=3)}) sit below "
-        "what these operators report, because the scenario's checkpoint write and restart are those of a typical "
-        "automated cluster, not of the best"
-    )
-    return text + (f" (outside: {', '.join(out)})." if out else ".")
+    out = g.loc[~g["inside"].astype(bool), "run"].tolist()
+    return f" (outside: {', '.join(out)})." if out else "."
 
 
-def misses_sentence(res: Result) -> str:
-    """Why the rate band misses what it misses: the RSC clusters' spread and RSC's research jobs."""
-    v = res.rates.set_index("label")
-    spread = v.loc["rsc1-node-failures", "published"] / v.loc["rsc2-node-failures", "published"]
-    jobs = v.loc["rsc-mttf-1024", "error"] + 1
-    return (
-        f"The two RSC clusters' node-failure rates differ by {fmt(spread, 'x', 2)} from each other, so leaving the "
-        f"higher one out leaves a band too narrow for it; and RSC's 1,024-GPU jobs fail {fmt(jobs, 'x', 2)} as often "
-        "as the model says, because they are research jobs on a shared cluster whose failures include per-job causes "
-        "(code, configuration, storage) that do not grow with the job's GPUs, while the book models dedicated "
-        "pre-training runs."
-    )
-
-
-def scenario_goodput_sentence(res: Result) -> str:
-    """The scenario's goodput: the model for the scenario's job, against Llama 3's larger job."""
-    llama = res.logs.set_index("id").loc["llama3-405b-all", "GPUs"]
-    return (
-        f"The scenario's goodput, which the cost chapters use, is this model for the scenario's own job "
-        f"({fmt(int(res.s['job_gpus']), 'GPUs')}, automated operations): {fmt(res.goodput_scenario, pct=True, sig=3)}, "
-        f"not the {fmt(res.effective_time, pct=True, sig=2)} that Llama 3 reached on a job "
-        f"{fmt(llama / res.s['job_gpus'], 'x', 2)} as large"
-    )
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
+    logs = res.logs.set_index("id")
+    opt, pol, fin, f = res.optimum, res.policy, res.fintech, res.fit
+    auto, manual = f.rates["automated"], f.rates["manual"]
+    out: dict[str, Any] = {
+        "level": fmt(INTERVAL_LEVEL, pct=True, sig=2),
+        # how often a large job fails
+        "llama_all": fmt(int(logs.loc["llama3-405b-all", "interruptions"])),
+        "llama_days": fmt(logs.loc["llama3-405b-all", "days"], "days", 2),
+        "llama_gpus": fmt(int(logs.loc["llama3-405b-all", "GPUs"])),
+        "opt_chron": fmt(int(logs.loc["opt-175b-chronicle-27pct", "interruptions"])),
+        "opt_chron_days": fmt(logs.loc["opt-175b-chronicle-27pct", "days"], "days", 2),
+        "opt_all": fmt(int(logs.loc["opt-175b-hardware-all", "interruptions"])),
+        "opt_days": fmt(logs.loc["opt-175b-hardware-all", "days"], "days", 2),
+        "opt_gpus": fmt(int(logs.loc["opt-175b-hardware-all", "GPUs"])),
+        "bloom_lo": fmt(int(logs.loc["bloom-176b-gpu-failures-low", "interruptions"])),
+        "bloom_hi": fmt(int(logs.loc["bloom-176b-gpu-failures-high", "interruptions"])),
+        "bloom_days": fmt(logs.loc["bloom-176b-gpu-failures-low", "days"], "days", 3),
+        "bloom_gpus": fmt(int(logs.loc["bloom-176b-gpu-failures-low", "GPUs"])),
+        "rate_auto": fmt(auto, sig=3),
+        "rate_manual": fmt(manual, sig=3),
+        "rate_manual_vs_auto": fmt(manual / auto, "x", 2),
+        "hardware_share": fmt(res.hardware_share, pct=True, sig=2),
+        "mode": res.operations,
+        "rate": fmt(res.rate, sig=3),
+        "rate_low": fmt(res.rate_low, sig=3),
+        "rate_high": fmt(res.rate_high, sig=3),
+        "mtbf_years": fmt(res.per_gpu_mtbf_years, "years", 2),
+        "logs_sentence": logs_sentence(res),
+        "n_gpus": fmt(res.s["job_gpus"], "GPUs", 4),
+        "job_mtbf_h": fmt(res.job_mtbf_s / 3600, "h", 3),
+        "crash_every": fmt(fin.case.crash_interval_days, "days", 1),
+        "gpus_5d": fmt(fin.gpus_at_rate, "GPUs", 2),
+        "job_gpus": fmt(res.s["job_gpus"], sig=4),
+        "job_mtbf": duration(res.job_mtbf_s),
+        "big_gpus": f"{res.big_gpus:,}",
+        "big_mtbf": duration(res.big_mtbf_s),
+        # checkpoints
+        "delta": fmt(res.s["checkpoint_write_s"], "s", 3),
+        "restart": fmt(res.s["restart_s"] / 60, "min", 3),
+        "young_min": fmt(opt.young_s / 60, "min", 3),
+        "daly_min": fmt(opt.daly_s / 60, "min", 3),
+        "exact_min": fmt(opt.exact_s / 60, "min", 3),
+        "exact_h": fmt(opt.exact_s / 3600, "h", 2),
+        "g_opt": fmt(opt.goodput_exact, pct=True, sig=4),
+        "g_15": fmt(pol.goodput_early, pct=True, sig=4),
+        "g_60": fmt(pol.goodput_late, pct=True, sig=4),
+        "g_policy": fmt(pol.goodput_policy, pct=True, sig=4),
+        "g_ratio": fmt(pol.ratio, pct=True, sig=3),
+        "early_share": fmt(pol.early_share, pct=True, sig=2),
+        "p_early": fmt(pol.early_s / 60, "min", 2),
+        "p_late": fmt(pol.late_s / 60, "min", 2),
+        "policy_keeps": policy_keeps(res),
+        "policy_checkpoints": policy_checkpoints(res),
+        # the simulation
+        "mc_runs": fmt(MC_RUNS),
+        "mc_days": fmt(MC_WORK_DAYS, "days", 2),
+        "mc_takeaway": mc_takeaway(res),
+        # the fintech anecdote
+        "crash_days": fmt(fin.case.crash_interval_days, "days", 1),
+        "clean_days": fmt(fin.case.run_days_no_fault, "days", 2),
+        "crashes": fmt(fin.crashes, sig=2),
+        "rec_h": fmt(fin.case.recovery_hours_per_crash, "h", 1),
+        "saved_h": fmt(fin.saved_h, "h", 2),
+        "window_h": fmt(fin.run_h, "h", 4),
+        "saved_share": fmt(fin.saved_share, pct=True, sig=2),
+        "rd_gain": fmt(fin.case.rd_efficiency_gain, pct=True, sig=2),
+        "saved_stated": fmt(fin.case.hours_saved_001, "hours", 2),
+        "b300_gpus": fmt(fin.b300_gpus, sig=2),
+        "b300_mtbf": fmt(fin.b300_mtbf_days, "days", 2),
+        "clean_rate": clean_run_rate(res),
+        "p_clean": fmt(fin.p_clean, pct=True, sig=2),
+        "clean_ending": clean_run_ending(res),
+        "clean_verdict": res.verdict(checks.FINTECH_001),
+        "rd_verdict": res.verdict(checks.RD_EFFICIENCY),
+        # what hardware can prevent
+        "cut_stated": fmt(res.cut_stated, pct=True, sig=2),
+        "cut_times": fmt(1 / (1 - res.cut_stated), "x", 2),
+        "tier1": fmt(res.preventable[0], pct=True, sig=3),
+        "tier2": fmt(res.preventable[1], pct=True, sig=3),
+        "tier3": fmt(res.preventable[2], pct=True, sig=3),
+        "left_high": fmt(1 - res.preventable[2], pct=True, sig=3),
+        "unexp_n": fmt(int(res.causes["count"].sum())),
+        "preventable": fmt(res.s["preventable_interruption_share"], pct=True, sig=3),
+        "remaining": fmt(1 - res.s["preventable_interruption_share"], pct=True, sig=3),
+        "cut_reach": cut_reach(res),
+        # recovery in minutes
+        "all_int": fmt(int(logs.loc["llama3-405b-all", "interruptions"])),
+        "all_days": fmt(logs.loc["llama3-405b-all", "days"], "days", 2),
+        "bound_min": fmt(res.downtime_bound_s / 60, "min", 3),
+        "eff_time": fmt(res.effective_time, pct=True, sig=2),
+        "restart_auto": fmt(res.restart_min, "min", 2),
+        "lost_late": fmt(res.lost_late_min, "min", 2),
+    }
+    # validated against published logs
+    for key, ids in zip(("llama", "bloom", "opt"), NAMED_RUNS.values(), strict=True):
+        r = _row(res, ids)
+        out |= {
+            f"named_{key}_mode": r["mode"],
+            f"named_{key}_fit": _signed(r["fit_error"]),
+            f"named_{key}_out": _signed(r["error"]),
+        }
+    v = res.rates
+    scored = v[v["role"].isin(["calibrate", "validate"]) & v["predicted"].notna()]
+    by_label = v.set_index("label")
+    g = res.goodput_check
+    llama_gpus = logs.loc["llama3-405b-all", "GPUs"]
+    out |= {
+        "named_within": named_runs_within(res),
+        "tolerance": fmt(VALIDATION_TOLERANCE, pct=True, sig=2),
+        "val_inside": fmt(int(scored["inside"].astype(bool).sum())),
+        "val_scored": fmt(len(scored)),
+        "val_misses": validation_misses(res),
+        "rsc_spread": fmt(
+            by_label.loc["rsc1-node-failures", "published"] / by_label.loc["rsc2-node-failures", "published"], "x", 2
+        ),
+        "rsc_job_gpus": fmt(int(by_label.loc["rsc-mttf-1024", "GPUs"])),
+        "rsc_jobs_vs_model": fmt(by_label.loc["rsc-mttf-1024", "error"] + 1, "x", 2),
+        # goodput
+        "gp_inside": fmt(int(g["inside"].astype(bool).sum())),
+        "gp_runs": fmt(len(g)),
+        "gp_model_low": fmt(g["predicted"].min(), pct=True, sig=3),
+        "gp_model_high": fmt(g["predicted"].max(), pct=True, sig=3),
+        "gp_outside": goodput_outside(res),
+        "scenario_job_gpus": fmt(int(res.s["job_gpus"]), "GPUs"),
+        "scenario_goodput": fmt(res.goodput_scenario, pct=True, sig=3),
+        "llama_vs_scenario_job": fmt(llama_gpus / res.s["job_gpus"], "x", 2),
+    }
+    for name, s in zip(("rate", "checkpoint", "ratio"), res.sliders, strict=True):
+        out[f"cap_{name}"] = slider_caption(s)
+    return out
