@@ -19,28 +19,14 @@ SCENARIO_PARAMS = ("utilisation", "idle_power_fraction", "mig_small_job_compute"
 VIEW_PARAMS = ("gpu", "mean_jobs", "snapshots", "seed", "prefetch_cv")
 
 
-SENTENCES = (
-    text.model_name,
-    text.input_takeaway,
-    text.utilisation_takeaway,
-    text.days_sentence,
-    text.electricity_takeaway,
-    text.mig_sentence,
-    text.mig_caption,
-    text.generations_sentence,
-    text.table_mig_sentence,
-    text.mig_takeaway,
-    text.provider_sentence,
-    text.procurement_sentence,
-)
-
-
 def render(res: ch.Result) -> list[str]:
     """Every figure (as a spec) and every sentence of the page."""
     specs = [figures.utilisation_chart(res).to_dict(), figures.mig_chart(res).to_dict()]
     specs += [figures.slider(res, i).to_dict() for i in range(len(ch.SLIDERS))]
     assert all(specs)
-    return [f(res) for f in SENTENCES] + [text.slider_caption(res, i) for i in range(len(ch.SLIDERS))]
+    glued = text.glued(res)
+    assert all(isinstance(v, str) and v for v in glued.values()), "every glued value is formatted, non-empty text"
+    return glued
 
 
 # -------------------------------------------------------------------------- the parameter grid
@@ -61,15 +47,15 @@ GRID = (
 @pytest.mark.parametrize("over", GRID, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "defaults")
 def test_compute_figures_and_sentences_over_the_grid(over, result):
     res = result(**over)
-    sentences = render(res)
-    assert all(isinstance(t, str) and len(t) > 15 for t in sentences[1:]) and sentences[0].endswith("B")
+    glued = render(res)
+    assert glued["n_model"].endswith("B") and "nan" not in " ".join(glued.values())
     assert len(res.ledger) == len([c for c in data.claims() if c.chapter == "utilisation"])
     assert set(res.ledger["verdict"]) <= {"consistent", "inconsistent", "implausible", "unverifiable"}
     assert [s.input for s in res.sliders] == [name for name, _ in ch.SLIDERS]
     assert len(res.sim) == res.cfg["snapshots"] and (res.sim["util_mig"] <= 1 + 1e-9).all()
 
 
-def test_sentence_branches(result):
+def test_phrase_branches(result):
     # the electricity saving: does not hold at the scenario, holds when waiting servers draw nearly full power
     assert "does not" in text.electricity_takeaway(result())
     assert "and so does the electricity saving" in text.electricity_takeaway(result(idle_power_fraction=0.95))
@@ -79,12 +65,12 @@ def test_sentence_branches(result):
         res, sliders=tuple(dataclasses.replace(s, flips=s.flips.iloc[:0]) for s in res.sliders)
     )
     assert "no power drawn while waiting gives it" in text.electricity_takeaway(flipless)
-    assert "turns at" not in text.utilisation_takeaway(flipless)
-    assert "turns" not in text.provider_sentence(flipless)
-    assert "turns implausible where partial-GPU jobs hold about 41%" in text.provider_sentence(res)
-    assert "the two agree" in text.provider_sentence(res)
+    assert "turns at" in text.below_50_verdict(res) and "turns at" not in text.below_50_verdict(flipless)
+    assert text.provider_verdict(flipless) == res.verdict(text.PROVIDER)
+    assert "turns implausible where partial-GPU jobs hold about 41%" in text.provider_verdict(res)
+    assert text.provider_agree(res) == "agree"
     other = dataclasses.replace(res, provider=dataclasses.replace(res.provider, gpus_after=3.0))
-    assert "the two disagree" in text.provider_sentence(other)
+    assert text.provider_agree(other) == "disagree"
     # the days: the stated 2.5 days matches the loading shares (2.61), not the utilisations (2.95)
     assert text.days_sentence(res) == "the stated 2.5 days matches the loading shares"
     load = dataclasses.replace(res.loading, days_saved_util=2.5)
@@ -99,8 +85,9 @@ def test_sentence_branches(result):
     gens.loc[0, "GPUs MIG"] += 1
     assert "profiles differ" in text.generations_sentence(dataclasses.replace(res, generations=gens))
     other = dataclasses.replace(res, same_slicing=False)
-    assert "offer different MIG profiles" in text.table_mig_sentence(other)
-    assert "profiles differ from" in text.mig_takeaway(other)
+    assert text.same_slicing(res) == "A100 offers the same MIG profiles as B300"
+    assert text.same_slicing(other) == "A100 and B300 offer different MIG profiles"
+    assert text.mig_new(res).startswith("it is not new in B300") and "profiles differ from" in text.mig_new(other)
     # the loading pairs: hang together at the documents' figures
     assert text.electricity_takeaway(res).startswith("the two pairs and the days saved hang together")
 

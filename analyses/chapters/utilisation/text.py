@@ -1,16 +1,21 @@
-"""Sentences of the utilisation chapter (takeaways and captions), each read from a computed Result.
+"""The utilisation chapter's glued numbers and phrases: :func:`glued` maps every name its page glues
+to text formatted through :mod:`analyses.units.formats`; the sentences live in the notebook's
+markdown, and the phrases here branch on a verdict or a comparison, each ``fn(result) -> str``.
 
-Where a sentence says whether figures agree, it applies the rule of the claim's kind
+Where a phrase says whether figures agree, it applies the rule of the claim's kind
 (:func:`agrees`), never a threshold of its own; where it names a tipping point, it reads the flip
 the chapter's slider found with the claim's own check.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from analyses import data, units
-from analyses.chapters.utilisation import Result, wiring
+from analyses.chapters.utilisation import PREFETCH_DEPTHS, Result, wiring
+from analyses.models.mig import COMPUTE_SLICES, MEMORY_SLICES
 from analyses.pages import sliders
 from analyses.scenario.generations import NEW, OLD
 from analyses.units.formats import fmt, percent, stated
@@ -51,28 +56,10 @@ def model_name(res: Result) -> str:
     return f"{stated(res.input_need.params / 1e9)}B"
 
 
-def input_takeaway(res: Result) -> str:
-    """What a text model's loader must deliver, against what stalls it."""
-    n = res.input_need
-    return (
-        f"with any prefetching, GPUs wait only when the loader is slower than the GPU on average; for a "
-        f"{model_name(res)} text model the loader must deliver {fmt(n.bytes_per_s / units.KB, 'kB/s')} per GPU, "
-        "so long waits for data belong to image, video and recommendation pipelines that decode heavy samples on the CPU"
-    )
-
-
-def utilisation_takeaway(res: Result) -> str:
-    """Where the claim that utilisation below 50% is the norm stands, and what would change it."""
-    row = _row(res, BELOW_50)
-    limit = data.claim(BELOW_50).value("utilisation_max_pct") / wiring.PERCENT
+def below_50_verdict(res: Result) -> str:
+    """The verdict on "utilisation below 50% is the norm", and where the utilisation slider turns it."""
     flip = _flip(res, "utilisation", BELOW_50)
-    text = (
-        f"at the scenario's GPU utilisation of {percent(res.busy_share)}, utilisation at or below {percent(limit)} "
-        f"as the norm of training clusters is {row['verdict']}"
-    )
-    if flip is not None:
-        text += f"; it turns at {percent(flip)}"
-    return text
+    return _row(res, BELOW_50)["verdict"] + (f"; it turns at {percent(flip)}" if flip is not None else "")
 
 
 def days_sentence(res: Result) -> str:
@@ -114,38 +101,20 @@ def electricity_takeaway(res: Result) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def mig_sentence(res: Result) -> str:
-    """What the provider's 45% implies for its job mix, and how far MIG packing lifts it."""
-    row = res.mig_cases.set_index("claim").loc[PROVIDER]
-    return (
-        f"on whole GPUs every job holds a GPU, so {percent(res.provider.utilisation_before)} means that "
-        f"{percent(row['partial-GPU jobs'])} of the jobs use part of one; packed onto MIG slices they reach at most "
-        f"{percent(row['MIG at most'])}, and first-fit packing of the simulated snapshots reaches {percent(res.sim['util_mig'].mean())}"
-    )
-
-
-def mig_caption(res: Result) -> str:
-    """Caption of the MIG histogram: the simulated cluster against the provider's figures."""
-    sim = res.sim
-    return (
-        f"Cluster utilisation over {fmt(int(res.cfg['snapshots']))} random snapshots of a job mix with "
-        f"{percent(res.small_share)} partial-GPU jobs (about {fmt(float(sim['jobs'].mean()))} jobs each), on whole GPUs "
-        f"(mean {percent(sim['util_whole'].mean())}) and with MIG on {res.cfg['gpu']} (mean {percent(sim['util_mig'].mean())}). "
-        f"Dashed rules: document 001's {percent(res.provider.utilisation_before)} before and "
-        f"{percent(res.provider.utilisation_after_min)} after; dotted: the most MIG packing can reach."
-    )
-
-
-def provider_sentence(res: Result) -> str:
-    """The provider's 4-for-7 against its 45% -> 80%, and where its gain stands against MIG packing."""
+def provider_agree(res: Result) -> str:
+    """Whether the provider's 4-for-7 and its 45% -> 80% agree (the arithmetic rule)."""
     p = res.provider
     ratio = p.utilisation_before / p.utilisation_after_min
-    agree = agrees(Interval(p.gpus_after / p.gpus_before, p.gpus_after / p.gpus_before), ratio, "arithmetic")
-    text = (
-        f"{stated(p.gpus_after)} cards for {stated(p.gpus_before)} is {fmt(p.gpus_after / p.gpus_before)} of the GPUs and "
-        f"{percent(p.utilisation_before)} -> {percent(p.utilisation_after_min)} is {fmt(ratio)}: the two "
-        f"{'agree' if agree else 'disagree'}, and against what MIG packing recovers the gain is {res.verdict(PROVIDER)}"
+    return (
+        "agree"
+        if agrees(Interval(p.gpus_after / p.gpus_before, p.gpus_after / p.gpus_before), ratio, "arithmetic")
+        else "disagree"
     )
+
+
+def provider_verdict(res: Result) -> str:
+    """The provider's gain against MIG packing, and where the memory slider turns it."""
+    text = res.verdict(PROVIDER)
     flip = _flip(res, "mig_small_job_memory", PROVIDER)
     if flip is not None:
         s = next(sl for sl in res.sliders if sl.input == "mig_small_job_memory")
@@ -166,41 +135,21 @@ def generations_sentence(res: Result) -> str:
     return "The same mix on each MIG-capable generation (their profiles differ):"
 
 
-def table_mig_sentence(res: Result) -> str:
-    """Document 000's MIG row: the same MIG on A100 and B300, and what MIG itself reaches from 50%."""
-    row = res.mig_cases.set_index("claim").loc["000-3-table-mig"]
-    same = (
+def same_slicing(res: Result) -> str:
+    """Whether the old and new GPU offer the same MIG profiles (document 000's MIG row)."""
+    return (
         f"{OLD} offers the same MIG profiles as {NEW}"
         if res.same_slicing
         else f"{OLD} and {NEW} offer different MIG profiles"
     )
+
+
+def mig_new(res: Result) -> str:
+    """Whether MIG is new in the new GPU."""
     return (
-        f"{same}; from {percent(row['before (whole GPUs)'])} on whole GPUs, MIG on either reaches at most "
-        f"{percent(row['MIG at most'])} against the stated {percent(row['stated after'])}"
-    )
-
-
-def mig_takeaway(res: Result) -> str:
-    """What MIG recovers, whether it is new in B300, and where the two documents' MIG gains stand."""
-    new = (
         f"it is not new in {NEW} ({OLD} offers the same profiles)"
         if res.same_slicing
         else f"{NEW}'s profiles differ from {OLD}'s"
-    )
-    return (
-        f"MIG pays where many jobs need a fraction of a GPU; {new}; document 001's cloud-provider gain is "
-        f"{res.verdict(PROVIDER)} and document 000's A100-to-B300 gain is {res.verdict('000-3-table-mig')}"
-    )
-
-
-def procurement_sentence(res: Result) -> str:
-    """The procurement cut the documents' own 4-for-7 allows, and the share of purchases the 30% implies."""
-    p = res.provider
-    share = p.procurement_cut / res.procurement_allowed
-    return (
-        f"{stated(p.gpus_after)} cards doing the work of {stated(p.gpus_before)} cut the GPUs a workload needs by "
-        f"{percent(res.procurement_allowed)}; the stated {percent(p.procurement_cut)} cut in annual purchases fits it if about "
-        f"{percent(share)} of purchases serve work MIG can pack, so it falls short of the gain without contradicting it"
     )
 
 
@@ -215,10 +164,91 @@ def slider_caption(res: Result, i: int) -> str:
     return sliders.caption(s, "utilisation", f"What if the {s.label} were different?")
 
 
-def gds_verdicts(res: Result) -> str:
-    """The two GPUDirect Storage rows as the ledger judges them: the latency figure, and the table's A100 column."""
-    return (
-        f"No published result matches the figure, so document 001's claim is {res.verdict('001-2.2-gds-latency-60-80pct')}; "
-        f"document 000's table, whose {OLD} column says data must pass through the CPU, is "
-        f"{res.verdict('000-3-table-data-loading')}, since GPUDirect Storage already supports {OLD}"
-    )
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
+    n, load, p, sim = res.input_need, res.loading, res.provider, res.sim
+    u = res.ranges["utilisation"]
+    mig_cases = res.mig_cases.set_index("claim")
+    provider, table_row = mig_cases.loc[PROVIDER], mig_cases.loc["000-3-table-mig"]
+    out: dict[str, Any] = {
+        # when a GPU waits for data
+        "cv": fmt(res.cfg["prefetch_cv"], sig=2),
+        "depth_max": fmt(max(PREFETCH_DEPTHS)),
+        "share_b": fmt(load.run.loading_share_before, pct=True, sig=2),
+        "ratio_b": fmt(res.prefetch["load time / compute time"].iloc[0], sig=2),
+        "u_depth2": fmt(res.prefetch["depth 2"].iloc[0], pct=True, sig=3),
+        "n_model": model_name(res),
+        "b300_tflops": fmt(n.model_flops / units.TERA, "TFLOP/s"),
+        "tok_s": fmt(n.tokens_per_s, "tokens/s"),
+        "in_kbs": fmt(n.bytes_per_s / units.KB, "kB/s"),
+        "bytes_tok": fmt(res.s["input_bytes_per_token"], "bytes", 1),
+        # is low utilisation the norm
+        "util": fmt(u.central, pct=True, sig=2),
+        "util_lo": fmt(u.low, pct=True, sig=2),
+        "util_hi": fmt(u.high, pct=True, sig=2),
+        "busy_share": percent(res.busy_share),
+        "below_50": percent(data.claim(BELOW_50).value("utilisation_max_pct") / wiring.PERCENT),
+        "below_50_verdict": below_50_verdict(res),
+        # the loading shares and the utilisations
+        "u_b": fmt(load.busy_before, pct=True, sig=2),
+        "u_a": fmt(load.busy_after, pct=True, sig=2),
+        "s_ub": fmt(load.run.utilisation_before, pct=True, sig=2),
+        "s_ua": fmt(load.run.utilisation_after, pct=True, sig=2),
+        "ratio_s": fmt(load.time_ratio_shares),
+        "ratio_u": fmt(load.time_ratio_util),
+        "cycle": fmt(load.run.cycle_days, "days", 2),
+        "saved_s": fmt(load.days_saved_shares, "days"),
+        "saved_u": fmt(load.days_saved_util, "days"),
+        "days_sentence": days_sentence(res),
+        "goodput": fmt(res.goodput, pct=True, sig=2),
+        # electricity is not time
+        "days_saved": fmt(load.run.days_saved, "days", 2),
+        "cost_cut": fmt(load.run.cost_saving, pct=True, sig=2),
+        "time_cut": fmt(load.time_cut, pct=True, sig=2),
+        "idle_p": fmt(res.s["idle_power_fraction"], pct=True, sig=2),
+        "elec": fmt(load.electricity_saving, pct=True, sig=2),
+        "labour_share": fmt(load.labour_share_needed, pct=True, sig=2),
+        "elec_takeaway": electricity_takeaway(res),
+        # GPUDirect Storage
+        "gds_lo": fmt(res.gds.latency_cut_low, pct=True, sig=2),
+        "gds_hi": fmt(res.gds.latency_cut_high, pct=True, sig=2),
+        "gds_date": res.gds.released,
+        "gds_verdict": res.verdict("001-2.2-gds-latency-60-80pct"),
+        "gds_table_verdict": res.verdict("000-3-table-data-loading"),
+        # MIG
+        "slices_c": fmt(COMPUTE_SLICES),
+        "slices_m": fmt(MEMORY_SLICES),
+        "p_before": percent(p.utilisation_before),
+        "p_after": percent(p.utilisation_after_min),
+        "p_partial": percent(provider["partial-GPU jobs"]),
+        "p_mig_max": percent(provider["MIG at most"]),
+        "sim_mig": percent(sim["util_mig"].mean()),
+        "sim_whole": percent(sim["util_whole"].mean()),
+        "snapshots": fmt(int(res.cfg["snapshots"])),
+        "small_share": percent(res.small_share),
+        "sim_jobs": fmt(float(sim["jobs"].mean())),
+        "mig_gpu": res.cfg["gpu"],
+        "generations": generations_sentence(res),
+        "gpus_after": stated(p.gpus_after),
+        "gpus_before": stated(p.gpus_before),
+        "gpus_ratio": fmt(p.gpus_after / p.gpus_before),
+        "util_ratio": fmt(p.utilisation_before / p.utilisation_after_min),
+        "provider_agree": provider_agree(res),
+        "provider_verdict": provider_verdict(res),
+        "mem_share": fmt(res.s["mig_small_job_memory"], pct=True, sig=2),
+        "s50": fmt(table_row["before (whole GPUs)"], pct=True, sig=2),
+        "s85": fmt(table_row["stated after"], pct=True, sig=2),
+        "same_slicing": same_slicing(res),
+        "table_mig_before": percent(table_row["before (whole GPUs)"]),
+        "table_mig_max": percent(table_row["MIG at most"]),
+        "table_mig_after": percent(table_row["stated after"]),
+        "procurement_allowed": percent(res.procurement_allowed),
+        "procurement_cut": percent(p.procurement_cut),
+        "procurement_share": percent(p.procurement_cut / res.procurement_allowed),
+        "mig_new": mig_new(res),
+        "provider_gain_verdict": res.verdict(PROVIDER),
+        "table_mig_verdict": res.verdict("000-3-table-mig"),
+    }
+    for name, i in (("cap_slider_idle", 0), ("cap_slider_util", 1), ("cap_slider_mig", 2)):
+        out[name] = slider_caption(res, i)
+    return out
