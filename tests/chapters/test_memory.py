@@ -21,23 +21,6 @@ FIGURES = (
     figures.allowance_slider,
     figures.runs_chart,
 )
-SENTENCES = (
-    text.weights_takeaway,
-    text.param_count_sentence,
-    text.layout_sentence,
-    text.hundred_b_takeaway,
-    text.plan_sentence,
-    text.hbm_sentence,
-    text.activation_takeaway,
-    text.accounting_caption,
-    text.zero_caption,
-    text.measured_caption,
-    text.slider_caption,
-    text.runs_takeaway,
-    text.bloom_sentence,
-    text.reserve_sentence,
-    text.misfit_sentence,
-)
 
 
 @pytest.fixture
@@ -64,8 +47,10 @@ def _layout_for(over: dict) -> dict:
 def render(res: ch.Result) -> list[str]:
     assert all(f(res).to_dict() for f in FIGURES)
     assert list(ch.layout_table(res)["part"])[-1].startswith("usable HBM")
-    out = [f(res) for f in SENTENCES]
-    assert all(isinstance(t, str) and len(t) > 20 for t in out)
+    glued = text.glued(res)
+    assert all(isinstance(v, str) and v for v in glued.values()), "every glued value is formatted, non-empty text"
+    out = [glued[k] for k in ("take_weights", "hb_takeaway", "layout_basis", "misfit", "cap_allowance_slider")]
+    assert all(len(t) > 20 for t in out)
     return out
 
 
@@ -149,7 +134,7 @@ def test_the_recipe_needs_its_format_on_the_gpu_as_in_every_chapter():
     assert ch.SPEC.validate({"gpu": "V100", "precision": "fp16-mixed"})["precision"] == "fp16-mixed"
 
 
-def test_sentence_branches(result):
+def test_phrase_branches(result):
     assert "no single GPU holds" in text.hundred_b_takeaway(result())
     assert "a B300 node does" in text.hundred_b_takeaway(result())
     # in fp32 with fp32 gradients a B300 node no longer holds 100B parameters' states (16 bytes x 1e11 = 1.6 TB)
@@ -160,8 +145,11 @@ def test_sentence_branches(result):
     )
     both = text.hundred_b_takeaway(result(preset="megatron-1t", seq_len=1048576))
     assert "fits no searched layout on the A100 or the B300" in both
-    assert "does not fit" in text.layout_sentence(result(gpu="V100"))
-    assert "it fits" in text.layout_sentence(result())
+    assert text.layout_fit(result(gpu="V100")) == ": it does not fit"
+    assert text.layout_fit(result()) == ": it fits"
+    assert text.layout_fit(result(framework="torchtitan-fsdp2")).startswith(" (counting what torchtitan-fsdp2 keeps")
+    assert text.layout_basis(result()).startswith("with the scenario's 5.0 GB of framework memory")
+    assert text.layout_basis(result(framework="torchtitan-fsdp2")).startswith("counting what torchtitan-fsdp2 keeps")
     assert "not FP16" in text.weights_takeaway(result())
     # were the weights figure judged consistent (say, with another reading), the takeaway says both hold
     led = result().ledger.copy()
@@ -283,8 +271,9 @@ def test_the_runs_table_is_the_validation_and_the_sentences_say_so(result):
     frame = figures.runs_table(res)
     assert len(frame) == len(res.runs) and frame["source"].notna().all()
     val = res.runs[res.runs["role"] == "validate"]
-    assert f"on the {len(val)} runs it was not fitted on" in text.runs_takeaway(res)
-    assert "BLOOM-176B as trained" in text.bloom_sentence(res) and "59 GiB" in text.bloom_sentence(res)
+    glued = text.glued(res)
+    assert glued["runs_val"] == f"{len(val)}" and glued["bloom_measured"] == "59 GiB"
+    assert (glued["bloom_error"], glued["pc_worst_printed"]) == ("-0.69%", "1.7B")
     assert "outside the band: Llama 3.1 8B (TP1 PP1 DP128, +25%)" in text.misfit_sentence(res)
     # the validation does not depend on the chapter's layout parameters
     assert result(tp=4, pp=2).runs.equals(res.runs)

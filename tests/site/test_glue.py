@@ -31,7 +31,6 @@ PENDING = {
     "claims",
     "experiments",
     "intro",
-    "memory",
     "peers",
     "plan",
     "scaling-efficiency",

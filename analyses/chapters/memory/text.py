@@ -1,12 +1,17 @@
-"""Sentences of the memory chapter (takeaways and captions), each read from a computed Result."""
+"""The memory chapter's glued numbers and phrases: :func:`glued` maps every name its page glues to
+text formatted through :mod:`analyses.units.formats`; the sentences live in the notebook's markdown,
+and the phrases here branch on a verdict or a comparison, each ``fn(result) -> str``."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from analyses import data
 from analyses.chapters.memory import HUNDRED_B, NO_FRAMEWORK, PLAN, SLUG, Result, layout_text, shape
 from analyses.chapters.memory.figures import STACK
+from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.pages import sliders
-from analyses.scenario.generations import NEW, OLD, gpu
+from analyses.scenario.generations import NEW, gpu
 from analyses.units.formats import fmt, stated
 
 
@@ -23,28 +28,16 @@ def weights_takeaway(res: Result) -> str:
     return f"both the {stated(h.stated_weights_gb)} GB of FP16 weights and the over-{stated(h.stated_total_tb)} TB total {total}"
 
 
-def param_count_sentence(res: Result) -> str:
-    """The presets' largest deviation from a printed parameter count."""
-    pc = res.param_counts.dropna(subset=["error"])
-    worst = pc.loc[pc["error"].abs().idxmax()]
-    return (
-        f"largest deviation {fmt(abs(float(worst['error'])), pct=True, sig=2)}, for {worst['model']}, printed as "
-        f"\u201c{fmt(worst['published (B)'], sig=2)}B\u201d, which its own formula gives as {fmt(worst['recomputed (B)'])}B"
-    )
-
-
-def layout_sentence(res: Result) -> str:
+def layout_fit(res: Result) -> str:
+    """Whether the page's layout fits, with what the check counts when a framework is set (starts with
+    its punctuation: " (counting ...): it fits" or ": it does not fit")."""
     c, cfg = res.layout, res.cfg
-    return (
-        f"{c['model']} on {fmt(cfg['n_gpus'])} {cfg['gpu']} GPUs as TP{cfg['tp']} × PP{cfg['pp']} × DP{c['dp']}, "
-        f"ZeRO-{cfg['zero_stage']}, needs {fmt(c['total'], 'GB')} per GPU against {fmt(c['usable_gb'], 'GB')} usable"
-        + (
-            ""
-            if cfg["framework"] == NO_FRAMEWORK
-            else f" (counting what {cfg['framework']} keeps, the vocabulary, logits and the fitted allocator reserve)"
-        )
-        + f": it {'fits' if c['fits'] else 'does not fit'}"
+    counting = (
+        ""
+        if cfg["framework"] == NO_FRAMEWORK
+        else f" (counting what {cfg['framework']} keeps, the vocabulary, logits and the fitted allocator reserve)"
     )
+    return f"{counting}: it {'fits' if c['fits'] else 'does not fit'}"
 
 
 def hundred_b_takeaway(res: Result) -> str:
@@ -67,71 +60,6 @@ def hundred_b_takeaway(res: Result) -> str:
     return f"{text}; for {label} the {cfg['previous_gpu']} needs {fmt(prev / new, 'x', sig=2)} as many GPUs as the B300"
 
 
-def plan_sentence(res: Result) -> str:
-    """The 4-8-node plan's memory: the largest model its smallest cluster holds, and the 10B model's fit."""
-    c, cap = data.claim(PLAN), res.plan_capacity
-    return (
-        f"The plan's smallest cluster, {stated(c.value('nodes_low'))} nodes of {stated(c.value('gpus_per_node'))} "
-        f"({stated(cap['gpus'])} B300s), holds the training states of a model of {fmt(cap['least'])} to "
-        f"{fmt(cap['most'])} parameters; with the activations of the {shape(res.cfg['plan_preset'])['label']} shape "
-        f"at {fmt(res.cfg['seq_len'])} tokens, the {stated(c.value('params') / 1e9)}B-parameter model fits on "
-        f"{layout_text(res.plan_fit)} B300s in the chapter's recipe"
-    )
-
-
-def hbm_sentence(res: Result) -> str:
-    h = res.hbm
-    return (
-        f"B300 carries {fmt(h['capacity_gb'], 'GB')} of HBM3e ({fmt(h['usable_gb'], 'GB')} usable), "
-        f"{fmt(h['ratio'], 'x')} the {fmt(h['previous_gb'], 'GB')} of the {OLD} and {fmt(h['ratio_b200'], 'x')} "
-        f"a B200's; its bandwidth is {fmt(h['bandwidth_tb_s'])} TB/s on the HGX B300 datasheet and "
-        f"{fmt(h['bandwidth_max_tb_s'])} TB/s for the chip in NVIDIA's blog"
-    )
-
-
-def activation_takeaway(res: Result) -> str:
-    return (
-        "at long sequences the attention matrix dominates unless a fused kernel or selective recomputation removes it; "
-        f"with the chapter's settings the first pipeline stage keeps {fmt(res.layout['activations'], 'GB')} of "
-        "activations per GPU"
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Captions
-# --------------------------------------------------------------------------------------------
-
-
-def accounting_caption(res: Result) -> str:
-    """The accounting chart's caption: the stack's layers in their order from the bottom (the chart's
-    :data:`~analyses.chapters.memory.figures.STACK`) and which dominates."""
-    totals = res.accounting.groupby("part")["GB"].sum()
-    largest = max(STACK, key=lambda p: (totals.get(p, 0.0), p))
-    return (
-        f"Bytes of one unsharded replica of each model, by part, in the chapter's recipe ({res.cfg['precision']}, "
-        f"{res.cfg['optimizer']}), stacked from the bottom: {', '.join(STACK)}. Activations are for one micro-batch "
-        f"of {fmt(res.cfg['seq_len'])} tokens at the chapter's recomputation setting ({res.cfg['recompute']}); symlog "
-        f"scale. The largest layer is the {largest}."
-    )
-
-
-def zero_caption(res: Result) -> str:
-    return (
-        f"Memory per GPU of {res.layout['model']} against GPU count (TP{res.cfg['tp']} × PP{res.cfg['pp']} × data "
-        "parallel) for each ZeRO stage, with the usable HBM of each GPU type as dashed rules. Without ZeRO the curve "
-        "is flat: data parallelism alone never makes a model fit."
-    )
-
-
-def measured_caption(res: Result) -> str:
-    return (
-        "Model against measurement for each recorded configuration: relative error (model / measured − 1) against "
-        "the measured bytes, one shape per accounting, filled for fp32 runs and open for bf16. Model states and the PyTorch-block accounting sit on zero; "
-        "the Megatron accounting sits below zero in bf16 (autocast keeps LayerNorm inputs and softmax in fp32) and "
-        "above it in fp32 (doubled, it counts dropout masks and a dropped-out attention copy the block does not have)."
-    )
-
-
 def slider_caption(res: Result) -> str:
     """Caption of the framework-memory slider."""
     s = res.sliders[0]
@@ -144,41 +72,9 @@ def slider_caption(res: Result) -> str:
 BLOOM_RUN = "bloom-176b-final-tp4-pp12-mbs2"  # the trained BLOOM-176B layout (data/memory_measured.csv)
 
 
-def runs_takeaway(res: Result) -> str:
-    """How the model does on the published runs it was not fitted on, against the accounting before."""
-    v = res.runs
-    val = v[v["role"] == "validate"]
-    err, before = val["error"].abs(), val["before_error"].abs()
-    return (
-        f"on the {len(val)} runs it was not fitted on the model is off by {fmt(err.median(), pct=True, sig=2)} at the "
-        f"median and {fmt(err.max(), pct=True, sig=2)} at worst (before: {fmt(before.median(), pct=True, sig=2)} and "
-        f"{fmt(before.max(), pct=True, sig=2)}), and its 90% band holds {int(val['inside'].astype(bool).sum())} of them"
-    )
-
-
-def bloom_sentence(res: Result) -> str:
-    """BLOOM-176B's trained layout: measured, predicted now and before, and what the difference is made of."""
-    r = res.runs.set_index("id").loc[BLOOM_RUN]
-    return (
-        f"BLOOM-176B as trained (TP 4, PP 12, DP 8, micro-batch 2 on A100 80GB) peaked at {fmt(r['measured_gib'], 'GiB', 2)} "
-        f"per GPU; the accounting before predicted {fmt(r['before_gib'], 'GiB', 2)} "
-        f"({fmt(r['before_error'], pct=True, sig=2)}), the model now {fmt(r['predicted_gib'], 'GiB', 3)} "
-        f"({'+' if r['error'] >= 0 else ''}{fmt(r['error'], pct=True, sig=2)}). The difference: gradients take "
-        f"{fmt(r['gradients_gib'], 'GiB', 2)} (bf16, plus the fp32 buffer DeepSpeed's BF16 optimizer does not shard), "
-        "the first stage holds the vocabulary embedding besides its layers, the layer rebuilt by recomputation takes "
-        f"{fmt(r['workspace_gib'], 'GiB', 2)}, and the allocator reserves more than the tensors hold"
-    )
-
-
-def reserve_sentence(res: Result) -> str:
-    """The fitted allocator overhead."""
-    f = res.reserve
-    lo, hi = f.band()
-    return (
-        f"a measured peak is reserved memory, {fmt(f.fraction, pct=True, sig=2)} above what the model's tensors "
-        f"hold (fitted on {f.n} calibration runs; a new run lies within {fmt(lo, 'x', 2)} to {fmt(hi, 'x', 2)} of "
-        "the prediction, 90% of the time)"
-    )
+def _signed(x: float) -> str:
+    """A relative error with its sign (+15%, -20%)."""
+    return ("+" if x >= 0 else "") + fmt(x, pct=True, sig=2)
 
 
 def misfit_sentence(res: Result) -> str:
@@ -191,20 +87,13 @@ def misfit_sentence(res: Result) -> str:
         ("its pipelined runs", tt[piped]),
         ("BLOOM's trials", v[v["framework"] == "megatron-deepspeed-bf16"]),
     ]
-    parts = [
-        f"{name} {'+' if g['error'].median() >= 0 else ''}{fmt(g['error'].median(), pct=True, sig=2)}"
-        for name, g in groups
-        if len(g)
-    ]
+    parts = [f"{name} {_signed(g['error'].median())}" for name, g in groups if len(g)]
     out = v[~v["inside"].astype(bool)]
     tail = (
         "every validation run lies inside the band"
         if out.empty
         else "outside the band: "
-        + "; ".join(
-            f"{r['model']} ({r['layout']}, {'+' if r['error'] >= 0 else ''}{fmt(r['error'], pct=True, sig=2)})"
-            for r in out.to_dict("records")
-        )
+        + "; ".join(f"{r['model']} ({r['layout']}, {_signed(r['error'])})" for r in out.to_dict("records"))
     )
     return f"Median error by group: {', '.join(parts)}; {tail}"
 
@@ -222,3 +111,109 @@ def layout_basis(res: Result) -> str:
         f"on their stages, the layer rebuilt by recomputation, and the allocator reserve fitted on published runs "
         f"(×{fmt(res.s['memory_reserve_factor'], sig=3)} the bytes held, plus the CUDA context)"
     )
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
+    b, h, cfg, c = res.bytes_per_param, res.hundred_b, res.cfg, res.layout
+    pc = res.param_counts.dropna(subset=["error"])
+    worst = pc.loc[pc["error"].abs().idxmax()]
+    totals = res.accounting.groupby("part")["GB"].sum()
+    plan, cap, hbm = data.claim(PLAN), res.plan_capacity, res.hbm
+    err = res.measured_errors
+    korth = err[(err["precision"] == "bf16") & (err["accounting"].str.startswith("activations: K"))].iloc[0]
+    runs = res.runs
+    val = runs[runs["role"] == "validate"]
+    run_err, run_before = val["error"].abs(), val["before_error"].abs()
+    bloom = runs.set_index("id").loc[BLOOM_RUN]
+    reserve_lo, reserve_hi = res.reserve.band()
+    return {
+        "level": fmt(INTERVAL_LEVEL, pct=True, sig=2),
+        # bytes per parameter and the 100B model
+        "k_adam": fmt(b["k_adam"], "bytes", 2),
+        "bpp_zero": fmt(b["zero"], "bytes", 2),
+        "bpp_18": fmt(b["fp32_grads"], "bytes", 2),
+        "bpp_fp32": fmt(b["fp32"], "bytes", 2),
+        "bpp_fp8": fmt(b["fp8"], "bytes", 2),
+        "n_100b": fmt(h.params, sig=2),
+        "w16_100b": fmt(h.weights_fp16_gb, "GB"),
+        "w32_100b": fmt(h.weights_fp32_gb, "GB"),
+        "states_100b": fmt(h.states_tb, "TB"),
+        "states18_100b": fmt(h.states_fp32_grads_tb, "TB"),
+        "take_weights": weights_takeaway(res),
+        "pc_worst": fmt(abs(float(worst["error"])), pct=True, sig=2),
+        "pc_worst_model": worst["model"],
+        "pc_worst_printed": f"{fmt(worst['published (B)'], sig=2)}B",
+        "pc_worst_recomputed": f"{fmt(worst['recomputed (B)'])}B",
+        "acc_precision": cfg["precision"],
+        "acc_optimizer": cfg["optimizer"],
+        "acc_stack": ", ".join(STACK),
+        "seq_len": fmt(cfg["seq_len"]),
+        "acc_recompute": cfg["recompute"],
+        "acc_largest": max(STACK, key=lambda part: (totals.get(part, 0.0), part)),
+        # activations and the layout
+        "act_model": c["model"],
+        "act_s": fmt(cfg["seq_len"], sig=7),
+        "act_b": fmt(cfg["micro_batch"], sig=4),
+        "act_t": fmt(cfg["tp"], sig=2),
+        "act_layer": fmt(res.activation_layer_gb, "GB"),
+        "act_none": fmt(res.activation_plain_gb, "GB"),
+        "act_stage": fmt(c["activations"], "GB"),
+        "layout_basis": layout_basis(res),
+        "lay_n_gpus": fmt(cfg["n_gpus"]),
+        "lay_gpu": cfg["gpu"],
+        "lay_tp": str(cfg["tp"]),
+        "lay_pp": str(cfg["pp"]),
+        "lay_dp": str(c["dp"]),
+        "lay_zero": str(cfg["zero_stage"]),
+        "lay_total": fmt(c["total"], "GB"),
+        "lay_usable": fmt(c["usable_gb"], "GB"),
+        "layout_fit": layout_fit(res),
+        "tp_max": fmt(res.search_limits["tp"]),
+        "pp_max": fmt(res.search_limits["pp"]),
+        "dp_max": fmt(res.search_limits["dp"]),
+        # the 100B model's GPUs, the plan and HBM
+        "hb_takeaway": hundred_b_takeaway(res),
+        "plan_nodes": stated(plan.value("nodes_low")),
+        "plan_gpus_per_node": stated(plan.value("gpus_per_node")),
+        "plan_gpus": stated(cap["gpus"]),
+        "plan_least": fmt(cap["least"]),
+        "plan_most": fmt(cap["most"]),
+        "plan_shape": shape(cfg["plan_preset"])["label"],
+        "plan_params": f"{stated(plan.value('params') / 1e9)}B",
+        "plan_fit": layout_text(res.plan_fit),
+        "hbm_capacity": fmt(hbm["capacity_gb"], "GB"),
+        "hbm_usable": fmt(hbm["usable_gb"], "GB"),
+        "hbm_ratio": fmt(hbm["ratio"], "x"),
+        "hbm_previous": fmt(hbm["previous_gb"], "GB"),
+        "hbm_ratio_b200": fmt(hbm["ratio_b200"], "x"),
+        "hbm_bandwidth": fmt(hbm["bandwidth_tb_s"]),
+        "hbm_bandwidth_max": fmt(hbm["bandwidth_max_tb_s"]),
+        "cap_allowance_slider": slider_caption(res),
+        # validated against published measurements
+        "zero_ex_n": f"{stated(res.zero_example['n_params'] / 1e9)}B",
+        "zero_ex_dp": fmt(int(res.zero_example["dp"])),
+        "meas_n": fmt(len(res.measured), sig=3),
+        "meas_korth_lo": fmt(float(korth["min error"]), pct=True, sig=2),
+        "meas_korth_hi": fmt(float(korth["max error"]), pct=True, sig=2),
+        "runs_n": fmt(len(runs)),
+        "reserve_fraction": fmt(res.reserve.fraction, pct=True, sig=2),
+        "reserve_n": fmt(res.reserve.n),
+        "reserve_lo": fmt(reserve_lo, "x", 2),
+        "reserve_hi": fmt(reserve_hi, "x", 2),
+        "alloc_before": fmt(res.s["framework_memory_gb"], "GB", 2),
+        "runs_val": fmt(len(val)),
+        "runs_median": fmt(run_err.median(), pct=True, sig=2),
+        "runs_worst": fmt(run_err.max(), pct=True, sig=2),
+        "runs_before_median": fmt(run_before.median(), pct=True, sig=2),
+        "runs_before_worst": fmt(run_before.max(), pct=True, sig=2),
+        "runs_inside": fmt(int(val["inside"].astype(bool).sum())),
+        "bloom_measured": fmt(bloom["measured_gib"], "GiB", 2),
+        "bloom_before": fmt(bloom["before_gib"], "GiB", 2),
+        "bloom_before_error": fmt(bloom["before_error"], pct=True, sig=2),
+        "bloom_predicted": fmt(bloom["predicted_gib"], "GiB", 3),
+        "bloom_error": _signed(bloom["error"]),
+        "bloom_gradients": fmt(bloom["gradients_gib"], "GiB", 2),
+        "bloom_workspace": fmt(bloom["workspace_gib"], "GiB", 2),
+        "misfit": misfit_sentence(res),
+    }
