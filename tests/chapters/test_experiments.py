@@ -32,17 +32,10 @@ def _render(res: ch.Result) -> None:
     for chart in (figures.timeline_chart(res), figures.early_stopping_chart(res), *figures.slider_charts(res)):
         assert isinstance(chart, alt.TopLevelMixin)
         chart.to_dict()
-    sentences = [
-        text.timeline_sentence(res),
-        text.sweep_takeaway(res),
-        text.model_takeaway(res),
-        text.early_takeaway(res),
-        text.rounds_sentence(res),
-        text.runs_takeaway(res),
-        *(text.slider_caption(s) for s in res.sliders),
-    ]
-    for sentence in sentences:
-        assert len(sentence) > 20 and "nan" not in sentence and "{" not in sentence
+    glued = text.glued(res)
+    assert all(isinstance(v, str) and v for v in glued.values()), "every glued value is formatted, non-empty text"
+    for key in ("sweep_takeaway", "model_takeaway", "rounds_sentence", "cadence", "cap_speedup"):
+        assert len(glued[key]) > 20 and "nan" not in glued[key] and "{" not in glued[key]
 
 
 @pytest.mark.parametrize("values", _grid(), ids=lambda v: ",".join(f"{k}={v[k]}" for k in v) or "defaults")
@@ -114,10 +107,11 @@ def test_a_parameter_moves_a_verdict(result):
     assert not slider.flips.empty and 2.5 < float(slider.flips["x"].iloc[0]) < 3.3
 
 
-def test_sentence_branches(default):
+def test_phrase_branches(default):
     assert "already lands there" in text.rounds_sentence(default)
     assert "does not reach it" in text.rounds_sentence(dataclasses.replace(default, rounds_after=5.0))
-    assert "cannot keep a weekly cadence" in text.runs_takeaway(
+    assert "on the order of a week" in text.cadence(default)
+    assert "cannot keep a weekly cadence" in text.cadence(
         dataclasses.replace(default, ledger=default.ledger.assign(verdict="implausible"))
     )
     assert "gains" in text.model_takeaway(default)

@@ -29,7 +29,6 @@ RICH = re.compile(r"^(?:fig-|tab-|verdict-box$)")
 PENDING = {
     "buy-or-rent",
     "claims",
-    "experiments",
     "intro",
     "peers",
     "plan",

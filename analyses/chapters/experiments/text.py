@@ -1,7 +1,12 @@
-"""Sentences of the experiments chapter (takeaways and captions), each read from a computed Result."""
+"""The experiments chapter's glued numbers and phrases: :func:`glued` maps every name its page glues
+to text formatted through :mod:`analyses.units.formats`; the sentences live in the notebook's
+markdown, and the phrases here branch on a verdict or a comparison, each ``fn(result) -> str``."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from analyses import units
 from analyses.chapters.experiments import SLUG, Result
 from analyses.pages import sliders
 from analyses.scenario.generations import NEW
@@ -10,16 +15,6 @@ from analyses.verdicts.sweeps import Slider
 
 SWEEP = "001-2.5-hyperparam-sweep-36-to-9-days"
 WEEKLY = "000-4-monthly-to-weekly-updates"
-
-
-def timeline_sentence(res: Result) -> str:
-    """When each schedule of the timeline ends."""
-    sw = res.sweep
-    return (
-        f"Serially the sweep ends after {fmt(sw.case.serial_days, 'days', 2)}; "
-        f"{in_words(sw.case.concurrent_runs)} at a time on the same cluster after {fmt(sw.old_concurrent_days, 'days', 3)}, "
-        f"which only reorders the work; on {NEW} after {fmt(sw.b300_concurrent_days, 'days', 3)}."
-    )
 
 
 def sweep_takeaway(res: Result) -> str:
@@ -50,17 +45,6 @@ def model_takeaway(res: Result) -> str:
     )
 
 
-def early_takeaway(res: Result) -> str:
-    """What early stopping saves and what it risks at the scenario's rank correlation."""
-    e = res.early
-    return (
-        f"early stopping cuts the sweep to the compute of {fmt(e.full_runs, sig=2)} full runs and "
-        f"{fmt(e.wall_days, 'days', 2)} on {NEW}, but keeps the best configuration with probability "
-        f"{fmt(e.p_best_kept, pct=True, sig=2)} at a rank correlation of {fmt(res.s['early_stop_rank_correlation'], sig=2)}: "
-        "how safe it is depends on how well short runs predict long ones."
-    )
-
-
 def rounds_sentence(res: Result) -> str:
     """Does a single early cut reach the 7B anecdote's reduced number of tuning rounds?"""
     if min(res.single_cut.values()) <= res.rounds_after:
@@ -68,17 +52,65 @@ def rounds_sentence(res: Result) -> str:
     return "A single early cut does not reach it"
 
 
-def runs_takeaway(res: Result) -> str:
-    """The monthly counts against the run lengths, and the update cadence as the rule reads it."""
-    weekly = res.verdict(WEEKLY)
-    cadence = (
-        "an update every full run is on the order of a week, as the case's 周级 says, though not every seven days"
-        if weekly == "consistent"
-        else "full retraining cannot keep a weekly cadence"
-    )
-    return f"the monthly counts follow from the run lengths after rounding; {cadence}."
+def cadence(res: Result) -> str:
+    """The update cadence as the rule reads the weekly claim."""
+    if res.verdict(WEEKLY) == "consistent":
+        return (
+            "an update every full run is on the order of a week, as the case's 周级 says, though not every seven days"
+        )
+    return "full retraining cannot keep a weekly cadence"
 
 
 def slider_caption(s: Slider) -> str:
     """Caption of the speed-up slider."""
     return sliders.caption(s, SLUG, "The sweep's verdict as the B300 cluster's per-GPU speed-up moves.")
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
+    sw, es, cfg = res.sweep, res.early, res.cfg
+    return {
+        # the sweep
+        "n_runs": fmt(sw.case.configs, sig=2),
+        "per_run": fmt(sw.case.run_days, "days", 2),
+        "old_conc": fmt(sw.old_concurrent_days, "days", 3),
+        "serial": fmt(sw.case.serial_days, "days", 2),
+        "target": fmt(sw.case.parallel_days, "days", 2),
+        "stated_x": fmt(sw.stated_speedup, "x", 2),
+        "ratio_need": fmt(sw.required_ratio, sig=2),
+        "speedup": fmt(res.s["speedup_b300_a100"], "x", 3),
+        "b300_conc": fmt(sw.b300_concurrent_days, "days", 3),
+        "b300_x": fmt(sw.speedup, "x", 3),
+        "k_conc": str(int(sw.case.concurrent_runs)),
+        "k_conc_words": in_words(sw.case.concurrent_runs),
+        "sweep_takeaway": sweep_takeaway(res),
+        # the efficiency model
+        "slice_gpus": fmt(sw.slice_gpus, "GPU", 1),
+        "m_gpus": fmt(sw.gpus, "GPUs", 2),
+        "ce": fmt(sw.compute_efficiency, pct=True, sig=3),
+        "m_full": fmt(sw.e_full, pct=True, sig=3),
+        "m_slice": fmt(sw.e_slice, pct=True, sig=3),
+        "ratio_model": fmt(sw.e_slice / sw.e_full, sig=3),
+        "model_takeaway": model_takeaway(res),
+        # early stopping
+        "eta": str(cfg["sh_eta"]),
+        "r0": fmt(cfg["sh_min_budget"], pct=True, sig=2),
+        "rung_sizes": " -> ".join(str(v) for v in es.rung_configs),
+        "sh_full": fmt(es.full_runs, sig=2),
+        "sh_frac": fmt(es.fraction, pct=True, sig=3),
+        "sh_gpud": fmt(es.gpu_days, "GPU-days", 3),
+        "all_gpud": fmt(es.gpu_days_all, "GPU-days", 3),
+        "sh_wall": fmt(es.wall_days, "days", 2),
+        "rank_corr": fmt(res.s["early_stop_rank_correlation"], sig=2),
+        "p_best": fmt(es.p_best_kept, pct=True, sig=2),
+        "regret": fmt(es.regret_when_missed, sig=2),
+        "cut_third": fmt(res.single_cut["third"], sig=2),
+        "cut_half": fmt(res.single_cut["half"], sig=2),
+        "rounds_before": fmt(res.rounds_before),
+        "rounds_after": fmt(int(res.rounds_after)),
+        "rounds_sentence": rounds_sentence(res),
+        # runs per month
+        "days_per_month": fmt(units.DAYS_PER_MONTH, sig=3),
+        "cadence": cadence(res),
+        "cap_speedup": slider_caption(res.sliders[0]),
+    }
