@@ -79,6 +79,11 @@ def _render(res: ch.Result) -> None:
     ]
     for sentence in sentences:
         assert len(sentence) > 20 and "nan" not in sentence and "{" not in sentence
+    glued = text.glued(res)
+    assert all(isinstance(v, str) for v in glued.values()), "every glued value is formatted text"
+    phrases = ("plan-recommendation", "plan-basis", "plan-validation", "plan-scenarios", "cap-plan-breakdown")
+    assert all(glued[k] for k in phrases + ("plan-model", "plan-params", "plan-flop", "plan-tolerance"))
+    assert glued["plan-recommendation"] == sentences[0] and "nan" not in " ".join(glued.values())
 
 
 @pytest.mark.parametrize("values", _grid(), ids=_id)

@@ -31,7 +31,6 @@ PENDING = {
     "claims",
     "intro",
     "peers",
-    "plan",
     "scaling-efficiency",
     "scaling-gap",
     "sources",

@@ -1,13 +1,18 @@
-"""Sentences of the plan page (the recommendation, captions, takeaways) and the command line's summary,
-each read from a computed result, so a reader's parameters change the words with the numbers."""
+"""The plan page's glued numbers and phrases (:func:`glued`: every name its page glues, formatted
+through :mod:`analyses.units.formats`) and the command line's summary. The page's sentences that
+branch on what fits and what meets the deadline (the recommendation, captions, takeaways) are phrases
+here, each read from a computed result, so a reader's parameters change the words with the numbers."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pandas as pd
 
 from analyses.chapters.plan import PUBLISHED_TOLERANCE, Result, Run
 from analyses.chapters.plan.wiring import out_of_sample, recommended_table
-from analyses.models import layouts
+from analyses.models import flops, layouts, uncertainty
+from analyses.models import plan as pl
 from analyses.pages.currency import rate_words
 from analyses.scenario.generations import NEW, gpu
 from analyses.units import HOURS_PER_DAY
@@ -218,3 +223,53 @@ def why(res: Result) -> str:
         f"{money(res, theirs['cost_usd'])} on {NEW} against {money(res, mine['cost_usd'])}. "
         f"{NEW}'s own gains are elsewhere (FP4, memory); set `precision` to fp8 to compare them in FP8."
     )
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the plan page glues, by name, formatted for the page."""
+    req = res.request
+    shape = req.shape
+    training = flops.training_flops(shape.params_active, req.tokens, shape.layers, shape.hidden, shape.seq_len)
+    out: dict[str, Any] = {
+        "plan-model": shape.name,
+        "plan-params": fmt(shape.n_params, sig=3),
+        "plan-tokens": fmt(req.tokens, sig=3),
+        "plan-batch": fmt(req.global_batch_tokens, sig=3),
+        "plan-flop": fmt(float(training), "FLOP", 2),
+        "plan-deadline": fmt(req.deadline_days, "days", 3),
+        "plan-gpus": ", ".join(req.gpus),
+        "plan-level": fmt(uncertainty.INTERVAL_LEVEL, pct=True, sig=2),
+        "plan-n-layouts": fmt(len(res.plan.layouts)),
+        "plan-n-candidates": fmt(res.plan.n_candidates),
+        "plan-recommendation": recommendation(res),
+        "plan-why": why(res),
+        "plan-basis": basis(res),
+        "cap-plan-breakdown": breakdown_caption(res),
+        "cap-plan-sensitivity": sensitivity_caption(res),
+        "plan-ckpt-factor": fmt(pl.CHECKPOINT_BANDWIDTH_FACTOR, sig=1),
+    }
+    comparison = res.comparison
+    for _, row in out_of_sample(comparison).iterrows():
+        pid = row["preset"]
+        out |= {
+            f"plan-{pid}-gpus": fmt(int(row["GPUs"])),
+            f"plan-{pid}-tokens": fmt(row["tokens"], sig=3),
+            f"plan-{pid}-published": fmt(row["published GPU-hours"], sig=4),
+            f"plan-{pid}-basis": row["basis"],
+            f"plan-{pid}-layout": row["layout"],
+            # no "days" column when no published run fits in memory: "n/a", as the error
+            f"plan-{pid}-days": fmt(row.get("days", float("nan")), "days", 3),
+            f"plan-{pid}-planned": fmt(row["planned GPU-hours"], sig=3),
+            f"plan-{pid}-error": fmt(row["error"], pct=True, sig=2),
+        }
+    inside = comparison[comparison["run's own throughput"] == "in the calibration"].iloc[0]
+    out |= {
+        "plan-llama-error-in": fmt(inside["error"], pct=True, sig=2),
+        "plan-llama-paper-layout": res.published_layout,
+        "plan-tolerance": fmt(PUBLISHED_TOLERANCE, pct=True, sig=2),
+        "plan-band-lo": fmt(res.band[0], "x", 2),
+        "plan-band-hi": fmt(res.band[1], "x", 2),
+        "plan-validation": validation_takeaway(res),
+        "plan-scenarios": scenarios_takeaway(res),
+    }
+    return out
