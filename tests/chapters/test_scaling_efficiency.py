@@ -35,13 +35,14 @@ def render(res: ch.Result) -> None:
         text.ethernet_takeaway(res),
         text.bandwidth_sentence(res),
         text.worst_validation(res),
-        text.thousand_takeaway(res),
         text.slider_caption(res, 0),
         text.slider_caption(res, 1),
         text.stated_plus(res),
     ]
     for sentence in sentences:
         assert isinstance(sentence, str) and sentence and "nan" not in sentence
+    glued = text.glued(res)
+    assert all(isinstance(v, str) and v for v in glued.values()), "every glued value is formatted, non-empty text"
 
 
 @pytest.mark.parametrize("over", grid(), ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))

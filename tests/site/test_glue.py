@@ -31,7 +31,6 @@ PENDING = {
     "claims",
     "intro",
     "peers",
-    "scaling-efficiency",
     "scaling-gap",
     "sources",
     "throughput",

@@ -1,8 +1,11 @@
-"""Sentences of the scaling-efficiency chapter (takeaways, captions), each ``fn(res) -> str`` from the :class:`Result`."""
+"""The scaling-efficiency chapter's glued numbers and phrases: :func:`glued` maps every name its page
+glues to text formatted through :mod:`analyses.units.formats`; the sentences live in the notebook's
+markdown, and the phrases here branch on a comparison, each ``fn(res) -> str``."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from analyses import data
 from analyses.chapters.scaling_efficiency import SLUG, TABLE, Result
@@ -47,15 +50,6 @@ def worst_validation(res: Result) -> str:
     return text
 
 
-def thousand_takeaway(res: Result) -> str:
-    """Takeaway of the thousand-GPU section: weak against strong scaling."""
-    return (
-        f"a batch that grows with the cluster keeps {fmt(res.thousand_weak, pct=True)} at {fmt(res.thousand_gpus)} "
-        f"GPUs; a fixed {fmt(res.s['batch_million_tokens'], sig=2)}M-token batch keeps {fmt(res.thousand_strong, pct=True)}, "
-        "because each GPU's share of the compute shrinks while the gradient exchange does not."
-    )
-
-
 def slider_caption(res: Result, index: int = 0) -> str:
     """Caption of slider figure ``index``."""
     return sliders.caption(res.sliders[index], SLUG)
@@ -64,3 +58,39 @@ def slider_caption(res: Result, index: int = 0) -> str:
 def stated_plus(res: Result) -> str:
     """The table's "+50%" as the document prints it."""
     return f"+{stated(data.claim(TABLE).value('increase_pct'))}%"
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
+    nvl, e = res.nvlink_gb, res.ethernet
+    return {
+        "a100_nvl": fmt(nvl["A100"], "GB/s"),
+        "b300_nvl": fmt(nvl["B300"], "GB/s"),
+        "nvl_ratio": fmt(nvl["B300"] / nvl["A100"], "x", 2),
+        "a100_nvl_bi": fmt(2 * nvl["A100"], "GB/s"),
+        "b300_nvl_bi": fmt(2 * nvl["B300"], "GB/s"),
+        "stated_plus": stated_plus(res),
+        "eff_max": fmt(float(res.your_curve["efficiency"].iloc[-1]), pct=True, sig=3),
+        "n_max": fmt(res.cfg["gpus_max"]),
+        "eth_x": fmt(e.stated_x, "x", 2),
+        "eth_n1": fmt(int(e.gpus_after)),
+        "eff90": fmt(res.thousand_min, pct=True, sig=2),
+        "n_thousand": fmt(int(res.thousand_gpus)),
+        "eth_n0": fmt(int(e.gpus_before)),
+        "eth_ideal": fmt(e.ideal_x, "x", 2),
+        "eth_model": fmt(e.model_x, "x"),
+        "eth_gbit": fmt(e.gbit_per_gpu, "Gbit/s"),
+        "eth_node": fmt(e.gbit_per_server, "Gbit/s"),
+        "eth_share": fmt(e.lost, pct=True),
+        "eth_cluster": e.cluster,
+        "eth_takeaway": ethernet_takeaway(res),
+        "thousand_weak": fmt(res.thousand_weak, pct=True),
+        "thousand_strong": fmt(res.thousand_strong, pct=True),
+        "batch_m": fmt(res.s["batch_million_tokens"], sig=2),
+        "bandwidth_sentence": bandwidth_sentence(res),
+        "slider_batch_caption": slider_caption(res, 0),
+        "slider_share_caption": slider_caption(res, 1),
+        "val_median": fmt(float(res.validated["error"].abs().median()), pct=True, sig=2),
+        "val_max": fmt(float(res.validated["error"].abs().max()), pct=True, sig=2),
+        "val_worst": worst_validation(res),
+    }
