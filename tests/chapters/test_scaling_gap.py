@@ -3,6 +3,8 @@ decides them, and assumptions read only through the scenario."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import altair as alt
 import pytest
 
@@ -34,11 +36,21 @@ def render(res: ch.Result) -> None:
         text.growth_takeaway(res),
         text.stated_line_sentence(res),
         text.generation_takeaway(res),
-        text.centuries_caption(res),
+        text.gpt3_where(res),
         text.centuries_takeaway(res),
         text.slider_caption(res),
     ):
         assert isinstance(sentence, str) and sentence and "nan" not in sentence
+    glued = text.glued(res)
+    assert all(isinstance(v, str) and v for v in glued.values()), "every glued value is formatted, non-empty text"
+
+
+def test_where_a_gpt3_budget_falls(default):
+    c = default.centuries
+    assert text.gpt3_where(default) in ("inside", "below", "above")
+    for years, where in ((1.0, "below"), (1e6, "above")):
+        moved = dataclasses.replace(default, centuries=dataclasses.replace(c, gpt3_years=years))
+        assert text.gpt3_where(moved) == where
 
 
 @pytest.mark.parametrize("over", grid(), ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
@@ -101,7 +113,10 @@ def test_generation_rows(default):
     assert row("000-1-gen-2018-bert-base", default)["direction"] == "understates"
     assert "2.81×10¹⁹" in row("000-1-gen-2018-bert-base", default)["recomputed"]
     gpt3 = row("000-1-gen-2020-gpt3", default)
-    assert gpt3["verdict"] == "consistent" and "hardware GPT-3 175B itself trained on, it would be inconsistent" in gpt3["reason"]
+    assert (
+        gpt3["verdict"] == "consistent"
+        and "hardware GPT-3 175B itself trained on, it would be inconsistent" in gpt3["reason"]
+    )
     llama = row("000-1-gen-2023-llama-70b", default)
     assert llama["verdict"] == "consistent" and "read strictly" in llama["reason"]  # exactly 100 PFLOPS fails
     industry = row("000-1-gen-2025-industry-models", default)  # Llama 4 Maverick and Scout, Qwen3-235B, Kimi K2
@@ -111,7 +126,10 @@ def test_generation_rows(default):
         and "all four are mixtures of experts" in industry["reason"]
     )
     assert "24× the top of the range" in industry["reason"]  # the dense reading at 20 tokens per parameter
-    assert "dense 1.0T-parameter model at the scenario's tokens per parameter, it would be inconsistent" in industry["reason"]
+    assert (
+        "dense 1.0T-parameter model at the scenario's tokens per parameter, it would be inconsistent"
+        in industry["reason"]
+    )
     assert industry["holds"] < 1  # the reading is counted
 
 
@@ -135,8 +153,12 @@ def test_centuries_is_inconsistent_and_would_hold_at_gpt3_budgets(result, defaul
     c = row("000-0-centuries", default)
     assert c["verdict"] == "inconsistent" and c["direction"] == "understates"
     # the GPT-3 reading (1.7 tokens per parameter) turns it and is counted; the flip lies outside the range
-    assert c["holds"] < 1 and "trained like GPT-3 175B (1.7 tokens per parameter), it would be consistent" in c["reason"]
-    assert c["flips_if"].startswith("consistent if training tokens per parameter < 2.6") and "90% range" in c["flips_if"]
+    assert (
+        c["holds"] < 1 and "trained like GPT-3 175B (1.7 tokens per parameter), it would be consistent" in c["reason"]
+    )
+    assert (
+        c["flips_if"].startswith("consistent if training tokens per parameter < 2.6") and "90% range" in c["flips_if"]
+    )
     # 6 · 1e11 · 2e12 FLOP on 2 × 64 × 2.45 GHz × 32 FLOP/cycle = 10.0 TFLOP/s at 50%: 7,578 years
     assert result().centuries.years == pytest.approx(1.2e24 / 5.0176e12 / (365.25 * 86400), rel=1e-6)
     assert "0.53-2.4 tokens per parameter" in c["reason"]

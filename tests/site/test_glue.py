@@ -31,7 +31,6 @@ PENDING = {
     "claims",
     "intro",
     "peers",
-    "scaling-gap",
     "sources",
     "throughput",
     "validation",

@@ -1,6 +1,11 @@
-"""Sentences of the scaling-gap chapter (takeaways, captions), each ``fn(res) -> str`` from the :class:`Result`."""
+"""The scaling-gap chapter's glued numbers and phrases: :func:`glued` maps every name its page glues
+to text formatted through :mod:`analyses.units.formats`; the sentences live in the notebook's
+markdown, and the phrases here (most of this chapter's takeaways: they name what the fits cover,
+clause by clause) branch on a verdict or a comparison, each ``fn(res) -> str``."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from analyses import data
 from analyses.chapters.scaling_gap import CENTURIES, PER_18_MONTHS, PER_YEAR, Result, wiring
@@ -43,7 +48,11 @@ def growth_takeaway(res: Result) -> str:
     target = per_year.value("model_growth_x")
     earlier = []
     for (a, b), fits in res.other_windows.items():
-        grew = [f"{SHORT[q]} {fmt(f[0], 'x', sig=2)}" for q, f in fits.items() if q != "per-GPU FLOP/s" and f[1] <= target <= f[2]]
+        grew = [
+            f"{SHORT[q]} {fmt(f[0], 'x', sig=2)}"
+            for q, f in fits.items()
+            if q != "per-GPU FLOP/s" and f[1] <= target <= f[2]
+        ]
         if grew:
             earlier.append(f"in {a}-{b} {join(grew)} a year")
     if earlier and not at_12:
@@ -89,17 +98,11 @@ def short_hardware(text: str) -> str:
     return "TPUs" if "TPU" in text else text
 
 
-def centuries_caption(res: Result) -> str:
-    """Caption sentence: a GPT-3-style token budget and the scenario's on the chapter's server."""
+def gpt3_where(res: Result) -> str:
+    """Where a GPT-3-style token budget's server-years fall against the document's stated band."""
     claim = data.claim(CENTURIES)
-    c = res.centuries
-    low, high = claim.value("server_years_low"), claim.value("server_years_high")
-    where = "inside" if low <= c.gpt3_years <= high else ("below" if c.gpt3_years < low else "above")
-    return (
-        f"A GPT-3-style budget ({fmt(c.gpt3_tokens_per_param, sig=2)} tokens per parameter) takes "
-        f"{fmt(c.gpt3_years, 'years', sig=2)} on {res.cfg['server']}, {where} the band; the scenario's "
-        f"{fmt(res.s['tokens_per_param'], sig=2)} tokens per parameter take {fmt(c.years, 'years', sig=2)}."
-    )
+    low, high, years = claim.value("server_years_low"), claim.value("server_years_high"), res.centuries.gpt3_years
+    return "inside" if low <= years <= high else ("below" if years < low else "above")
 
 
 def centuries_takeaway(res: Result) -> str:
@@ -124,3 +127,46 @@ def centuries_takeaway(res: Result) -> str:
 def slider_caption(res: Result) -> str:
     """Caption of the tokens-per-parameter slider."""
     return sliders.caption(res.sliders[0], "scaling-gap")
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
+    cfg, c = res.cfg, res.centuries
+    out: dict[str, Any] = {
+        "conf": fmt(cfg["confidence"], pct=True, sig=2),
+        "n_models": fmt(res.fits["parameters"].n_points),
+        "n_gpus": fmt(res.fits["per-GPU FLOP/s"].n_points),
+        "w0": str(cfg["window_start"]),
+        "w1": str(cfg["window_end"]),
+    }
+    for key, name in [("params", "parameters"), ("compute", "training compute"), ("gpu", "per-GPU FLOP/s")]:
+        central, low, high = res.factor(name, 18)
+        out |= {
+            f"{key}_18": fmt(central, "x", 2),
+            f"{key}_18_lo": fmt(low, "x", 2),
+            f"{key}_18_hi": fmt(high, "x", 2),
+            f"{key}_12": fmt(res.factor(name, 12)[0], "x", 2),
+        }
+    bert = res.generation.set_index("claim").loc["000-1-gen-2018-bert-base"]
+    out |= {
+        "stated_line": stated_line_sentence(res),
+        "growth_takeaway": growth_takeaway(res),
+        "ep_lo": fmt(res.epoch["compute_low"], "x", 2),
+        "ep_hi": fmt(res.epoch["compute_high"], "x", 2),
+        "ep_hw": fmt(res.epoch["hardware"] - 1, pct=True, sig=2),
+        "bert_ratio": fmt(bert["recomputed FLOP low"] / bert["stated FLOP high"], "x", 2),
+        "gen_takeaway": generation_takeaway(res),
+        "n_100b": fmt(c.params, sig=2),
+        "tpp": fmt(res.s["tokens_per_param"], sig=2),
+        "flop_100b": fmt(c.flop, "FLOP", 2),
+        "server_name": cfg["server"],
+        "server_flops": fmt(c.server_tflop_per_s, "TFLOP/s", 3),
+        "server_share": fmt(c.share, pct=True, sig=2),
+        "server_years": fmt(c.years, "years", 2),
+        "gpt3_tpp": fmt(c.gpt3_tokens_per_param, sig=2),
+        "gpt3_years": fmt(c.gpt3_years, "years", 2),
+        "gpt3_where": gpt3_where(res),
+        "slider_caption": slider_caption(res),
+        "centuries_takeaway": centuries_takeaway(res),
+    }
+    return out
