@@ -32,7 +32,6 @@ PENDING = {
     "intro",
     "peers",
     "sources",
-    "throughput",
     "validation",
 }
 

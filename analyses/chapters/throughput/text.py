@@ -1,12 +1,16 @@
-"""Sentences of the throughput chapter (takeaways and captions), each read from a computed Result."""
+"""The throughput chapter's glued numbers and phrases: :func:`glued` maps every name its page glues
+to text formatted through :mod:`analyses.units.formats`; the sentences live in the notebook's
+markdown, and the phrases here branch on a verdict or a comparison, each ``fn(result) -> str``."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from analyses import data, units
 from analyses.chapters.throughput import SLUG, Result
 from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.pages import sliders
-from analyses.scenario.generations import NEW, OLD, OLD_MFU
+from analyses.scenario.generations import NEW, OLD_MFU
 from analyses.units.formats import billions, fmt, stated
 
 STATED_RANGE = "000-3-table-throughput"
@@ -28,32 +32,6 @@ def sibling_sentence() -> str:
     return text + "."
 
 
-def peak_sentence(res: Result) -> str:
-    """How B300's dense peaks step up with precision."""
-    return (
-        f"On {NEW}, FP8 gives {fmt(res.fp8_over_bf16, 'x')} the dense BF16 peak "
-        f"and FP4 {fmt(res.fp4_over_fp8, 'x')} the FP8 peak."
-    )
-
-
-def speedup_sentence(res: Result) -> str:
-    """The scenario's B300/A100 speed-up with its range, and the B300 MFU it implies."""
-    r = res.speedup
-    return (
-        f"The scenario puts B300 at {fmt(r.central, 'x')} an A100 per GPU ({fmt(INTERVAL_LEVEL, pct=True, sig=2)} "
-        f"range {fmt(r.low, 'x')} to {fmt(r.high, 'x')}): with the A100 at {fmt(res.s[OLD_MFU], pct=True, sig=2)} "
-        f"MFU, B300 reaches {fmt(res.mfu_b300, pct=True, sig=2)} of its FP8 peak"
-    )
-
-
-def worked_example(res: Result) -> str:
-    """The implied per-GPU speed-up of the documents' GPU-count anecdote, as arithmetic."""
-    row = res.anecdotes.set_index("claim").loc[WORKED_EXAMPLE]
-    c = data.claim(WORKED_EXAMPLE)
-    g0, d0, g1, d1 = (c.value(k) for k in ("gpus_before", "days_before", "gpus_after", "days_after"))
-    return f"{stated(g0)} × {stated(d0)} / ({stated(g1)} × {stated(d1)}) = {fmt(row['implied per-GPU speed-up'])}"
-
-
 def precision_takeaway(res: Result) -> str:
     """What a precision switch buys end to end, like with like, and what the scenario's speed-up asks of FP8."""
     ps = res.precision
@@ -68,9 +46,7 @@ def precision_takeaway(res: Result) -> str:
         else ""
     )
     where = (
-        "within that span"
-        if inside
-        else f"{'above' if res.fp8_gain > hi else 'below'} every measured BF16-to-FP8 gain"
+        "within that span" if inside else f"{'above' if res.fp8_gain > hi else 'below'} every measured BF16-to-FP8 gain"
     )
     return (
         f"count a switch from BF16 to FP8 as about {fmt(lo, 'x')} to {fmt(hi, 'x')} end to end, not the "
@@ -91,22 +67,11 @@ def stated_takeaway(res: Result) -> str:
     return f"at a speed-up of {expected} the stated {span} holds within the capability tolerance"
 
 
-def months_takeaway(res: Result) -> str:
-    """The 100B run on hundreds of A100s and as many B300s, and the months-to-weeks verdict."""
-    h = res.hundred_b
-    per_week = units.DAYS_PER_MONTH / units.DAYS_PER_WEEK
-    weeks = (h.months_b300_many * per_week, h.months_b300_few * per_week)
-    does = (
-        "turns months into weeks" if res.verdict(MONTHS_TO_WEEKS) == "consistent" else "does not turn months into weeks"
-    )
-    at_stated = h.months_a100_few / res.stated_high
-    return (
-        f"trained on {fmt(res.s['tokens_per_param'])} tokens per parameter, a {billions(h.params)} model takes "
-        f"{fmt(h.months_a100_many, 'months', 2)} to {fmt(h.months_a100_few, 'months', 2)} on {stated(h.gpus_high)} "
-        f"to {stated(h.gpus_low)} {OLD}s and {fmt(weeks[0], 'weeks', 2)} to {fmt(weeks[1], 'weeks', 2)} on as "
-        f"many {NEW}s: at the scenario's speed-up {NEW} {does}, where the documents' own "
-        f"{stated(res.stated_high)}× would leave the slower run at {fmt(at_stated, 'months', 2)}"
-    )
+def months_does(res: Result) -> str:
+    """Whether the new GPU turns months into weeks, as the ledger judges the claim."""
+    if res.verdict(MONTHS_TO_WEEKS) == "consistent":
+        return "turns months into weeks"
+    return "does not turn months into weeks"
 
 
 def anecdotes_takeaway(res: Result) -> str:
@@ -115,7 +80,12 @@ def anecdotes_takeaway(res: Result) -> str:
     implied = res.anecdotes["implied per-GPU speed-up"]
     below = int((implied <= x).sum())
     share = "every anecdote asks" if below == len(implied) else f"{below} of {len(implied)} anecdotes ask"
-    words = {"inconsistent": "understates it", "implausible": "overstates it", "consistent": "holds", "unverifiable": "cannot be checked"}
+    words = {
+        "inconsistent": "understates it",
+        "implausible": "overstates it",
+        "consistent": "holds",
+        "unverifiable": "cannot be checked",
+    }
     ranges = [
         f"the stated {stated(c.value('speedup_low_x'))}-{stated(c.value('speedup_high_x'))}× "
         f"{words.get(res.verdict(c.id), 'cannot be judged')} ({res.verdict(c.id)})"
@@ -127,40 +97,72 @@ def anecdotes_takeaway(res: Result) -> str:
     )
 
 
-def finetune_sentence(res: Result) -> str:
-    """A month's new entries of the customer-service case against its stated fine-tune days."""
-    f = res.finetune
-    return (
-        f"A full fine-tune of the {stated(f.params / 1e9)}B model on a month's {fmt(f.samples, sig=2)} new entries "
-        f"takes {fmt(f.hours, 'hours', 2)} on {stated(f.gpus)} {OLD}s; the case's {stated(f.days_stated)} days "
-        f"are {fmt(f.multiple, 'x', 2)} that, so its fine-tune must run over a corpus far larger than a month's "
-        "additions, whose size the case does not give."
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Captions
-# --------------------------------------------------------------------------------------------
-
-
-def ladder_caption(res: Result) -> str:
-    return (
-        "Dense peak, the matmul rate measured on one H200 and the best published model TFLOP/s per GPU, by "
-        "generation and precision (log scale). Achieved rates sit well below peaks on every generation."
-    )
-
-
-def speedup_caption(res: Result) -> str:
-    r = res.speedup
-    return (
-        f"Per-GPU speed-up each anecdote implies (bars) against the stated {stated(res.stated_low)}-"
-        f"{stated(res.stated_high)}×, the scenario's speed-up of {fmt(r.central, 'x')} (shaded: its "
-        f"{fmt(INTERVAL_LEVEL, pct=True, sig=2)} range, "
-        f"{fmt(r.low, 'x')} to {fmt(r.high, 'x')}) and the datasheet ratios (dashed rules). A bar below the "
-        "scenario's speed-up asks for no more than B300 delivers: an anecdote may fall short of the hardware."
-    )
-
-
 def slider_caption(res: Result, index: int) -> str:
     """Caption of slider figure ``index``."""
     return sliders.caption(res.sliders[index], SLUG)
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
+    quoted = res.quoted.set_index(["gpu", "precision"])
+    h200, b300 = quoted.loc[("H200", "bf16")], quoted.loc["B300"]
+    row = res.anecdotes.set_index("claim").loc[WORKED_EXAMPLE]
+    c = data.claim(WORKED_EXAMPLE)
+    g0, d0, g1, d1 = (c.value(k) for k in ("gpus_before", "days_before", "gpus_after", "days_after"))
+    r, h, f = res.speedup, res.hundred_b, res.finetune
+    per_week = units.DAYS_PER_MONTH / units.DAYS_PER_WEEK
+    return {
+        "level": fmt(INTERVAL_LEVEL, pct=True, sig=2),
+        # peaks
+        "h200_bf16_meas": fmt(h200["measured matmul TFLOP/s"], "TFLOP/s"),
+        "h200_bf16_share": fmt(h200["measured matmul TFLOP/s"] / h200["peak TFLOP/s"], pct=True, sig=2),
+        "b300_bf16": fmt(b300.loc["bf16", "peak TFLOP/s"], "TFLOP/s"),
+        "b300_fp8": fmt(b300.loc["fp8", "peak TFLOP/s"], "TFLOP/s"),
+        "sibling": sibling_sentence(),
+        "fp8_over_bf16": fmt(res.fp8_over_bf16, "x"),
+        "fp4_over_fp8": fmt(res.fp4_over_fp8, "x"),
+        # precision
+        "fp8_lo": fmt(res.precision["speedup_low"].min(), "x"),
+        "fp8_hi": fmt(res.precision["speedup_high"].max(), "x"),
+        "fp8_peak_ratio": fmt(res.fp8_over_bf16, "x"),
+        "take_precision": precision_takeaway(res),
+        # the scenario's speed-up
+        "speedup_central": fmt(r.central, "x"),
+        "speedup_low": fmt(r.low, "x"),
+        "speedup_high": fmt(r.high, "x"),
+        "mfu_a100": fmt(res.s[OLD_MFU], pct=True, sig=2),
+        "mfu_b300": fmt(res.mfu_b300, pct=True, sig=2),
+        "bf16_ratio": fmt(res.bf16_ratio, "x"),
+        "fp8_ratio": fmt(res.fp8_ratio, "x"),
+        "fp8_gain": fmt(res.fp8_gain, "x"),
+        "pub_ratio": fmt(res.best_published, "x"),
+        "take_stated": stated_takeaway(res),
+        # the anecdotes
+        "worked_g0": stated(g0),
+        "worked_d0": stated(d0),
+        "worked_g1": stated(g1),
+        "worked_d1": stated(d1),
+        "worked_x": fmt(row["implied per-GPU speed-up"]),
+        "take_anecdotes": anecdotes_takeaway(res),
+        "stated_span": f"{stated(res.stated_low)}-{stated(res.stated_high)}×",
+        "cap_speedup_slider": slider_caption(res, 0),
+        # months to weeks and the fine-tune
+        "m100_tpp": fmt(res.s["tokens_per_param"]),
+        "m100_params": billions(h.params),
+        "m100_a100_many": fmt(h.months_a100_many, "months", 2),
+        "m100_a100_few": fmt(h.months_a100_few, "months", 2),
+        "m100_gpus_high": stated(h.gpus_high),
+        "m100_gpus_low": stated(h.gpus_low),
+        "m100_weeks_many": fmt(h.months_b300_many * per_week, "weeks", 2),
+        "m100_weeks_few": fmt(h.months_b300_few * per_week, "weeks", 2),
+        "m100_does": months_does(res),
+        "stated_high": stated(res.stated_high),
+        "m100_at_stated": fmt(h.months_a100_few / res.stated_high, "months", 2),
+        "ft_params": f"{stated(f.params / 1e9)}B",
+        "ft_samples": fmt(f.samples, sig=2),
+        "ft_hours": fmt(f.hours, "hours", 2),
+        "ft_gpus": stated(f.gpus),
+        "ft_days": stated(f.days_stated),
+        "ft_multiple": fmt(f.multiple, "x", 2),
+        "cap_months_slider": slider_caption(res, 1),
+    }
