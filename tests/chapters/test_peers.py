@@ -12,7 +12,7 @@ from analyses.chapters import peers as ch
 from analyses.chapters.peers import figures, text
 from analyses.models import peers
 
-SENTENCES = (text.memory_takeaway, text.step_takeaway, text.diff_caption, text.summary_sentence)
+SENTENCES = (text.memory_takeaway, text.step_takeaway, text.diff_states, text.diff_acts, text.summary_sentence)
 
 
 @pytest.mark.parametrize("threshold", [None, 0.0, 0.5, 1.0])
@@ -20,6 +20,8 @@ def test_compute_the_chart_and_every_sentence(threshold, result):
     res = result() if threshold is None else result(threshold=threshold)
     assert figures.diff_chart(res).to_dict()
     assert all(isinstance(f(res), str) and len(f(res)) > 20 for f in SENTENCES)
+    glued = text.glued(res)
+    assert all(isinstance(v, str) and v for v in glued.values()), "every glued value is formatted, non-empty text"
     assert res.unexplained == []
     # a larger threshold lists fewer differences
     assert len(res.differences) <= len(result(threshold=0.0).differences)
@@ -63,7 +65,8 @@ def test_the_sentences_follow_the_figures(result):
     assert "undercounts by the factor p" in text.memory_takeaway(res)
     assert "same model up to the pipeline sends" in text.step_takeaway(res)
     assert "lower bound" in text.step_takeaway(res)
-    assert "matches our model states exactly" in text.diff_caption(res)
+    assert text.diff_states(res) == "MLSys·im matches our model states exactly"
+    assert text.diff_acts(res) == "its activations are a fixed fraction of ours"
     # were the figures otherwise, the sentences would say so
     other = dict(res.facts) | {
         "mlsysim_states_max_diff": 0.02,
@@ -76,7 +79,7 @@ def test_the_sentences_follow_the_figures(result):
     assert "still differ" in text.memory_takeaway(changed) and "at worst" in text.memory_takeaway(changed)
     assert "do not account for the gap" in text.step_takeaway(changed)
     assert "not always below ours" in text.step_takeaway(changed)
-    assert "within 2.0% of ours" in text.diff_caption(changed) and "activations differ" in text.diff_caption(changed)
+    assert "within 2.0% of ours" in text.diff_states(changed) and text.diff_acts(changed) == "its activations differ"
 
 
 def test_counts_and_tables(result):

@@ -30,7 +30,6 @@ PENDING = {
     "buy-or-rent",
     "claims",
     "intro",
-    "peers",
     "sources",
     "validation",
 }

@@ -1,4 +1,6 @@
-"""Sentences of the peers appendix (takeaways and the caption), each read from a computed Result.
+"""The peers appendix's glued numbers and phrases: :func:`glued` maps every name its page glues to
+text formatted through :mod:`analyses.units.formats`; the sentences live in the notebook's markdown,
+and the phrases here branch on a comparison, each ``fn(result) -> str``.
 
 Each conclusion is checked against the figures it rests on, so a new peer version or a change of
 our models that breaks it changes the sentence rather than leaving it stale.
@@ -6,7 +8,10 @@ our models that breaks it changes the sentence rather than leaving it stale.
 
 from __future__ import annotations
 
+from typing import Any
+
 from analyses.chapters.peers import Result
+from analyses.models import peers
 from analyses.units.formats import fmt
 
 AGREE = 1e-6  # differences below this are the table's 10-significant-digit rounding
@@ -58,21 +63,17 @@ def step_takeaway(res: Result) -> str:
     return f"for step time, {ml}; {la}"
 
 
-def diff_caption(res: Result) -> str:
-    f = res.facts
-    states = (
-        "MLSys·im matches our model states exactly"
-        if f["mlsysim_states_max_diff"] < AGREE
-        else f"MLSys·im's model states lie within {fmt(f['mlsysim_states_max_diff'], pct=True, sig=2)} of ours"
-    )
-    acts = "its activations are a fixed fraction of ours" if _activations_over_p(res) else "its activations differ"
-    return (
-        "Every difference between a peer and our models, by quantity (one tick per configuration; memory quantities "
-        f"above, step-time quantities below). The grey band is the page's threshold of "
-        f"{fmt(res.cfg['threshold'], pct=True, sig=2)}. {states} and our step times within "
-        f"{fmt(max(abs(f['step_ml_min']), abs(f['step_ml_max'])), pct=True, sig=2)}; {acts}. llm-analysis's gradients "
-        f"are a median {fmt(f['grad_median'], pct=True, sig=2)} above ours (fp32 against 16-bit gradients)."
-    )
+def diff_states(res: Result) -> str:
+    """MLSys·im's model states against ours: exactly equal, or within how much."""
+    diff = res.facts["mlsysim_states_max_diff"]
+    if diff < AGREE:
+        return "MLSys·im matches our model states exactly"
+    return f"MLSys·im's model states lie within {fmt(diff, pct=True, sig=2)} of ours"
+
+
+def diff_acts(res: Result) -> str:
+    """MLSys·im's activations against ours: a fixed fraction, or not."""
+    return "its activations are a fixed fraction of ours" if _activations_over_p(res) else "its activations differ"
 
 
 def summary_sentence(res: Result) -> str:
@@ -83,3 +84,35 @@ def summary_sentence(res: Result) -> str:
         f"{fmt(res.cfg['threshold'], pct=True, sig=2)} somewhere on the grid; "
         + ("each has its cause and evidence below" if missing == 0 else f"{missing} of them have no explanation yet")
     )
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the appendix glues, by name, formatted for the page."""
+    f = res.facts
+    out: dict[str, Any] = {name: fmt(value) for name, value in res.counts.items()}
+    out |= {
+        "seq_len": fmt(peers.SEQ_LEN),
+        "micro_batch": fmt(peers.MICRO_BATCH),
+        "global_batch": fmt(peers.GLOBAL_BATCH),
+        "mfu": fmt(peers.MFU, pct=True, sig=2),
+        "threshold": fmt(res.cfg["threshold"], pct=True, sig=2),
+        "diff_states": diff_states(res),
+        "diff_acts": diff_acts(res),
+        "step_ml_worst": fmt(max(abs(f["step_ml_min"]), abs(f["step_ml_max"])), pct=True, sig=2),
+        "grad_median_2": fmt(f["grad_median"], pct=True, sig=2),
+        "ml_states_max": fmt(f["mlsysim_states_max_diff"], pct=True, sig=2),
+        "grad_median": fmt(f["grad_median"], pct=True, sig=3),
+        "grad_fp32_gap": fmt(f["grad_fp32_max_gap"], pct=True, sig=2),
+        "act_lo": fmt(f["act_ratio_times_p_min"], sig=4),
+        "act_hi": fmt(f["act_ratio_times_p_max"], sig=4),
+        "act_worst": fmt(f["act_ml_worst"], pct=True, sig=3),
+        "llama_la": fmt(f["llama_llm_analysis"], sig=3),
+        "llama_pub": fmt(f["llama_published"], sig=3),
+        "llama_la_diff": fmt(f["llama_llm_analysis_diff"], pct=True, sig=3),
+        "take_memory": memory_takeaway(res),
+        "take_step": step_takeaway(res),
+        "summary": summary_sentence(res),
+    }
+    for name in ("step_ml_min", "step_ml_max", "step_la_min", "step_la_max", "compute_la_min", "compute_la_max"):
+        out[name] = fmt(f[name], pct=True, sig=2 if name.startswith(("step_ml", "compute")) else 3)
+    return out
