@@ -87,3 +87,27 @@ def test_bad_values_give_one_clear_error(data):
 def test_unknown_parameter_is_named():
     with pytest.raises(chapters.ParamError, match="'nope'.*parameters are"):
         chapters.spec("scaling-gap").validate({"nope": 1})
+
+
+# Issue 20 item 4: each chapter's text.glued is every number and phrase its page glues, as text
+# already formatted (the chapters' own tests run the phrases' branches; here every chapter at its
+# defaults). The claims page belongs to the ledger rework and glues its numbers one by one still.
+GLUED = [slug for slug in chapters.CHAPTERS if slug not in ("claims", "sources")]
+
+
+@pytest.mark.parametrize("slug", GLUED)
+def test_glued_is_formatted_text(slug, chapter_results):
+    import importlib
+
+    text = importlib.import_module(f"{chapters.module(slug).__name__}.text")
+    glued = text.glued(chapter_results(slug))
+    assert glued and all(isinstance(k, str) and isinstance(v, str) for k, v in glued.items())
+    assert not [k for k, v in glued.items() if "nan" in v.split() or "e+" in v or "e-0" in v], "unrounded or missing"
+
+
+def test_the_sources_page_glues_its_counts():
+    from analyses.chapters import sources
+    from analyses.chapters.sources import text
+
+    glued = text.glued(sources.sources_table({"table": "all"}))
+    assert int(glued["n_sources"].replace(",", "")) > 100 and int(glued["n_tables"]) >= 10

@@ -23,15 +23,11 @@ DIRECTIVE = re.compile(r"^(?:```|~~~)\{glue(?::(?:any|figure|math|md)?)?\}[ \t]+
 # What a notebook may glue by itself beside its one ``glue_all``: figures (``fig-``), tables (``tab-``)
 # and the verdict box, not numbers.
 RICH = re.compile(r"^(?:fig-|tab-|verdict-box$)")
-# Notebooks still gluing numbers one call at a time (issue 20 item 4 converts them one by one;
-# the claims page belongs to the ledger rework). A converted notebook must leave this set: the
-# test below is a strict xfail for these, so it fails the day one is converted and not removed.
+# Notebooks still gluing numbers one call at a time: the claims page, which belongs to the ledger
+# rework (issue 20 item 4 converted the others). A converted notebook must leave this set: the test
+# below is a strict xfail for these, so it fails the day one is converted and not removed.
 PENDING = {
-    "buy-or-rent",
     "claims",
-    "intro",
-    "sources",
-    "validation",
 }
 
 
@@ -50,10 +46,23 @@ def glued_names(nb: nbformat.NotebookNode) -> set[str]:
     }
 
 
+def _rich_value(call: ast.Call) -> bool:
+    """Whether a ``glue`` call glues a rich display built by the chapter's ``figures``, the page's
+    ``calculator`` or ``verdict_box`` (a chart, a table, the front page's findings), not a number."""
+    value = call.args[1] if len(call.args) > 1 else None
+    if not isinstance(value, ast.Call):
+        return False
+    fn = value.func
+    if isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name):
+        return fn.value.id in ("figures", "calculator")
+    return isinstance(fn, ast.Name) and fn.id == "verdict_box"
+
+
 def glue_calls(source: str) -> tuple[int, list[str]]:
     """In a code cell's ``source``: the number of ``glue_all`` calls, and the names of the ``glue``
-    calls that glue something other than a figure, a table or the verdict box (a non-literal name
-    counts as such: the test cannot tell what it glues)."""
+    calls that glue something other than a figure, a table or the verdict box (named ``fig-``,
+    ``tab-``, ``verdict-box``, or built by ``figures``/``calculator``/``verdict_box``; any other call
+    counts as gluing a number: the test cannot tell what else it glues)."""
     tree = ast.parse(source)
     n_all, loose = 0, []
     for node in ast.walk(tree):
@@ -65,7 +74,7 @@ def glue_calls(source: str) -> tuple[int, list[str]]:
                 if isinstance(first, ast.JoinedStr) and first.values:  # f"fig-slider-{name}": its literal start
                     first = first.values[0] if isinstance(first.values[0], ast.Constant) else first
                 name = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
-                if name is None or not RICH.match(name):
+                if (name is None or not RICH.match(name)) and not _rich_value(node):
                     loose.append(name or ast.unparse(first) if first is not None else "?")
     return n_all, loose
 
@@ -87,6 +96,8 @@ def test_glue_use_detector(markdown, names):
     [
         ('res = ch.compute(cfg)\nglue_all(text.glued(res))\n_ = glue("verdict-box", box)', (1, [])),
         ('_ = glue("fig-x", chart)\nglue("tab-x", t)\nglue(f"fig-slider-{name}", c)', (0, [])),
+        ('glue("findings", figures.findings(res))\nglue("bor-calculator", calculator.buy_or_rent(res))', (0, [])),
+        ('glue("n", len(frame))\nglue("x", text.sentence(res))', (0, ["n", "x"])),
         ('glue("util", res.util, pct=True)\nfor k in ks:\n    glue(f"pfd_{k}", v)', (0, ["util", "pfd_"])),
     ],
 )

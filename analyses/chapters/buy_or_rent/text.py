@@ -1,10 +1,15 @@
-"""Sentences of the buy-or-rent page, each read from a computed :class:`~analyses.chapters.buy_or_rent.Result`."""
+"""Sentences of the buy-or-rent page, each read from a computed :class:`~analyses.chapters.buy_or_rent.Result`
+(they branch on which option is cheapest, per workload), and :func:`glued`, every number and phrase the
+page glues."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pandas as pd
 
 from analyses.chapters.buy_or_rent import Result
+from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.pages.currency import rate_words
 from analyses.scenario import buying
 from analyses.units import SECONDS_PER_DAY
@@ -129,3 +134,19 @@ def span_days(row: pd.Series) -> str:
     if row["days"] * SECONDS_PER_DAY >= 2 * SECONDS_PER_DAY:
         return span(row["days_lo"], row["days_hi"], "days", 2)
     return span(row["days_lo"] * 24, row["days_hi"] * 24, "h", 2)
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the buy-or-rent page glues, by name, formatted for the page."""
+    out: dict[str, Any] = {
+        "level": fmt(INTERVAL_LEVEL, pct=True, sig=2),
+        "bor-basis": basis(res),
+        "bor-not-covered": not_covered_sentence(res),
+    }
+    for w in res.workloads:
+        out |= {
+            f"bor-{w.key}-title": workload_title(w),
+            f"bor-{w.key}-answer": cheapest_sentence(res, w.key),
+            f"bor-{w.key}-sensitive": sensitive_sentence(res, w.key),
+        }
+    return out

@@ -1,9 +1,13 @@
-"""Sentences of the front page, each read from a computed :class:`~analyses.chapters.intro.Result`."""
+"""Sentences of the front page, each read from a computed :class:`~analyses.chapters.intro.Result`, and
+:func:`glued`, every number and phrase the page glues."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from analyses.chapters.intro import PURCHASE_RULE, Group, Result
-from analyses.units.formats import in_words
+from analyses.models.uncertainty import INTERVAL_LEVEL
+from analyses.units.formats import fmt, in_words
 from analyses.verdicts import VERDICTS
 
 TITLES = {
@@ -48,3 +52,8 @@ def purchase_head(res: Result) -> str:
 def purchase_rule(res: Result) -> str:
     """The rule that picks the purchase list, in words."""
     return f"Picked by a rule, not by hand: {PURCHASE_RULE}."
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the front page glues, by name, formatted for the page."""
+    return {"level": fmt(INTERVAL_LEVEL, pct=True, sig=2), "purchase_rule": purchase_rule(res)}

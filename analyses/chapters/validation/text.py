@@ -1,8 +1,11 @@
-"""Sentences of the validation page, each read from a computed :class:`~analyses.chapters.validation.Result`."""
+"""Sentences of the validation page, each read from a computed :class:`~analyses.chapters.validation.Result`
+(they branch on which runs the bands miss), and :func:`glued`, every number and phrase the page glues."""
 
 from __future__ import annotations
 
-from analyses.chapters.validation import TARGET_INSIDE, TARGET_MEDIAN, TARGET_WORST, Result
+from typing import Any
+
+from analyses.chapters.validation import TARGET_INSIDE, TARGET_MEDIAN, TARGET_WORST, Result, row_count
 from analyses.units.formats import fmt
 
 
@@ -76,3 +79,17 @@ def mfu_caption(res: Result) -> str:
         "predicted by the fit that left each out. Dashed: predicted = published; grey: the 90% band of the model's "
         "out-of-sample errors. A point below the diagonal is a run the model finds slower than it was."
     )
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the validation page glues, by name, formatted for the page."""
+    return {
+        "n_runs": fmt(row_count()),
+        "headline": headline(res),
+        "level": fmt(res.level, pct=True, sig=2),
+        "n_cal": fmt(len(res.calibration_rows)),
+        "cap_mfu": mfu_caption(res),
+        "band_sentence": band_sentence(res),
+        "speedup_sentence": speedup_sentence(res),
+        "misses": misses_sentence(res),
+    }
