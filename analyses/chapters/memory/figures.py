@@ -24,7 +24,7 @@ from analyses.scenario.generations import gpu
 from analyses.units import GB
 
 # bottom to top: Vega stacks the parts in their name's order (order="part:N"), the segment labels and the
-# caption (text.accounting_caption) name them in this order, the legend top to bottom
+# caption (glued as acc_stack by text.glued) name them in this order, the legend top to bottom
 STACK = tuple(sorted((*memory.STATE_PARTS, "activations")))
 
 
