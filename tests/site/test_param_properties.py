@@ -110,6 +110,8 @@ def _run_chapter(cfg: chapters.Config) -> None:
                     out.to_dict()
                 elif hasattr(out, "_repr_html_"):  # a table as the page shows it
                     assert isinstance(out._repr_html_(), str), name
+                elif isinstance(out, dict):  # text.glued: every number and phrase the page glues, as text
+                    assert all(isinstance(v, str) for v in out.values()), name
                 else:
                     assert isinstance(out, str), (name, type(out))
 

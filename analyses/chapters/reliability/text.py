@@ -182,7 +182,7 @@ def glued(res: Result) -> dict[str, Any]:
         "big_mtbf": duration(res.big_mtbf_s),
         # checkpoints
         "delta": fmt(res.s["checkpoint_write_s"], "s", 3),
-        "restart": fmt(res.s["restart_s"] / 60, "min", 3),
+        "restart": fmt(res.restart_s / 60, "min", 3),
         "young_min": fmt(opt.young_s / 60, "min", 3),
         "daly_min": fmt(opt.daly_s / 60, "min", 3),
         "exact_min": fmt(opt.exact_s / 60, "min", 3),

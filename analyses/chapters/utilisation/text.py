@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from analyses import data, units
+from analyses import data, scenario, units
 from analyses.chapters.utilisation import PREFETCH_DEPTHS, Result, wiring
 from analyses.models.mig import COMPUTE_SLICES, MEMORY_SLICES
 from analyses.pages import sliders
@@ -167,7 +167,7 @@ def slider_caption(res: Result, i: int) -> str:
 def glued(res: Result) -> dict[str, Any]:
     """Every number and phrase the chapter's page glues, by name, formatted for the page."""
     n, load, p, sim = res.input_need, res.loading, res.provider, res.sim
-    u = res.ranges["utilisation"]
+    u = scenario.ranges(res.cfg)["utilisation"]  # a range read: what the page states of the assumption
     mig_cases = res.mig_cases.set_index("claim")
     provider, table_row = mig_cases.loc[PROVIDER], mig_cases.loc["000-3-table-mig"]
     out: dict[str, Any] = {
