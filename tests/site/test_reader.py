@@ -172,10 +172,10 @@ def test_verdict_tables_anchor_every_check_and_show_new_columns():
     assert ">75%<" in shown and ">capability<" in shown
 
 
-def test_ledger_filters_follow_the_columns_it_has():
-    plain = claims_figures.LedgerTable(book_ledger.ledger())._repr_html_()
+def test_ledger_filters_follow_the_columns_it_has(whole_ledger):
+    plain = claims_figures.LedgerTable(whole_ledger)._repr_html_()
     assert 'data-filter="verdict"' in plain and 'data-filter="document"' in plain and 'data-filter="chapter"' in plain
-    assert ('data-filter="kind"' in plain) == ("kind" in book_ledger.ledger().columns)
+    assert ('data-filter="kind"' in plain) == ("kind" in whole_ledger.columns)
     rich = _ledger_with_new_columns()
     shown = claims_figures.LedgerTable(rich)._repr_html_()
     assert 'data-filter="kind"' in shown and '<span data-field="kind">recommendation</span>' in shown
@@ -363,8 +363,8 @@ def test_every_source_id_shown_is_a_link_that_resolves(site):
     assert {f"source-{sid}" for sid in known} <= sources_page.ids
 
 
-def test_every_claim_links_to_the_row_of_its_check(site):
-    ledger = book_ledger.ledger()
+def test_every_claim_links_to_the_row_of_its_check(site, whole_ledger):
+    ledger = whole_ledger
     page = _parse(site / "book" / "claims.html")
     ids = {c: _parse(site / "book" / f"{c}.html").ids for c in set(ledger["chapter"])}
     for row in ledger.to_dict("records"):
@@ -394,9 +394,9 @@ def test_downloads_match_the_cli_and_the_data_byte_for_byte(site):
         assert any(h.startswith(f"../downloads/data/{name}") for h in sources_page), name
 
 
-def test_the_printable_ledger_holds_the_counts_and_every_claim(site):
+def test_the_printable_ledger_holds_the_counts_and_every_claim(site, whole_ledger):
     page = (site / downloads.DOWNLOADS / downloads.PRINTABLE).read_text()
-    ledger = book_ledger.ledger()
+    ledger = whole_ledger
     assert "@media print" in page and "@page" in page and "display: table-header-group" in page
     for cid in ledger["id"]:
         assert f"../book/{ledger.set_index('id').loc[cid, 'chapter']}.html#check-{cid}" in page
@@ -422,8 +422,8 @@ def _visible_rows(page) -> list[dict]:
     )
 
 
-def test_ledger_page_filters_sorts_and_links_at_1280_px(site, browser):
-    ledger = book_ledger.ledger()
+def test_ledger_page_filters_sorts_and_links_at_1280_px(site, browser, whole_ledger):
+    ledger = whole_ledger
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
