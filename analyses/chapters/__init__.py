@@ -60,6 +60,8 @@ CHAPTERS: tuple[str, ...] = (
     "plan",
     "validation",
     "claims",
+    "claims-000",
+    "claims-001",
     "sources",
     "peers",
 )

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +186,91 @@ def slider(
         cfg = (cfg_by_chapter or {}).get(claim.chapter) or chapters.defaults(claim.chapter)
         items.append((claim, checks(claim.chapter)[cid], cfg))
     return sweeps.slider(name, items, documents_values(name))
+
+
+# --------------------------------------------------------------------------------------------
+# The ledger by document: one page per audited document (book/claims-<code>.ipynb). One page
+# for all of them would pass the 150 KB a page may weigh (each row carries its reason in full).
+# --------------------------------------------------------------------------------------------
+
+
+def verdict_counts(frame: pd.DataFrame) -> dict[str, int]:
+    """Claims per verdict (every verdict, zero where none) and ``all``."""
+    counts = {v: int((frame["verdict"] == v).sum()) for v in verdicts.VERDICTS}
+    counts["all"] = len(frame)
+    return counts
+
+
+def direction_counts(frame: pd.DataFrame) -> dict[str, int]:
+    """Claims per direction (overstates, understates)."""
+    return {d: int((frame["direction"] == d).sum()) for d in verdicts.DIRECTIONS}
+
+
+def document_named(code: str) -> str:
+    """The file name of the audited document whose short code is ``code`` (``000``)."""
+    docs = data.documents()
+    found = docs.loc[docs["code"].astype(str).str.zfill(3) == code, "document"]
+    if found.empty:
+        raise KeyError(f"no audited document with code '{code}'; codes: {', '.join(docs['code'].astype(str))}")
+    return str(found.iloc[0])
+
+
+def document_titles() -> dict[str, str]:
+    """Each audited document's title in our English, by file name."""
+    docs = data.documents()
+    return dict(zip(docs["document"].astype(str), docs["title_en"].astype(str), strict=True))
+
+
+def document_spec(code: str) -> chapters.ChapterSpec:
+    """The spec of the ledger page of document ``code`` (slug ``claims-<code>``): a verdict filter."""
+    return chapters.ChapterSpec(
+        slug=f"claims-{code}",
+        title=f"The claims of document {code}",
+        params=(
+            chapters.Param(
+                "verdict", "str", "all", "-", "show only claims with this verdict", choices=("all", *verdicts.VERDICTS)
+            ),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class DocumentPage:
+    """One document's claims as its ledger page shows them, computed once."""
+
+    cfg: chapters.Config
+    document: str  # file name (data/documents.csv)
+    code: str  # short code (000)
+    title_en: str  # its title in our English
+    ledger: pd.DataFrame  # the ledger rows of the document that the verdict filter keeps
+    counts: dict[str, int]  # claims per verdict and "all"
+    directions: dict[str, int]  # claims per direction
+
+
+def document_page(cfg: Mapping[str, Any], code: str) -> DocumentPage:
+    """The ledger rows of document ``code`` (at every chapter's defaults, as the whole ledger), kept by
+    the page's verdict filter, with their counts."""
+    document = document_named(code)
+    ids = [c.id for c in data.claims() if c.document == document]
+    rows = [a for a in assessments(ids=ids) if cfg["verdict"] in ("all", a.verdict)]
+    table = frame(rows)
+    return DocumentPage(
+        cfg=cfg,  # type: ignore[arg-type]
+        document=document,
+        code=code,
+        title_en=document_titles()[document],
+        ledger=table,
+        counts=verdict_counts(table),
+        directions=direction_counts(table),
+    )
+
+
+def document_chapter(code: str) -> tuple[chapters.ChapterSpec, type[DocumentPage], Callable[[Any], DocumentPage]]:
+    """What the chapter package of document ``code``'s ledger page (``analyses/chapters/claims_<code>``)
+    defines: its ``SPEC``, ``Result`` and ``compute(cfg)``."""
+
+    def compute(cfg: Any) -> DocumentPage:
+        """The document's claims that the verdict filter keeps, assessed as the whole ledger assesses them."""
+        return document_page(cfg, code)
+
+    return document_spec(code), DocumentPage, compute

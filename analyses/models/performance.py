@@ -25,7 +25,10 @@ e_gemm = e_max(GPU generation) / (1 + w0 / (d / tp) + t0 / (micro-batch tokens /
   layer; a fitted share ``x_tp`` of them is exposed (the rest overlaps GEMMs).
 - Data parallel: the gradients of the GPU's parameters (dense part over ``dp·cp`` ranks, experts
   over ``dp·cp/ep``), a two-level all-reduce (1.5× the traffic for ZeRO-3/FSDP); a fitted share
-  ``overlap`` hides behind compute, and never more than the compute time.
+  ``overlap`` hides behind compute, and never more than the compute time. A ZeRO-3 implementation
+  measured to gather the weights synchronously at a rate of its own (the optional input
+  ``gather_bytes_per_s``: DeepSpeed's of early 2021) gathers them forward and backward at that rate,
+  none of it hidden; only its gradient reduce-scatter overlaps.
 - Expert parallel: 4 all-to-alls of ``k`` copies of each token per MoE layer and micro-batch, over
   NVLink when ``tp·ep`` fits the NVLink domain, else over the NIC; a fitted share ``x_ep`` exposed.
 - Context parallel: a ring passes K and V ``cp−1`` times forward and about twice that backward; only
@@ -83,6 +86,10 @@ INPUTS = (
     "latency_s",
 )
 """What :func:`step_time` needs of each run (arrays or scalars that broadcast)."""
+OPTIONAL = {"gather_bytes_per_s": np.inf}
+"""What :func:`step_time` takes where a run has it, and the value where it does not: the rate (bytes of
+16-bit weights per second per GPU) at which a ZeRO-3 implementation gathers the weights when it does so
+synchronously and slower than NCCL (:func:`gather_rate`); infinite, NCCL's collectives, by default."""
 
 
 @dataclass(frozen=True)
@@ -235,11 +242,24 @@ def routed_expert_params(
     return np.where(moe, (nt - na) / np.maximum(1.0 - k / np.maximum(e, 1.0), 1e-9), 0.0)
 
 
+def gather_rate(params: ArrayLike, forward_s: ArrayLike, forward_without_gathers_s: ArrayLike) -> np.ndarray:
+    """Bytes of 16-bit weights a ZeRO-3 implementation gathers per second per GPU, from one measured
+    forward pass with and without the gathering: ``2·N / (t_ZeRO-3 − t_without)``. DeepSpeed 0.3.16 on
+    8 A100 (issue #1174): a 5.1B model's forward took 480 ms under ZeRO-3 and 60 ms under ZeRO-2, so
+    10.2 GB in 0.42 s, about 24 GB/s per GPU (ValueError names a forward pass no longer than the other)."""
+    t, t0 = _f(forward_s), _f(forward_without_gathers_s)
+    if np.any(t <= t0):
+        raise ValueError("forward_s must be longer than forward_without_gathers_s (the gathering takes the difference)")
+    return 2.0 * _f(params) / (t - t0)
+
+
 def step_time(coef: Coefficients, **run: Any) -> Step:
-    """One training step of every run in ``run`` (keyword arrays named as :data:`INPUTS`)."""
+    """One training step of every run in ``run`` (keyword arrays named as :data:`INPUTS`, and any of
+    :data:`OPTIONAL`)."""
     missing = [k for k in INPUTS if k not in run]
     if missing:
         raise TypeError(f"step_time needs {', '.join(missing)}")
+    run = OPTIONAL | run
     na, nt = _f(run["params_active"]), _f(run["params_total"])
     layers, d, s = _f(run["n_layers"]), _f(run["d_model"]), _f(run["seq_len"])
     n = _f(run["n_gpus"])
@@ -293,15 +313,24 @@ def step_time(coef: Coefficients, **run: Any) -> Step:
     # Data parallel: gradients of this GPU's parameters (experts over fewer ranks)
     dense_params = nt - expert_params
     # ZeRO-3/FSDP gathers the weights forward and backward and reduce-scatters the gradients: 1.5× an
-    # all-reduce's traffic (Rajbhandari et al. 2020, sec. 7.2.2)
-    volume = np.where(np.asarray(run["zero3"], dtype=bool), 1.5, 1.0)
-    grad_bytes = 2.0 * volume * (dense_params + expert_params / ep) / (tp * pp)
+    # all-reduce's traffic (Rajbhandari et al. 2020, sec. 7.2.2). An implementation measured to gather
+    # synchronously at a rate of its own (``gather_bytes_per_s``) runs the two gathers at that rate, in
+    # the open; its reduce-scatter (half an all-reduce) stays a collective that overlaps as fitted.
+    zero3 = np.asarray(run["zero3"], dtype=bool)
+    rate = _f(run["gather_bytes_per_s"])
+    own_gathers = zero3 & np.isfinite(rate)
+    shard_bytes = 2.0 * (dense_params + expert_params / ep) / (tp * pp)  # 16-bit weights of this GPU's part
+    volume = np.where(zero3, np.where(own_gathers, 0.5, 1.5), 1.0)
     ranks = dp * cp
     local = np.minimum(np.clip(np.floor(node / (tp * pp)), 1.0, None), ranks)
     nodes = np.maximum(ranks / local, 1.0)
-    dp_time = hierarchical_allreduce_time_s(grad_bytes, local, nodes, b_nvl, b_nic)
-    dp_time = np.where(ranks > 1, dp_time + 2.0 * np.log2(np.maximum(ranks, 1.0)) * _f(run["latency_s"]), 0.0)
-    dp_exposed = np.maximum(dp_time * (1.0 - coef.dp_overlap), dp_time - compute)
+    collective = hierarchical_allreduce_time_s(volume * shard_bytes, local, nodes, b_nvl, b_nic)
+    collective = np.where(ranks > 1, collective + 2.0 * np.log2(np.maximum(ranks, 1.0)) * _f(run["latency_s"]), 0.0)
+    # never faster than NCCL would move them (two all-gathers: one all-reduce's traffic)
+    nccl_gathers = hierarchical_allreduce_time_s(shard_bytes, local, nodes, b_nvl, b_nic)
+    gathers = np.where(own_gathers & (ranks > 1), np.maximum(2.0 * shard_bytes / rate, nccl_gathers), 0.0)
+    dp_time = collective + gathers
+    dp_exposed = np.maximum(collective * (1.0 - coef.dp_overlap), collective - compute) + gathers
 
     # Expert parallel: dispatch and combine, forward and backward, k copies of each token
     ep_fabric = np.where(tp * ep <= domain, b_nvl, b_nic)

@@ -15,9 +15,12 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from analyses import chapters
+from analyses.pages import links
 from analyses.pages.calculator import ELEMENT_ID, PAYBACK_CLAIMS
 from analyses.pages.links import check_anchor, check_href, source_links
 from analyses.units.formats import readable, share
+from analyses.verdicts import verdict_order
 
 # The verdict palette: Dark2's hues darkened (light theme) or lightened (dark theme) until each
 # colour has a contrast of at least 4.5:1 as text on the theme's page, its zebra rows and the
@@ -309,3 +312,61 @@ def verdict_table(ledger: pd.DataFrame) -> HtmlTable:
     the ledger's holds and flips_if where present (see :func:`ledger_table`)."""
     text = ledger_table(ledger, leave_out=("topic", "chapter"), anchors=True, css="audit-verdicts")
     return HtmlTable(f'<div class="audit-table">{text}</div>', ledger[ledger_columns(ledger, ("topic", "chapter"))])
+
+
+# The ledger table with its filters, on the ledger pages (one per document) and in the printable ledger.
+LEDGER_FILTERS = ("verdict", "direction", "document", "chapter", "kind")  # a filter for each of these a ledger has
+
+
+def ledger_html(
+    frame: pd.DataFrame,
+    written: frozenset[str] | None = None,
+    base: str = "",
+    buttons: bool = True,
+    leave_out: tuple[str, ...] = (),
+) -> str:
+    """The ledger as a table (:func:`analyses.pages.ledger_html.ledger_table`): every column but
+    ``leave_out``, verdict first; the claim id links to the row of its check in its chapter
+    (``base`` prefixes links)."""
+    written = frozenset(chapters.chapter_slugs()) if written is None else written
+    return ledger_table(frame, leave_out=leave_out, written=written, base=base, buttons=buttons)
+
+
+class LedgerTable:
+    """The ledger with filters (verdict, direction, document, chapter, kind), a text search and
+    sortable columns (``_static/audit.js``), and a plain-text form for nbval. Columns in
+    ``leave_out`` are neither shown nor filtered (the document, on the page of one document)."""
+
+    def __init__(self, frame: pd.DataFrame, leave_out: tuple[str, ...] = ()):
+        self.frame, self.leave_out = frame, leave_out
+
+    def _controls(self) -> str:
+        selects = []
+        for col in LEDGER_FILTERS:
+            if col not in self.frame.columns or col in self.leave_out:
+                continue
+            values = verdict_order(self.frame["verdict"]) if col == "verdict" else sorted(set(self.frame[col].astype(str)))
+            options = "".join(
+                f'<option value="{html.escape(filter_value(col, v))}" title="{html.escape(v)}">'
+                f"{html.escape(filter_value(col, v))}</option>"
+                for v in values
+            )
+            selects.append(
+                f'<label>{col} <select data-filter="{col}"><option value="">all</option>{options}</select></label>'
+            )
+        search = '<label>text <input type="search" data-filter-text placeholder="a figure, a word, an id"></label>'
+        count = f'<span class="ledger-count" aria-live="polite">{len(self.frame)} claims</span>'
+        return f'<div class="ledger-controls" hidden>{"".join(selects)}{search}{count}</div>'
+
+    def _repr_html_(self) -> str:
+        return f'<div class="audit-ledger">{self._controls()}{ledger_html(self.frame, leave_out=self.leave_out)}</div>'
+
+    def __repr__(self) -> str:
+        return self.frame[[c for c in ("id", "verdict", "chapter") if c in self.frame.columns]].to_string(index=False)
+
+
+def download_links() -> links.LinkList:
+    """Links to the ledger's downloads and the printable page."""
+    return links.links(
+        [("ledger.csv", "ledger (CSV)"), ("ledger.json", "ledger (JSON)"), (links.PRINTABLE, "printable ledger")]
+    )

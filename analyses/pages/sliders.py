@@ -72,6 +72,19 @@ def description(s: Slider) -> str:
     )
 
 
+PACKED = ("x", "verdict", "recomputed")  # the grid's columns a slider figure carries as one list per claim
+
+
+def packed(grid: pd.DataFrame) -> pd.DataFrame:
+    """The slider grid with one row per claim (label) and :data:`PACKED` as lists in grid order:
+    Vega-Lite's ``flatten`` transform gives back one row per grid point."""
+    rows = [
+        {"label": label, **{c: strip[c].tolist() for c in PACKED}}
+        for label, strip in grid.groupby("label", sort=False)
+    ]
+    return pd.DataFrame(rows, columns=["label", *PACKED])
+
+
 def figure(s: Slider, width: int = 340) -> alt.Chart:
     """The slider figure: verdict strips over the grid (each run of one verdict marked ✓, ✗, ! or ?
     and named where it is wide enough), the central value (dashed rule), the flip points (white
@@ -84,10 +97,11 @@ def figure(s: Slider, width: int = 340) -> alt.Chart:
         bind=alt.binding_range(min=float(xs.min()), max=float(xs.max()), step=s.step, name=f"{s.label} ({s.unit}) "),
     )
     half = s.step / 2
-    # the page carries each grid row once, without the claim id its label already names; the strip's
-    # edges are computed in the browser (positions only, never shown as numbers)
+    # the page carries each claim's strip once, as parallel lists (its label written once, not on
+    # every grid point; the browser flattens them back into rows), without the claim id its label
+    # already names; the strip's edges are computed in the browser (positions only, never shown)
     grid = s.grid.drop(columns=["claim"])
-    base = alt.Chart(grid)
+    base = alt.Chart(packed(grid)).transform_flatten(list(PACKED))
     y = alt.Y("label:N", title=None, sort=None)
     x_title = f"{s.label} ({s.unit})"
     domain = [float(sig(xs.min() - half, 6)), float(sig(xs.max() + half, 6))]

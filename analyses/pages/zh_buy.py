@@ -127,12 +127,11 @@ def answer_table(res: Any, key: str) -> str:
 
 def cheapest_sentence(res: Any, key: str) -> str:
     """The answer for one workload: the cheapest rented and owned options, and when owning pays."""
-    rented, owned = res.cheapest(key, "rented"), res.cheapest(key, "owned")
-    if rented is None or owned is None:
+    answer = res.answer(key)
+    if answer is None:
         return "没有一代GPU能跑：在允许的GPU数以内，模型放不进任何并行布局。"
+    rented, owned, pair = answer
     miss = "" if rented["meets_deadline"] else "（没有一代赶得上截止日期，列出的是最快的）"
-    rows = res.of(key)
-    pair = rows[(rows["gpu"] == owned["gpu"]) & (rows["basis"] == "rented")].iloc[0]
     return (
         f"最省的租用方案：{int(rented['n_gpus']):,}张{rented['gpu']}，{days(rented['days'])}，"
         f"{money(res, rented['cost'])}（{money_span(res, rented['cost_lo'], rented['cost_hi'])}）{miss}。"

@@ -5,6 +5,8 @@ What comes from where (stated once):
 
 - each run's shape, GPUs, precision, layout, batch and recomputation from
   ``data/published_runs.csv``; a cell the source does not print takes the rule of :data:`ASSUMED`;
+- the rate of a ZeRO-3 implementation that gathers weights synchronously, slower than NCCL, from its
+  measured forward pass in ``data/zero3_gathers.csv`` (a run names it in ``zero3_gathers``);
 - each GPU's dense peaks, HBM bandwidth and compute die from ``data/gpus.csv`` (a variant is counted
   as the die it is a variant of: H800/H200 as H100, GB200 as B200, GB300 as B300);
 - each GPU's fabric from its InfiniBand cluster in ``data/cluster_configs.csv`` (the fastest NIC
@@ -35,7 +37,7 @@ from analyses.models import memory
 from analyses.models import performance as pf
 from analyses.models import plan as pl
 from analyses.models.uncertainty import error_band
-from analyses.units import BITS_PER_BYTE, GB, MICROSECOND
+from analyses.units import BITS_PER_BYTE, GB, MICROSECOND, MILLISECOND
 
 ASSUMED = {
     "vp": "1 (no interleaving) where the source prints none",
@@ -220,8 +222,27 @@ def inputs(frame: pd.DataFrame) -> dict[str, Any]:
         "global_batch": frame["global_batch_seqs"].to_numpy(float),
         "recompute": frame["model_recompute"].to_numpy(dtype=object).astype(str),
         "zero3": (frame["sharding"] == "zero3-fsdp").to_numpy(),
+        "gather_bytes_per_s": np.array([zero3_gather_rate(x) for x in frame["zero3_gathers"]], float),
     }
     return out
+
+
+def zero3_gather_rate(implementation: Any) -> float:
+    """Bytes of 16-bit weights per second per GPU that the ZeRO-3 ``implementation`` of
+    ``data/zero3_gathers.csv`` gathers (:func:`analyses.models.performance.gather_rate`); infinite
+    (NCCL's collectives) for an empty cell."""
+    if not isinstance(implementation, str) or not implementation:
+        return float("inf")
+    return _gather_rates(str(data.DATA_DIR))[implementation]
+
+
+@functools.cache
+def _gather_rates(data_dir: str) -> dict[str, float]:
+    frame = data.table("zero3_gathers")
+    rates = pf.gather_rate(
+        frame["params"], frame["forward_ms"] * MILLISECOND, frame["forward_without_gathers_ms"] * MILLISECOND
+    )
+    return dict(zip(frame["id"], np.asarray(rates, float).tolist(), strict=True))
 
 
 def step_time_rows() -> pd.DataFrame:
@@ -370,5 +391,5 @@ def coefficient_table() -> pd.DataFrame:
 
 def clear_cache() -> None:
     """Forget the fits (after editing ``data/``)."""
-    for fn in (_runs, _step_rows, _fit, _predictions, _ratio_errors, _dies, _clusters, _shapes):
+    for fn in (_runs, _step_rows, _fit, _predictions, _ratio_errors, _dies, _clusters, _shapes, _gather_rates):
         fn.cache_clear()

@@ -57,6 +57,8 @@ def counterpart(edition: str, docname: str) -> str:
             return f"{EN_DIR}/{docname.split('/', 1)[1]}.html"
         return f"{PAGES['index']}.html"
     inverse = {v: k for k, v in PAGES.items()}
+    if docname.startswith(PAGES["ledger"] + "-"):  # the English ledger's page of one document (book/claims-000)
+        return f"{ZH_DIR}/ledger.html"
     if docname in inverse:
         return f"{ZH_DIR}/{inverse[docname]}.html"
     slug = docname.rsplit("/", 1)[-1]

@@ -14,6 +14,7 @@ import math
 from collections.abc import Container
 
 MICROSECOND = 1e-6  # seconds
+MILLISECOND = 1e-3  # seconds
 SECONDS_PER_MINUTE = 60.0
 MINUTES_PER_HOUR = 60.0
 SECONDS_PER_HOUR = 3600.0

@@ -42,7 +42,7 @@ import dataclasses
 import functools
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -54,6 +54,12 @@ from analyses.units import settle
 from analyses.units.formats import fmt, is_money, stated, stated_amount
 
 VERDICTS = ("consistent", "inconsistent", "implausible", "unverifiable")
+
+
+def verdict_order(values: Iterable[str]) -> list[str]:
+    """The verdicts among ``values`` in the ledger's fixed order (:data:`VERDICTS`), each once."""
+    present = set(values)
+    return [v for v in VERDICTS if v in present]
 _CODE = {v: i for i, v in enumerate(VERDICTS)}
 
 # --------------------------------------------------------------------------------------------

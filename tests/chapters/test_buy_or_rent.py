@@ -114,6 +114,10 @@ def test_every_workload_has_each_generation_rented_and_owned_and_one_cheapest_pe
             pool = rows[(rows["basis"] == basis) & rows["meets_deadline"]]
             pool = pool if not pool.empty else rows[rows["basis"] == basis]
             assert pick["cost"] == pool["cost"].min()
+        answer = default.answer(w.key)  # what both editions' sentences say: the picks, and owning weighed against renting
+        assert answer.rented.equals(default.cheapest(w.key, "rented"))
+        assert answer.owned.equals(default.cheapest(w.key, "owned"))
+        assert (answer.owned_rented["gpu"], answer.owned_rented["basis"]) == (answer.owned["gpu"], "rented")
 
 
 def test_owning_pays_only_above_its_break_even_utilisation(default):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from analyses import data, verdicts
 from analyses.chapters import claims as ch
+from analyses.chapters import claims_000, claims_001
 from analyses.chapters.claims import figures, text
+from analyses.pages.ledger_html import LedgerTable, download_links
 from analyses.units.formats import fmt
 
 
@@ -56,7 +58,7 @@ def test_summaries_chart_and_captions_follow_the_ledger(default, result):
 
 
 def test_ledger_table_shows_every_column_and_filters_on_its_cells(default):
-    page = figures.LedgerTable(default.ledger)._repr_html_()
+    page = LedgerTable(default.ledger)._repr_html_()
     printable = figures.printable_page(default.ledger)
     for col in ("verdict", "id", "document", "section", "kind", "topic", "chapter"):
         assert f'data-field="{col}"' in page and f'data-field="{col}"' in printable, col
@@ -66,8 +68,25 @@ def test_ledger_table_shows_every_column_and_filters_on_its_cells(default):
     # the document filter's values are the short names the cells show, titled with the file name
     assert '<option value="000" title="000_f164c1abc5db046d.txt">' in page
     assert '<span data-field="document">000</span>' in page  # the file name once, in the filter, not on 80 rows
-    assert repr(figures.LedgerTable(default.ledger)).count("\n") == len(default.ledger)  # header + one line a claim
-    assert [link for link, _ in figures.download_links().items][-1].endswith("ledger-print.html")
+    assert repr(LedgerTable(default.ledger)).count("\n") == len(default.ledger)  # header + one line a claim
+    assert [link for link, _ in download_links().items][-1].endswith("ledger-print.html")
+
+
+def test_the_ledger_pages_split_the_ledger_by_document(default):
+    """Each claim is on the page of its document, once, with the verdict and reason of the whole
+    ledger; the overview links each page with its counts, and a page's verdict filter keeps its rows."""
+    pages = [m.compute(m.SPEC.defaults()) for m in (claims_000, claims_001)]
+    assert sum(len(p.ledger) for p in pages) == len(default.ledger)
+    for page in pages:
+        whole = default.ledger[default.ledger["document"] == page.document].reset_index(drop=True)
+        assert page.ledger.reset_index(drop=True).equals(whole), page.code
+        assert page.counts == {**{v: int((whole["verdict"] == v).sum()) for v in verdicts.VERDICTS}, "all": len(whole)}
+        assert sum(page.directions.values()) == int(whole["direction"].isin(verdicts.DIRECTIONS).sum())
+        assert page.title_en == data.documents().set_index("document").loc[page.document, "title_en"]
+        listed = figures.document_pages(default.ledger)._repr_html_()
+        assert f'href="claims-{page.code}.html"' in listed and f"{len(whole)} claims" in listed
+    kept = claims_001.compute(claims_001.SPEC.validate({"verdict": "implausible"}))
+    assert set(kept.ledger["verdict"]) == {"implausible"} and kept.counts["all"] == len(kept.ledger) > 0
 
 
 def test_directions_are_counted_and_shown_with_their_symbols(default):

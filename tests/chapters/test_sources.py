@@ -34,3 +34,18 @@ def test_data_files_link_every_table_and_its_schema():
     html = figures.sources_view(sources.sources_table(sources.SPEC.defaults()))._repr_html_()
     assert 'id="source-' in html
     assert "ledger (CSV)" in repr(figures.download_links())
+
+
+def test_a_bare_address_is_shown_short_and_linked_whole():
+    long = "https://www.example.org/" + "a" * 60
+    assert figures.shown_address(long, long) == "example.org/" + "a" * 35 + "…"
+    assert len(figures.shown_address(long, long)) == figures.SHOWN_ADDRESS_CHARS
+    assert figures.shown_address("https://arxiv.org/abs/2410.21680", "https://arxiv.org/abs/2410.21680") == (
+        "arxiv.org/abs/2410.21680"
+    )
+    assert figures.shown_address("arXiv:2410.21680", "https://arxiv.org/abs/2410.21680") == "arXiv:2410.21680"
+    html = figures.sources_view(sources.sources_table(sources.SPEC.defaults()))._repr_html_()
+    for sid, reference in data.sources()[["id", "reference"]].itertuples(index=False):
+        for _text, url in sources.reference_links(str(reference)):
+            if url:  # every address is a link's target, whole
+                assert f'href="{url.replace("&", "&amp;")}"' in html, sid

@@ -243,6 +243,30 @@ def test_zero3_moves_one_and_a_half_times_the_data_of_an_all_reduce(req, b300):
     )
 
 
+def test_a_synchronous_zero3_gathers_at_its_own_rate_in_the_open(req, b300):
+    """An implementation that gathers the weights synchronously at rate r (DeepSpeed's of 2021,
+    data/zero3_gathers.csv) spends 2 x 2 bytes x N / (tp pp) / r on the forward and backward gathers,
+    none of it hidden, plus its reduce-scatter, half an all-reduce, overlapped as NCCL's collectives are;
+    a rate faster than NCCL's changes nothing but the overlap of those gathers."""
+    layout = pd.DataFrame([_one(b300, **LAYOUT)[list(layouts.COLUMNS)]])
+    kw = pl.step_inputs(req, "B300", layout) | {"latency_s": 0.0, "zero3": True}
+    coef = calibration.coefficients()
+    shard = 2.0 * kw["params_total"] / (LAYOUT["tp"] * LAYOUT["pp"])
+    plain = performance.step_time(coef, **(kw | {"zero3": False}))
+    rate = 1e9
+    slow = performance.step_time(coef, **(kw | {"gather_bytes_per_s": rate}))
+    gathers = 2.0 * shard / rate
+    assert float(slow.dp_s[0]) == pytest.approx(gathers + 0.5 * float(plain.dp_s[0]), rel=1e-12)
+    rs = 0.5 * float(plain.dp_s[0])
+    rs_exposed = max(rs * (1.0 - coef.dp_overlap), rs - float(plain.compute_s[0]))
+    assert float(slow.dp_exposed_s[0]) == pytest.approx(gathers + rs_exposed, rel=1e-12)
+    fast = performance.step_time(coef, **(kw | {"gather_bytes_per_s": 1e15}))
+    assert float(fast.dp_s[0]) == pytest.approx(1.5 * float(plain.dp_s[0]), rel=1e-12)
+    assert performance.gather_rate(5.1e9, 0.48, 0.06) == pytest.approx(2 * 5.1e9 / 0.42)
+    with pytest.raises(ValueError, match="forward_s must be longer"):
+        performance.gather_rate(5.1e9, 0.06, 0.06)
+
+
 def test_scenario_assumptions_move_the_plan_the_way_they_should(req, b300):
     layout = pd.DataFrame([_one(b300, **LAYOUT)[list(layouts.COLUMNS)]])
 

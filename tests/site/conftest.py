@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import fcntl
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -206,3 +207,13 @@ def fault_figures() -> collections.Counter:
 def fuzz_figures() -> collections.Counter:
     """The run's fuzz counters (see :data:`KINDS`)."""
     return FUZZ
+
+
+@pytest.fixture(scope="session")
+def calculators() -> Any:
+    """tests/site/calculators.py, the calculator tests' shared helpers (loaded by path: under pytest's
+    importlib mode test modules do not import each other)."""
+    spec = importlib.util.spec_from_file_location("_calculators", Path(__file__).with_name("calculators.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -5,8 +5,6 @@ scrolls sideways; the built page stays under 150 KB."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -33,100 +31,26 @@ def fragment(res):
     return pc.buy_or_rent(res).data
 
 
-def _open(browser, tmp_path_factory, fragment, width):
-    path = tmp_path_factory.mktemp("bor") / "calculator.html"
-    path.write_text(
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>calculator</title></head>'
-        f"<body>{fragment}</body></html>",
-        encoding="utf-8",
-    )
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    p = context.new_page()
-    errors: list[str] = []
-    p.on("pageerror", lambda exc: errors.append(str(exc)))
-    p.goto(path.as_uri())
-    p.wait_for_selector(f'#{pc.ELEMENT_ID}[data-state="ok"]')
-    return context, p, errors
+READY = f'#{pc.ELEMENT_ID}[data-state="ok"]'
 
 
 @pytest.fixture(scope="module")
-def page(browser, tmp_path_factory, fragment):
-    context, p, errors = _open(browser, tmp_path_factory, fragment, 1280)
-    p.errors = errors
+def page(browser, tmp_path_factory, fragment, calculators):
+    context, p = calculators.open_page(browser, tmp_path_factory.mktemp("bor"), fragment, READY)
     yield p
     context.close()
 
 
-def _set(page, values: dict[str, str]) -> None:
-    page.evaluate(
-        """values => {
-            const root = document.getElementById('bor-calculator');
-            for (const [k, v] of Object.entries(values)) root.querySelector(`[data-param="${k}"]`).value = v;
-            root.dispatchEvent(new Event('input', {bubbles: true}));
-        }""",
-        values,
-    )
-
-
-def _fields(page) -> dict[str, str]:
-    return page.eval_on_selector_all(
-        "[data-param]", "els => Object.fromEntries(els.map(e => [e.dataset.param, e.value]))"
-    )
-
-
-def _values(page) -> dict[str, str]:
-    return page.eval_on_selector_all(
-        "[data-result]", "els => Object.fromEntries(els.map(e => [e.dataset.result, e.dataset.value]))"
-    )
-
-
-def _python(system, fields: dict[str, str]) -> dict[str, object]:
-    values = {k: float(v) * system.input[k].scale for k, v in fields.items()}
-    return {k: v.item() for k, v in system.evaluate(values).items()}
-
-
-def _same(got: str, want: object) -> bool:
-    """A page value (``String(v)``) equals Python's to 4 significant figures (booleans exactly)."""
-    if isinstance(want, bool):
-        return got == ("true" if want else "false")
-    x, y = float(got), float(want)
-    if math.isinf(y) or math.isinf(x):
-        return x == y
-    return x == y or abs(x - y) <= 5e-5 * max(abs(x), abs(y))
-
-
-def _draw(system, rng) -> dict[str, str]:
-    """One random input combination as field texts: choices at random, ranges log-uniform where they
-    span a decade or more (uniform otherwise), whole numbers rounded."""
-    out = {}
-    for i in system.inputs:
-        if i.choices:
-            out[i.name] = format(rng.choice([c for _, c in i.choices]), "g")
-            continue
-        lo, hi = i.min, i.max
-        if i.name == "tokens" and rng.random() < 0.3:
-            v = 0.0  # tokens per parameter x parameters
-        elif lo > 0 and hi / lo >= 10:
-            v = math.exp(rng.uniform(math.log(lo), math.log(hi)))
-        else:
-            v = rng.uniform(max(lo, 0.0) if lo >= 0 else lo, hi)
-        v = float(np.round(v)) if i.integer else float(f"{v / i.scale:.6g}") * i.scale
-        v = min(max(v, lo), hi)
-        out[i.name] = format(v / i.scale, ".15g")
-    return out
-
-
-def test_the_page_shows_every_result_and_starts_at_the_page_configuration(res, system, fragment, page):
+def test_the_page_shows_every_result_and_starts_at_the_page_configuration(res, system, fragment, page, calculators):
     assert not page.errors
-    shown = set(_values(page))
+    shown = set(calculators.values(page))
     assert shown == set(system.results) == pc.shown(["A100", "H100", "B200", "B300"])
-    fields = _fields(page)
+    fields = calculators.fields(page)
     assert set(fields) == {i.name for i in system.inputs}
     assert float(fields["n_params"]) == res.cfg["n_params"]
     # each generation's GPU count is the planner's for the reader's run, and so is its time per run
     mine = res.of("yours")
-    values = _values(page)
+    values = calculators.values(page)
     for g in ("A100", "H100", "B200", "B300"):
         row = mine[(mine["gpu"] == g) & (mine["basis"] == "owned")].iloc[0]
         assert int(fields[f"n_gpus_{g.lower()}"]) == int(row["n_gpus"])
@@ -136,16 +60,16 @@ def test_the_page_shows_every_result_and_starts_at_the_page_configuration(res, s
     assert not any(s in fragment for s in ("http://", "https://", "<link", " src="))
 
 
-def test_fifty_random_inputs_give_the_python_model_to_4_significant_figures(system, page):
+def test_fifty_random_inputs_give_the_python_model_to_4_significant_figures(system, page, calculators):
     rng = np.random.default_rng(SEED)
     verdicts_seen = set()
     for _ in range(CASES):
-        fields = _draw(system, rng)
-        _set(page, fields)
+        fields = calculators.draw(system, rng)
+        calculators.set_fields(page, fields)
         assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "ok", page.inner_text("[data-calc-error]")
-        expected = _python(system, _fields(page))
-        got = _values(page)
-        bad = {k: (got[k], expected[k]) for k in got if not _same(got[k], expected[k])}
+        expected = calculators.python(system, calculators.fields(page))
+        got = calculators.values(page)
+        bad = {k: (got[k], expected[k]) for k in got if not calculators.same(got[k], expected[k])}
         assert not bad, (fields, bad)
         verdicts_seen.add(got["claim_payback_verdict"])
         text = page.inner_text(f"#{pc.ELEMENT_ID}")
@@ -154,32 +78,34 @@ def test_fifty_random_inputs_give_the_python_model_to_4_significant_figures(syst
     assert not page.errors
 
 
-def test_each_input_alone_changes_a_result(system, page):
+def test_each_input_alone_changes_a_result(system, page, calculators):
     defaults = {i.name: format(i.default / i.scale, ".15g") for i in system.inputs}
-    _set(page, defaults)
-    base = _values(page)
+    calculators.set_fields(page, defaults)
+    base = calculators.values(page)
     for i in system.inputs:
         if i.choices:
             other = next(c for _, c in i.choices if c != i.default)
         elif i.name == "tokens_per_param":
             other = i.default * 2 if i.default * 2 <= i.max else i.default / 2
-            _set(page, {"tokens": "0"})  # tokens per parameter count only when tokens is 0 (the default)
+            calculators.set_fields(
+                page, {"tokens": "0"}
+            )  # tokens per parameter count only when tokens is 0 (the default)
         else:
             other = i.default * 1.5 if i.default * 1.5 <= i.max else (i.default + i.min) / 2
             if i.default == 0:
                 other = (i.min + i.max) / 2
             if i.integer:
                 other = float(round(other))
-        _set(page, {i.name: format(other / i.scale, ".15g")})
-        moved = {k for k, v in _values(page).items() if v != base[k]}
+        calculators.set_fields(page, {i.name: format(other / i.scale, ".15g")})
+        moved = {k for k, v in calculators.values(page).items() if v != base[k]}
         assert moved, i.name
-        _set(page, defaults)
+        calculators.set_fields(page, defaults)
 
 
-def test_an_input_out_of_range_shows_its_allowed_range_never_nan(system, page):
+def test_an_input_out_of_range_shows_its_allowed_range_never_nan(system, page, calculators):
     defaults = {i.name: format(i.default / i.scale, ".15g") for i in system.inputs}
     for name, bad in (("utilisation", "2"), ("n_gpus_b300", "12.5"), ("pue", ""), ("n_params", "1e15")):
-        _set(page, defaults | {name: bad})
+        calculators.set_fields(page, defaults | {name: bad})
         assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "error"
         message = page.inner_text("[data-calc-error]")
         assert system.input[name].allowed in message, message
@@ -187,21 +113,22 @@ def test_an_input_out_of_range_shows_its_allowed_range_never_nan(system, page):
         text = page.inner_text(f"#{pc.ELEMENT_ID}")
         assert "NaN" not in text and "undefined" not in text
         assert set(page.eval_on_selector_all("[data-result]", "els => els.map(e => e.textContent)")) == {"—"}
-    _set(page, defaults)
+    calculators.set_fields(page, defaults)
     assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "ok"
 
 
-def test_a_preset_sets_the_documents_workload(res, system, page):
+def test_a_preset_sets_the_documents_workload(res, system, page, calculators):
     page.select_option("[data-preset]", label=res.workloads[1].label)
-    fields = _fields(page)
+    fields = calculators.fields(page)
     assert float(fields["n_params"]) == pytest.approx(res.workloads[1].shape.n_params)
     assert float(fields["tokens"]) == pytest.approx(res.workloads[1].tokens)
-    got, expected = _values(page), _python(system, fields)
-    assert all(_same(got[k], expected[k]) for k in got)
+    got, expected = calculators.values(page), calculators.python(system, fields)
+    assert all(calculators.same(got[k], expected[k]) for k in got)
 
 
-def test_on_a_390_px_phone_nothing_scrolls_sideways(browser, tmp_path_factory, fragment):
-    context, p, errors = _open(browser, tmp_path_factory, fragment, 390)
+def test_on_a_390_px_phone_nothing_scrolls_sideways(browser, tmp_path_factory, fragment, calculators):
+    context, p = calculators.open_page(browser, tmp_path_factory.mktemp("bor"), fragment, READY, width=390)
+    errors = p.errors
     try:
         assert p.evaluate("document.documentElement.scrollWidth") <= 390
         # every result is visible without zooming: its cell lies inside the viewport

@@ -53,55 +53,14 @@ def test_presets_may_only_set_inputs_the_system_has(system):
 
 
 @pytest.fixture(scope="module")
-def page(fragment, tmp_path_factory, browser):
+def page(fragment, tmp_path_factory, browser, calculators):
     """The fragment in a page of the session's one Chromium (tests/site/conftest.py: a second
     Playwright in the same worker would fail inside the first one's event loop)."""
-    path = tmp_path_factory.mktemp("calc") / "calculator.html"
-    path.write_text(
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>calculator</title></head>'
-        f"<body>{fragment}</body></html>",
-        encoding="utf-8",
+    context, p = calculators.open_page(
+        browser, tmp_path_factory.mktemp("calc"), fragment, '.audit-calculator[data-state="ok"]'
     )
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    p = context.new_page()
-    errors: list[str] = []
-    p.on("pageerror", lambda exc: errors.append(str(exc)))
-    p.goto(path.as_uri())
-    p.wait_for_selector('.audit-calculator[data-state="ok"]')
-    p.errors = errors
     yield p
     context.close()
-
-
-def _set(page, values: dict[str, str]) -> None:
-    """Type ``values`` (field texts) into the fields in one go, then let the page recompute once."""
-    page.evaluate(
-        """values => {
-            const root = document.querySelector('.audit-calculator');
-            for (const [k, v] of Object.entries(values)) root.querySelector(`[data-param="${k}"]`).value = v;
-            root.dispatchEvent(new Event('input', {bubbles: true}));
-        }""",
-        values,
-    )
-
-
-def _fields(page) -> dict[str, str]:
-    return page.eval_on_selector_all(
-        "[data-param]", "els => Object.fromEntries(els.map(e => [e.dataset.param, e.value]))"
-    )
-
-
-def _results(page) -> dict[str, tuple[str, str]]:
-    return page.eval_on_selector_all(
-        "[data-result]", "els => Object.fromEntries(els.map(e => [e.dataset.result, [e.dataset.value, e.textContent]]))"
-    )
-
-
-def _python(system, fields: dict[str, str]) -> dict[str, float]:
-    """The Python model at the page's field texts (read as the page reads them: number x scale)."""
-    values = {k: float(v) * system.input[k].scale for k, v in fields.items()}
-    return {k: float(v) for k, v in system.evaluate(values).items()}
 
 
 def _shown_number(text: str) -> float:
@@ -114,12 +73,12 @@ def _shown_number(text: str) -> float:
     return float(text.replace(",", ""))
 
 
-def _check_page_against_python(system, page) -> float:
+def _check_page_against_python(system, page, calculators) -> float:
     """Every result's value equals Python's to 1e-12 and its text to 4 significant figures; returns
     the largest relative difference of the values."""
-    expected = _python(system, _fields(page))
+    expected = calculators.python(system, calculators.fields(page))
     worst = 0.0
-    for name, (value, text) in _results(page).items():
+    for name, (value, text) in calculators.results(page).items():
         py = expected[name]
         got = float(value)
         if got != py:
@@ -130,8 +89,8 @@ def _check_page_against_python(system, page) -> float:
     return worst
 
 
-def test_defaults_give_the_python_results(system, page):
-    _check_page_against_python(system, page)
+def test_defaults_give_the_python_results(system, page, calculators):
+    _check_page_against_python(system, page, calculators)
     # closed forms at the defaults (the scenario's central values): buying B300 pays back in finite time,
     # the A100's achieved FLOP/s is its dense peak x the scenario's MFU, the compute is 6 N D
     from analyses import scenario
@@ -142,14 +101,14 @@ def test_defaults_give_the_python_results(system, page):
     shown = _shown_number(page.text_content('[data-result="achieved_flop_per_s_a100"]'))
     assert shown == pytest.approx(achieved, rel=5e-4)
     assert page.text_content('[data-result="achieved_flop_per_s_a100"] + [data-unit]') == "TFLOP/s"
-    fields = {k: float(v) * system.input[k].scale for k, v in _fields(page).items()}
+    fields = {k: float(v) * system.input[k].scale for k, v in calculators.fields(page).items()}
     n, tokens = fields["n_params"], fields["tokens"] or fields["tokens_per_param"] * fields["n_params"]
     flop = _shown_number(page.text_content('[data-result="training_flop"]'))
     assert flop == pytest.approx(6 * n * tokens, rel=0.05)  # printed to two figures
     assert page.errors == []
 
 
-def test_fifty_random_input_combinations_match_python_to_4_significant_figures(system, page):
+def test_fifty_random_input_combinations_match_python_to_4_significant_figures(system, page, calculators):
     rng = np.random.default_rng(2025)
     worst = 0.0
     for _ in range(50):
@@ -161,19 +120,19 @@ def test_fifty_random_input_combinations_match_python_to_4_significant_figures(s
             lo, hi = i.min / i.scale, i.max / i.scale
             v = math.exp(rng.uniform(math.log(lo), math.log(hi))) if lo > 0 and hi / lo > 20 else rng.uniform(lo, hi)
             fields[i.name] = str(int(round(v))) if i.integer else repr(float(v))
-        _set(page, fields)
+        calculators.set_fields(page, fields)
         assert page.get_attribute(".audit-calculator", "data-state") == "ok"
-        worst = max(worst, _check_page_against_python(system, page))
+        worst = max(worst, _check_page_against_python(system, page, calculators))
     print(f"\nbrowser: max relative difference JavaScript vs Python over 50 combinations: {worst:.2e}")
     assert page.errors == []
 
 
-def test_each_input_alone_changes_a_result_in_the_page(system, page):
+def test_each_input_alone_changes_a_result_in_the_page(system, page, calculators):
     defaults = {
         i.name: (format(i.default, "g") if i.choices else format(i.default / i.scale, ".15g")) for i in system.inputs
     }
-    _set(page, defaults)
-    base = _results(page)
+    calculators.set_fields(page, defaults)
+    base = calculators.results(page)
     for i in system.inputs:
         if i.choices:
             moved = format(next(c for _, c in i.choices if c != i.default), "g")
@@ -182,17 +141,25 @@ def test_each_input_alone_changes_a_result_in_the_page(system, page):
         else:
             v = i.default * (1.1 if i.default * 1.1 <= i.max else 0.9) / i.scale
             moved = str(round(v)) if i.integer else repr(v)
-        _set(page, defaults | {i.name: moved})
-        now = _results(page)
+        calculators.set_fields(page, defaults | {i.name: moved})
+        now = calculators.results(page)
         assert [k for k in base if now[k][0] != base[k][0]], i.name
-    _set(page, defaults)
+    calculators.set_fields(page, defaults)
 
 
 @pytest.mark.parametrize(
     ("name", "text", "says"),
     [
-        ("utilisation", "1.5", "GPU utilisation (a job's busy share) (utilisation) must be a number from 0.05 to 1; got 1.5"),
-        ("utilisation", "", "GPU utilisation (a job's busy share) (utilisation) must be a number from 0.05 to 1; got not a number"),
+        (
+            "utilisation",
+            "1.5",
+            "GPU utilisation (a job's busy share) (utilisation) must be a number from 0.05 to 1; got 1.5",
+        ),
+        (
+            "utilisation",
+            "",
+            "GPU utilisation (a job's busy share) (utilisation) must be a number from 0.05 to 1; got not a number",
+        ),
         ("n_gpus_b300", "12.5", "B300 GPUs (n_gpus_b300) must be a whole number from 1 to 131,072 GPUs; got 12.5"),
         ("pue", "0.9", "PUE (pue) must be a number from 1 to 3; got 0.9"),
         (
@@ -202,28 +169,28 @@ def test_each_input_alone_changes_a_result_in_the_page(system, page):
         ),
     ],
 )
-def test_an_out_of_range_input_shows_its_range_never_nan_or_a_blank(system, page, name, text, says):
+def test_an_out_of_range_input_shows_its_range_never_nan_or_a_blank(system, page, name, text, says, calculators):
     good = page.input_value(f'[data-param="{name}"]')
-    _set(page, {name: text})
+    calculators.set_fields(page, {name: text})
     assert page.get_attribute(".audit-calculator", "data-state") == "error"
     assert page.is_visible("[data-calc-error]") and page.text_content("[data-calc-error]") == says
     assert page.get_attribute(f'[data-param="{name}"]', "aria-invalid") == "true"
-    cells = [text for _, text in _results(page).values()]
+    cells = [text for _, text in calculators.results(page).values()]
     assert set(cells) == {"—"}
     assert "NaN" not in page.inner_text("body")
-    _set(page, {name: good})
+    calculators.set_fields(page, {name: good})
     assert page.get_attribute(".audit-calculator", "data-state") == "ok"
     assert not page.is_visible("[data-calc-error]")
     assert page.get_attribute(f'[data-param="{name}"]', "aria-invalid") is None
 
 
-def test_presets_and_currency(system, page):
+def test_presets_and_currency(system, page, calculators):
     page.select_option("[data-preset]", label="13B on 260B tokens")
     assert (page.input_value('[data-param="n_params"]'), page.input_value('[data-param="tokens"]')) == (
         "13000000000",
         "260000000000",
     )
-    _check_page_against_python(system, page)
+    _check_page_against_python(system, page, calculators)
     usd = float(page.get_attribute('[data-result="cost_b300"]', "data-value"))
     page.select_option('[data-param="currency"]', label="CNY")
     cny = float(page.get_attribute('[data-result="cost_b300"]', "data-value"))

@@ -24,7 +24,6 @@ import yaml
 from analyses import data
 from analyses.chapters import claims, sources
 from analyses.chapters import ledger as book_ledger
-from analyses.chapters.claims import figures as claims_figures
 from analyses.chapters.sources import figures as sources_figures
 from analyses.data import REPO_ROOT
 from analyses.pages import ledger_html, links, notebook
@@ -173,11 +172,13 @@ def test_verdict_tables_anchor_every_check_and_show_new_columns():
 
 
 def test_ledger_filters_follow_the_columns_it_has(whole_ledger):
-    plain = claims_figures.LedgerTable(whole_ledger)._repr_html_()
+    plain = ledger_html.LedgerTable(whole_ledger)._repr_html_()
     assert 'data-filter="verdict"' in plain and 'data-filter="document"' in plain and 'data-filter="chapter"' in plain
     assert ('data-filter="kind"' in plain) == ("kind" in whole_ledger.columns)
+    one = ledger_html.LedgerTable(whole_ledger, leave_out=("document",))._repr_html_()  # a document's page
+    assert 'data-filter="document"' not in one and 'data-field="document"' not in one and 'data-filter="chapter"' in one
     rich = _ledger_with_new_columns()
-    shown = claims_figures.LedgerTable(rich)._repr_html_()
+    shown = ledger_html.LedgerTable(rich)._repr_html_()
     assert 'data-filter="kind"' in shown and '<span data-field="kind">recommendation</span>' in shown
     assert 'data-sort-field="kind"' in shown and 'data-sort="0.750000"' in shown
     headers = re.findall(r'data-sort-col="(\d+)"(?: data-sort-field="(\w+)")?>([^<]+)<', shown)
@@ -363,13 +364,20 @@ def test_every_source_id_shown_is_a_link_that_resolves(site):
     assert {f"source-{sid}" for sid in known} <= sources_page.ids
 
 
+def ledger_page(document: str) -> str:
+    """The ledger page of ``document`` (one page per document: claims-000.html)."""
+    return f"claims-{ledger_html.short_document(document)}.html"
+
+
 def test_every_claim_links_to_the_row_of_its_check(site, whole_ledger):
+    """Each claim is on its document's ledger page, and only there, with a link to its check."""
     ledger = whole_ledger
-    page = _parse(site / "book" / "claims.html")
+    pages = {d: _parse(site / "book" / ledger_page(d)) for d in set(ledger["document"])}
     ids = {c: _parse(site / "book" / f"{c}.html").ids for c in set(ledger["chapter"])}
     for row in ledger.to_dict("records"):
         href = f"{row['chapter']}.html#check-{row['id']}"
-        assert href in page.links, href
+        for document, page in pages.items():
+            assert (href in page.links) == (document == row["document"]), (href, document)
         assert f"check-{row['id']}" in ids[row["chapter"]], href
 
 
@@ -423,11 +431,13 @@ def _visible_rows(page) -> list[dict]:
 
 
 def test_ledger_page_filters_sorts_and_links_at_1280_px(site, browser, whole_ledger):
+    doc = "001_df9bc65650076e7a.txt"  # the document with every verdict but one: its page's filters have most to do
     ledger = whole_ledger
+    ledger = ledger[ledger["document"] == doc]
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto((site / "book" / "claims.html").as_uri())
+    page.goto((site / "book" / ledger_page(doc)).as_uri())
     page.wait_for_selector(".ledger-controls:not([hidden])")
     widths = page.evaluate(
         """() => { const d = document.documentElement, t = document.querySelector('.audit-ledger table');
@@ -436,19 +446,20 @@ def test_ledger_page_filters_sorts_and_links_at_1280_px(site, browser, whole_led
     )
     assert widths[0] <= widths[1] and widths[2] <= widths[3] and widths[4] <= 1280, widths
     assert len(_visible_rows(page)) == len(ledger)
+    assert page.locator('select[data-filter="document"]').count() == 0  # one document: nothing to choose
 
     page.select_option('select[data-filter="verdict"]', "inconsistent")
     rows = _visible_rows(page)
     assert {r["verdict"] for r in rows} == {"inconsistent"}
     assert len(rows) == (ledger["verdict"] == "inconsistent").sum()
     assert page.inner_text(".ledger-count") == f"{len(rows)} of {len(ledger)} claims"
-    doc = "001_df9bc65650076e7a.txt"
-    page.select_option('select[data-filter="document"]', ledger_html.short_document(doc))  # "001", titled with the name
+    chapter = ledger.loc[ledger["verdict"] == "inconsistent", "chapter"].iloc[0]
+    page.select_option('select[data-filter="chapter"]', chapter)
     rows = _visible_rows(page)
-    expected = ledger[(ledger["verdict"] == "inconsistent") & (ledger["document"] == doc)]
+    expected = ledger[(ledger["verdict"] == "inconsistent") & (ledger["chapter"] == chapter)]
     assert sorted(r["id"] for r in rows) == sorted(expected["id"]) and rows
     page.select_option('select[data-filter="verdict"]', "")
-    page.select_option('select[data-filter="document"]', "")
+    page.select_option('select[data-filter="chapter"]', "")
     assert len(_visible_rows(page)) == len(ledger)
 
     page.click('button[data-sort-field="id"]')

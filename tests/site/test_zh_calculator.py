@@ -5,9 +5,7 @@ its allowed range in Chinese; money shows in 万/亿; on a 390 px phone nothing 
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,20 +15,6 @@ from analyses.chapters import buy_or_rent as ch
 from analyses.chapters import config
 from analyses.pages import calculator as pc
 from analyses.scenario import buying
-
-# The English calculator test's helpers (drawing inputs, reading the page, comparing to 4 figures), loaded
-# by path: the tests run under pytest's importlib mode, where test modules do not import each other.
-_spec = importlib.util.spec_from_file_location("_bor_calc", Path(__file__).with_name("test_buy_or_rent_calculator.py"))
-_bor = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_bor)
-_draw, _fields, _python, _same, _set, _values = (
-    _bor._draw,
-    _bor._fields,
-    _bor._python,
-    _bor._same,
-    _bor._set,
-    _bor._values,
-)
 
 SEED = 2412
 CASES = 12
@@ -83,43 +67,33 @@ def test_only_the_labels_change_never_the_formulas(system, words):
 
 
 @pytest.fixture(scope="module")
-def page(browser, tmp_path_factory, fragment):
-    path = tmp_path_factory.mktemp("zh-calc") / "calculator.html"
-    path.write_text(
-        '<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1"><title>计算器</title></head>'
-        f"<body>{fragment}</body></html>",
-        encoding="utf-8",
+def page(browser, tmp_path_factory, fragment, calculators):
+    ready = f'#{pc.ELEMENT_ID}[data-state="ok"]'
+    context, p = calculators.open_page(
+        browser, tmp_path_factory.mktemp("zh-calc"), fragment, ready, width=390, lang="zh-CN", title="计算器"
     )
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    p = context.new_page()
-    errors: list[str] = []
-    p.on("pageerror", lambda exc: errors.append(str(exc)))
-    p.goto(path.as_uri())
-    p.wait_for_selector(f'#{pc.ELEMENT_ID}[data-state="ok"]')
-    p.errors = errors
     yield p
     context.close()
 
 
-def test_random_inputs_give_the_python_model_to_4_significant_figures(system, page):
+def test_random_inputs_give_the_python_model_to_4_significant_figures(system, page, calculators):
     rng = np.random.default_rng(SEED)
     for _ in range(CASES):
-        fields = _draw(system, rng)
-        _set(page, fields)
+        fields = calculators.draw(system, rng)
+        calculators.set_fields(page, fields)
         assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "ok", page.inner_text("[data-calc-error]")
-        expected = _python(system, _fields(page))
-        got = _values(page)
-        bad = {k: (got[k], expected[k]) for k in got if not _same(got[k], expected[k])}
+        expected = calculators.python(system, calculators.fields(page))
+        got = calculators.values(page)
+        bad = {k: (got[k], expected[k]) for k in got if not calculators.same(got[k], expected[k])}
         assert not bad, (fields, bad)
         text = page.inner_text(f"#{pc.ELEMENT_ID}")
         assert "NaN" not in text and "undefined" not in text
     assert not page.errors
 
 
-def test_money_in_wan_and_yi_and_the_verdict_in_chinese(system, page):
+def test_money_in_wan_and_yi_and_the_verdict_in_chinese(system, page, calculators):
     defaults = {i.name: format(i.default / i.scale, ".15g") for i in system.inputs}
-    _set(page, defaults | {"currency": "1"})  # 元
+    calculators.set_fields(page, defaults | {"currency": "1"})  # 元
     cost = page.inner_text('[data-result="cost_b300"]')
     value = float(page.get_attribute('[data-result="cost_b300"]', "data-value"))
     assert value >= 1e4 and cost.endswith(("万", "亿")), cost
@@ -130,26 +104,26 @@ def test_money_in_wan_and_yi_and_the_verdict_in_chinese(system, page):
     assert verdict in data.terms_zh("verdict").values()
 
 
-def test_a_bad_input_shows_its_allowed_range_in_chinese(system, words, page):
+def test_a_bad_input_shows_its_allowed_range_in_chinese(system, words, page, calculators):
     defaults = {i.name: format(i.default / i.scale, ".15g") for i in system.inputs}
     for name, bad in (("utilisation", "2"), ("n_gpus_b300", "12.5"), ("pue", "")):
-        _set(page, defaults | {name: bad})
+        calculators.set_fields(page, defaults | {name: bad})
         assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "error"
         message = page.inner_text("[data-calc-error]")
         i = system.input[name]
         assert words.allowed(i) in message and words.label(i, buying.gpus()) in message, message
         assert set(page.eval_on_selector_all("[data-result]", "els => els.map(e => e.textContent)")) == {"—"}
-    _set(page, defaults)
+    calculators.set_fields(page, defaults)
     assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "ok"
 
 
-def test_a_preset_sets_the_documents_workload_by_its_chinese_name(res, system, page):
+def test_a_preset_sets_the_documents_workload_by_its_chinese_name(res, system, page, calculators):
     name = data.calculator_zh()[f"workload:{res.workloads[1].key}"]
     page.select_option("[data-preset]", label=name)
-    fields = _fields(page)
+    fields = calculators.fields(page)
     assert float(fields["n_params"]) == pytest.approx(res.workloads[1].shape.n_params)
-    got, expected = _values(page), _python(system, fields)
-    assert all(_same(got[k], expected[k]) for k in got)
+    got, expected = calculators.values(page), calculators.python(system, fields)
+    assert all(calculators.same(got[k], expected[k]) for k in got)
 
 
 def test_on_a_phone_nothing_scrolls_sideways(page):

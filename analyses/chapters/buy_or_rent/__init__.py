@@ -13,6 +13,7 @@ input each answer is most sensitive to.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -103,6 +104,24 @@ class Result:
         rows = self.of(workload)
         rows = rows[(rows["basis"] == basis) & rows["cheapest"]]
         return None if rows.empty else rows.iloc[0]
+
+    def answer(self, workload: str) -> Answer | None:
+        """The page's answer for ``workload`` (None when no generation fits): the cheapest rented and
+        owned rows, and the rented row of the owned answer's GPU (what owning is weighed against)."""
+        rented, owned = self.cheapest(workload, "rented"), self.cheapest(workload, "owned")
+        if rented is None or owned is None:
+            return None
+        rows = self.of(workload)
+        pair = rows[(rows["gpu"] == owned["gpu"]) & (rows["basis"] == "rented")].iloc[0]
+        return Answer(rented, owned, pair)
+
+
+class Answer(NamedTuple):
+    """One workload's answer: the cheapest rented and owned rows, and the same GPUs rented."""
+
+    rented: pd.Series
+    owned: pd.Series
+    owned_rented: pd.Series
 
 
 def in_page_currency(frame: pd.DataFrame, cfg: Config, s: dict[str, float]) -> pd.DataFrame:

@@ -52,12 +52,11 @@ def basis(res: Result) -> str:
 
 def cheapest_sentence(res: Result, workload: str) -> str:
     """The answer for one workload: the cheapest rented and owned options, and when owning pays."""
-    rented, owned = res.cheapest(workload, "rented"), res.cheapest(workload, "owned")
-    if rented is None or owned is None:
+    answer = res.answer(workload)
+    if answer is None:
         return "No generation can run it: the model fits no layout within the GPUs allowed."
+    rented, owned, pair = answer
     miss = "" if rented["meets_deadline"] else " (no generation meets the deadline: the fastest is shown)"
-    rows = res.of(workload)
-    pair = rows[(rows["gpu"] == owned["gpu"]) & (rows["basis"] == "rented")].iloc[0]
     return (
         f"Cheapest rented: {int(rented['n_gpus']):,} × {rented['gpu']}, {days(rented['days'])}, "
         f"{money(res, rented['cost'])} ({money_span(res, rented['cost_lo'], rented['cost_hi'])}){miss}. "

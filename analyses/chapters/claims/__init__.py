@@ -21,7 +21,6 @@ from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.verdicts import robustness, sweeps
 
 DOCUMENTS = ("all", "000_f164c1abc5db046d.txt", "001_df9bc65650076e7a.txt")
-FILTERS = ("verdict", "direction", "document", "chapter", "kind")  # a filter for each of these the ledger has
 
 SPEC = ChapterSpec(
     slug="claims",
@@ -71,16 +70,19 @@ def compute(cfg: Config) -> Result:
     """Assess every claim once, keep those the filters select, and derive the page's tables."""
     rows = [a for a in ledger.assessments() if _keep(cfg, a.claim.document, a.verdict)]
     frame = ledger.frame(rows)
-    counts = {v: int((frame["verdict"] == v).sum()) for v in verdicts.VERDICTS}
-    counts["all"] = len(frame)
-    directions = {d: int((frame["direction"] == d).sum()) for d in verdicts.DIRECTIONS}
-    return Result(cfg, frame, counts, directions, rules_frame(frame), sweeps.flip_points(rows))
+    return Result(
+        cfg,
+        frame,
+        ledger.verdict_counts(frame),
+        ledger.direction_counts(frame),
+        rules_frame(frame),
+        sweeps.flip_points(rows),
+    )
 
 
 def verdict_order(frame: pd.DataFrame) -> list[str]:
-    """The verdicts in the ledger's fixed order those present in ``frame`` only."""
-    present = set(frame["verdict"])
-    return [v for v in verdicts.VERDICTS if v in present]
+    """The verdicts in the ledger's fixed order, those present in ``frame`` only."""
+    return verdicts.verdict_order(frame["verdict"])
 
 
 def direction_summary(frame: pd.DataFrame) -> pd.DataFrame:

@@ -14,16 +14,14 @@ import html
 import altair as alt
 import pandas as pd
 
-from analyses import chapters
-from analyses.chapters.claims import FILTERS, direction_summary, summary, verdict_order
-from analyses.pages import links
+from analyses.chapters.claims import direction_summary, summary, verdict_order
+from analyses.chapters.ledger import document_titles
 from analyses.pages.encodings import LABEL_SIZE, describe
 from analyses.pages.ledger_html import (
     DIRECTION_SYMBOLS,
     VERDICT_COLOURS,
     HtmlTable,
-    filter_value,
-    ledger_table,
+    ledger_html,
     short_document,
     verdict_legend,
     verdict_mark_expr,
@@ -79,50 +77,21 @@ def verdict_chart(frame: pd.DataFrame) -> alt.Chart:
     return describe(chart.facet(row=alt.Row("document:N", title=None)), text)
 
 
-def ledger_html(
-    frame: pd.DataFrame,
-    written: frozenset[str] | None = None,
-    base: str = "",
-    buttons: bool = True,
-    leave_out: tuple[str, ...] = (),
-) -> str:
-    """The ledger as a table (:func:`analyses.pages.ledger_html.ledger_table`): every column but
-    ``leave_out``, verdict first; the claim id links to the row of its check in its chapter
-    (``base`` prefixes links)."""
-    written = frozenset(chapters.chapter_slugs()) if written is None else written
-    return ledger_table(frame, leave_out=leave_out, written=written, base=base, buttons=buttons)
-
-
-class LedgerTable:
-    """The ledger with filters (verdict, document, chapter, kind), a text search and sortable
-    columns (``_static/audit.js``), and a plain-text form for nbval."""
-
-    def __init__(self, frame: pd.DataFrame):
-        self.frame = frame
-
-    def _controls(self) -> str:
-        selects = []
-        for col in FILTERS:
-            if col not in self.frame.columns:
-                continue
-            values = verdict_order(self.frame) if col == "verdict" else sorted(set(self.frame[col].astype(str)))
-            options = "".join(
-                f'<option value="{html.escape(filter_value(col, v))}" title="{html.escape(v)}">'
-                f"{html.escape(filter_value(col, v))}</option>"
-                for v in values
-            )
-            selects.append(
-                f'<label>{col} <select data-filter="{col}"><option value="">all</option>{options}</select></label>'
-            )
-        search = '<label>text <input type="search" data-filter-text placeholder="a figure, a word, an id"></label>'
-        count = f'<span class="ledger-count" aria-live="polite">{len(self.frame)} claims</span>'
-        return f'<div class="ledger-controls" hidden>{"".join(selects)}{search}{count}</div>'
-
-    def _repr_html_(self) -> str:
-        return f'<div class="audit-ledger">{self._controls()}{ledger_html(self.frame)}</div>'
-
-    def __repr__(self) -> str:
-        return self.frame[[c for c in ("id", "verdict", "chapter") if c in self.frame.columns]].to_string(index=False)
+def document_pages(frame: pd.DataFrame) -> HtmlTable:
+    """A list of the ledger's pages, one per document (``claims-<code>.html``): its code, title and
+    its claims per verdict."""
+    items, lines = [], []
+    for document, rows in frame.groupby("document", sort=True):
+        code = short_document(document)
+        counts = ", ".join(f"{int((rows['verdict'] == v).sum())} {v}" for v in verdict_order(rows))
+        title = html.escape(document_titles().get(document, ""))
+        items.append(
+            f'<li><a href="claims-{code}.html"><b>Document {code}</b></a> <i>{title}</i>: '
+            f"{len(rows)} claims ({html.escape(counts)})</li>"
+        )
+        lines.append(f"claims-{code}: {len(rows)} claims ({counts})")
+    text = pd.DataFrame({"page": lines})
+    return HtmlTable(f'<ul class="audit-documents">{"".join(items)}</ul>', text)
 
 
 def summary_html(frame: pd.DataFrame, by: str) -> str:
@@ -155,28 +124,18 @@ def direction_view(frame: pd.DataFrame) -> HtmlTable:
     """:func:`direction_summary` as a small table, each direction headed by its word and symbol."""
     table = direction_summary(frame)
     head = "".join(
-        f"<th>{DIRECTION_SYMBOLS.get(c, '')} {html.escape(str(c))}</th>" if c in DIRECTION_SYMBOLS else f"<th>{html.escape(str(c))}</th>"
+        f"<th>{DIRECTION_SYMBOLS.get(c, '')} {html.escape(str(c))}</th>"
+        if c in DIRECTION_SYMBOLS
+        else f"<th>{html.escape(str(c))}</th>"
         for c in table.columns
     )
     body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{html.escape(str(v))}</td>"
-            for c, v in row.items()
-        )
-        + "</tr>"
+        "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for c, v in row.items()) + "</tr>"
         for row in table.to_dict("records")
     )
     return HtmlTable(
         f'<div class="audit-table"><table class="summary"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>',
         table,
-    )
-
-
-def download_links() -> links.LinkList:
-    """Links to the ledger's downloads and the printable page."""
-    return links.links(
-        [("ledger.csv", "ledger (CSV)"), ("ledger.json", "ledger (JSON)"), (links.PRINTABLE, "printable ledger")]
     )
 
 

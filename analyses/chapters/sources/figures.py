@@ -14,12 +14,24 @@ from analyses.pages.ledger_html import HtmlTable
 from analyses.pages.links import source_anchor, source_links
 from analyses.units.formats import readable_text
 
+SHOWN_ADDRESS_CHARS = 48  # an address written out as a link's text is cut here (the link holds all of it)
+
+
+def shown_address(text: str, url: str) -> str:
+    """A link's text: the reference's own words, or where they are the bare address, the address
+    without its scheme and ``www.``, cut to :data:`SHOWN_ADDRESS_CHARS` with an ellipsis (the sources
+    page lists about 150 of them; the full address is the link's target and in ``sources.csv``)."""
+    if text != url:
+        return text
+    short = url.split("://", 1)[-1].removeprefix("www.")
+    return short if len(short) <= SHOWN_ADDRESS_CHARS else short[: SHOWN_ADDRESS_CHARS - 1] + "…"
+
 
 def _reference_html(reference: str) -> str:
     parts = []
     for text, url in reference_links(reference):
         if url:
-            parts.append(f'<a class="reference external" href="{html.escape(url)}">{html.escape(text)}</a>')
+            parts.append(f'<a href="{html.escape(url)}">{html.escape(shown_address(text, url))}</a>')
         else:
             parts.append(html.escape(text, quote=False))
     if not has_link(reference):

@@ -1,0 +1,5 @@
+"""Page ``claims-000``: document 000's claims in one table with filters (:func:`analyses.chapters.ledger.document_page`)."""
+
+from analyses.chapters.ledger import document_chapter
+
+SPEC, Result, compute = document_chapter("000")
