@@ -25,13 +25,37 @@ SITE_MODULES = (
 )
 
 
+# Test modules whose module-scoped fixtures are worth computing once: each runs whole in one worker
+# (spread test by test over two workers, each worker builds them). The whole ledger the core and
+# verdict tests share is one per worker anyway (tests/conftest.py: whole_assessments).
+MODULE_UNITS = (
+    "tests/chapters/test_chapter_verdicts.py",  # the whole ledger as a frame
+    "tests/core/test_directions_and_readings.py",  # every assessment by id
+    "tests/core/test_quantities.py",  # the quantity registry and every assessment
+    "tests/models/test_calculator.py",  # two calculator systems
+    "tests/scenario/test_planning.py",  # a B300 evaluation and an H100 plan
+    "tests/site/test_data_faults.py",  # a link farm of data/
+)
+# Pages of the in-page calculators, each in a headless Chromium: one browser for the three.
+CALCULATOR_PAGES = (
+    "tests/site/test_buy_or_rent_calculator.py",
+    "tests/site/test_calculator_page.py",
+    "tests/site/test_zh_calculator.py",
+)
+
+
 def work_unit(nodeid: str) -> str:
-    """The group a test is scheduled with: its notebook, the site, or the test alone."""
+    """The group a test is scheduled with: its notebook, the site, the calculator pages, its module
+    (:data:`MODULE_UNITS`), or the test alone."""
     path = nodeid.split("::")[0]
     if path.endswith(".ipynb"):
         return path
     if path in SITE_MODULES:
         return "site"
+    if path in CALCULATOR_PAGES:
+        return "calculator pages"
+    if path in MODULE_UNITS:
+        return path
     return nodeid
 
 

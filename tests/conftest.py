@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analyses import data, scenario
+from analyses.chapters import ledger
 
 REPO = data.REPO_ROOT
 
@@ -22,6 +25,32 @@ def data_copy(tmp_path: Path) -> Path:
     yield target
     data.clear_cache()
     scenario.clear_cache()
+
+
+# --------------------------------------------------------------------------------------------
+# The whole ledger at every chapter's defaults, assessed once per worker
+# --------------------------------------------------------------------------------------------
+# Assessing every claim (every check with its holds and flips_if) takes about 0.7 s; some twenty
+# tests read the whole ledger and none changes it, so each worker assesses it once per data folder.
+# Tests that assess under a changed configuration or data call ledger.assessments themselves.
+
+
+@functools.cache
+def _whole_assessments(data_dir: str) -> tuple:
+    assert data_dir == str(data.DATA_DIR)
+    return tuple(ledger.assessments())
+
+
+@pytest.fixture(scope="session")
+def whole_assessments() -> tuple:
+    """``ledger.assessments()``: every claim at its chapter's defaults, in ledger order (shared)."""
+    return _whole_assessments(str(data.DATA_DIR))
+
+
+@pytest.fixture
+def whole_ledger(whole_assessments: tuple) -> pd.DataFrame:
+    """``ledger.ledger()``: the ledger table of every claim at its chapter's defaults (a fresh frame)."""
+    return ledger.frame(whole_assessments)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Benchmarks of the book's build and models, with targets and ratios against other tools.
 
 Usage: ``make bench`` or ``.venv/bin/python tools/bench.py [--repeat 3 | --quick] [--with-tests]
-[--record notes/bench.md]``. Every figure is the median of ``--repeat`` runs.
+[--record notes/bench.md]``; ``--tests-only`` times ``make test`` alone (wall and CPU seconds, and the
+load average the machine had). Every figure is the median of ``--repeat`` runs.
 
 What it measures, all on this machine in one run:
 
@@ -34,6 +35,7 @@ import importlib.util
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -125,7 +127,7 @@ def bench_build(work: Path, repeat: int, with_tests: bool) -> dict[str, float]:
     out["verdicts_s"] = median_of(lambda: run([PY, "-m", "analyses", "verdicts", "--format", "csv"], root), repeat)
     out |= bench_rerun(root, repeat)
     if with_tests:
-        out["tests_s"] = median_of(lambda: _tests(root), repeat)
+        out |= bench_tests(root, repeat)
     pages = sorted((root / "_build" / "html" / "book").glob("*.html"))
     out |= {f"page:{p.name}": float(p.stat().st_size) for p in pages}
     script = root / "_build" / "html" / "_static" / "vega-offline.js"
@@ -200,11 +202,38 @@ def _empty_notebook(root: Path) -> float:
     return run([PY, "-c", code, str(nb_path)], root)
 
 
-def _tests(root: Path) -> float:
-    """``make test`` (chromium check, ruff, pytest) in the copy, with this project's environment."""
+def _tests(root: Path) -> tuple[float, float, float, float]:
+    """``make test`` (chromium check, ruff, pytest) in the copy, with this project's environment:
+    wall seconds, CPU seconds (user + system of every process it started: workers, kernels,
+    Chromium), and the 1-minute load average before and after."""
     stamp = REPO / ".venv" / ".installed"
     cmd = ["make", "test", f"VENV={REPO / '.venv'}", "-o", str(stamp)]
-    return run(cmd, root)
+    before, load0 = resource.getrusage(resource.RUSAGE_CHILDREN), os.getloadavg()[0]
+    wall = run(cmd, root)
+    after, load1 = resource.getrusage(resource.RUSAGE_CHILDREN), os.getloadavg()[0]
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, load0, load1
+
+
+def bench_tests(root: Path, repeat: int) -> dict[str, float]:
+    """``make test`` in the copy ``repeat`` times: the median wall and CPU seconds, and the load."""
+    runs = [_tests(root) for _ in range(repeat)]
+    return {
+        "tests_s": statistics.median(r[0] for r in runs),
+        "tests_cpu_s": statistics.median(r[1] for r in runs),
+        "tests_load_start": statistics.median(r[2] for r in runs),
+        "tests_load_end": statistics.median(r[3] for r in runs),
+    }
+
+
+def tests_lines(build: dict) -> list[str]:
+    """The test suite's line and its CPU time (the load says how much of the wall was the suite's)."""
+    if "tests_s" not in build:
+        return []
+    return [
+        f"  make test (fresh copy, every core)          {build['tests_s']:8.1f} s   target <= {TARGETS['tests_s']:g} s: {verdict(build['tests_s'], TARGETS['tests_s'])}",
+        f"    CPU (user + system, every process)        {build['tests_cpu_s']:8.1f} s   load average {build['tests_load_start']:.1f} at its start, {build['tests_load_end']:.1f} at its end",
+    ]
 
 
 def bench_jupyter_book(work: Path, repeat: int) -> float:
@@ -423,10 +452,7 @@ def report(build: dict, jb_s: float | None, models: dict, peer: dict | str, repe
         f"  {f'one chapter rerun ({RERUN[0]}, -p {RERUN[1]} {RERUN[2]})':<44}{build['rerun_s']:8.2f} s   target <= {TARGETS['rerun_s']:g} s: {verdict(build['rerun_s'], TARGETS['rerun_s'])}",
         *rerun_lines(build),
     ]
-    if "tests_s" in build:
-        lines.append(
-            f"  make test (fresh copy, every core)          {build['tests_s']:8.1f} s   target <= {TARGETS['tests_s']:g} s: {verdict(build['tests_s'], TARGETS['tests_s'])}"
-        )
+    lines += tests_lines(build)
     lines += ["", f"Models on {N_CONFIGS:,} configurations (one vectorised call each)"]
     for key, label in (("memory_s", "memory per GPU"), ("step_s", "step time"), ("cost_s", "cost Monte Carlo (draws)")):
         v = models[key]
@@ -488,8 +514,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-jupyter-book", action="store_true", help="skip the Jupyter Book execution comparison")
     ap.add_argument("--record", type=Path, help="also write the report to this markdown file")
     ap.add_argument("--rerun-only", action="store_true", help="time only the chapter rerun (no build; seconds)")
+    ap.add_argument("--tests-only", action="store_true", help="time only `make test` in a fresh copy (minutes)")
     args = ap.parse_args(argv)
     repeat = 1 if args.quick else max(args.repeat, 1)
+    if args.tests_only:
+        print(f"Machine: {machine()}", flush=True)
+        with tempfile.TemporaryDirectory(prefix="audit-bench-") as tmp:
+            figures = bench_tests(copy_tree(Path(tmp) / "ours"), repeat)
+        print(f"make test, median of {repeat}")
+        print("\n".join(tests_lines(figures)))
+        return 0
     if args.rerun_only:
         with tempfile.TemporaryDirectory(prefix="audit-bench-") as tmp:
             figures = bench_rerun(copy_tree(Path(tmp) / "ours"), repeat)

@@ -29,8 +29,8 @@ COMPARED = ("verdict", "direction", "holds", "flips_if", "margin", "reason")
 
 
 @pytest.fixture(scope="module")
-def whole():
-    return ledger.ledger().set_index("id")
+def whole(whole_assessments):
+    return ledger.frame(whole_assessments).set_index("id")
 
 
 @pytest.mark.parametrize("slug", WITH_CLAIMS)
@@ -42,7 +42,9 @@ def test_a_chapters_rows_are_the_ledgers(slug, chapter_results, whole):
     for cid, row in mine.iterrows():
         for col in COMPARED:
             a, b = row[col], whole.loc[cid, col]
-            assert (pd.isna(a) and pd.isna(b)) or a == b, f"{slug}: {cid} {col}: {a!r} in the chapter, {b!r} in the ledger"
+            assert (pd.isna(a) and pd.isna(b)) or a == b, (
+                f"{slug}: {cid} {col}: {a!r} in the chapter, {b!r} in the ledger"
+            )
     if hasattr(res, "verdict"):  # the chapters whose sentences state verdicts read them here
         for cid in mine.index:
             assert res.verdict(cid) == whole.loc[cid, "verdict"]
@@ -112,5 +114,7 @@ def test_chapters_state_the_registrys_values(chapter_results):
     assert tco.speedup == pytest.approx(float(generations.speedup(s, "pretrain")), rel=1e-12)
     reliability = chapter_results("reliability")
     # the named goodput is the model at the optimum to three figures (as main's derived scenario row)
-    assert reliability.optimum.goodput_exact == pytest.approx(float(operations.goodput(s, reliability.optimum.exact_s)), rel=1e-9)
+    assert reliability.optimum.goodput_exact == pytest.approx(
+        float(operations.goodput(s, reliability.optimum.exact_s)), rel=1e-9
+    )
     assert round_sig(reliability.optimum.goodput_exact) == float(operations.goodput(s)) == s["goodput"]

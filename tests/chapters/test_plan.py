@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 
 import altair as alt
 import numpy as np
@@ -23,18 +24,34 @@ from analyses.site.cli import main
 CHEAP = {"gpus": ["B300"]}  # one generation keeps each grid case near a tenth of a second
 
 
+# A GPU's server price or rent (one parameter per generation and rent class) enters only the cost of
+# that generation's layouts, so the prices of one family move together: every price still reaches
+# its minimum and its maximum (the ends where a generation's cost, and so a recommendation, moves
+# most), in one case per family and end instead of one per GPU (30 planner runs -> 6).
+PRICE_FAMILY = re.compile(r"^(server|rent)_[a-z0-9]+(_hyperscaler)?_usd_per_gpu(_hour)?$")
+
+
 def _grid() -> list[dict]:
     """Every parameter at its minimum and maximum and every choice, the rest at the defaults (one
-    generation, except where the generations are the parameter)."""
+    generation, except where the generations are the parameter); the GPU prices of one family
+    (:data:`PRICE_FAMILY`) at each end together."""
     cases = [{}]
+    families: dict[tuple, dict[str, dict]] = {}
     for p in ch.SPEC.params:
         choices = p.allowed_choices()
+        family = PRICE_FAMILY.match(p.name)
         if p.kind == "str_list":
-            cases += [{p.name: [c]} for c in choices]
+            # gpus=[B300] is CHEAP's own generation: that case is the defaults case, run once
+            cases += [{p.name: [c]} for c in choices if [c] != CHEAP.get(p.name)]
         elif choices is not None:
             cases += [{p.name: c} for c in choices if c != p.default]
+        elif family is not None:
+            ends = families.setdefault(family.groups()[:2], {"min": {}, "max": {}})
+            ends["min"][p.name], ends["max"][p.name] = p.min, p.max
         elif p.kind in ("int", "float"):
             cases += [{p.name: p.min}, {p.name: p.max}]
+    assert len(families) == 3 and all(len(f["min"]) >= 4 for f in families.values())  # server, rent, hyperscaler
+    cases += [ends[end] for ends in families.values() for end in ("min", "max")]
     cases.append({"compute_efficiency": 0.5})  # a GEMM efficiency ceiling the reader sets
     # a mixture of experts: a generic shape with fewer active parameters (expert parallelism searched)
     cases.append(

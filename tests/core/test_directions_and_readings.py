@@ -8,19 +8,20 @@ from __future__ import annotations
 import pytest
 
 from analyses import data, scenario, verdicts
-from analyses.chapters import ledger
 from analyses.models.uncertainty import Range
 from analyses.scenario import generations
 from analyses.verdicts import Credit, Finding, Reading, at_least, between, exactly, robustness
 
 
 @pytest.fixture(scope="module")
-def rows():
-    return {a.claim.id: a for a in ledger.assessments()}
+def rows(whole_assessments):
+    return {a.claim.id: a for a in whole_assessments}
 
 
 def _claim(kind: str) -> data.Claim:
-    return data.Claim("000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", kind, "", "", None, "scaling-gap", {})
+    return data.Claim(
+        "000-0-synthetic", "000_f164c1abc5db046d.txt", "0", "scaling-gap", kind, "", "", None, "scaling-gap", {}
+    )
 
 
 @pytest.fixture
@@ -43,7 +44,10 @@ def test_direction_follows_the_side_of_the_evidence():
     assert verdicts.direction(Finding(exactly(10), 10.0), rule, "consistent") == ""
     assert verdicts.direction(Finding(exactly(10), None), rule, "unverifiable") == ""
     # a contradicted claim says which way it errs; a name outside the two is an error
-    assert verdicts.direction(Finding(exactly(1), 1.0, contradiction="no", direction="overstates"), rule, "inconsistent") == "overstates"
+    assert (
+        verdicts.direction(Finding(exactly(1), 1.0, contradiction="no", direction="overstates"), rule, "inconsistent")
+        == "overstates"
+    )
     with pytest.raises(ValueError, match="direction must be"):
         verdicts.direction(Finding(exactly(1), 1.0, contradiction="no", direction="sideways"), rule, "inconsistent")
 
@@ -79,13 +83,17 @@ def test_holds_counts_readings_with_the_draws(synthetic):
     assert a.verdict == "consistent"
     assert a.readings == (("at least 30", "inconsistent"),)
     assert "reading taken: at least 8" in a.reason and "read as at least 30, it would be inconsistent" in a.reason
-    taken_share = 1 - __import__("scipy").stats.norm.cdf(-0.4635 * 1.6449 / 1.0)  # P(x > 7.27): ln(7.27/10)/(ln 2/1.645)
+    taken_share = 1 - __import__("scipy").stats.norm.cdf(
+        -0.4635 * 1.6449 / 1.0
+    )  # P(x > 7.27): ln(7.27/10)/(ln 2/1.645)
     assert a.holds == pytest.approx((taken_share + 0.0) / 2, abs=0.05)
 
 
 def test_a_reading_without_its_name_is_refused(synthetic):
     claim = _claim("fact")
-    fn = verdicts.check(claim.id)(lambda c, s, cfg: Finding(exactly(10), s["x"], readings=(Reading("other", value=3.0),)))
+    fn = verdicts.check(claim.id)(
+        lambda c, s, cfg: Finding(exactly(10), s["x"], readings=(Reading("other", value=3.0),))
+    )
     with pytest.raises(ValueError, match="taken="):
         robustness.assess(fn, claim, {})
 
@@ -96,7 +104,9 @@ def test_the_documents_own_figure_is_said_not_counted(synthetic):
         lambda c, s, cfg: Finding(between(9, 11), s["x"], unit="x", documents=(Reading("2.5×", value=2.5),))
     )
     a = robustness.assess(fn, claim, {})
-    assert "at the documents' own 2.5×: implausible" in a.reason  # stated above the recomputed: the capability rule's implausible
+    assert (
+        "at the documents' own 2.5×: implausible" in a.reason
+    )  # stated above the recomputed: the capability rule's implausible
     assert a.readings == ()
 
 

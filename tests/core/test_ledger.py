@@ -31,19 +31,19 @@ def test_ledger_columns_and_verdicts():
     assert (frame["reason"].str.len() > 10).all() and (frame["recomputed"].str.len() > 0).all()
 
 
-def test_a_chapter_ledger_at_its_defaults_equals_the_book_ledger():
-    book = ledger.ledger().set_index("id")
+def test_a_chapter_ledger_at_its_defaults_equals_the_book_ledger(whole_ledger):
+    book = whole_ledger.set_index("id")
     for slug in ("throughput",):
         own = ledger.ledger(slug, chapters.spec(slug).defaults()).set_index("id")
         assert own.equals(book.loc[own.index]), slug
 
 
-def test_slider_flip_marks_agree_with_the_ledgers_flips_if():
+def test_slider_flip_marks_agree_with_the_ledgers_flips_if(whole_assessments):
     """A flip the ledger names (its input, its threshold) is marked at the same value by the slider
     over that input, to the two significant figures the ledger shows."""
     import pytest
 
-    flips = {a.claim.id: a.flip for a in ledger.assessments() if a.flip}
+    flips = {a.claim.id: a.flip for a in whole_assessments if a.flip}
     compared = 0
     for slug in chapters.chapter_slugs():
         module = chapters.module(slug)

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from analyses import data, scenario
-from analyses.chapters import ledger
 from analyses.scenario import generations, quantities
 
 CHAPTERS_DIR = Path(__file__).resolve().parents[2] / "analyses" / "chapters"
@@ -28,8 +27,8 @@ def registry():
 
 
 @pytest.fixture(scope="module")
-def rows():
-    return {a.claim.id: a for a in ledger.assessments()}
+def rows(whole_assessments):
+    return {a.claim.id: a for a in whole_assessments}
 
 
 def test_every_named_quantity_is_defined_once_with_its_words(registry):
@@ -104,9 +103,20 @@ PAIRS = {
     "C2": (("000-2.4-weeks-long-runs-hours-to-recover", "000-2.4-recovery-hours-to-minutes"), "restart_time"),
     "C3": (("000-2.4-weeks-long-runs-hours-to-recover", "001-2.4-loss-hours-to-minutes"), "restart_time"),
     "C4": (("001-2.2-utilisation-below-50pct", "001-1-inefficiency-over-half-of-cost"), "busy_share"),
-    "C5": (("001-1-inefficiency-over-half-of-cost", "001-4-utilisation-55-to-89", "001-2.4-checkpoint-15min-then-hourly"), "goodput"),
+    "C5": (
+        ("001-1-inefficiency-over-half-of-cost", "001-4-utilisation-55-to-89", "001-2.4-checkpoint-15min-then-hourly"),
+        "goodput",
+    ),
     "C6": (("000-6-payback-6-12-months", "001-6-effective-compute-cost-formula"), "old_hour_cost"),
-    "C7": (("000-3-table-tco", "000-4-monthly-cost-47pct-3m-rmb", "000-6-payback-6-12-months", "001-4-rental-80k-rmb-month"), "old_hour_cost"),
+    "C7": (
+        (
+            "000-3-table-tco",
+            "000-4-monthly-cost-47pct-3m-rmb",
+            "000-6-payback-6-12-months",
+            "001-4-rental-80k-rmb-month",
+        ),
+        "old_hour_cost",
+    ),
     "C8": (("000-3-table-tco", "000-6-months-to-weeks", "000-4-training-days-28-to-11"), "speedup"),
     "C10": (("000-4-experiments-1-to-3", "000-2.1-13b-experiments-1-to-4"), "runs_per_month"),
     "C12": (("000-2.4-fintech-crash-every-5-days", "001-2.4-fintech-crash-every-5-days"), "fintech_job"),

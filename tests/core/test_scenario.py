@@ -92,10 +92,10 @@ def test_prices_reach_chapters_only_through_the_scenario():
     assert offenders == []
 
 
-def test_every_claim_that_needs_the_speed_up_reads_the_one_entry():
+def test_every_claim_that_needs_the_speed_up_reads_the_one_entry(whole_assessments):
     """The B300/A100 per-GPU speed-up has one scenario entry; every check that depends on it reads
     it there, and moving it moves all of them together."""
-    rows = ledger.assessments()
+    rows = whole_assessments
     readers = {a.claim.id for a in rows if "speedup_b300_a100" in a.inputs}
     # every stated per-GPU speed-up, the GPU-day anecdotes it judges, and the cost rows that hang on it
     stated = {c.id for c in data.claims() if "speedup_low_x" in c.values}

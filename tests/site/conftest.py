@@ -15,8 +15,10 @@ campaign; ``make test`` runs a small, derandomised one."""
 from __future__ import annotations
 
 import collections
+import dataclasses
 import fcntl
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -69,6 +71,94 @@ def browser() -> Iterator[Any]:
         b = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
         yield b
         b.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Every page of the built site in the browser, once per width
+# --------------------------------------------------------------------------------------------
+
+SWEEP_WIDTHS = (390, 1280)  # a phone and a laptop
+
+
+@dataclasses.dataclass
+class Visit:
+    """What one page showed in Chromium at one width (see :func:`page_visits`)."""
+
+    path: Path
+    width: int
+    expected: int  # distinct altair charts in the HTML
+    rendered: int  # drawn marks ('.marks'), once the page has drawn its charts
+    embedded: int  # of them inside a vega-embed container
+    scroll: int  # the document's width
+    inner: int  # the window's width
+    names: list[str]  # each chart's aria-label
+    errors: list[str]  # console errors and uncaught page errors
+    external: list[str]  # requests that left the page's own files (file:, data:, about:)
+
+
+def _settled(page: Any, script: str) -> Any:
+    """``page.evaluate(script)``, once more after a moment if the page replaced its document
+    meanwhile (seen now and then on a page that finished loading)."""
+    from playwright.sync_api import Error
+
+    try:
+        return page.evaluate(script)
+    except Error:
+        page.wait_for_timeout(500)
+        return page.evaluate(script)
+
+
+@pytest.fixture(scope="session")
+def page_visits(site: Path, browser: Any) -> dict[int, list[Visit]]:
+    """Every HTML page of the built site (``_static`` aside) opened once at each of
+    :data:`SWEEP_WIDTHS`, waited on until it has drawn every chart it holds (20 s at most), then
+    measured: charts drawn and their names, the document's width, console errors and requests that
+    left the page. The offline-rendering test (test_build.py) and the screen tests (test_screens.py)
+    assert on these visits; opening every page three times (once per test) cost about a minute."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts)
+    visits: dict[int, list[Visit]] = {}
+    for width in SWEEP_WIDTHS:
+        visits[width] = []
+        for path in pages:
+            expected = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
+            page = browser.new_page(viewport={"width": width, "height": 800})
+            errors: list[str] = []
+            external: list[str] = []
+            page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
+            page.on(
+                "request",
+                lambda r, x=external: x.append(r.url) if not r.url.startswith(("file:", "data:", "about:")) else None,
+            )
+            page.goto(path.as_uri())
+            if expected:
+                try:
+                    page.wait_for_function(
+                        f"document.querySelectorAll('.vega-embed .marks').length >= {expected}", timeout=20_000
+                    )
+                except PlaywrightTimeout:
+                    pass  # the visit records how many were drawn; the tests say which page fell short
+            page.wait_for_load_state("load")
+            scroll, inner = _settled(page, "[document.scrollingElement.scrollWidth, window.innerWidth]")
+            names = page.eval_on_selector_all(".vega-embed", "els => els.map(e => e.getAttribute('aria-label') || '')")
+            visits[width].append(
+                Visit(
+                    path=path,
+                    width=width,
+                    expected=expected,
+                    rendered=page.locator(".marks").count(),
+                    embedded=page.locator(".vega-embed .marks").count(),
+                    scroll=scroll,
+                    inner=inner,
+                    names=names,
+                    errors=errors,
+                    external=external,
+                )
+            )
+            page.close()
+    return visits
 
 
 FUZZ: collections.Counter = collections.Counter()

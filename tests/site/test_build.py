@@ -6,7 +6,6 @@ nothing when the committed notebooks are fresh, then runs ``jupyter-book build -
 
 from __future__ import annotations
 
-import re
 import shutil
 import sys
 from html.parser import HTMLParser
@@ -258,33 +257,21 @@ def test_chapter_pages_stay_small(site):
     assert max(sizes.values()) < 400_000, sizes
 
 
-def test_charts_render_offline_in_headless_chromium(site, browser):
-    pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.parts)
+def test_charts_render_offline_in_headless_chromium(site, page_visits):
+    """Every page (at a phone's and a laptop's width: tests/site/conftest.py, ``page_visits``) draws
+    every chart it holds, logs no console error and requests nothing outside its own files."""
     problems, checked = [], 0
-    for path in pages:
-        expected = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
-        page = browser.new_page()
-        errors, external = [], []
-        page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
-        page.on(
-            "request",
-            lambda r, x=external: x.append(r.url) if not r.url.startswith(("file:", "data:", "about:")) else None,
-        )
-        page.goto(path.as_uri())
-        if expected:
-            page.wait_for_function(f"document.querySelectorAll('.marks').length >= {expected}", timeout=20_000)
-            checked += 1
-        rendered = page.locator(".marks").count()
-        name = path.relative_to(site)
-        if rendered < expected:
-            problems.append(f"{name}: {rendered} of {expected} charts rendered")
-        errors = [e for e in errors if not any(b in e for b in BENIGN_CONSOLE)]
-        if errors:
-            problems.append(f"{name}: console errors {errors}")
-        if external:
-            problems.append(f"{name}: requested {external}")
-        page.close()
+    for width, visits in page_visits.items():
+        for v in visits:
+            name = f"{v.path.relative_to(site)} at {width} px"
+            checked += bool(v.expected)
+            if v.rendered < v.expected:
+                problems.append(f"{name}: {v.rendered} of {v.expected} charts rendered")
+            errors = [e for e in v.errors if not any(b in e for b in BENIGN_CONSOLE)]
+            if errors:
+                problems.append(f"{name}: console errors {errors}")
+            if v.external:
+                problems.append(f"{name}: requested {v.external}")
     assert checked >= 2 and problems == []
 
 

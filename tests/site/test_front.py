@@ -56,8 +56,8 @@ def test_the_box_lists_each_claim_with_its_verdict_and_a_link_to_its_section():
     assert 'href="memory.html#sec-' in other._repr_html_()
 
 
-def test_the_purchase_rule_picks_cost_claims_first_and_never_an_unverifiable_one():
-    rows = book_ledger.assessments()
+def test_the_purchase_rule_picks_cost_claims_first_and_never_an_unverifiable_one(whole_assessments):
+    rows = list(whole_assessments)
     picked = intro.purchase_ranking(rows, 5)
     assert len(picked) == 5
     assert all(intro.purchase_figures(a) and a.verdict != "unverifiable" for a in picked)
@@ -67,12 +67,12 @@ def test_the_purchase_rule_picks_cost_claims_first_and_never_an_unverifiable_one
     assert len(set(checks)) == len(checks)  # one claim per check
 
 
-def test_front_page_shows_findings_with_ledger_links_in_its_first_screen(site, browser):
+def test_front_page_shows_findings_with_ledger_links_in_its_first_screen(site, browser, whole_ledger):
     page = browser.new_page(viewport=VIEWPORT)
     page.goto((site / "book" / "intro.html").as_uri())
     shown = _first_screen(page, ".audit-findings a.ledger-link")
     assert len(shown) >= 5, shown
-    ledger = book_ledger.ledger().set_index("id")
+    ledger = whole_ledger.set_index("id")
     ids = set(ledger.index)
     for link in shown:
         page_name, _, anchor = link["href"].partition("#")
@@ -90,9 +90,9 @@ def test_front_page_shows_findings_with_ledger_links_in_its_first_screen(site, b
     page.close()
 
 
-def test_front_page_shows_both_directions_in_its_first_screen(site, browser):
+def test_front_page_shows_both_directions_in_its_first_screen(site, browser, whole_ledger):
     """The ledger's ``direction`` column (issue 22): overstated and understated claims apart, first screen."""
-    assert verdict_box.has_direction(book_ledger.ledger())
+    assert verdict_box.has_direction(whole_ledger)
     page = browser.new_page(viewport=VIEWPORT)
     page.goto((site / "book" / "intro.html").as_uri())
     groups = " ".join(g["text"] for g in _first_screen(page, ".audit-findings .af-group"))
@@ -113,15 +113,18 @@ def test_every_chapter_shows_its_verdict_box_without_scrolling(site, browser, sl
     assert head and rows, (slug, head, rows)
     # every link of the box resolves to a section of its page (or another chapter's)
     hrefs = page.evaluate("[...document.querySelectorAll('.audit-verdict-box a')].map(a => a.getAttribute('href'))")
+    by_page: dict[str, list[str]] = {}
     for href in hrefs:
         other, _, anchor = href.partition("#")
+        by_page.setdefault(other, []).append(anchor)
+    for other, anchors in by_page.items():  # each other page opened once for all of its anchors
+        target = page if not other else browser.new_page()
         if other:
-            target = browser.new_page()
             target.goto((site / "book" / other).as_uri())
-            assert target.locator(f'[id="{anchor}"]').count() == 1, href
+        for anchor in anchors:
+            assert target.locator(f'[id="{anchor}"]').count() == 1, (slug, f"{other}#{anchor}")
+        if other:
             target.close()
-        else:
-            assert page.locator(f'[id="{anchor}"]').count() == 1, (slug, href)
     page.close()
 
 
@@ -135,7 +138,7 @@ def test_each_page_stays_under_150_kb(site):
     assert big == {}, json.dumps(big)
 
 
-def test_the_findings_split_by_direction():
+def test_the_findings_split_by_direction(whole_ledger):
     """The front page's findings from the ledger's own direction column (issue 22): overstated and
     understated claims are separate findings, each row says its direction, and the counts are the
     ledger's."""
@@ -143,7 +146,7 @@ def test_the_findings_split_by_direction():
 
     res = intro.compute(intro.SPEC.validate({}))
     assert [g.key for g in res.groups] == ["right", "overstates", "understates"]
-    ledger = book_ledger.ledger()
+    ledger = whole_ledger
     counted = ledger[ledger["verdict"] != "consistent"]["direction"].value_counts()
     assert res.directions == {d: int(counted.get(d, 0)) for d in ("overstates", "understates")}
     html = figures.findings(res)._repr_html_()

@@ -171,11 +171,11 @@ def test_verdict_tables_anchor_every_check_and_show_new_columns():
     assert ">75%<" in shown and ">capability<" in shown
 
 
-def test_ledger_filters_follow_the_columns_it_has():
-    plain = ledger_html.LedgerTable(book_ledger.ledger())._repr_html_()
+def test_ledger_filters_follow_the_columns_it_has(whole_ledger):
+    plain = ledger_html.LedgerTable(whole_ledger)._repr_html_()
     assert 'data-filter="verdict"' in plain and 'data-filter="document"' in plain and 'data-filter="chapter"' in plain
-    assert ('data-filter="kind"' in plain) == ("kind" in book_ledger.ledger().columns)
-    one = ledger_html.LedgerTable(book_ledger.ledger(), leave_out=("document",))._repr_html_()  # a document's page
+    assert ('data-filter="kind"' in plain) == ("kind" in whole_ledger.columns)
+    one = ledger_html.LedgerTable(whole_ledger, leave_out=("document",))._repr_html_()  # a document's page
     assert 'data-filter="document"' not in one and 'data-field="document"' not in one and 'data-filter="chapter"' in one
     rich = _ledger_with_new_columns()
     shown = ledger_html.LedgerTable(rich)._repr_html_()
@@ -369,9 +369,9 @@ def ledger_page(document: str) -> str:
     return f"claims-{ledger_html.short_document(document)}.html"
 
 
-def test_every_claim_links_to_the_row_of_its_check(site):
+def test_every_claim_links_to_the_row_of_its_check(site, whole_ledger):
     """Each claim is on its document's ledger page, and only there, with a link to its check."""
-    ledger = book_ledger.ledger()
+    ledger = whole_ledger
     pages = {d: _parse(site / "book" / ledger_page(d)) for d in set(ledger["document"])}
     ids = {c: _parse(site / "book" / f"{c}.html").ids for c in set(ledger["chapter"])}
     for row in ledger.to_dict("records"):
@@ -402,9 +402,9 @@ def test_downloads_match_the_cli_and_the_data_byte_for_byte(site):
         assert any(h.startswith(f"../downloads/data/{name}") for h in sources_page), name
 
 
-def test_the_printable_ledger_holds_the_counts_and_every_claim(site):
+def test_the_printable_ledger_holds_the_counts_and_every_claim(site, whole_ledger):
     page = (site / downloads.DOWNLOADS / downloads.PRINTABLE).read_text()
-    ledger = book_ledger.ledger()
+    ledger = whole_ledger
     assert "@media print" in page and "@page" in page and "display: table-header-group" in page
     for cid in ledger["id"]:
         assert f"../book/{ledger.set_index('id').loc[cid, 'chapter']}.html#check-{cid}" in page
@@ -430,9 +430,9 @@ def _visible_rows(page) -> list[dict]:
     )
 
 
-def test_ledger_page_filters_sorts_and_links_at_1280_px(site, browser):
+def test_ledger_page_filters_sorts_and_links_at_1280_px(site, browser, whole_ledger):
     doc = "001_df9bc65650076e7a.txt"  # the document with every verdict but one: its page's filters have most to do
-    ledger = book_ledger.ledger()
+    ledger = whole_ledger
     ledger = ledger[ledger["document"] == doc]
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []

@@ -20,7 +20,6 @@ import pandas as pd
 import pytest
 
 from analyses import data
-from analyses.chapters import ledger as book_ledger
 from analyses.data import REPO_ROOT
 from analyses.pages import encodings, ledger_html
 from analyses.site import build, figure_search, theme_assets
@@ -336,37 +335,23 @@ def test_blank_lines_collapse_outside_pre_and_scripts():
 # --------------------------------------------------------------------------------------------
 
 
-def _settled(page, script: str):
-    """``page.evaluate(script)``, once more after a moment if the page replaced its document
-    meanwhile (seen now and then on a page that finished loading)."""
-    from playwright.sync_api import Error
-
-    try:
-        return page.evaluate(script)
-    except Error:
-        page.wait_for_timeout(500)
-        return page.evaluate(script)
-
-
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_page_scrolls_sideways_and_every_chart_is_named(site, browser, width):
+def test_no_page_scrolls_sideways_and_every_chart_is_named(site, page_visits, width):
+    """Every page at ``width`` (visited once for every browser test: tests/site/conftest.py,
+    ``page_visits``), once its charts are drawn: no wider than the window, every chart named."""
     problems, charts = [], 0
-    for path in _pages(site):
-        page = browser.new_page(viewport={"width": width, "height": 800})
-        page.goto(path.as_uri())
-        expected = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
-        if expected:
-            page.wait_for_function(
-                f"document.querySelectorAll('.vega-embed .marks').length >= {expected}", timeout=20_000
-            )
-        page.wait_for_load_state("load")
-        scroll, inner = _settled(page, "[document.scrollingElement.scrollWidth, window.innerWidth]")
-        if scroll > inner:
-            problems.append(f"{path.name}: {scroll} px wide at {width}")
-        names = page.eval_on_selector_all(".vega-embed", "els => els.map(e => e.getAttribute('aria-label') || '')")
-        charts += len(names)
-        problems += [f"{path.name}: chart named {n[:40]!r}" for n in names if len(n) < 60 or "Vega visualization" in n]
-        page.close()
+    shown = set(_pages(site))
+    visits = [v for v in page_visits[width] if v.path in shown]
+    assert {v.path for v in visits} == shown
+    for v in visits:
+        if v.embedded < v.expected:
+            problems.append(f"{v.path.name}: {v.embedded} of {v.expected} charts drawn at {width}")
+        if v.scroll > v.inner:
+            problems.append(f"{v.path.name}: {v.scroll} px wide at {width}")
+        charts += len(v.names)
+        problems += [
+            f"{v.path.name}: chart named {n[:40]!r}" for n in v.names if len(n) < 60 or "Vega visualization" in n
+        ]
     assert problems == [] and charts >= 40
 
 
@@ -381,7 +366,11 @@ def test_chinese_renders_with_the_shipped_font(site, browser):
                    while ((n = w.nextNode())) { if (/[\\u4e00-\\u9fff]/.test(n.textContent) && n.parentElement.offsetParent !== null)
                      n.parentElement.setAttribute('data-cjk', i++); } return i; }"""
     )
-    written = [c.written for c in data.claims() if c.document.startswith("000_") and re.search("[\u4e00-\u9fff]", c.written or "")]
+    written = [
+        c.written
+        for c in data.claims()
+        if c.document.startswith("000_") and re.search("[\u4e00-\u9fff]", c.written or "")
+    ]
     assert count >= len(written) > 20  # the figures as document 000 writes them, at least
     cdp = page.context.new_cdp_session(page)
     cdp.send("DOM.enable")
@@ -442,8 +431,8 @@ def test_the_javascript_normaliser_gives_the_pythons_terms(site, browser):
     assert js == py
 
 
-def test_ledger_as_cards_with_filters_at_390_px(site, browser):
-    ledger = book_ledger.ledger()
+def test_ledger_as_cards_with_filters_at_390_px(site, browser, whole_ledger):
+    ledger = whole_ledger
     ledger = ledger[ledger["document"].str.startswith("000_")]
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto((site / "book" / "claims-000.html").as_uri())

@@ -16,7 +16,6 @@ from urllib.parse import quote, unquote, urlparse
 import pytest
 
 from analyses import data
-from analyses.chapters import ledger as book_ledger
 from analyses.data import REPO_ROOT
 from analyses.pages.verdict_box import section_anchor
 from analyses.site import build, zh_site
@@ -72,8 +71,8 @@ def test_every_chinese_page_is_built_in_zh_cn(site):
     assert english.lang == "en"
 
 
-def test_the_chinese_ledger_lists_every_claim_with_the_english_verdict(site):
-    ledger = book_ledger.ledger()
+def test_the_chinese_ledger_lists_every_claim_with_the_english_verdict(site, whole_ledger):
+    ledger = whole_ledger
     page = site / "zh" / "ledger.html"
     cards = parse(page).cards
     assert list(cards) == list(ledger["id"])  # every row, once, in ledger order
@@ -85,8 +84,8 @@ def test_the_chinese_ledger_lists_every_claim_with_the_english_verdict(site):
         assert html.escape(row.claim_zh) in text and html.escape(row.written) in text, row.id
 
 
-def test_each_chinese_chapter_page_lists_its_claims(site):
-    ledger = book_ledger.ledger()
+def test_each_chinese_chapter_page_lists_its_claims(site, whole_ledger):
+    ledger = whole_ledger
     for slug in zh_site.zh_chapters():
         items = parse(site / "zh" / "chapters" / f"{slug}.html").items
         assert items == list(ledger.loc[ledger["chapter"] == slug, "id"]), slug
@@ -114,11 +113,11 @@ def test_every_page_links_to_its_counterpart_in_the_other_edition(site):
     )
 
 
-def test_chapter_boxes_link_each_claim_to_the_english_section_that_checks_it(site):
+def test_chapter_boxes_link_each_claim_to_the_english_section_that_checks_it(site, whole_ledger):
     """Each item of a Chinese verdict box links to the section of the English chapter that checks the
     claim (the English verdict box's own target), which exists, and gives a one-line reason and the
     chapter's takeaway."""
-    ledger = book_ledger.ledger()
+    ledger = whole_ledger
     for slug in zh_site.zh_chapters():
         page = site / "zh" / "chapters" / f"{slug}.html"
         text = page.read_text(encoding="utf-8")
@@ -191,12 +190,12 @@ def test_the_built_chinese_calculator_runs_offline_on_a_phone(site, browser):
     page.close()
 
 
-def test_chinese_links_to_english_checks_land_on_their_rows(site):
+def test_chinese_links_to_english_checks_land_on_their_rows(site, whole_ledger):
     """Each card's id links to the row of its check in the English chapter, which exists."""
     page = site / "zh" / "ledger.html"
     text = page.read_text(encoding="utf-8")
     hrefs = re.findall(r'<a href="([^"]+)" hreflang="en" title="英文版核查">', text)
-    assert len(hrefs) == len(book_ledger.ledger())
+    assert len(hrefs) == len(whole_ledger)
     for href in hrefs:
         target = _resolve(page, href)
         fragment = urlparse(href).fragment
@@ -222,8 +221,8 @@ def test_no_chinese_page_scrolls_sideways(site, browser, width):
     page.close()
 
 
-def test_the_chinese_ledger_filters_on_a_phone_and_links_both_ways(site, browser):
-    ledger = book_ledger.ledger()
+def test_the_chinese_ledger_filters_on_a_phone_and_links_both_ways(site, browser, whole_ledger):
+    ledger = whole_ledger
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto((site / "zh" / "ledger.html").as_uri())
     page.wait_for_selector(".zh-controls:not([hidden])")
