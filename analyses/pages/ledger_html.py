@@ -19,7 +19,7 @@ from analyses import chapters
 from analyses.pages import links
 from analyses.pages.calculator import ELEMENT_ID, PAYBACK_CLAIMS
 from analyses.pages.links import check_anchor, check_href, source_links
-from analyses.units.formats import readable, share
+from analyses.units.formats import fmt, readable, share
 from analyses.verdicts import verdict_order
 
 # The verdict palette: Dark2's hues darkened (light theme) or lightened (dark theme) until each
@@ -370,3 +370,10 @@ def download_links() -> links.LinkList:
     return links.links(
         [("ledger.csv", "ledger (CSV)"), ("ledger.json", "ledger (JSON)"), (links.PRINTABLE, "printable ledger")]
     )
+
+
+def document_glued(page: Any) -> dict[str, str]:
+    """Every number and phrase a document's ledger page glues (a
+    :class:`~analyses.chapters.ledger.DocumentPage`): its title and its claims per verdict and direction."""
+    counts = {f"n_{name}": fmt(n, sig=3) for name, n in {**page.counts, **page.directions}.items()}
+    return {"title": page.title_en, **counts}

@@ -23,14 +23,10 @@ DIRECTIVE = re.compile(r"^(?:```|~~~)\{glue(?::(?:any|figure|math|md)?)?\}[ \t]+
 # What a notebook may glue by itself beside its one ``glue_all``: figures (``fig-``), tables (``tab-``)
 # and the verdict box, not numbers.
 RICH = re.compile(r"^(?:fig-|tab-|verdict-box$)")
-# Notebooks still gluing numbers one call at a time: the claims pages, which belong to the ledger
-# rework (issue 20 item 4 converted the others). A converted notebook must leave this set: the test
-# below is a strict xfail for these, so it fails the day one is converted and not removed.
-PENDING = {
-    "claims",
-    "claims-000",
-    "claims-001",
-}
+# Notebooks still gluing numbers one call at a time (none since the ledger's pages were converted). A
+# converted notebook must leave this set: the test below is a strict xfail for these, so it fails the
+# day one is converted and not removed.
+PENDING: set[str] = set()
 
 
 def glue_uses(markdown: str) -> set[str]:

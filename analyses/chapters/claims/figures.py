@@ -10,12 +10,14 @@ table shows every row.
 from __future__ import annotations
 
 import html
+from typing import Any
 
 import altair as alt
 import pandas as pd
 
 from analyses.chapters.claims import direction_summary, summary, verdict_order
 from analyses.chapters.ledger import document_titles
+from analyses.pages import sliders
 from analyses.pages.encodings import LABEL_SIZE, describe
 from analyses.pages.ledger_html import (
     DIRECTION_SYMBOLS,
@@ -75,6 +77,12 @@ def verdict_chart(frame: pd.DataFrame) -> alt.Chart:
         .properties(width=460, height=180)
     )
     return describe(chart.facet(row=alt.Row("document:N", title=None)), text)
+
+
+def flip_map(res: Any) -> alt.LayerChart:
+    """Where the verdicts of the claims shown flip within their assumptions' ranges
+    (:func:`analyses.pages.sliders.flip_map` of the page's flip points)."""
+    return sliders.flip_map(res.flips)
 
 
 def document_pages(frame: pd.DataFrame) -> HtmlTable:

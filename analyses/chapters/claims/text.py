@@ -1,6 +1,8 @@
-"""Sentences of the ledger page, each read from a computed :class:`~analyses.chapters.claims.Result`."""
+"""Sentences and glued numbers of the ledger page, each read from a computed :class:`~analyses.chapters.claims.Result`."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from analyses.chapters.claims import Result
 from analyses.units.formats import fmt
@@ -21,3 +23,16 @@ def flip_caption(res: Result) -> str:
         "the tick is a fragile verdict; one near an end of the bar needs an unusual value to flip. Each chapter's "
         "slider figures show the same flips over a precomputed grid."
     )
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the ledger's overview glues, by name: the claims per verdict and per
+    direction, the flips, the draws behind ``holds``, the range's level and the flip map's caption."""
+    counts = {f"n_{name}": fmt(n, sig=3) for name, n in {**res.counts, **res.directions}.items()}
+    return {
+        **counts,
+        "level": fmt(res.level, pct=True, sig=2),
+        "n_flipping": fmt(len(res.flips), sig=3),
+        "n_draws": fmt(res.draws, sig=4),
+        "cap_flips": flip_caption(res),
+    }
