@@ -16,7 +16,7 @@ import altair as alt
 import pandas as pd
 
 from analyses.chapters.claims import direction_summary, summary, verdict_order
-from analyses.chapters.ledger import document_titles
+from analyses.chapters.ledger import document_titles, verdict_counts
 from analyses.pages import sliders
 from analyses.pages.encodings import LABEL_SIZE, describe
 from analyses.pages.ledger_html import (
@@ -88,11 +88,12 @@ def flip_map(res: Any) -> alt.LayerChart:
 def document_pages(frame: pd.DataFrame) -> HtmlTable:
     """A list of the ledger's pages, one per document (``claims-<code>.html``): its code, title and
     its claims per verdict."""
-    items, lines = [], []
+    items, lines, titles = [], [], document_titles()
     for document, rows in frame.groupby("document", sort=True):
         code = short_document(document)
-        counts = ", ".join(f"{int((rows['verdict'] == v).sum())} {v}" for v in verdict_order(rows))
-        title = html.escape(document_titles().get(document, ""))
+        per_verdict = verdict_counts(rows)
+        counts = ", ".join(f"{per_verdict[v]} {v}" for v in verdict_order(rows))
+        title = html.escape(titles.get(document, ""))
         items.append(
             f'<li><a href="claims-{code}.html"><b>Document {code}</b></a> <i>{title}</i>: '
             f"{len(rows)} claims ({html.escape(counts)})</li>"
