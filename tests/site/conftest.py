@@ -22,7 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,28 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+@pytest.fixture(scope="session")
+def _warm_page(browser: Any) -> Iterator[Any]:
+    """One page kept open for the session: navigating it from page to page reuses its renderer process
+    and the scripts it compiled (vega, the theme), about half the CPU of a new page per visit."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def tab(_warm_page: Any) -> Callable[..., Any]:
+    """``tab(width, height)``: the session's warm page at that viewport, for a test that navigates and
+    reads; the test leaves it open. A test that listens to events, emulates print or changes the page
+    otherwise opens its own with ``browser.new_page``."""
+
+    def at(width: int = 1280, height: int = 800) -> Any:
+        _warm_page.set_viewport_size({"width": width, "height": height})
+        return _warm_page
+
+    return at
+
+
 # --------------------------------------------------------------------------------------------
 # Every page of the built site in the browser, once per width
 # --------------------------------------------------------------------------------------------
@@ -91,6 +113,7 @@ class Visit:
     embedded: int  # of them inside a vega-embed container
     scroll: int  # the document's width
     inner: int  # the window's width
+    lang: str  # <html lang>
     names: list[str]  # each chart's aria-label
     errors: list[str]  # console errors and uncaught page errors
     external: list[str]  # requests that left the page's own files (file:, data:, about:)
@@ -119,19 +142,26 @@ def page_visits(site: Path, browser: Any) -> dict[int, list[Visit]]:
 
     pages = sorted(p for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts)
     visits: dict[int, list[Visit]] = {}
+    # One page per width, navigated from page to page (a new page per visit cost twice the CPU); each
+    # visit listens with its own handlers and removes them before the next.
+    context = browser.new_context()
     for width in SWEEP_WIDTHS:
         visits[width] = []
+        page = context.new_page()
+        page.set_viewport_size({"width": width, "height": 800})
         for path in pages:
             expected = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
-            page = browser.new_page(viewport={"width": width, "height": 800})
             errors: list[str] = []
             external: list[str] = []
-            page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
-            page.on(
-                "request",
-                lambda r, x=external: x.append(r.url) if not r.url.startswith(("file:", "data:", "about:")) else None,
-            )
+            handlers = {
+                "console": lambda m, e=errors: e.append(m.text) if m.type == "error" else None,
+                "pageerror": lambda exc, e=errors: e.append(str(exc)),
+                "request": lambda r, x=external: (
+                    x.append(r.url) if not r.url.startswith(("file:", "data:", "about:")) else None
+                ),
+            }
+            for event, handler in handlers.items():
+                page.on(event, handler)
             page.goto(path.as_uri())
             if expected:
                 try:
@@ -141,7 +171,9 @@ def page_visits(site: Path, browser: Any) -> dict[int, list[Visit]]:
                 except PlaywrightTimeout:
                     pass  # the visit records how many were drawn; the tests say which page fell short
             page.wait_for_load_state("load")
-            scroll, inner = _settled(page, "[document.scrollingElement.scrollWidth, window.innerWidth]")
+            scroll, inner, lang = _settled(
+                page, "[document.scrollingElement.scrollWidth, window.innerWidth, document.documentElement.lang]"
+            )
             names = page.eval_on_selector_all(".vega-embed", "els => els.map(e => e.getAttribute('aria-label') || '')")
             visits[width].append(
                 Visit(
@@ -152,12 +184,16 @@ def page_visits(site: Path, browser: Any) -> dict[int, list[Visit]]:
                     embedded=page.locator(".vega-embed .marks").count(),
                     scroll=scroll,
                     inner=inner,
+                    lang=lang,
                     names=names,
                     errors=errors,
                     external=external,
                 )
             )
-            page.close()
+            for event, handler in handlers.items():
+                page.remove_listener(event, handler)
+        page.close()
+    context.close()
     return visits
 
 

@@ -311,7 +311,7 @@ def _expected(rows) -> list[tuple[str, str]]:
     return sorted((f"{r.verdict} ({r.recomputed})", VERDICT_COLOURS[r.verdict]) for r in rows.itertuples())
 
 
-def test_sliders_move_to_what_the_models_give(site, browser):
+def test_sliders_move_to_what_the_models_give(site, tab):
     """Move a slider on two pages: the value shown and each claim's verdict, figure and colour become
     what the chapter's own Python checks computed for that value (not a formula in JavaScript)."""
     import importlib
@@ -332,7 +332,7 @@ def test_sliders_move_to_what_the_models_give(site, browser):
         changed = [(s.at(x)["verdict"] != central["verdict"]).sum() for x in xs]
         target = float(xs[int(np.argmax(changed))])
         assert max(changed) > 0, f"{slug}: no verdict moves over the slider's span"
-        page = browser.new_page()
+        page = tab()
         page.goto((site / "book" / f"{slug}.html").as_uri())
         page.wait_for_function(
             f"document.querySelectorAll('#{fig} g.mark-text.role-mark text').length > 0", timeout=20_000
@@ -351,7 +351,6 @@ def test_sliders_move_to_what_the_models_give(site, browser):
         shown = float(page.inner_text(f"#{fig} .vega-bind input[type=range] + span"))
         assert shown == pytest.approx(target, rel=1e-9), slug
         assert sorted(_texts(page, fig)) == want, (slug, target)
-        page.close()
 
 
 def test_each_script_is_written_once_per_page():

@@ -67,8 +67,8 @@ def test_the_purchase_rule_picks_cost_claims_first_and_never_an_unverifiable_one
     assert len(set(checks)) == len(checks)  # one claim per check
 
 
-def test_front_page_shows_findings_with_ledger_links_in_its_first_screen(site, browser, whole_ledger):
-    page = browser.new_page(viewport=VIEWPORT)
+def test_front_page_shows_findings_with_ledger_links_in_its_first_screen(site, tab, whole_ledger):
+    page = tab(**VIEWPORT)
     page.goto((site / "book" / "intro.html").as_uri())
     shown = _first_screen(page, ".audit-findings a.ledger-link")
     assert len(shown) >= 5, shown
@@ -87,24 +87,22 @@ def test_front_page_shows_findings_with_ledger_links_in_its_first_screen(site, b
     target = shown[0]["href"]
     page.goto((site / "book" / target.partition("#")[0]).as_uri() + "#" + target.partition("#")[2])
     assert page.locator(f'tr[id="{target.partition("#")[2]}"]').count() == 1
-    page.close()
 
 
-def test_front_page_shows_both_directions_in_its_first_screen(site, browser, whole_ledger):
+def test_front_page_shows_both_directions_in_its_first_screen(site, tab, whole_ledger):
     """The ledger's ``direction`` column (issue 22): overstated and understated claims apart, first screen."""
     assert verdict_box.has_direction(whole_ledger)
-    page = browser.new_page(viewport=VIEWPORT)
+    page = tab(**VIEWPORT)
     page.goto((site / "book" / "intro.html").as_uri())
     groups = " ".join(g["text"] for g in _first_screen(page, ".audit-findings .af-group"))
     assert "overstate" in groups and "understate" in groups, groups
     marks = " ".join(d["text"] for d in _first_screen(page, ".audit-findings .direction"))
     assert "overstates" in marks and "understates" in marks
-    page.close()
 
 
 @pytest.mark.parametrize("slug", boxed_chapters())
-def test_every_chapter_shows_its_verdict_box_without_scrolling(site, browser, slug):
-    page = browser.new_page(viewport=VIEWPORT)
+def test_every_chapter_shows_its_verdict_box_without_scrolling(site, tab, slug):
+    page = tab(**VIEWPORT)
     page.goto((site / "book" / f"{slug}.html").as_uri())
     box = page.locator(".audit-verdict-box")
     assert box.count() == 1, slug
@@ -117,15 +115,11 @@ def test_every_chapter_shows_its_verdict_box_without_scrolling(site, browser, sl
     for href in hrefs:
         other, _, anchor = href.partition("#")
         by_page.setdefault(other, []).append(anchor)
-    for other, anchors in by_page.items():  # each other page opened once for all of its anchors
-        target = page if not other else browser.new_page()
+    for other in sorted(by_page):  # the page's own anchors ("") first, then each other page once
         if other:
-            target.goto((site / "book" / other).as_uri())
-        for anchor in anchors:
-            assert target.locator(f'[id="{anchor}"]').count() == 1, (slug, f"{other}#{anchor}")
-        if other:
-            target.close()
-    page.close()
+            page.goto((site / "book" / other).as_uri())
+        for anchor in by_page[other]:
+            assert page.locator(f'[id="{anchor}"]').count() == 1, (slug, f"{other}#{anchor}")
 
 
 def test_each_page_stays_under_150_kb(site):

@@ -486,15 +486,6 @@ def test_ledger_page_filters_sorts_and_links_at_1280_px(site, browser, whole_led
     page.close()
 
 
-@pytest.mark.parametrize("name", ["sources", "memory", "tco"])
-def test_other_wide_pages_do_not_scroll_sideways(site, browser, name):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto((site / "book" / f"{name}.html").as_uri())
-    width, client = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-    assert width <= client
-    page.close()
-
-
 def test_the_printable_ledger_prints_to_pdf(site, browser, tmp_path):
     page = browser.new_page()
     page.goto((site / downloads.DOWNLOADS / downloads.PRINTABLE).as_uri())

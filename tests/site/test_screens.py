@@ -405,8 +405,8 @@ DOCUMENT_SPELLINGS = {
 }
 
 
-def test_search_finds_claims_by_the_documents_spellings(site, browser):
-    page = browser.new_page()
+def test_search_finds_claims_by_the_documents_spellings(site, tab):
+    page = tab()
     found = {}
     for query, claim in DOCUMENT_SPELLINGS.items():
         page.goto((site / "search.html").as_uri() + "?q=" + urllib.parse.quote(query))
@@ -415,26 +415,24 @@ def test_search_finds_claims_by_the_documents_spellings(site, browser):
         chapter = data.claim(claim).chapter
         ledger_page = f"book/claims-{data.claim(claim).document[:3]}.html"  # the ledger page of its document
         found[query] = ledger_page in hits and f"book/{chapter}.html" in hits
-    page.close()
     assert sum(found.values()) >= 5 and all(found.values()), found
 
 
-def test_the_javascript_normaliser_gives_the_pythons_terms(site, browser):
+def test_the_javascript_normaliser_gives_the_pythons_terms(site, tab):
     texts = [t for c in data.claims() for t in (c.stated, c.written, c.claim)] + [
         w for pair in SAME_FIGURE for w in pair
     ]
-    page = browser.new_page()
+    page = tab()
     page.goto((site / "book" / "claims.html").as_uri())
     js = page.evaluate("texts => texts.map(t => [auditSearch.queryTerms(t), auditSearch.indexTerms(t)])", texts)
-    page.close()
     py = [[figure_search.query_terms(t), figure_search.index_terms(t)] for t in texts]
     assert js == py
 
 
-def test_ledger_as_cards_with_filters_at_390_px(site, browser, whole_ledger):
+def test_ledger_as_cards_with_filters_at_390_px(site, tab, whole_ledger):
     ledger = whole_ledger
     ledger = ledger[ledger["document"].str.startswith("000_")]
-    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page = tab(390, 844)
     page.goto((site / "book" / "claims-000.html").as_uri())
     page.wait_for_selector(".ledger-controls:not([hidden])")
     shape = page.evaluate(
@@ -462,13 +460,12 @@ def test_ledger_as_cards_with_filters_at_390_px(site, browser, whole_ledger):
             "rs => rs.filter(r => r.offsetParent !== null).map(r => r.querySelector('[data-field=id]').textContent)",
         )
         assert {"000-2.2-nvlink-c2c-900", "000-2.3-nvswitch-900-any-pair", "000-3-table-bandwidth"} <= set(ids), query
-    page.close()
 
 
-def test_verdict_colours_follow_the_theme(site, browser):
+def test_verdict_colours_follow_the_theme(site, tab):
     """Each theme's verdict colour on the background the table really has there (the dark theme
     paints other HTML outputs light; the book's tables keep the page's)."""
-    page = browser.new_page()
+    page = tab()
     page.goto((site / "book" / "claims-000.html").as_uri())
     rgb = "b.verdict-consistent"
     script = """e => { let b = e; while (b && getComputedStyle(b).backgroundColor === 'rgba(0, 0, 0, 0)') b = b.parentElement;
@@ -476,7 +473,6 @@ def test_verdict_colours_follow_the_theme(site, browser):
     light, light_bg = page.eval_on_selector(rgb, script)
     page.evaluate("document.documentElement.dataset.theme = 'dark'")
     dark, dark_bg = page.eval_on_selector(rgb, script)
-    page.close()
 
     def hexed(colour: str) -> str:
         return "#" + "".join(f"{int(c):02x}" for c in re.findall(r"\d+", colour)[:3])
@@ -486,8 +482,8 @@ def test_verdict_colours_follow_the_theme(site, browser):
     assert contrast(hexed(light), hexed(light_bg)) >= 4.5 and contrast(hexed(dark), hexed(dark_bg)) >= 4.5
 
 
-def test_keyboard_focus_is_visible(site, browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
+def test_keyboard_focus_is_visible(site, tab):
+    page = tab(1280, 800)
     page.goto((site / "book" / "claims-000.html").as_uri())
     page.wait_for_selector(".ledger-controls:not([hidden])")
     styles = {}
@@ -503,7 +499,6 @@ def test_keyboard_focus_is_visible(site, browser):
             styles[tag[0]] = tag[1:]
         if len(styles) == 3:
             break
-    page.close()
     assert set(styles) == {"sort button", "select", "link"}, styles
     assert all(style != "none" and width >= 2 for style, width in styles.values()), styles
 

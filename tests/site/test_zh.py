@@ -207,23 +207,24 @@ def test_chinese_links_to_english_checks_land_on_their_rows(site, whole_ledger):
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("width", [390, 1280])
-def test_no_chinese_page_scrolls_sideways(site, browser, width):
-    page = browser.new_page(viewport={"width": width, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    for name in ZH_PAGES:
-        page.goto((site / "zh" / f"{name}.html").as_uri())
-        scroll, client = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        assert scroll <= client, (name, width, scroll, client)
-        assert page.evaluate("document.documentElement.lang") == "zh-CN"
-    assert [e for e in errors if "THEBE_JS_URL" not in e] == []
-    page.close()
+def test_no_chinese_page_scrolls_sideways(site, page_visits):
+    """Every Chinese page at a phone's and a laptop's width (the site's one sweep, tests/site/conftest.py):
+    nothing wider than the window, the page in Chinese, no script error."""
+    for width, visits in page_visits.items():
+        shown = {
+            v.path.relative_to(site / "zh").with_suffix("").as_posix(): v
+            for v in visits
+            if v.path.is_relative_to(site / "zh")
+        }
+        assert set(ZH_PAGES) <= set(shown), sorted(set(ZH_PAGES) - set(shown))
+        for name in ZH_PAGES:
+            v = shown[name]
+            assert v.scroll <= v.inner and v.lang == "zh-CN" and v.errors == [], (name, width, v)
 
 
-def test_the_chinese_ledger_filters_on_a_phone_and_links_both_ways(site, browser, whole_ledger):
+def test_the_chinese_ledger_filters_on_a_phone_and_links_both_ways(site, tab, whole_ledger):
     ledger = whole_ledger
-    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page = tab(390, 844)
     page.goto((site / "zh" / "ledger.html").as_uri())
     page.wait_for_selector(".zh-controls:not([hidden])")
     visible = "() => [...document.querySelectorAll('article.zh-claim')].filter(c => !c.hidden).map(c => c.id)"
@@ -243,7 +244,6 @@ def test_the_chinese_ledger_filters_on_a_phone_and_links_both_ways(site, browser
     page.click("p.edition-link a")
     page.wait_for_load_state()
     assert page.url.endswith("zh/ledger.html")
-    page.close()
 
 
 def test_chinese_pages_stay_under_150_kb(site):
@@ -263,8 +263,8 @@ DOCUMENT_SPELLINGS = {
 }
 
 
-def test_chinese_search_finds_claims_by_the_documents_spellings(site, browser):
-    page = browser.new_page()
+def test_chinese_search_finds_claims_by_the_documents_spellings(site, tab):
+    page = tab()
     found = {}
     for query, claim in DOCUMENT_SPELLINGS.items():
         page.goto((site / "zh" / "search.html").as_uri() + "?q=" + quote(query))
@@ -272,7 +272,6 @@ def test_chinese_search_finds_claims_by_the_documents_spellings(site, browser):
         hits = page.eval_on_selector_all("#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))")
         chapter = data.claim(claim).chapter
         found[query] = "ledger.html" in hits and f"chapters/{chapter}.html" in hits
-    page.close()
     assert all(found.values()), found
 
 
