@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
 import yaml
 from hypothesis import HealthCheck, assume, given, settings
@@ -28,7 +27,7 @@ from hypothesis import strategies as st
 
 from analyses import chapters, data
 from analyses.data import REPO_ROOT, DataError
-from analyses.site import build, cli, deps
+from analyses.site import build, cli, deps, execute
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0"))  # 0: the small derandomised set of make test
 HANG_S = 60  # the worst allowed run finishes in under a minute; validation in far less
@@ -384,23 +383,12 @@ def test_bad_input_in_subprocesses(args, fuzz_figures):
 
 
 def run_notebook(slug: str, params: dict[str, Any]) -> None:
-    """Execute ``book/<slug>.ipynb``'s code in this process with ``params`` injected after its
-    parameters cell; every displayed object is rendered (charts through the book's renderer)."""
-    import IPython.display
-    from IPython.core.formatters import DisplayFormatter
-
-    formatter = DisplayFormatter()
-    nb = nbformat.read(deps.BOOK_DIR / f"{slug}.ipynb", as_version=4)
-    namespace: dict[str, Any] = {"__name__": "__main__"}
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(IPython.display, "display", lambda *objs, **kw: [formatter.format(o) for o in objs])
-        mp.chdir(deps.BOOK_DIR)
-        for cell in nb.cells:
-            if cell.cell_type != "code":
-                continue
-            exec(compile(cell.source, f"{slug}.ipynb", "exec"), namespace)
-            if "parameters" in cell.metadata.get("tags", []):
-                namespace.update(params)
+    """Execute ``book/<slug>.ipynb`` with ``params`` as a reader's run does (in this process when it
+    can, :func:`analyses.site.execute.execute_path`: every displayed object rendered through the book's
+    renderer, a failing cell raised); the process is left as it was for the worker's next tests (a
+    notebook's cells run here directly left IPython's shell behind, and the next in-process run
+    could not make its own)."""
+    execute.execute_path(deps.BOOK_DIR / f"{slug}.ipynb", params)
 
 
 @st.composite
