@@ -29,14 +29,24 @@ calendar-hour cost (capital, energy at full power, hosting, staff) for the same 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analyses.models import flops, gpu_hour_cost, layouts, memory, performance, pipeline, reliability, uncertainty
+from analyses.models import (
+    flops,
+    gpu_hour_cost,
+    interruptions,
+    layouts,
+    memory,
+    performance,
+    pipeline,
+    reliability,
+    uncertainty,
+)
 from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.models.training_run import (
     CHECKPOINT_METHODS,
@@ -67,6 +77,7 @@ __all__ = [
     "breakdown",
     "candidates",
     "evaluate",
+    "evaluate_variants",
     "hourly_cost",
     "intervals",
     "pareto_front",
@@ -122,7 +133,8 @@ def hourly_cost(req: Request, gpu: str, s: Mapping[str, Any] | None = None) -> d
 def coefficients_for(req: Request, gpu: str, coef: performance.Coefficients) -> performance.Coefficients:
     """The step-time coefficients a plan of ``req`` on ``gpu`` uses: the calibrated ``coef`` with the
     scenario's data-parallel overlap, and the reader's GEMM ceiling for the GPU's die if set."""
-    out = replace(coef, dp_overlap=float(req.s["dp_overlap"]))
+    overlap = req.s["dp_overlap"]  # an array of one value per layout in evaluate_variants
+    out = replace(coef, dp_overlap=float(overlap) if np.ndim(overlap) == 0 else np.asarray(overlap, float))
     if req.compute_efficiency:
         die = req.hardware[gpu].die or gpu
         out = replace(out, **{f"e_max_{die.lower()}": float(req.compute_efficiency)})
@@ -213,7 +225,57 @@ def evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.D
     ``cost_owned``, ``cost`` (``req.cost_basis``) and ``meets_deadline``.
     """
     req = req.validate()
-    frame = candidates(req, gpu) if frame is None else frame.reset_index(drop=True).copy()
+    return _evaluate(req, gpu, coef, candidates(req, gpu) if frame is None else frame.reset_index(drop=True).copy())
+
+
+# What a variant of :func:`evaluate_variants` may change: the request's checkpoint bandwidth and these
+# scenario values, which :func:`evaluate` reads only in element-wise arithmetic (so one value per layout
+# gives each layout what a request of its own would).
+VARIANT_ASSUMPTIONS = (
+    *SENSITIVITY_ASSUMPTIONS,
+    *(interruptions.RATE_ASSUMPTION.values()),
+    *(interruptions.RESTART_ASSUMPTION.values()),
+)
+VARIANT_FIELDS = ("checkpoint_gb_per_s_per_node",)
+
+
+def evaluate_variants(
+    req: Request, gpu: str, coef: performance.Coefficients, layout: pd.DataFrame, changes: Sequence[Mapping[str, Any]]
+) -> pd.DataFrame:
+    """:func:`evaluate` of the one layout in ``layout`` under each variant ``req.with_(**change)`` of
+    ``changes``, in one vectorised pass: row ``i`` is ``evaluate(req.with_(**changes[i]), gpu, coef,
+    layout)``'s row, value for value (every variant validated as :meth:`Request.with_` does).
+
+    A change may set :data:`VARIANT_FIELDS` and the scenario values of :data:`VARIANT_ASSUMPTIONS`
+    (``{"s": {name: value}}``); anything else raises ``ValueError`` naming it.
+    """
+    if len(layout) != 1:
+        raise ValueError(f"layout must hold one layout, got {len(layout)} rows")
+    variants = [req.with_(**change) for change in changes]
+    names: dict[str, None] = {}
+    fields_: dict[str, None] = {}
+    for change in changes:
+        for key in change:
+            if key == "s":
+                names |= dict.fromkeys(change["s"])
+            else:
+                fields_[key] = None
+    bad = [n for n in names if n not in VARIANT_ASSUMPTIONS] + [f for f in fields_ if f not in VARIANT_FIELDS]
+    if bad:
+        raise ValueError(
+            f"a variant may change only {', '.join(VARIANT_FIELDS + VARIANT_ASSUMPTIONS)}; got {', '.join(bad)}"
+        )
+    stacked = replace(
+        req.validate(),
+        s=dict(req.s) | {n: np.array([v.s[n] for v in variants], float) for n in names},
+        **{f: np.array([getattr(v, f) for v in variants], float) for f in fields_},
+    )
+    frame = layout.iloc[np.zeros(len(variants), dtype=int)].reset_index(drop=True)
+    return _evaluate(stacked, gpu, coef, frame)
+
+
+def _evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`evaluate` of a validated request on the layouts of ``frame`` (its own copy, index 0..n-1)."""
     for col, default in (("cp", 1), ("ep", 1)):
         if col not in frame:
             frame[col] = default
