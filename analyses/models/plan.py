@@ -428,30 +428,37 @@ def intervals(
     Time: the step-time model's out-of-sample ``errors``, ``ln(published time / predicted time)`` of
     published runs it did not see, resampled: the true time of a plan is ``planned × exp(error)``
     (a model that predicted 25% more tokens per second than a run reached makes that run's time
-    1.25 × the planned one, never 1/1.25). One generator seeded ``req.seed + 1`` per generation.
-    Cost: GPU-hours at that time × cost per GPU-hour on the scenario's draws of its prices
-    (``draws[gpu]``: :func:`hourly_cost` on ``req.mc_samples`` joint draws). Every layout of a
+    1.25 × the planned one, never 1/1.25), drawn by one generator seeded ``req.seed + 1``: the same
+    draws for every generation. Cost: GPU-hours at that time × cost per GPU-hour on the scenario's
+    draws of its prices (``draws[gpu]``: :func:`hourly_cost` on ``req.mc_samples`` joint draws). Every layout of a
     generation scales the same draws, so its quantiles are the generation's scaled. Adds
     ``days_lo``/``days_hi`` and, for each basis in :data:`COST_BASES`, ``cost_<basis>_lo``/``_med``/``_hi``;
     ``cost_lo``/``cost_med``/``cost_hi`` repeat ``req.cost_basis``.
     """
     out = rows.copy()
+    n = len(out)
     cols = ["days_lo", "days_hi"] + [f"cost_{b}_{q}" for b in COST_BASES for q in ("lo", "med", "hi")]
-    for col in cols:
-        out[col] = np.nan
-    for gpu, idx in out.groupby("gpu").groups.items():
+    values = {col: np.full(n, np.nan) for col in cols}
+    gpus = out["gpu"].to_numpy()
+    all_days, all_gpus = out["days"].to_numpy(float), out["n_gpus"].to_numpy(float)
+    factor = None
+    for gpu in sorted(set(gpus)):
+        at = np.flatnonzero(gpus == gpu)
         hourly = draws[gpu]
-        rng = np.random.default_rng(req.seed + 1)
-        factor = np.exp(rng.choice(np.asarray(errors, float), size=req.mc_samples))
-        days = out.loc[idx, "days"].to_numpy(float)
-        lo, _, hi = uncertainty.interval(factor, level)
-        out.loc[idx, "days_lo"], out.loc[idx, "days_hi"] = days * lo, days * hi
-        gpu_days = out.loc[idx, "n_gpus"].to_numpy(float) * days
+        if factor is None:  # every generation's generator is seeded alike: the same factors
+            rng = np.random.default_rng(req.seed + 1)
+            factor = np.exp(rng.choice(np.asarray(errors, float), size=req.mc_samples))
+            lo, _, hi = uncertainty.interval(factor, level)
+        days = all_days[at]
+        values["days_lo"][at], values["days_hi"][at] = days * lo, days * hi
+        gpu_days = all_gpus[at] * days
         for basis in COST_BASES:
             per_gpu_day = factor * HOURS_PER_DAY * hourly[basis]
             q = uncertainty.interval(per_gpu_day, level) if np.isfinite(per_gpu_day).all() else (np.nan,) * 3
             for name, value in zip(("lo", "med", "hi"), q, strict=True):
-                out.loc[idx, f"cost_{basis}_{name}"] = gpu_days * value
+                values[f"cost_{basis}_{name}"][at] = gpu_days * value
+    for col in cols:
+        out[col] = values[col]
     for q in ("lo", "med", "hi"):
         out[f"cost_{q}"] = out[f"cost_{req.cost_basis}_{q}"]
     return out
