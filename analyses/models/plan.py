@@ -344,12 +344,22 @@ def _evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.
     return pd.concat([frame, added], axis=1)
 
 
+def _order(frame: pd.DataFrame, by: list[str], rows: np.ndarray | None = None) -> np.ndarray:
+    """Positions of ``frame``'s rows (of those at positions ``rows``, all by default) sorted by the
+    columns ``by``: ``sort_values(by, kind="stable")``'s order, found on those columns alone rather
+    than by moving every column."""
+    keys = pd.DataFrame({c: frame[c].to_numpy() if rows is None else frame[c].to_numpy()[rows] for c in by})
+    order = keys.sort_values(by, kind="stable").index.to_numpy()
+    return order if rows is None else rows[order]
+
+
 def pareto_front(frame: pd.DataFrame, x: str = "days", y: str = "cost") -> pd.DataFrame:
     """Rows not beaten on both ``x`` and ``y`` (lower is better), sorted by ``x``."""
-    ordered = frame.sort_values([x, y], kind="stable")
-    best = np.minimum.accumulate(ordered[y].to_numpy())
+    order = _order(frame, [x, y])
+    ys = frame[y].to_numpy()[order]
+    best = np.minimum.accumulate(ys)
     prev = np.concatenate([[np.inf], best[:-1]])
-    return ordered[ordered[y].to_numpy() < prev].reset_index(drop=True)
+    return frame.take(order[ys < prev]).reset_index(drop=True)
 
 
 def recommend(frame: pd.DataFrame) -> pd.Series:
@@ -358,10 +368,10 @@ def recommend(frame: pd.DataFrame) -> pd.Series:
     A generation the scenario does not price (no rent of the request's class) has NaN costs: its
     cheapest layout is then the one of fewest GPU-hours, what any price multiplies.
     """
-    ok = frame[frame["meets_deadline"]]
-    if not ok.empty:
-        return ok.sort_values(["cost", "gpu_hours", "days", "n_gpus"], kind="stable").iloc[0]
-    return frame.sort_values(["days", "cost", "n_gpus"], kind="stable").iloc[0]
+    ok = np.flatnonzero(frame["meets_deadline"].to_numpy(bool))
+    if len(ok):
+        return frame.iloc[_order(frame, ["cost", "gpu_hours", "days", "n_gpus"], ok)[0]]
+    return frame.iloc[_order(frame, ["days", "cost", "n_gpus"])[0]]
 
 
 @dataclass(frozen=True)
