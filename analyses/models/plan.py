@@ -141,9 +141,17 @@ def coefficients_for(req: Request, gpu: str, coef: performance.Coefficients) -> 
     return out
 
 
-def step_inputs(req: Request, gpu: str, frame: pd.DataFrame) -> dict[str, Any]:
+def recompute_modes(frame: pd.DataFrame) -> np.ndarray:
+    """The recomputation mode of each layout of ``frame`` as a numpy string array (each distinct mode
+    converted once: a frame holds a few modes over thousands of layouts)."""
+    codes, modes = pd.factorize(frame["recompute"].to_numpy(), use_na_sentinel=False)
+    return np.asarray(modes, dtype=object).astype(str)[codes]
+
+
+def step_inputs(req: Request, gpu: str, frame: pd.DataFrame, recompute: np.ndarray | None = None) -> dict[str, Any]:
     """:func:`analyses.models.performance.step_time`'s inputs for the layouts of ``frame`` on ``gpu``:
-    the shape, the layouts, the datasheet and the cluster with the scenario's NIC share and latency."""
+    the shape, the layouts, the datasheet and the cluster with the scenario's NIC share and latency
+    (``recompute``: :func:`recompute_modes` of ``frame`` if the caller has it)."""
     s, sc, hw = req.shape, req.s, req.hardware[gpu]
     c = hw.cluster
     return {
@@ -163,7 +171,7 @@ def step_inputs(req: Request, gpu: str, frame: pd.DataFrame) -> dict[str, Any]:
         "ep": frame["ep"].to_numpy(float),
         "micro_batch": frame["micro_batch"].to_numpy(float),
         "global_batch": req.global_batch_tokens / s.seq_len,
-        "recompute": frame["recompute"].to_numpy(dtype=object).astype(str),
+        "recompute": recompute_modes(frame) if recompute is None else recompute,
         "zero3": frame["zero_stage"].to_numpy() == 3,
         "die": hw.die or gpu,
         "peak_flops": hw.peak_flops(req.precision),
@@ -177,12 +185,14 @@ def step_inputs(req: Request, gpu: str, frame: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def memory_bytes(req: Request, frame: pd.DataFrame) -> np.ndarray:
-    """Memory of the busiest GPU of each layout (:func:`analyses.models.memory.total_bytes_per_gpu`)."""
+def memory_bytes(req: Request, frame: pd.DataFrame, recompute: np.ndarray | None = None) -> np.ndarray:
+    """Memory of the busiest GPU of each layout (:func:`analyses.models.memory.total_bytes_per_gpu`;
+    ``recompute``: :func:`recompute_modes` of ``frame`` if the caller has it)."""
     s, sc = req.shape, req.s
     tp, pp, dp = (frame[c].to_numpy(float) for c in ("tp", "pp", "dp"))
     cp, ep = frame["cp"].to_numpy(float), frame["ep"].to_numpy(float)
-    z, mb, rc = frame["zero_stage"].to_numpy(), frame["micro_batch"].to_numpy(), frame["recompute"].to_numpy()
+    z, mb = frame["zero_stage"].to_numpy(), frame["micro_batch"].to_numpy()
+    rc = recompute_modes(frame) if recompute is None else recompute
     # TODO(memory model): arguments for a mixture of experts and for context parallelism. Until the
     # memory model takes them, a GPU is charged its dense parameters plus its 1/ep share of the routed
     # experts' (Megatron shards experts over the expert-parallel group), and the activations of its
@@ -285,8 +295,9 @@ def _evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.
     peak = hw.peak_flops(req.precision)
     n = frame["n_gpus"].to_numpy(float)
 
-    mem = memory_bytes(req, frame)
-    st = performance.step_time(coefficients_for(req, gpu, coef), **step_inputs(req, gpu, frame))
+    recompute = recompute_modes(frame)
+    mem = memory_bytes(req, frame, recompute)
+    st = performance.step_time(coefficients_for(req, gpu, coef), **step_inputs(req, gpu, frame, recompute))
     nodes = np.ceil(n / cfg["gpus_per_node"])
     load_s = pipeline.load_time_s(
         req.global_batch_tokens * sc["input_bytes_per_token"], req.loader_gb_per_s_per_node * GB * nodes
@@ -308,9 +319,7 @@ def _evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.
     days = wall_s / SECONDS_PER_DAY
     costs = {f"cost_{b}": gpu_hours * float(hourly[b]) for b in COST_BASES}
     model_flops = flops.model_flops_per_token(s.params_active, s.layers, s.hidden, s.seq_len)
-    hardware_flops = flops.hardware_flops_per_token(
-        frame["recompute"].to_numpy(dtype=object).astype(str), s.params_active, s.layers, s.hidden, s.seq_len
-    )
+    hardware_flops = flops.hardware_flops_per_token(recompute, s.params_active, s.layers, s.hidden, s.seq_len)
     rate = req.global_batch_tokens / (step * n * peak)  # tokens per second per unit of peak
     columns = {
         "mem_bytes": mem,
