@@ -10,6 +10,7 @@ attribute that pytest 9.2 no longer has.)
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 import pytest
@@ -44,6 +45,22 @@ CALCULATOR_PAGES = (
 )
 
 
+# Units that take longest (a minute of CPU or more between them, or one long test), handed out first:
+# pytest-xdist's own order (most tests first) left one-test units of up to a minute for the end of
+# the run, with one worker busy and the other idle. Module paths stand for each of their tests.
+FIRST = (
+    "site",
+    "tests/site/test_determinism.py",  # the whole book under nbval (two kernels at once)
+    "calculator pages",
+    "tests/site/test_fuzz.py",
+    "tests/site/test_param_properties.py",
+    "tests/site/test_execute.py",
+    "tests/site/test_build_faults.py",
+    "tests/site/test_data_faults.py",
+    "tests/chapters/test_plan.py",
+)
+
+
 def work_unit(nodeid: str) -> str:
     """The group a test is scheduled with: its notebook, the site, the calculator pages, its module
     (:data:`MODULE_UNITS`), or the test alone."""
@@ -68,4 +85,26 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         def _split_scope(self, nodeid: str) -> str:
             return work_unit(nodeid)
 
+    config.option.loadscopereorder = False  # the queue follows the collection: in_run_order
     return Scheduling(config, log)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every process collects the tests in :func:`in_run_order` (the workers' collections must agree)."""
+    order = {nodeid: i for i, nodeid in enumerate(in_run_order([item.nodeid for item in items]))}
+    items.sort(key=lambda item: order[item.nodeid])
+
+
+def in_run_order(nodeids: list[str]) -> list[str]:
+    """``nodeids`` in the order their units are handed out: the units of :data:`FIRST` in its order,
+    then the rest, units of more tests first; tests keep their order within a unit (a notebook's cells)."""
+    units = [work_unit(n) for n in nodeids]
+    sizes = collections.Counter(units)
+
+    def rank(i: int) -> tuple[int, int]:
+        unit = units[i]
+        path = unit.split("::")[0]
+        first = FIRST.index(unit) if unit in FIRST else FIRST.index(path) if path in FIRST else len(FIRST)
+        return first, -sizes[unit]
+
+    return [nodeids[i] for i in sorted(range(len(nodeids)), key=rank)]

@@ -85,18 +85,23 @@ def exported(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
     return out
 
 
-def test_rerun_pages_render_every_chart_offline_in_chromium(exported, browser, tmp_path):
+def test_rerun_pages_render_every_chart_offline_in_chromium(exported, browser):
     report, problems = {}, []
+    folders = {path.parent.as_uri() + "/" for _, path in exported.values()}
+    assert len(folders) == 1  # one runs folder: one page with one route visits every run
+    (folder,) = folders
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    requests: list[str] = []
+    outside: list[str] = []
+    context.route("**/*", _recording_route(folder, requests, outside))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
     for name, (notebook, path) in exported.items():
         expected = expected_charts(nbformat.read(notebook, as_version=4))
-        folder = path.parent.as_uri() + "/"
-        context = browser.new_context(viewport={"width": 1100, "height": 900})
-        page = context.new_page()
-        errors, requests, outside = [], [], []
-
-        context.route("**/*", _recording_route(folder, requests, outside))
-        page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
+        for seen in (errors, requests, outside):
+            seen.clear()
         page.goto(path.as_uri())
         roots = ".vega-embed > svg.marks, .vega-embed > canvas.marks"
         try:
@@ -104,7 +109,6 @@ def test_rerun_pages_render_every_chart_offline_in_chromium(exported, browser, t
         except Exception:
             pass  # counted and reported below
         rendered = page.locator(roots).count()
-        page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=True)
         report[name] = (rendered, expected, path.stat().st_size)
         if rendered != expected:
             problems.append(f"{name}: {rendered} of {expected} charts rendered")
@@ -114,7 +118,7 @@ def test_rerun_pages_render_every_chart_offline_in_chromium(exported, browser, t
             problems.append(f"{name}: requests outside {folder}: {outside} (all: {requests})")
         if page.locator("pre code").filter(has_text="<script").count():
             problems.append(f"{name}: a chart script shown as code")
-        context.close()
+    context.close()
     assert problems == [], problems
     assert all(e >= 3 for _, e, _ in report.values()), report
 
