@@ -29,14 +29,24 @@ calendar-hour cost (capital, energy at full power, hosting, staff) for the same 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analyses.models import flops, gpu_hour_cost, layouts, memory, performance, pipeline, reliability, uncertainty
+from analyses.models import (
+    flops,
+    gpu_hour_cost,
+    interruptions,
+    layouts,
+    memory,
+    performance,
+    pipeline,
+    reliability,
+    uncertainty,
+)
 from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.models.training_run import (
     CHECKPOINT_METHODS,
@@ -67,6 +77,7 @@ __all__ = [
     "breakdown",
     "candidates",
     "evaluate",
+    "evaluate_variants",
     "hourly_cost",
     "intervals",
     "pareto_front",
@@ -122,16 +133,25 @@ def hourly_cost(req: Request, gpu: str, s: Mapping[str, Any] | None = None) -> d
 def coefficients_for(req: Request, gpu: str, coef: performance.Coefficients) -> performance.Coefficients:
     """The step-time coefficients a plan of ``req`` on ``gpu`` uses: the calibrated ``coef`` with the
     scenario's data-parallel overlap, and the reader's GEMM ceiling for the GPU's die if set."""
-    out = replace(coef, dp_overlap=float(req.s["dp_overlap"]))
+    overlap = req.s["dp_overlap"]  # an array of one value per layout in evaluate_variants
+    out = replace(coef, dp_overlap=float(overlap) if np.ndim(overlap) == 0 else np.asarray(overlap, float))
     if req.compute_efficiency:
         die = req.hardware[gpu].die or gpu
         out = replace(out, **{f"e_max_{die.lower()}": float(req.compute_efficiency)})
     return out
 
 
-def step_inputs(req: Request, gpu: str, frame: pd.DataFrame) -> dict[str, Any]:
+def recompute_modes(frame: pd.DataFrame) -> np.ndarray:
+    """The recomputation mode of each layout of ``frame`` as a numpy string array (each distinct mode
+    converted once: a frame holds a few modes over thousands of layouts)."""
+    codes, modes = pd.factorize(frame["recompute"].to_numpy(), use_na_sentinel=False)
+    return np.asarray(modes, dtype=object).astype(str)[codes]
+
+
+def step_inputs(req: Request, gpu: str, frame: pd.DataFrame, recompute: np.ndarray | None = None) -> dict[str, Any]:
     """:func:`analyses.models.performance.step_time`'s inputs for the layouts of ``frame`` on ``gpu``:
-    the shape, the layouts, the datasheet and the cluster with the scenario's NIC share and latency."""
+    the shape, the layouts, the datasheet and the cluster with the scenario's NIC share and latency
+    (``recompute``: :func:`recompute_modes` of ``frame`` if the caller has it)."""
     s, sc, hw = req.shape, req.s, req.hardware[gpu]
     c = hw.cluster
     return {
@@ -151,7 +171,7 @@ def step_inputs(req: Request, gpu: str, frame: pd.DataFrame) -> dict[str, Any]:
         "ep": frame["ep"].to_numpy(float),
         "micro_batch": frame["micro_batch"].to_numpy(float),
         "global_batch": req.global_batch_tokens / s.seq_len,
-        "recompute": frame["recompute"].to_numpy(dtype=object).astype(str),
+        "recompute": recompute_modes(frame) if recompute is None else recompute,
         "zero3": frame["zero_stage"].to_numpy() == 3,
         "die": hw.die or gpu,
         "peak_flops": hw.peak_flops(req.precision),
@@ -165,12 +185,14 @@ def step_inputs(req: Request, gpu: str, frame: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def memory_bytes(req: Request, frame: pd.DataFrame) -> np.ndarray:
-    """Memory of the busiest GPU of each layout (:func:`analyses.models.memory.total_bytes_per_gpu`)."""
+def memory_bytes(req: Request, frame: pd.DataFrame, recompute: np.ndarray | None = None) -> np.ndarray:
+    """Memory of the busiest GPU of each layout (:func:`analyses.models.memory.total_bytes_per_gpu`;
+    ``recompute``: :func:`recompute_modes` of ``frame`` if the caller has it)."""
     s, sc = req.shape, req.s
     tp, pp, dp = (frame[c].to_numpy(float) for c in ("tp", "pp", "dp"))
     cp, ep = frame["cp"].to_numpy(float), frame["ep"].to_numpy(float)
-    z, mb, rc = frame["zero_stage"].to_numpy(), frame["micro_batch"].to_numpy(), frame["recompute"].to_numpy()
+    z, mb = frame["zero_stage"].to_numpy(), frame["micro_batch"].to_numpy()
+    rc = recompute_modes(frame) if recompute is None else recompute
     # TODO(memory model): arguments for a mixture of experts and for context parallelism. Until the
     # memory model takes them, a GPU is charged its dense parameters plus its 1/ep share of the routed
     # experts' (Megatron shards experts over the expert-parallel group), and the activations of its
@@ -213,7 +235,57 @@ def evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.D
     ``cost_owned``, ``cost`` (``req.cost_basis``) and ``meets_deadline``.
     """
     req = req.validate()
-    frame = candidates(req, gpu) if frame is None else frame.reset_index(drop=True).copy()
+    return _evaluate(req, gpu, coef, candidates(req, gpu) if frame is None else frame.reset_index(drop=True).copy())
+
+
+# What a variant of :func:`evaluate_variants` may change: the request's checkpoint bandwidth and these
+# scenario values, which :func:`evaluate` reads only in element-wise arithmetic (so one value per layout
+# gives each layout what a request of its own would).
+VARIANT_ASSUMPTIONS = (
+    *SENSITIVITY_ASSUMPTIONS,
+    *(interruptions.RATE_ASSUMPTION.values()),
+    *(interruptions.RESTART_ASSUMPTION.values()),
+)
+VARIANT_FIELDS = ("checkpoint_gb_per_s_per_node",)
+
+
+def evaluate_variants(
+    req: Request, gpu: str, coef: performance.Coefficients, layout: pd.DataFrame, changes: Sequence[Mapping[str, Any]]
+) -> pd.DataFrame:
+    """:func:`evaluate` of the one layout in ``layout`` under each variant ``req.with_(**change)`` of
+    ``changes``, in one vectorised pass: row ``i`` is ``evaluate(req.with_(**changes[i]), gpu, coef,
+    layout)``'s row, value for value (every variant validated as :meth:`Request.with_` does).
+
+    A change may set :data:`VARIANT_FIELDS` and the scenario values of :data:`VARIANT_ASSUMPTIONS`
+    (``{"s": {name: value}}``); anything else raises ``ValueError`` naming it.
+    """
+    if len(layout) != 1:
+        raise ValueError(f"layout must hold one layout, got {len(layout)} rows")
+    variants = [req.with_(**change) for change in changes]
+    names: dict[str, None] = {}
+    fields_: dict[str, None] = {}
+    for change in changes:
+        for key in change:
+            if key == "s":
+                names |= dict.fromkeys(change["s"])
+            else:
+                fields_[key] = None
+    bad = [n for n in names if n not in VARIANT_ASSUMPTIONS] + [f for f in fields_ if f not in VARIANT_FIELDS]
+    if bad:
+        raise ValueError(
+            f"a variant may change only {', '.join(VARIANT_FIELDS + VARIANT_ASSUMPTIONS)}; got {', '.join(bad)}"
+        )
+    stacked = replace(
+        req.validate(),
+        s=dict(req.s) | {n: np.array([v.s[n] for v in variants], float) for n in names},
+        **{f: np.array([getattr(v, f) for v in variants], float) for f in fields_},
+    )
+    frame = layout.iloc[np.zeros(len(variants), dtype=int)].reset_index(drop=True)
+    return _evaluate(stacked, gpu, coef, frame)
+
+
+def _evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`evaluate` of a validated request on the layouts of ``frame`` (its own copy, index 0..n-1)."""
     for col, default in (("cp", 1), ("ep", 1)):
         if col not in frame:
             frame[col] = default
@@ -223,8 +295,9 @@ def evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.D
     peak = hw.peak_flops(req.precision)
     n = frame["n_gpus"].to_numpy(float)
 
-    mem = memory_bytes(req, frame)
-    st = performance.step_time(coefficients_for(req, gpu, coef), **step_inputs(req, gpu, frame))
+    recompute = recompute_modes(frame)
+    mem = memory_bytes(req, frame, recompute)
+    st = performance.step_time(coefficients_for(req, gpu, coef), **step_inputs(req, gpu, frame, recompute))
     nodes = np.ceil(n / cfg["gpus_per_node"])
     load_s = pipeline.load_time_s(
         req.global_batch_tokens * sc["input_bytes_per_token"], req.loader_gb_per_s_per_node * GB * nodes
@@ -246,9 +319,7 @@ def evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.D
     days = wall_s / SECONDS_PER_DAY
     costs = {f"cost_{b}": gpu_hours * float(hourly[b]) for b in COST_BASES}
     model_flops = flops.model_flops_per_token(s.params_active, s.layers, s.hidden, s.seq_len)
-    hardware_flops = flops.hardware_flops_per_token(
-        frame["recompute"].to_numpy(dtype=object).astype(str), s.params_active, s.layers, s.hidden, s.seq_len
-    )
+    hardware_flops = flops.hardware_flops_per_token(recompute, s.params_active, s.layers, s.hidden, s.seq_len)
     rate = req.global_batch_tokens / (step * n * peak)  # tokens per second per unit of peak
     columns = {
         "mem_bytes": mem,
@@ -282,12 +353,22 @@ def evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.D
     return pd.concat([frame, added], axis=1)
 
 
+def _order(frame: pd.DataFrame, by: list[str], rows: np.ndarray | None = None) -> np.ndarray:
+    """Positions of ``frame``'s rows (of those at positions ``rows``, all by default) sorted by the
+    numeric columns ``by``: ``sort_values(by, kind="stable")``'s order (NaN last, ties in row
+    order), found with a stable ``np.lexsort`` on those columns alone rather than by moving every column."""
+    keys = [frame[c].to_numpy() if rows is None else frame[c].to_numpy()[rows] for c in reversed(by)]
+    order = np.lexsort(keys)
+    return order if rows is None else rows[order]
+
+
 def pareto_front(frame: pd.DataFrame, x: str = "days", y: str = "cost") -> pd.DataFrame:
     """Rows not beaten on both ``x`` and ``y`` (lower is better), sorted by ``x``."""
-    ordered = frame.sort_values([x, y], kind="stable")
-    best = np.minimum.accumulate(ordered[y].to_numpy())
+    order = _order(frame, [x, y])
+    ys = frame[y].to_numpy()[order]
+    best = np.minimum.accumulate(ys)
     prev = np.concatenate([[np.inf], best[:-1]])
-    return ordered[ordered[y].to_numpy() < prev].reset_index(drop=True)
+    return frame.take(order[ys < prev]).reset_index(drop=True)
 
 
 def recommend(frame: pd.DataFrame) -> pd.Series:
@@ -296,10 +377,10 @@ def recommend(frame: pd.DataFrame) -> pd.Series:
     A generation the scenario does not price (no rent of the request's class) has NaN costs: its
     cheapest layout is then the one of fewest GPU-hours, what any price multiplies.
     """
-    ok = frame[frame["meets_deadline"]]
-    if not ok.empty:
-        return ok.sort_values(["cost", "gpu_hours", "days", "n_gpus"], kind="stable").iloc[0]
-    return frame.sort_values(["days", "cost", "n_gpus"], kind="stable").iloc[0]
+    ok = np.flatnonzero(frame["meets_deadline"].to_numpy(bool))
+    if len(ok):
+        return frame.iloc[_order(frame, ["cost", "gpu_hours", "days", "n_gpus"], ok)[0]]
+    return frame.iloc[_order(frame, ["days", "cost", "n_gpus"])[0]]
 
 
 @dataclass(frozen=True)
@@ -366,30 +447,37 @@ def intervals(
     Time: the step-time model's out-of-sample ``errors``, ``ln(published time / predicted time)`` of
     published runs it did not see, resampled: the true time of a plan is ``planned × exp(error)``
     (a model that predicted 25% more tokens per second than a run reached makes that run's time
-    1.25 × the planned one, never 1/1.25). One generator seeded ``req.seed + 1`` per generation.
-    Cost: GPU-hours at that time × cost per GPU-hour on the scenario's draws of its prices
-    (``draws[gpu]``: :func:`hourly_cost` on ``req.mc_samples`` joint draws). Every layout of a
+    1.25 × the planned one, never 1/1.25), drawn by one generator seeded ``req.seed + 1``: the same
+    draws for every generation. Cost: GPU-hours at that time × cost per GPU-hour on the scenario's
+    draws of its prices (``draws[gpu]``: :func:`hourly_cost` on ``req.mc_samples`` joint draws). Every layout of a
     generation scales the same draws, so its quantiles are the generation's scaled. Adds
     ``days_lo``/``days_hi`` and, for each basis in :data:`COST_BASES`, ``cost_<basis>_lo``/``_med``/``_hi``;
     ``cost_lo``/``cost_med``/``cost_hi`` repeat ``req.cost_basis``.
     """
     out = rows.copy()
+    n = len(out)
     cols = ["days_lo", "days_hi"] + [f"cost_{b}_{q}" for b in COST_BASES for q in ("lo", "med", "hi")]
-    for col in cols:
-        out[col] = np.nan
-    for gpu, idx in out.groupby("gpu").groups.items():
+    values = {col: np.full(n, np.nan) for col in cols}
+    gpus = out["gpu"].to_numpy()
+    all_days, all_gpus = out["days"].to_numpy(float), out["n_gpus"].to_numpy(float)
+    factor = None
+    for gpu in sorted(set(gpus)):
+        at = np.flatnonzero(gpus == gpu)
         hourly = draws[gpu]
-        rng = np.random.default_rng(req.seed + 1)
-        factor = np.exp(rng.choice(np.asarray(errors, float), size=req.mc_samples))
-        days = out.loc[idx, "days"].to_numpy(float)
-        lo, _, hi = uncertainty.interval(factor, level)
-        out.loc[idx, "days_lo"], out.loc[idx, "days_hi"] = days * lo, days * hi
-        gpu_days = out.loc[idx, "n_gpus"].to_numpy(float) * days
+        if factor is None:  # every generation's generator is seeded alike: the same factors
+            rng = np.random.default_rng(req.seed + 1)
+            factor = np.exp(rng.choice(np.asarray(errors, float), size=req.mc_samples))
+            lo, _, hi = uncertainty.interval(factor, level)
+        days = all_days[at]
+        values["days_lo"][at], values["days_hi"][at] = days * lo, days * hi
+        gpu_days = all_gpus[at] * days
         for basis in COST_BASES:
             per_gpu_day = factor * HOURS_PER_DAY * hourly[basis]
             q = uncertainty.interval(per_gpu_day, level) if np.isfinite(per_gpu_day).all() else (np.nan,) * 3
             for name, value in zip(("lo", "med", "hi"), q, strict=True):
-                out.loc[idx, f"cost_{basis}_{name}"] = gpu_days * value
+                values[f"cost_{basis}_{name}"][at] = gpu_days * value
+    for col in cols:
+        out[col] = values[col]
     for q in ("lo", "med", "hi"):
         out[f"cost_{q}"] = out[f"cost_{req.cost_basis}_{q}"]
     return out

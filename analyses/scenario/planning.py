@@ -115,15 +115,21 @@ def coefficients(req: pl.Request) -> performance.Coefficients:
 
 
 def efficiency_basis(req: pl.Request, gpu: str) -> str:
-    """Where the GEMM efficiency ceiling of ``gpu``'s die comes from, in words."""
+    """Where the GEMM efficiency ceiling of ``gpu``'s die comes from, in words (read once per data
+    folder, generation, reader's ceiling and held-out sources: all it depends on)."""
+    return _efficiency_basis(str(data.DATA_DIR), gpu, req.compute_efficiency, tuple(req.holdout_sources))
+
+
+@functools.lru_cache(maxsize=256)
+def _efficiency_basis(data_dir: str, gpu: str, compute_efficiency: float, holdout_sources: tuple[str, ...]) -> str:
     die = calibration.die(gpu)
-    if req.compute_efficiency:
-        return f"set by the reader ({req.compute_efficiency:.2f} for the {die} die)"
+    if compute_efficiency:
+        return f"set by the reader ({compute_efficiency:.2f} for the {die} die)"
     rows = calibration.step_time_rows()
     cal = rows[(rows["role"] == "calibrate") & (rows["die"] == die)]
-    if req.holdout_sources:
-        cal = cal[~cal["source"].isin(req.holdout_sources)]
-    fitted = getattr(coefficients(req), f"e_max_{die.lower()}")
+    if holdout_sources:
+        cal = cal[~cal["source"].isin(holdout_sources)]
+    fitted = getattr(calibration.coefficients(holdout_sources), f"e_max_{die.lower()}")
     own = f"the {die} die" if die == gpu else f"the {die} die it is a variant of"
     if cal.empty:
         return (
@@ -141,9 +147,33 @@ def validation_errors(req: pl.Request) -> np.ndarray:
 def hourly_cost_draws(req: pl.Request, gpu: str) -> dict[str, np.ndarray]:
     """:func:`analyses.models.plan.hourly_cost` on ``req.mc_samples`` joint draws of its price
     assumptions (:func:`analyses.scenario.sample` seeded with ``req.seed``, around ``req.s``); a
-    generation without a rent of ``req.rent_class`` gets NaN rents."""
-    names = gpu_hour_cost.inputs(gpu, req.rent_class, req.electricity_region, req.s)
-    return pl.hourly_cost(req, gpu, scenario.sample(names, req.mc_samples, req.seed, req.s))
+    generation without a rent of ``req.rent_class`` gets NaN rents.
+
+    Drawn once per data folder and everything the draws read (the generation, its TDP, the rent
+    class, the region, the sample count, the seed and every scenario value: a range moves with any
+    override); each call gets its own copy of the arrays."""
+    key = (
+        str(data.DATA_DIR),
+        gpu,
+        float(req.hardware[gpu].tdp_w),
+        req.rent_class,
+        req.electricity_region,
+        req.mc_samples,
+        req.seed,
+        frozenset(req.s.items()),
+    )
+    draws = _DRAWS.pop(key, None)
+    if draws is None:
+        names = gpu_hour_cost.inputs(gpu, req.rent_class, req.electricity_region, req.s)
+        draws = pl.hourly_cost(req, gpu, scenario.sample(names, req.mc_samples, req.seed, req.s))
+    _DRAWS[key] = draws  # most recent last
+    while len(_DRAWS) > _DRAWS_KEPT:
+        del _DRAWS[next(iter(_DRAWS))]
+    return {basis: np.array(v, copy=True) for basis, v in draws.items()}
+
+
+_DRAWS: dict[tuple[Any, ...], dict[str, np.ndarray]] = {}  # hourly_cost_draws' cache, least recent first
+_DRAWS_KEPT = 32
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,10 +236,12 @@ def sensitivity(req: pl.Request, row: pd.Series) -> pd.DataFrame:
         {"checkpoint_gb_per_s_per_node": bandwidth / pl.CHECKPOINT_BANDWIDTH_FACTOR},
         {"checkpoint_gb_per_s_per_node": bandwidth * pl.CHECKPOINT_BANDWIDTH_FACTOR},
     )
-    for name, (low, high) in variants.items():
-        a = evaluate(req.with_(**low), gpu, layout).iloc[0]
-        b = evaluate(req.with_(**high), gpu, layout).iloc[0]
-        rows.append({"input": name, "days_a": a["days"], "days_b": b["days"], "cost_a": a["cost"], "cost_b": b["cost"]})
+    # every variant of the layout in one pass: rows 2i and 2i+1 are variant i's low and high ends
+    ends = pl.evaluate_variants(req, gpu, coefficients(req), layout, [c for pair in variants.values() for c in pair])
+    days, cost = ends["days"].to_numpy(), ends["cost"].to_numpy()
+    for i, name in enumerate(variants):
+        a, b = 2 * i, 2 * i + 1
+        rows.append({"input": name, "days_a": days[a], "days_b": days[b], "cost_a": cost[a], "cost_b": cost[b]})
     p_lo, _, p_hi = uncertainty.interval(hourly_cost_draws(req, gpu)[req.cost_basis])
     central = float(pl.hourly_cost(req, gpu)[req.cost_basis])
     rows.append(

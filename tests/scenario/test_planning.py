@@ -310,6 +310,23 @@ def test_price_draws_are_the_scenarios_so_the_tco_chapter_sees_the_same(req, s):
     assert {"depreciation_years", "cost_of_capital", "server_b300_usd_per_gpu"} <= set(names)
 
 
+def test_price_draws_are_drawn_once_per_scenario_and_each_caller_gets_its_own(req):
+    """hourly_cost_draws is cached on everything it reads: a caller that writes into its arrays does
+    not change the next caller's, and a reader's price moves the draws (the rent's range keeps its
+    relative spread, so every draw scales with the central rent)."""
+    first = planning.hourly_cost_draws(req, "B300")
+    kept = first["rented"].copy()
+    first["rented"][:] = 0.0
+    again = planning.hourly_cost_draws(req, "B300")
+    np.testing.assert_array_equal(again["rented"], kept)
+    central = req.s["rent_b300_usd_per_gpu_hour"]
+    dearer = planning.hourly_cost_draws(req.with_(s={"rent_b300_usd_per_gpu_hour": 2 * central}), "B300")
+    np.testing.assert_allclose(dearer["rented"], 2 * kept, rtol=1e-12)
+    np.testing.assert_array_equal(dearer["owned"], again["owned"])  # the owned cost reads no rent
+    reseeded = planning.hourly_cost_draws(req.with_(seed=req.seed + 1), "B300")
+    assert not np.array_equal(reseeded["rented"], kept)
+
+
 # --------------------------------------------------------------------------------------------
 # Front, recommendation, intervals, breakdown, sensitivity
 # --------------------------------------------------------------------------------------------
@@ -394,6 +411,32 @@ def test_sensitivity_moves_each_assumption_across_its_scenario_range(req, h100):
         h100.best["days"] * hi
     )
     assert model["days_a"] < h100.best["days"] < model["days_b"]
+
+
+def test_variants_of_a_layout_are_each_evaluated_as_its_own_request(req, h100):
+    """evaluate_variants (the sensitivity's one pass) gives each variant the row evaluate gives that
+    variant's own request, value for value, in the manual operations mode too."""
+    layout = pd.DataFrame([h100.best[list(layouts.COLUMNS)]])
+    coef = planning.coefficients(req)
+    for base in (req, req.with_(operations="manual")):
+        rate, restart = base.reliability_assumptions
+        changes = [
+            {"s": {rate: 2 * base.s[rate]}},
+            {"s": {restart: 3600.0, "dp_overlap": 0.1}},
+            {"s": {"rdma_nic_share": 0.5, "rdma_latency_us": 20.0}},
+            {"checkpoint_gb_per_s_per_node": 0.25},
+            {},
+        ]
+        together = pl.evaluate_variants(base, "H100", coef, layout, changes)
+        alone = pd.concat([pl.evaluate(base.with_(**c), "H100", coef, layout) for c in changes], ignore_index=True)
+        pd.testing.assert_frame_equal(together, alone, check_exact=True)
+        assert together["days"].nunique() == len(changes)  # every change moved the time
+    with pytest.raises(ValueError, match="framework_memory_gb"):  # read outside element-wise arithmetic
+        pl.evaluate_variants(req, "H100", coef, layout, [{"s": {"framework_memory_gb": 10.0}}])
+    with pytest.raises(ValueError, match="tokens"):
+        pl.evaluate_variants(req, "H100", coef, layout, [{"tokens": 1e12}])
+    with pytest.raises(pl.PlanError, match="checkpoint_gb_per_s_per_node"):  # each variant validated
+        pl.evaluate_variants(req, "H100", coef, layout, [{"checkpoint_gb_per_s_per_node": -1.0}])
 
 
 # --------------------------------------------------------------------------------------------
