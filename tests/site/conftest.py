@@ -150,7 +150,9 @@ def page_visits(site: Path, browser: Any) -> dict[int, list[Visit]]:
         page = context.new_page()
         page.set_viewport_size({"width": width, "height": 800})
         for path in pages:
-            expected = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
+            text = path.read_text()
+            expected = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', text)))
+            refresh = re.search(r'http-equiv="refresh" content="\d+; *url=([^"]+)"', text, re.IGNORECASE)
             errors: list[str] = []
             external: list[str] = []
             handlers = {
@@ -163,6 +165,8 @@ def page_visits(site: Path, browser: Any) -> dict[int, list[Visit]]:
             for event, handler in handlers.items():
                 page.on(event, handler)
             page.goto(path.as_uri())
+            if refresh:  # a redirect (the site's index.html): measured where it lands, once it has
+                page.wait_for_url((path.parent / refresh.group(1)).resolve().as_uri())
             if expected:
                 try:
                     page.wait_for_function(
