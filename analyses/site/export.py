@@ -376,6 +376,14 @@ def _pygments_css() -> str:
     return _formatter().get_style_defs(".highlight")
 
 
+@functools.lru_cache(maxsize=1)
+def _book_css() -> str:
+    """The book's own stylesheet (``_static/audit.css``: the verdict box, ledger tables as cards on a
+    phone, findings), so that a rerun page lays its boxes out as the book does."""
+    path = _book_dir() / "_static" / "audit.css"
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
 def _book_dir() -> Path:
     from analyses.data import REPO_ROOT
 
@@ -454,7 +462,7 @@ def render(nb: nbformat.NotebookNode, target: Path | None = None) -> tuple[str, 
         '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(page.title())}</title>",
-        f"<style>{CSS}{_pygments_css()}</style>",
+        f"<style>{CSS}{_pygments_css()}{_book_css()}</style>",
     ]
     preset = vega_offline.debug_preset(body)
     if preset is not None:  # the chart scripts find vega, vega-lite and vega-embed already loaded

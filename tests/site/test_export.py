@@ -129,6 +129,9 @@ def test_rerun_page_shows_the_run_and_its_parameters(exported):
     nb = nbformat.read(notebook, as_version=4)
     assert "zero_stage = 3" in text.split("run-banner", 1)[1].split("</p>", 1)[0]  # the banner names the change
     assert '<p class="label">This run\'s parameters</p>' in text
+    # the book's stylesheet: the verdict box one row per claim, a card per claim on a phone
+    head = text.split("</head>", 1)[0]
+    assert ".audit-verdict-box li" in head and "@media (max-width: 700px)" in head
     # the layout glued in the prose is the run's (ZeRO-3), resolved from the notebook's own glue
     zero = export.glued_values(nb)["lay_zero"]["text/plain"]
     assert zero == "3" and "ZeRO-3, needs" in re.sub(r"<[^>]+>", "", text) and "{glue:" not in text
