@@ -460,14 +460,13 @@ def intervals(
     values = {col: np.full(n, np.nan) for col in cols}
     gpus = out["gpu"].to_numpy()
     all_days, all_gpus = out["days"].to_numpy(float), out["n_gpus"].to_numpy(float)
-    factor = None
+    if n:  # one draw of the time factors for every generation (each was once seeded alike)
+        rng = np.random.default_rng(req.seed + 1)
+        factor = np.exp(rng.choice(np.asarray(errors, float), size=req.mc_samples))
+        lo, _, hi = uncertainty.interval(factor, level)
     for gpu in sorted(set(gpus)):
         at = np.flatnonzero(gpus == gpu)
         hourly = draws[gpu]
-        if factor is None:  # every generation's generator is seeded alike: the same factors
-            rng = np.random.default_rng(req.seed + 1)
-            factor = np.exp(rng.choice(np.asarray(errors, float), size=req.mc_samples))
-            lo, _, hi = uncertainty.interval(factor, level)
         days = all_days[at]
         values["days_lo"][at], values["days_hi"][at] = days * lo, days * hi
         gpu_days = all_gpus[at] * days
