@@ -72,12 +72,9 @@ def validate(data_dir: str | Path | None = None) -> dict[str, int]:
 def table(name: str, data_dir: str | Path | None = None) -> pd.DataFrame:
     """A validated copy of table ``name`` (see :func:`table_names`), without bookkeeping columns."""
     root = _data_dir(data_dir).resolve()
-    schema_path = root / f"{name}.schema.yaml"
-    record(schema_path, root)
-    if not schema_path.exists():
-        rel = f"data/{name}.schema.yaml"
+    if name not in table_names(root):
         raise DataKeyError(
-            rel, f"no schema for table '{name}' (the file is missing); tables: {', '.join(table_names(root))}"
+            "data/datapackage.json", f"no table '{name}' in the data package; tables: {', '.join(table_names(root))}"
         )
     return _plain(name, root).copy()
 

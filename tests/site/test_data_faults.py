@@ -268,8 +268,7 @@ def _table_mutations(name: str) -> list[Mutation]:
     for rel in files[:1]:
         out.append(Mutation(f"{name}:missing-file", "missing file", rel, ("delete-table", name), needle=name))
     schema_rel = f"{name}.schema.yaml"
-    expected = "sources.schema.yaml" if name == "sources" else files[0]
-    out.append(Mutation(f"{name}:missing-schema", "missing schema", expected, ("delete", schema_rel)))
+    out.append(Mutation(f"{name}:missing-schema", "missing schema", schema_rel, ("delete", schema_rel)))
     return out
 
 
