@@ -61,6 +61,19 @@ def check(name: str, schema: Schema, records: Records, root: Path, rows_of: Rows
     for col in schema.columns:
         if col.present_in is not None:
             _check_present(name, schema, records, col, root, rows_of)
+        if col.covers is not None:
+            _check_covers(name, records, col, root, rows_of)
+
+
+def _check_covers(name: str, records: Records, col: Column, root: Path, rows_of: RowsOf) -> None:
+    """``covers: table.column``: every value of that column has a row here (a claim its Chinese row)."""
+    table, key, _ = _target(col.covers, name, col.name, root)
+    have = {rec[col.name] for rec in records}
+    for value, row in _keyed(table, key, name, records, rows_of).items():
+        if value not in have:
+            where = f"{row['_file']} row {row['_row']}"
+            message = f"no row for '{value}' ({where}); every {key} of {_where(table, root)} needs one here"
+            raise DataError(_where(name, root), message, column=col.name)
 
 
 def _unknown(item: str, what: str, known: list[Any]) -> str:

@@ -8,7 +8,9 @@ standard's own rules: field types, ``constraints`` (``required``, ``unique``, ``
 ``foreignKeys``. The book reads the same files with its own faster checker (:mod:`analyses.tables`)
 and a few properties of its own, which other tools ignore:
 
-- on a field: ``unit``; ``years: [min, max]`` (a string field holding a date of the form YYYY,
+- on a field: ``unit``; ``covers: table.column`` (every value there has a row here: each claim
+  its Chinese wording); ``year_of: <date column>`` (an integer that is that date's year);
+  ``years: [min, max]`` (a string field holding a date of the form YYYY,
   YYYY-MM or YYYY-MM-DD: a calendar day within those years); ``references: table.column`` on a
   ``list`` field (each item names a row; Table Schema's foreign keys take one value per cell), or
   ``{by: column, <value>: table.column}`` (the table chosen by another column); ``present_in``
@@ -46,7 +48,7 @@ COLUMN_TYPES = ("str", "int", "float", "bool", "date", "source", "sources", "exp
 # Table Schema types and the checker's: a `list` is a str column with a separator
 TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "list": "str"}
 FIELD_KEYS = {"name", "type", "description", "constraints", "unit", "years", "expression", "bounds", "delimiter"}
-FIELD_KEYS |= {"itemType", "references", "range_by", "within", "present_in", "unlisted"}
+FIELD_KEYS |= {"itemType", "references", "range_by", "within", "present_in", "unlisted", "year_of", "covers"}
 CONSTRAINTS = {"required", "unique", "minimum", "maximum", "exclusiveMinimum", "enum", "pattern"}
 SCHEMA_KEYS = {"$schema", "description", "fields", "primaryKey", "uniqueKeys", "foreignKeys", "sourced"}
 SCHEMA_KEYS |= {"min_rows", "ordered", "rows", "derived"}
@@ -137,6 +139,8 @@ class Column:
     # names a reference may use before the referenced table has their row, each with the reason
     # (tests/site/test_data_faults.py fails once the row exists, so the exception does not outlive it)
     unlisted: dict[str, str] | None = None
+    year_of: str | None = None  # a date column of the row whose year this (integer) column is
+    covers: str | None = None  # "table.column": every value there has a row here (each claim its Chinese row)
 
 
 @dataclass(frozen=True)
@@ -354,6 +358,8 @@ def _column(spec: Any, rel: str, foreign: dict[str, str]) -> Column:
         "present_in": spec.get("present_in"),
         "within": tuple(spec["within"]) if "within" in spec else None,
         "unlisted": spec.get("unlisted"),
+        "year_of": spec.get("year_of"),
+        "covers": spec.get("covers"),
     }
     if spec.get("type") == "list":
         out["separator"] = spec.get("delimiter", ",")
@@ -448,7 +454,8 @@ def _check_names(schema: Schema, rel: str) -> None:
             )
     for c in schema.columns:
         by = c.references.get("by") if isinstance(c.references, dict) and c.type != "expression" else None
-        for other in [by, (c.range_by or {}).get("column"), (c.present_in or {}).get("via"), *(c.within or ())]:
+        others = [by, (c.range_by or {}).get("column"), (c.present_in or {}).get("via"), c.year_of, *(c.within or ())]
+        for other in others:
             if other is not None and other not in names:
                 raise DataError(rel, f"names unknown column '{other}'", column=c.name)
     if schema.sourced and not any(c.type in ("source", "sources") for c in schema.columns):

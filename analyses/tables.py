@@ -222,6 +222,12 @@ def _check_row(rec: dict[str, Any], schema: Schema, rel: str, row: int) -> None:
     for c in schema.columns:
         if c.range_by is not None:
             _check_range_by(rec, c, rel, row)
+        if c.year_of is not None and rec[c.name] is not None and rec[c.year_of] is not None:
+            if int(str(rec[c.year_of])[:4]) != rec[c.name]:
+                message = (
+                    f"{rec[c.name]} is not the year of this row's {c.year_of} {rec[c.year_of]}; the two must agree"
+                )
+                raise DataError(rel, message, row, c.name)
         if c.within is not None:
             lo, hi = (rec[w] for w in c.within)
             value = rec[c.name]

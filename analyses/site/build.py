@@ -279,10 +279,9 @@ def validate_inputs(paths: Iterable[Path]) -> None:
     paths = list(paths)
     if not paths:
         return
-    from analyses.chapters import ledger
+    from analyses.site import preflight
 
-    data.validate()
-    ledger.verify()  # every claim row has its check and every check its claim row
+    preflight.validate()  # the data, every claim row against its check, the Chinese words
     for path in paths:
         spec = _chapter_spec(path)
         if spec is not None:

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import pytest
 
-from analyses import chapters, data, scenario
+from analyses import chapters, claim_values, data, scenario
 from analyses.chapters import ledger
 from analyses.data import REPO_ROOT
 from analyses.site import cli
@@ -313,16 +313,24 @@ def _claim_mutations() -> list[Mutation]:
             values = body[index[cid]][header.index("values")]
             kept = "; ".join(p for p in values.split(";") if p.split("=")[0].strip() != key and p.strip())
             op = ("cell", index[cid], "values", kept)
+            # without the key, a figure of `stated` may lose the value that carried it: then loading
+            # stops at 'stated'; otherwise the check that reads the key stops at 'values'
+            stated = body[index[cid]][header.index("stated")]
+            try:
+                claim_values.check({"stated": stated, "_file": "", "_row": 0}, claim_values.parse_values(kept))
+                column, needle, via_ledger = "values", key, True
+            except data.DataError:
+                column, needle, via_ledger = "stated", "", False
             out.append(
                 Mutation(
                     f"claims.csv:{cid}:values-without-{key}",
                     "claim values missing a key",
                     "claims.csv",
                     op,
-                    "values",
+                    column,
                     index[cid],
-                    needle=key,
-                    via_ledger=True,
+                    needle=needle,
+                    via_ledger=via_ledger,
                 )
             )
     k = next(k for k, r in enumerate(body) if "=" in r[header.index("values")])
