@@ -57,13 +57,13 @@ def _covers(table: str, column: str, wanted: Iterable[tuple[str, str]], by: str 
     wanted = list(wanted)
     have = [(str(r[by]) if by else "", str(r[column])) for _, r in frame.iterrows()]
     file = data.where(table, column, None)[0]
-    for group, value in wanted:
-        if (group, value) not in have:
-            what = f"{group} '{value}'" if by else f"'{value}'"
-            raise data.DataError(file, f"no row for {what}, which the Chinese edition writes", column=column)
     if by is not None:
         for group, value in have:
             if (group, value) not in wanted:
                 allowed = [v for g, v in wanted if g == group]
                 message = f"'{value}' is no {group} the book writes; {group}s: {data.allowed_text(allowed)}"
                 raise data.DataError(file, message, data.where(table, column, value)[1], column)
+    for group, value in wanted:
+        if (group, value) not in have:
+            what = f"{group} '{value}'" if by else f"'{value}'"
+            raise data.DataError(file, f"no row for {what}, which the Chinese edition writes", column=column)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from analyses import chapters, claim_values, data, scenario
 from analyses.chapters import ledger
@@ -396,7 +397,52 @@ def mutations() -> list[Mutation]:
     return _sampled(list(unique.values()))
 
 
-MUTATIONS = mutations()
+def _row_of(rel: str, column: str, value: str) -> int:
+    """The record index of the first row of ``rel`` whose ``column`` is ``value``."""
+    rows = _read(DATA / rel)
+    return next(k for k, r in enumerate(rows[1:]) if r[rows[0].index(column)] == value)
+
+
+def _issue_38() -> list[Mutation]:
+    """The faults issue 38 found accepted silently or ending in a traceback, each with the place its
+    one-line error must name."""
+
+    def cell(tag: str, rel: str, key: tuple[str, str], column: str, value: str, at: str | None = None) -> Mutation:
+        k = _row_of(rel, *key)
+        return Mutation(f"issue38:{tag}", "issue 38", rel, ("cell", k, column, value), at or column, k)
+
+    def schema(tag: str, name: str, column: str, edit: dict) -> Mutation:
+        rel = f"{name}.schema.yaml"
+        return Mutation(f"issue38:{tag}", "issue 38", rel, ("schema", rel, column, edit), column)
+
+    def drop(tag: str, rel: str, key: tuple[str, str], column: str, needle: str) -> Mutation:
+        op = ("drop", _row_of(rel, *key))
+        return Mutation(f"issue38:{tag}", "issue 38", rel, op, column, None, needle=needle, via_ledger=True)
+
+    claim = ("id", "000-0-centuries")
+    return [
+        schema("schema-type-changed-max-kept", "gpus", "tdp_w", {"type": "string"}),
+        schema("schema-max-nan", "gpus", "hbm_capacity_gib", {"constraints": {"required": True, "minimum": 1, "maximum": float("nan")}}),
+        schema("schema-without-min", "gpus", "tdp_w", {"constraints": {"required": True, "maximum": 5000}}),
+        drop("scenario-row-deleted-mfu", "scenario.csv", ("name", "mfu_a100_bf16"), "name", "mfu_a100_bf16"),
+        drop("scenario-row-deleted-utilisation", "scenario.csv", ("name", "utilisation"), "name", "utilisation"),
+        cell("values-key-twice", "claims.csv", claim, "values", "params=100000000000; params=1; server_years_low=200; server_years_high=900"),
+        cell("values-low-above-high", "claims.csv", claim, "values", "params=100000000000; server_years_low=900; server_years_high=200"),
+        cell("stated-without-values", "claims.csv", claim, "stated", "300B-parameter model; several hundred years of an ordinary server"),
+        cell("usable-above-capacity", "gpus.csv", ("name", "B300"), "hbm_usable_gib", "300", at="hbm_capacity_gib"),
+        cell("precision-typo", "scenario.csv", ("name", "speedup_b300_a100"), "argument", "B300:fp9/A100:bf16"),
+        cell("launch-year-not-date", "gpus.csv", ("name", "A100"), "launch_year", "2019"),
+        drop("claims-zh-row-deleted", "claims_zh.csv", claim, "id", "000-0-centuries"),
+        cell("claims-zh-unknown-id", "claims_zh.csv", claim, "id", "000-9-no-such-claim"),
+        drop("terms-zh-row-deleted", "terms_zh.csv", ("term", "implausible"), "term", "implausible"),
+        cell("terms-zh-unknown-term", "terms_zh.csv", ("term", "overstates"), "term", "exaggerates"),
+        drop("calculator-zh-row-deleted", "calculator_zh.csv", ("key", "choice:USD"), "key", "choice:USD"),
+        drop("calculator-zh-words-row-deleted", "calculator_zh.csv", ("key", "months"), "key", "'months'"),
+        cell("calculator-zh-unknown-key", "calculator_zh.csv", ("key", "days"), "key", "dayz"),
+    ]
+
+
+MUTATIONS = mutations() + _issue_38()
 data.clear_cache()
 scenario.clear_cache()
 
@@ -413,6 +459,14 @@ def apply(root: Path, m: Mutation) -> tuple[str, int | None, str | None]:
             (root / rel).unlink()
         return f"data/{m.file}" if len(_files(m.op[1])) == 1 else f"data/{m.op[1]}", None, None
     path = root / m.file
+    if kind == "schema":  # a field of a Table Schema edited: the error names the schema and the field
+        _, rel, column, edit = m.op
+        schema = yaml.safe_load((DATA / rel).read_text(encoding="utf-8"))
+        field = next(f for f in schema["fields"] if f["name"] == column)
+        field.update(edit)
+        path.unlink()
+        path.write_text(yaml.safe_dump(schema, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        return f"data/{m.file}", None, column
     rows = _read(path)
     path.unlink()  # a link to the committed file: written anew below
     if kind == "cell":
@@ -474,7 +528,7 @@ def load_table_first(m: Mutation, root: Path, monkeypatch) -> tuple[int | None, 
     None when the table loads (the fault lies beyond it: a scenario derivation, a check's claim
     values) or the mutation removed a file (the whole data folder is listed): then the whole
     command runs. The default run's fast path; ``DATA_FAULTS=all`` runs the command for every one."""
-    if m.op[0] in ("delete", "delete-table") or m.via_ledger or m.kind == "missing claim row":
+    if m.op[0] in ("delete", "delete-table", "schema") or m.via_ledger or m.kind == "missing claim row":
         return None
     monkeypatch.setattr(data, "DATA_DIR", root)
     data.clear_cache()
