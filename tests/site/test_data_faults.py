@@ -78,6 +78,12 @@ def _files(name: str) -> list[str]:
     return sorted(p.relative_to(DATA).as_posix() for p in (DATA / name).glob("*.csv"))
 
 
+def _row_of(rel: str, column: str, value: str) -> int:
+    """The record index of the first row of ``rel`` whose ``column`` is ``value``."""
+    rows = _read(DATA / rel)
+    return next(k for k, r in enumerate(rows[1:]) if r[rows[0].index(column)] == value)
+
+
 def _empty(cell: str) -> bool:
     return not cell.strip()
 
@@ -101,6 +107,7 @@ class Mutation:
     out_of_range: bool = False
     needle: str = ""  # a word the message must hold (the claim id of a deleted row, ...)
     via_ledger: bool = False  # found when the checks run, not when the tables load
+    at: tuple[str, int | None, str | None] | None = None  # where the error must point, when not at the edit
 
 
 def _number(x: float, kind: str) -> str:
@@ -293,6 +300,9 @@ def _claim_mutations() -> list[Mutation]:
         if not found:
             continue
         claim_id = found[0]
+        # the claim's Chinese row then names a claim that is not there: loading stops at it
+        zh = _row_of("claims_zh.csv", "id", claim_id)
+        at = ("data/claims_zh.csv", _record_lines(DATA / "claims_zh.csv")[1 + zh], "id")
         out.append(
             Mutation(
                 f"claims.csv:{slug}:row-deleted",
@@ -300,6 +310,7 @@ def _claim_mutations() -> list[Mutation]:
                 "claims.csv",
                 ("drop", index[claim_id]),
                 needle=claim_id,
+                at=at,
             )
         )
         with pytest.MonkeyPatch.context() as mp:
@@ -397,12 +408,6 @@ def mutations() -> list[Mutation]:
     return _sampled(list(unique.values()))
 
 
-def _row_of(rel: str, column: str, value: str) -> int:
-    """The record index of the first row of ``rel`` whose ``column`` is ``value``."""
-    rows = _read(DATA / rel)
-    return next(k for k, r in enumerate(rows[1:]) if r[rows[0].index(column)] == value)
-
-
 def _issue_38() -> list[Mutation]:
     """The faults issue 38 found accepted silently or ending in a traceback, each with the place its
     one-line error must name."""
@@ -478,7 +483,7 @@ def apply(root: Path, m: Mutation) -> tuple[str, int | None, str | None]:
         del rows[1 + m.op[1]]
     _write(path, rows)
     row = None if m.record is None else _record_lines(path)[1 + m.record]
-    return f"data/{m.file}", row, m.column
+    return m.at or (f"data/{m.file}", row, m.column)
 
 
 # --------------------------------------------------------------------------------------------
