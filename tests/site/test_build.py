@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 from analyses.data import REPO_ROOT
-from analyses.site import build, deps
+from analyses.site import build, deps, stamps
 
 # No console error is benign: the repeated THEBE_JS_URL declaration (analyses/site/sphinx_hooks.py)
 # and the empty theme mode (_config.yml default_mode) that every page used to log are fixed.
@@ -282,14 +282,14 @@ def test_sphinx_is_skipped_only_when_the_site_inputs_are_unchanged(tmp_path):
         (root / rel).write_text(rel)
     (root / "_build" / "html").mkdir(parents=True)
     (root / "_build" / "html" / "index.html").write_text("<html></html>")
-    assert not build.site_is_current(root)  # no stamp yet
-    (root / "_build" / build.SITE_STAMP.name).write_text(build.site_inputs_digest(root))
-    assert build.site_is_current(root)
+    assert not stamps.SITE.current(root)  # no stamp yet
+    stamps.SITE.record(stamps.SITE.digest(root), root)
+    assert stamps.SITE.current(root)
     (root / "notes").mkdir()
     (root / "notes" / "x.md").write_text("not part of the site")
-    assert build.site_is_current(root)
+    assert stamps.SITE.current(root)
     (root / "book" / "intro.md").write_text("changed")
-    assert not build.site_is_current(root)
+    assert not stamps.SITE.current(root)
 
 
 # The slider figures checked in the browser: (chapter, figure id, index of the slider in the chapter's result).

@@ -18,7 +18,7 @@ import pytest
 from analyses import data
 from analyses.data import REPO_ROOT
 from analyses.pages.verdict_box import section_anchor
-from analyses.site import build, zh_site
+from analyses.site import stamps, zh_site
 
 ZH_PAGES = ["index", "buy-or-rent", "ledger", *(f"chapters/{slug}" for slug in zh_site.zh_chapters())]
 
@@ -279,4 +279,4 @@ def test_a_build_with_nothing_changed_skips_the_chinese_edition(site):
     proc = subprocess.run([sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "The Chinese edition is current; skipping it." in proc.stdout
-    assert build.zh_is_current()
+    assert stamps.ZH.current()
