@@ -4,11 +4,12 @@ the Chinese edition's words against what the book writes.
 The tables themselves (types, constraints, keys, references: ``claims_zh`` names claims, and every
 claim has its Chinese row) are checked by :func:`analyses.data.validate`. What only the code knows
 is checked here: every verdict, direction and kind has its Chinese word in ``data/terms_zh.csv``
-and that table names no other; every English word of the calculator (``WORDS_EN``), each of the
-documents' workloads and each currency has its row in ``data/calculator_zh.csv``, and that table
-holds no key the page never reads. A fault is one :class:`~analyses.data.DataError` line naming
-file, row and column, so a deleted row fails here instead of the page falling back to English.
-"""
+and that table names no other; ``data/calculator_zh.csv`` holds exactly the keys the Chinese
+buy-or-rent page reads (:func:`calculator_keys`: the calculator's English words, each of the
+documents' workloads and each currency, and each input's label, unit and choices, derived from the
+inputs the calculator declares, so a new input needs its Chinese row). A fault is one
+:class:`~analyses.data.DataError` line naming file, row and column, so a deleted row fails here
+instead of the page falling back to English or its build failing."""
 
 from __future__ import annotations
 
@@ -16,10 +17,15 @@ from collections.abc import Iterable
 
 from analyses import data, verdicts
 from analyses.chapters import ledger
+from analyses.models.formula import Input, LogGrid
+from analyses.pages import calculator as calculator_page
 from analyses.pages.calculator import WORDS_EN
 from analyses.scenario import buying
+from analyses.scenario import calculator as wiring
 
-PREFIXES = ("input", "unit", "choice", "workload")  # keys the calculator builds from its inputs and units
+# A grid that spans every model size and GPU count: which inputs the formulas read depends on a
+# generation being timed by a grid (as on the page), not on the grid's values.
+STAND_IN_GRID = LogGrid((1.0, 1e30), (1.0, 1e12), ((1.0, 1.0), (1.0, 1.0)))
 # the words only a page in another language reads (pages/calculator.py: its messages in that language)
 TRANSLATED_ONLY = ("message", "not_a_number", "separator", "allowed_choices", "allowed_integer", "allowed_range")
 
@@ -37,17 +43,42 @@ def words_zh() -> None:
     kinds = data.schema("claims").columns[data.schema("claims").column_names.index("kind")].allowed or ()
     wanted = [("verdict", v) for v in verdicts.VERDICTS] + [("direction", d) for d in verdicts.DIRECTIONS]
     _covers("terms_zh", "term", wanted + [("kind", k) for k in kinds], by="group")
-    keys = [*WORDS_EN, *TRANSLATED_ONLY, *(f"workload:{w[0]}" for w in buying.WORKLOADS), f"workload:{buying.READER}"]
-    keys += [f"choice:{c}" for c in buying.CURRENCIES]
+    keys = calculator_keys()
+    known = set(keys) | {f"input:{i.name}" for i in calculator_inputs()}  # one generation's own label is allowed
     frame = data.table("calculator_zh")
     for key in frame["key"]:
-        prefix, colon, rest = str(key).partition(":")
-        known = key in keys if not colon or prefix == "workload" else prefix in PREFIXES and rest
-        if not known:
+        if key not in known:
             file, row = data.where("calculator_zh", "key", key)
-            message = f"'{key}' is a key the calculator never reads; keys: its English words, {', '.join(p + ':...' for p in PREFIXES)}"
+            message = f"'{key}' is a key the calculator never reads; keys: {data.allowed_text(keys)}"
             raise data.DataError(file, message, row, "key")
     _covers("calculator_zh", "key", [("", k) for k in keys])
+
+
+def calculator_inputs() -> list[Input]:
+    """The inputs of the buy-or-rent page's calculator: :func:`analyses.scenario.calculator.system` for
+    the page's generations, each timed by a grid as on the page (:data:`STAND_IN_GRID`)."""
+    gens = buying.gpus()
+    grids = dict.fromkeys(gens, STAND_IN_GRID)
+    return list(wiring.system(gens, workload=calculator_page.workload(), grids=grids, wall_clock=True).inputs)
+
+
+def calculator_keys() -> list[str]:
+    """The keys the Chinese buy-or-rent page reads from ``data/calculator_zh.csv``: the English words
+    (``WORDS_EN``) and those only another language writes, the documents' workloads and the reader's,
+    each currency's name, and each input's label (``input:<name>``, a generation's name as ``{gpu}``
+    where several generations have the input), unit (``unit:<unit>``) and choices (``choice:<label>``;
+    the currency's are the page's own, the currencies above)."""
+    inputs = calculator_inputs()
+    gens = [g.lower() for g in buying.gpus()]
+    names = {i.name for i in inputs}
+    keys = [*WORDS_EN, *TRANSLATED_ONLY, *(f"workload:{w[0]}" for w in buying.WORKLOADS), f"workload:{buying.READER}"]
+    keys += [f"choice:{c}" for c in buying.CURRENCIES]
+    for i in inputs:
+        shared = [i.name.replace(g, "{gpu}") for g in gens if g in i.name]
+        generic = next((n for n in shared if sum(n.replace("{gpu}", g) in names for g in gens) > 1), None)
+        keys += [f"input:{generic or i.name}", f"unit:{i.shown_unit}"]
+        keys += [f"choice:{label}" for label, _ in i.choices if i.name != "currency"]
+    return list(dict.fromkeys(keys))
 
 
 def _covers(table: str, column: str, wanted: Iterable[tuple[str, str]], by: str | None = None) -> None:

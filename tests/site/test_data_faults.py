@@ -443,6 +443,10 @@ def _issue_38() -> list[Mutation]:
         cell("terms-zh-unknown-term", "terms_zh.csv", ("term", "overstates"), "term", "exaggerates"),
         drop("calculator-zh-row-deleted", "calculator_zh.csv", ("key", "choice:USD"), "key", "choice:USD"),
         drop("calculator-zh-words-row-deleted", "calculator_zh.csv", ("key", "months"), "key", "'months'"),
+        # an input's label and unit: the keys come from the inputs the calculator declares
+        drop("calculator-zh-input-row-deleted", "calculator_zh.csv", ("key", "input:n_gpus_{gpu}"), "key", "input:n_gpus_{gpu}"),
+        drop("calculator-zh-unit-row-deleted", "calculator_zh.csv", ("key", "unit:GPUs"), "key", "'unit:GPUs'"),
+        cell("calculator-zh-unknown-input", "calculator_zh.csv", ("key", "input:pue"), "key", "input:pue_typo"),
         cell("calculator-zh-unknown-key", "calculator_zh.csv", ("key", "days"), "key", "dayz"),
     ]
 
