@@ -55,7 +55,11 @@ MAIN_INPUTS = (
     model.SPEEDUP_GIVEN,
 )
 PER_GPU = ("n_gpus", "server", "rent")
-PERCENT_UNITS = {"fraction": "%", "fraction of GPU rent": "% of GPU rent", "fraction of server capex": "% of server capex"}
+PERCENT_UNITS = {
+    "fraction": "%",
+    "fraction of GPU rent": "% of GPU rent",
+    "fraction of server capex": "% of server capex",
+}
 
 
 def system(generations: Sequence[str] | None = None, *, workload: Mapping[str, Any], **kwargs: Any) -> System:
@@ -232,7 +236,9 @@ def _field(eid: str, i: Input, words: Words, label: str | None = None) -> dict[s
 
 @functools.cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined)
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
+    )
 
 
 def _claim_sentence(words: Words, sysm: System, meta: Mapping[str, Any], links: Mapping[str, str]) -> Markup:
@@ -298,21 +304,30 @@ def buy_or_rent(res: Any, words: Words | None = None, links: Mapping[str, str] |
         "rate": "usd_cny",
         "currencies": {format(code, "g"): name for name, code in CURRENCY_LABELS},
     }
-    fragment = _environment().get_template("fragment.html").render(
-        id=eid,
-        lang=words.lang,
-        config=json.dumps(config, ensure_ascii=False),
-        w=words,
-        gens=gens,
-        base=gens[0],
-        presets=presets,
-        workload=[_field(eid, by[n], words) for n in WORKLOAD_INPUTS],
-        per_gen=[(g, [_field(eid, by[names[k]], words, words[f"gen_{k}"]) for k in PER_GPU]) for g, names in per_gen_names.items()],
-        main=[_field(eid, by[n], words) for n in MAIN_INPUTS if n in by],
-        rest=[_field(eid, i, words) for i in sysm.inputs if i.name not in placed],
-        accuracy=words["accuracy"].format(sizes=sizes, median=percent(median), p90=percent(p90)),
-        claim=_claim_sentence(words, sysm, meta, links or {c: check_href(c, PAYBACK_CHAPTER) for c in PAYBACK_CLAIMS}),
-        runtime=Markup(sysm.to_js(comments=False)),
-        glue=Markup((TEMPLATES / "calculator.js").read_text(encoding="utf-8").strip().rstrip(";")),
+    fragment = (
+        _environment()
+        .get_template("fragment.html")
+        .render(
+            id=eid,
+            lang=words.lang,
+            config=json.dumps(config, ensure_ascii=False),
+            w=words,
+            gens=gens,
+            base=gens[0],
+            presets=presets,
+            workload=[_field(eid, by[n], words) for n in WORKLOAD_INPUTS],
+            per_gen=[
+                (g, [_field(eid, by[names[k]], words, words[f"gen_{k}"]) for k in PER_GPU])
+                for g, names in per_gen_names.items()
+            ],
+            main=[_field(eid, by[n], words) for n in MAIN_INPUTS if n in by],
+            rest=[_field(eid, i, words) for i in sysm.inputs if i.name not in placed],
+            accuracy=words["accuracy"].format(sizes=sizes, median=percent(median), p90=percent(p90)),
+            claim=_claim_sentence(
+                words, sysm, meta, links or {c: check_href(c, PAYBACK_CHAPTER) for c in PAYBACK_CLAIMS}
+            ),
+            runtime=Markup(sysm.to_js(comments=False)),
+            glue=Markup((TEMPLATES / "calculator.js").read_text(encoding="utf-8").strip().rstrip(";")),
+        )
     )
     return HTML(fragment)

@@ -53,6 +53,8 @@ def case_values(case: Case, s: Mapping[str, Any]) -> dict[str, float]:
     """The inputs a page sets for ``case`` (the rest stay at the page's values): the per-GPU speed-up of
     the case's workload and an owned GPU busy every hour, as the ledger's check takes them."""
     return {calculator.SPEEDUP_GIVEN: float(np.asarray(ladder.speedup(s, case.workload))), calculator.BUSY: 1.0}
+
+
 WORKLOAD = ("n_params", "tokens", "max_gpus")  # the parameters whose bounds and defaults the workload takes
 
 

@@ -31,7 +31,7 @@
 
   // ---------------------------------------------------------------- numbers as the page writes them
   const grouped = new Intl.NumberFormat("en-US", {maximumSignificantDigits: 4});
-  const plain = new Intl.NumberFormat("en-US", {maximumSignificantDigits: 6});
+  const plain = new Intl.NumberFormat("en-US", {maximumSignificantDigits: 8});
   const SUP = "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079";
   function number(v) {
     const a = Math.abs(v);
@@ -94,10 +94,12 @@
     });
   }
   function rewrite(values) {  // fields showing ``values`` (the formulas' units) in the units set now
+    if (cfg.rate in values) rate = values[cfg.rate];  // money is written at the rate it comes with
     Object.keys(values).forEach(name => {
       const el = field(name);
       if (!el || el.tagName === "SELECT") return;
-      el.value = fieldText(values[name] * factor(name));
+      const x = values[name] * factor(name);  // money to six figures, as people write it; the rest exactly
+      el.value = cfg.money[name] ? fieldText(x) : String(Number(x.toPrecision(15)));
     });
   }
 
@@ -218,6 +220,7 @@
     update();
   });
   root.addEventListener("change", onChange);
+  root.calcSet = values => { rewrite(values); update(); };  // values in the formulas' units (tests, presets)
   // At load: the fields in the currency and per-unit set (the page writes the formulas' own units).
   const initial = {};
   Object.keys(cfg.money).forEach(k => { initial[k] = specs[k].default; });
