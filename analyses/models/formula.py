@@ -266,6 +266,11 @@ class Formula:
         return self.display_unit if self.display_unit is not None else self.unit
 
 
+def _compact(spec: dict[str, Any]) -> dict[str, Any]:
+    """An input's spec without the words a page writes itself (its label and allowed values)."""
+    return {k: v for k, v in spec.items() if k not in ("label", "allowed")}
+
+
 def _json(value: Any) -> str:
     """JSON safe inside an HTML ``<script>`` element."""
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
@@ -411,7 +416,9 @@ class System:
         returns ``{ok: true, values: {result: number, ...}}``, or ``{ok: false, errors: [{input,
         value, allowed, message}, ...]}`` naming each input that is missing, not a number, or outside
         its range (and each result that would be NaN): never a NaN. ``comments`` writes each formula's
-        expression above its line (a page short of bytes leaves them out; :meth:`describe` lists them)."""
+        expression above its line and each input's and result's label and allowed values into the spec (a
+        page short of bytes, which writes its own labels and messages, leaves them out: an error then names
+        the input by its name; :meth:`describe` lists the formulas)."""
         ident = {i.name: f"i_{i.name}" for i in self.inputs}
         ident |= {n: f"k_{n}" for n in self.constants}
         ident |= {n: f"g_{n}" for n in self.grids}
@@ -438,10 +445,11 @@ class System:
         out = ", ".join(f"{_json(n)}: {ident[n]}" for n in results)
         meta = {
             "name": self.name,
-            "inputs": [i.spec() for i in self.inputs],
+            "inputs": [i.spec() if comments else _compact(i.spec()) for i in self.inputs],
             "results": results,
             "formulas": [
-                {"name": f.name, "label": f.label, "unit": f.shown_unit, "scale": f.scale, "infinite": f.infinite}
+                {"name": f.name, "unit": f.shown_unit, "scale": f.scale, "infinite": f.infinite}
+                | ({"label": f.label} if comments else {})
                 for f in self.formulas
                 if f.result
             ],

@@ -33,7 +33,8 @@
       else bad = x < s.min || x > s.max || (s.integer && !Number.isInteger(x));
       if (bad) {
         const value = shown(x, s.scale);
-        errors.push({input: s.name, value: value, allowed: s.allowed, message: s.label + " must be " + s.allowed + "; got " + value});
+        const allowed = s.allowed || "within its range";  // a compact page's spec has no words (formula.to_js)
+        errors.push({input: s.name, value: value, allowed: allowed, message: (s.label || s.name) + " must be " + allowed + "; got " + value});
       }
     }
     return errors;

@@ -39,6 +39,7 @@ from analyses.units.formats import percent
 TEMPLATES = Path(__file__).parents[1] / "site" / "templates" / "calculator"  # a file path, not an import
 GRID_MAX_GPUS = 16_384  # the grid's largest cluster: the planner's largest max_gpus
 ELEMENT_ID = "bor-calculator"  # the page's anchor: buy-or-rent.html#bor-calculator
+FIELD_ID = "bc"  # a field's id is bc-<input>, its range bc-<input>-range, its error bc-<input>-error
 PAYBACK_CLAIMS = tuple(c.claim for c in wiring.CASES)  # one stated band, one check
 PAYBACK_CHAPTER = "tco"  # the chapter whose checks judge them (their rows: tco.html#check-<id>)
 CURRENCY_LABELS = (("USD", 0.0), ("RMB", 1.0))  # the book's one name for the documents' currency
@@ -220,18 +221,28 @@ def _generation_inputs(gpu: str) -> dict[str, str]:
     return {"n_gpus": names["gpus"], "server": names["server"], "rent": names["rent"]}
 
 
-def _field(eid: str, i: Input, words: Words, label: str | None = None) -> dict[str, Any]:
+def _field(i: Input, words: Words, label: str | None = None) -> dict[str, Any]:
     """One input as the template draws it: label, unit, value, allowed range, choices."""
     unit = words.unit(i.shown_unit)
     return {
         "name": i.name,
-        "id": f"{eid}-{i.name}",
+        "id": f"{FIELD_ID}-{i.name}",
         "label": label or i.label,
+        "full": i.label,  # the label an error message names it by, where the form shows a shorter one
         "unit": "" if unit in ("", "-") else unit,
         "value": format(i.default / i.scale, ".15g"),
         "allowed": words.allowed(i),
         "choices": [(text, format(code, "g"), code == i.default) for text, code in i.choices],
     }
+
+
+@functools.cache
+def _script() -> str:
+    """The page script without its comments and indentation (bytes the page need not carry; the script
+    writes a trailing comment after two spaces, and no string or pattern of it holds "  // ")."""
+    text = (TEMPLATES / "calculator.js").read_text(encoding="utf-8")
+    lines = (line.split("  // ")[0].strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//")).rstrip(";")
 
 
 @functools.cache
@@ -303,6 +314,7 @@ def buy_or_rent(res: Any, words: Words | None = None, links: Mapping[str, str] |
         "busy": model.BUSY,
         "rate": "usd_cny",
         "currencies": {format(code, "g"): name for name, code in CURRENCY_LABELS},
+        "ids": FIELD_ID,
     }
     fragment = (
         _environment()
@@ -310,24 +322,24 @@ def buy_or_rent(res: Any, words: Words | None = None, links: Mapping[str, str] |
         .render(
             id=eid,
             lang=words.lang,
-            config=json.dumps(config, ensure_ascii=False),
+            config=Markup(json.dumps(config, ensure_ascii=False).replace("</", "<\\/")),  # safe in a script element
             w=words,
             gens=gens,
             base=gens[0],
             presets=presets,
-            workload=[_field(eid, by[n], words) for n in WORKLOAD_INPUTS],
+            workload=[_field(by[n], words) for n in WORKLOAD_INPUTS],
             per_gen=[
-                (g, [_field(eid, by[names[k]], words, words[f"gen_{k}"]) for k in PER_GPU])
+                (g, [_field(by[names[k]], words, words[f"gen_{k}"]) for k in PER_GPU])
                 for g, names in per_gen_names.items()
             ],
-            main=[_field(eid, by[n], words) for n in MAIN_INPUTS if n in by],
-            rest=[_field(eid, i, words) for i in sysm.inputs if i.name not in placed],
+            main=[_field(by[n], words) for n in MAIN_INPUTS if n in by],
+            rest=[_field(i, words) for i in sysm.inputs if i.name not in placed],
             accuracy=words["accuracy"].format(sizes=sizes, median=percent(median), p90=percent(p90)),
             claim=_claim_sentence(
                 words, sysm, meta, links or {c: check_href(c, PAYBACK_CHAPTER) for c in PAYBACK_CLAIMS}
             ),
             runtime=Markup(sysm.to_js(comments=False)),
-            glue=Markup((TEMPLATES / "calculator.js").read_text(encoding="utf-8").strip().rstrip(";")),
+            glue=Markup(_script()),
         )
     )
     return HTML(fragment)

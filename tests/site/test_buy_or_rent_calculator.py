@@ -46,8 +46,9 @@ def test_the_page_starts_at_the_chapters_own_figures(res, system, fragment, page
     """Every result shown, the inputs at the page's configuration, and each generation's time and cost per
     run the chapter's for the reader's run (owned at a busy share of 1, the chapter's convention)."""
     assert not page.errors
-    # the answer's results feed the sentence above the table, every other one a cell
+    # the answer's results feed the sentence above the table, whether a run fits its row, every other one a cell
     answer = {"best_rented", "best_owned", "cheapest_rented", "cheapest_owned", "owning_wins", "break_even_run"}
+    answer |= {f"{r}_{g.lower()}" for r in ("fits", "fewest_gpus") for g in GENS}
     assert set(calculators.values(page)) | answer == set(system.results) == pc.shown(GENS)
     assert set(calculators.fields(page)) == {i.name for i in system.inputs}
     got, mine = calculators.inputs(page), res.of("yours")

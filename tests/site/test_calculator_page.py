@@ -75,7 +75,7 @@ def test_a_price_per_server_in_rmb_or_usd(system, en, calculators):
     calculators.choose(en, "[data-price-per]", "server")
     calculators.set_fields(en, {"server_b300_usd_per_gpu": "3.5M"})
     assert calculators.inputs(en)["server_b300_usd_per_gpu"] == pytest.approx(3.5e6 / rate / 8, rel=1e-12)
-    assert "RMB per server of 8 GPUs" in en.inner_text(f"#{pc.ELEMENT_ID}-server_b300_usd_per_gpu-range")
+    assert "RMB per server of 8 GPUs" in en.inner_text(f"#{pc.FIELD_ID}-server_b300_usd_per_gpu-range")
     calculators.set_fields(en, {"server_b300_usd_per_gpu": "3,500,000"})
     assert calculators.inputs(en)["server_b300_usd_per_gpu"] == pytest.approx(3.5e6 / rate / 8, rel=1e-12)
     calculators.choose(en, "[data-price-per]", "gpu")
@@ -109,7 +109,7 @@ def test_each_error_shows_under_its_own_field_in_the_readers_words(system, en, c
     calculators.set_inputs(en, _defaults(system))
     calculators.set_fields(en, {name: text})
     assert en.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "error"
-    field, at = f'[data-param="{name}"]', f"#{pc.ELEMENT_ID}-{name}-error"
+    field, at = f'[data-param="{name}"]', f"#{pc.FIELD_ID}-{name}-error"
     en.eval_on_selector(field, "el => el.closest('details') && (el.closest('details').open = true)")
     message = en.inner_text(at)
     label = system.input[name].label
@@ -149,7 +149,7 @@ def test_the_chinese_calculator_is_in_yuan_and_reads_a_chinese_quote(zh, calcula
     got = calculators.inputs(zh)
     assert got["server_b300_usd_per_gpu"] == pytest.approx(3.5e6 / rate / 8, rel=1e-12)
     assert got["rent_b300_usd_per_gpu_hour"] == pytest.approx(45 / rate, rel=1e-12)
-    assert "元/台（8卡）" in zh.inner_text(f"#{pc.ELEMENT_ID}-server_b300_usd_per_gpu-range")
+    assert "元/台（8卡）" in zh.inner_text(f"#{pc.FIELD_ID}-server_b300_usd_per_gpu-range")
     assert "元/卡时" in zh.inner_text('[data-unit-of="rent_b300_usd_per_gpu_hour"]')
     assert "元/千瓦时" in zh.inner_text('[data-unit-of="electricity_usd_per_kwh"]')
 

@@ -4,7 +4,7 @@
 // formulas, and writes the results, the answer and each error under its own field.
 (function (calc, root) {
   "use strict";
-  const cfg = JSON.parse(root.dataset.config);
+  const cfg = JSON.parse(root.querySelector("script[data-config]").textContent);
   const W = cfg.words;
   const zh = cfg.lang === "zh";
   const specs = {};
@@ -12,6 +12,7 @@
   const formulas = {};
   calc.formulas.forEach(f => { formulas[f.name] = f; });
   const field = name => root.querySelector('[data-param="' + name + '"]');
+  const label = name => field(name).dataset.label || field(name).closest("label").querySelector(".calc-label").firstChild.textContent;
   const fill = (text, values) => text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
 
   // ---------------------------------------------------------------- numbers as people type them
@@ -89,7 +90,7 @@
       const f = factor(name);
       const tag = root.querySelector('[data-unit-of="' + name + '"]');
       if (tag) tag.textContent = zh ? "（" + unit + "）" : " (" + unit + ")";
-      const hint = document.getElementById(root.id + "-" + name + "-range");
+      const hint = document.getElementById(cfg.ids + "-" + name + "-range");
       if (hint) hint.textContent = fill(W.allowed_range, {lo: bound(s.min * f), hi: bound(s.max * f), unit: zh ? unit : " " + unit});
     });
   }
@@ -125,15 +126,14 @@
     errors.forEach(e => {
       const el = field(e.input);
       if (!el) return;
-      const s = specs[e.input];
-      const hint = document.getElementById(root.id + "-" + e.input + "-range");
+      const hint = document.getElementById(cfg.ids + "-" + e.input + "-range");
       const typed = el.value.trim();
       const value = typed === "" || !Number.isFinite(parse(typed)) ? (typed === "" ? W.not_a_number : typed) : typed;
-      const at = document.getElementById(root.id + "-" + e.input + "-error");
-      at.textContent = fill(W.message, {label: s.label, allowed: hint ? hint.textContent : e.allowed, value: value});
+      const at = document.getElementById(cfg.ids + "-" + e.input + "-error");
+      at.textContent = fill(W.message, {label: label(e.input), allowed: hint ? hint.textContent : e.allowed, value: value});
       at.hidden = false;
       el.setAttribute("aria-invalid", "true");
-      labels.push('<a href="#' + el.id + '">' + s.label.replace(/[&<>"]/g, c => "&#" + c.charCodeAt(0) + ";") + "</a>");
+      labels.push('<a href="#' + el.id + '">' + label(e.input).replace(/[&<>"]/g, c => "&#" + c.charCodeAt(0) + ";") + "</a>");
     });
     const box = root.querySelector("[data-calc-error]");
     box.innerHTML = fill(W.errors, {fields: labels.join(W.list_separator)});
