@@ -180,7 +180,7 @@ def test_the_built_chinese_calculator_runs_offline_on_a_phone(site, browser):
     got = page.eval_on_selector_all(
         "[data-result]", "els => Object.fromEntries(els.map(e => [e.dataset.result, e.dataset.value]))"
     )
-    for name in ("cost_b300", "days_a100", "payback_b300_vs_rent_a100"):
+    for name in ("cost_owned_b300", "cost_rented_b300", "days_a100", "payback_b300_vs_rent_a100"):
         assert float(got[name]) == pytest.approx(float(expected[name]), rel=5e-5), name
     assert page.inner_text(f"#{calculator.ELEMENT_ID} caption").startswith("一次训练")
     assert [u for u in requests if not u.startswith("file:")] == []
