@@ -133,6 +133,7 @@
       at.textContent = fill(W.message, {label: label(e.input), allowed: hint ? hint.textContent : e.allowed, value: value});
       at.hidden = false;
       el.setAttribute("aria-invalid", "true");
+      if (el.closest("details")) el.closest("details").open = true;  // an error is never folded away
       labels.push('<a href="#' + el.id + '">' + label(e.input).replace(/[&<>"]/g, c => "&#" + c.charCodeAt(0) + ";") + "</a>");
     });
     const box = root.querySelector("[data-calc-error]");
