@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from analyses import data, verdicts
+from analyses import chapters, data, verdicts
 from analyses.chapters import ledger
-from analyses.models.formula import Input, LogGrid
+from analyses.models.formula import LogGrid, System
 from analyses.pages import calculator as calculator_page
 from analyses.pages.calculator import WORDS_EN
 from analyses.scenario import buying
@@ -43,8 +43,9 @@ def words_zh() -> None:
     kinds = data.schema("claims").columns[data.schema("claims").column_names.index("kind")].allowed or ()
     wanted = [("verdict", v) for v in verdicts.VERDICTS] + [("direction", d) for d in verdicts.DIRECTIONS]
     _covers("terms_zh", "term", wanted + [("kind", k) for k in kinds], by="group")
-    keys = calculator_keys()
-    known = set(keys) | {f"input:{i.name}" for i in calculator_inputs()}  # one generation's own label is allowed
+    sysm = calculator_system()
+    keys = calculator_keys(sysm)
+    known = set(keys) | {f"input:{i.name}" for i in sysm.inputs}  # one generation's own label is allowed
     frame = data.table("calculator_zh")
     for key in frame["key"]:
         if key not in known:
@@ -54,29 +55,34 @@ def words_zh() -> None:
     _covers("calculator_zh", "key", [("", k) for k in keys])
 
 
-def calculator_inputs() -> list[Input]:
-    """The inputs of the buy-or-rent page's calculator: :func:`analyses.scenario.calculator.system` for
-    the page's generations, each timed by a grid as on the page (:data:`STAND_IN_GRID`)."""
+def calculator_system() -> System:
+    """The buy-or-rent page's calculator as :func:`analyses.scenario.calculator.system` declares it: the
+    page's generations, each timed by a grid as on the page (:data:`STAND_IN_GRID`), the workload bounded
+    by the chapter's parameters."""
     gens = buying.gpus()
     grids = dict.fromkeys(gens, STAND_IN_GRID)
-    return list(wiring.system(gens, workload=calculator_page.workload(), grids=grids, wall_clock=True).inputs)
+    bounds = {p.name: p for p in chapters.spec("buy-or-rent").params if p.name in wiring.WORKLOAD}
+    return wiring.system(gens, workload=bounds, grids=grids, wall_clock=True)
 
 
-def calculator_keys() -> list[str]:
+def calculator_keys(sysm: System) -> list[str]:
     """The keys the Chinese buy-or-rent page reads from ``data/calculator_zh.csv``: the English words
-    (``WORDS_EN``) and those only another language writes, the documents' workloads and the reader's,
-    each currency's name, and each input's label (``input:<name>``, a generation's name as ``{gpu}``
-    where several generations have the input), unit (``unit:<unit>``) and choices (``choice:<label>``;
-    the currency's are the page's own, the currencies above)."""
-    inputs = calculator_inputs()
+    (``WORDS_EN``, money units and currencies among them) and those only another language writes, the
+    documents' workloads and the reader's, each currency's name, and for each input of ``sysm`` its label
+    (``input:<name>``, a generation's name as ``{gpu}`` where several generations have the input), its
+    choices (``choice:<label>``; the currency's are the page's own) and, unless it holds money (written
+    with the ``money:`` words), its unit as the page shows it (``unit:<unit>``, a fraction in per cent)."""
     gens = [g.lower() for g in buying.gpus()]
-    names = {i.name for i in inputs}
+    names = {i.name for i in sysm.inputs}
+    money = calculator_page.money_inputs(sysm, buying.gpus())
     keys = [*WORDS_EN, *TRANSLATED_ONLY, *(f"workload:{w[0]}" for w in buying.WORKLOADS), f"workload:{buying.READER}"]
     keys += [f"choice:{c}" for c in buying.CURRENCIES]
-    for i in inputs:
+    for i in sysm.inputs:
         shared = [i.name.replace(g, "{gpu}") for g in gens if g in i.name]
         generic = next((n for n in shared if sum(n.replace("{gpu}", g) in names for g in gens) > 1), None)
-        keys += [f"input:{generic or i.name}", f"unit:{i.shown_unit}"]
+        keys.append(f"input:{generic or i.name}")
+        if i.name not in money:
+            keys.append(f"unit:{calculator_page.PERCENT_UNITS.get(i.unit, i.shown_unit)}")
         keys += [f"choice:{label}" for label, _ in i.choices if i.name != "currency"]
     return list(dict.fromkeys(keys))
 
