@@ -301,9 +301,10 @@ def _pages(folder: Path) -> list[Path]:
 
 def test_a_build_interrupted_at_three_points_is_finished_by_the_next(tmp_path):
     """Ctrl-C while a chapter executes, while Sphinx writes the English pages and while it builds the
-    Chinese edition, each in a real build of a fresh copy; each next build gets past the point where
-    the one before stopped, and the last one leaves a complete site. Before the fix the build after
-    an interrupted English write failed ("search index couldn't be loaded")."""
+    Chinese edition, each in a real build of a fresh copy (the first with ``--only`` one chapter, so
+    that it executes one); each next build gets past the point where the one before stopped, and the
+    last one leaves a complete site. Before the fix the build after an interrupted English write
+    failed ("search index couldn't be loaded")."""
     root = _copy_repo(tmp_path)
     before = _stamps(root / "book")
     site, en, zh = root / "_build" / "html", root / "_build" / "en" / "_build" / "html", root / "_build" / "zh"
@@ -312,11 +313,11 @@ def test_a_build_interrupted_at_three_points_is_finished_by_the_next(tmp_path):
     assert err.startswith("interrupted:") and "no notebook was rewritten" in err and _stamps(root / "book") == before
     err = _interrupt(
         root,
-        ["--only", slug],
+        [],
         lambda: _pages(en / "book") != [] and not (en / "searchindex.js").exists(),
         "Sphinx writing the English pages",
     )
-    assert err.startswith(f"interrupted during the HTML step: 1 re-executed chapter(s) were written ({slug})")
+    assert err.startswith("interrupted during the HTML step: no notebook was rewritten")
     assert not site.exists()  # nothing half-written was published
     err = _interrupt(root, [], lambda: _pages(zh / "_build" / "html") != [], "Sphinx writing the Chinese edition")
     assert err.startswith("interrupted during the HTML step: no notebook was rewritten")
