@@ -35,8 +35,9 @@ import pandas as pd
 from analyses import chapters, data, scenario
 from analyses.chapters import ledger
 from analyses.models.uncertainty import INTERVAL_LEVEL
+from analyses.scenario.generations import NEW
 from analyses.units import zh
-from analyses.verdicts import RULES, Finding, Interval, Rule, robustness, verdict_codes
+from analyses.verdicts import RULES, Finding, Interval, Rule, direction, robustness, verdict_codes
 
 ZH_COLUMNS = [
     "id",
@@ -59,6 +60,7 @@ ZH_COLUMNS = [
     "margin",
     "robust_zh",
     "reason_zh",
+    "inputs",
 ]
 SIDE_ZH = {"above": "高于", "below": "低于"}
 LEVEL = zh.percent(INTERVAL_LEVEL)  # "90%"
@@ -159,14 +161,14 @@ def _feature(feature: str) -> tuple[str, str]:
     table = data.table("terms_zh")
     row = table[(table["group"] == "feature") & (table["term"] == feature)]
     if row.empty:
-        raise LookupError(f"data/terms_zh.csv has no row (group feature, term {feature}) for data/features.csv's '{feature}'")
+        raise LookupError(
+            f"data/terms_zh.csv has no row (group feature, term {feature}) for data/features.csv's '{feature}'"
+        )
     return str(row["zh"].iloc[0]), str(row["explain_zh"].iloc[0])
 
 
 def credit_clause(c: Any) -> str:
     """A credited feature in Chinese (:meth:`analyses.verdicts.Credit.clause`'s three cases)."""
-    from analyses.scenario.generations import NEW
-
     name, evidence = _feature(c.feature)
     if c.contradicts:
         return f"{c.older}早已具备{name}：{evidence}；文中却把{c.older}已有的功能算作{NEW}的进步"
@@ -363,8 +365,6 @@ def robust_text(a: robustness.Assessment, w: dict[str, dict[str, str]], chapter:
 def side(f: Finding, rule: Rule, verdict: str) -> str:
     """Which way a claim errs (``overstates``/``understates``), by the rule's own comparison, for a
     ledger without a ``direction`` column."""
-    from analyses.verdicts import direction
-
     return direction(f, rule, verdict)
 
 
@@ -400,7 +400,7 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "kind_zh": w["kind"][a.kind],
                 "claim_zh": row["claim_zh"],
                 "locator_zh": row["locator_zh"],
-                "written": row["written"],
+                "written": zh.punctuate(row["written"]),
                 "quantity_zh": q,
                 "reading_zh": str(row.get("reading_zh", "") or ""),
                 "verdict": a.verdict,
@@ -412,9 +412,42 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "margin": a.margin,
                 "robust_zh": robust_text(a, w, c.chapter),
                 "reason_zh": reason(f, a, w, q),
+                "inputs": tuple(a.inputs),
             }
         )
     return pd.DataFrame(records, columns=ZH_COLUMNS)
+
+
+def assumptions(names: Sequence[str]) -> pd.DataFrame:
+    """The scenario's inputs ``names`` as a Chinese page states its assumptions: the Chinese label,
+    the central value and the 90% range in 元 (a USD price at the scenario's exchange rate), and what
+    the input means (``data/terms_zh.csv``)."""
+    w = words()
+    table = data.table("terms_zh")
+    explain = dict(
+        zip(
+            table.loc[table["group"] == "input", "term"],
+            table.loc[table["group"] == "input", "explain_zh"],
+            strict=True,
+        )
+    )
+    s = scenario.values({})
+    rows = []
+    for name in names:
+        a = scenario.assumption(name)
+        unit = _unit_in_rmb(a.unit)
+        rows.append(
+            {
+                "name": name,
+                "label_zh": input_label(name, w),
+                "central_zh": threshold_text(a.central, a.unit, s),
+                "range_zh": zh.join_range(
+                    threshold_text(a.range.low, a.unit, s), threshold_text(a.range.high, a.unit, s), unit
+                ),
+                "explain_zh": explain.get(name, ""),
+            }
+        )
+    return pd.DataFrame(rows, columns=["name", "label_zh", "central_zh", "range_zh", "explain_zh"])
 
 
 def ledger_zh(chapter: str | None = None) -> pd.DataFrame:

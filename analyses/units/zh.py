@@ -91,6 +91,12 @@ WAN_YI_UNITS = (
 )
 
 
+def punctuate(text: str) -> str:
+    """Text carried from an English table (the figures as a document writes them, "千亿参数; 数百年")
+    with its half-width separators made full-width, as a Chinese page prints it (千亿参数；数百年)."""
+    return re.sub(r"\s*;\s*", "；", str(text))
+
+
 def unit_word(unit: str) -> str:
     """The Chinese written after a figure in ``unit``; an unknown unit is kept as it is."""
     return UNITS.get(unit, f" {unit}")
@@ -213,7 +219,7 @@ NUMBER = re.compile(
 )
 SCALES = {"million": 1e6, "billion": 1e9, "trillion": 1e12}
 _SUPER = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
-SLOT = re.compile(r"\{(\d+)(?::(万|倍|整))?\}")
+SLOT = re.compile(r"\{(\d+)(?::(万|整|码))?\}")
 
 
 @dataclass(frozen=True)
@@ -264,9 +270,11 @@ def skeleton(text: str) -> str:
 
 def slot(f: Figure, how: str | None) -> str:
     """One figure in Chinese: ``None`` its digits as printed (no separators; a money scale in 万/亿),
-    ``万`` in 万/亿 from 10,000 up, ``整`` a whole number."""
+    ``万`` in 万/亿 from 10,000 up, ``整`` a whole number, ``码`` a document's three-digit code (001)."""
     if how == "整":
         return str(int(round(f.value)))
+    if how == "码":  # a document's code, as the book writes it: 000, 001
+        return f"{int(round(f.value)):03d}"
     if f.scaled or how == "万":
         return wan_yi_large(f.value, f.sig)
     if abs(f.value) >= 1e7 or (f.value != 0 and abs(f.value) < 1e-3):
@@ -275,7 +283,7 @@ def slot(f: Figure, how: str | None) -> str:
 
 
 def fill(template: str, found: Sequence[Figure], where: str = "") -> str:
-    """``template`` (Chinese with slots ``{n}``, ``{n:万}``, ``{n:整}``) with the English sentence's
+    """``template`` (Chinese with slots ``{n}``, ``{n:万}``, ``{n:整}``, ``{n:码}``) with the English sentence's
     figures ``found`` in its slots; a slot beyond them raises a ValueError naming ``where``."""
 
     def put(m: re.Match) -> str:
@@ -300,8 +308,13 @@ STYLE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a thousands separator in a Chinese figure", re.compile(rf"\d,\d{{3}}(?:\.\d+)?[{CJK}%]")),
     ("an en dash between figures (ranges take ～)", re.compile(r"\d\s?–\s?\d")),
     ("more figures than the English prints", re.compile(r"\d\.\d{3,}(?:倍|个月|天|年)")),
-    ("a date not written as 2026年12月7日", re.compile(r"\d\s+年|年\s+\d|月\s+\d|\d月0\d日|年0\d月")),
-    ("a term the style sheet replaces", re.compile(r"新兴云|步长模型|回收期|自有(?:方案|成本|GPU|服务器|合算)|自建(?:成本|方案|服务器)")),
+    ("a date not written as 2026年12月7日", re.compile(r"\d +年|年 +\d|月 +\d|\d月0\d日|年0\d月")),
+    (
+        "a term the style sheet replaces",
+        re.compile(
+            r"新兴云|步长模型|(?<!又称)(?<!、)回收期|(?<![又称、])自有(?:方案|成本|GPU|服务器|合算)?|(?<![又称、])自建(?:成本|方案|服务器)"
+        ),
+    ),
     ("a build or developer note in reader copy", re.compile(r"在构建时插入|中补上这几行|不需要改代码")),
 )
 _PAIRS = {"（": "）", "(": ")", "“": "”", "《": "》", "【": "】", "[": "]"}

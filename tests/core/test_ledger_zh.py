@@ -53,7 +53,7 @@ def test_every_chinese_row_carries_the_figures_as_written_and_the_english_recomp
     figures = claims["written"] if "written" in claims.columns else claims["stated"]
     checked = 0
     for (_, e), (_, c) in zip(en.iterrows(), cn.iterrows(), strict=True):
-        assert c["written"] == figures[e["id"]]
+        assert c["written"] == zh.punctuate(figures[e["id"]])  # the figures as written, full-width separators
         if c["recomputed_zh"].startswith("无"):
             # no figure recomputed: nothing public can check it, or a source decides without a figure
             assert c["verdict"] == "unverifiable" or "早已具备" in c["reason_zh"], e["id"]
@@ -79,7 +79,11 @@ def test_chinese_reasons_are_chinese_sentences_that_name_the_rule_step():
         # never two English words in a row, never a parameter name
         assert row.reason_zh.endswith("。") and not re.search(r"\b[a-z]{2,} [a-z]{2,}\b", row.reason_zh), row.id
         assert "_" not in row.reason_zh and "英文版" not in row.reason_zh, row.id
-        if row.verdict in ("inconsistent", "implausible") and "早已具备" not in row.reason_zh and "按文中自己的数字" not in row.reason_zh:
+        if (
+            row.verdict in ("inconsistent", "implausible")
+            and "早已具备" not in row.reason_zh
+            and "按文中自己的数字" not in row.reason_zh
+        ):
             assert f"超出{kinds[row.kind]}类说法允许" in row.reason_zh, row.id
         if row.verdict == "unverifiable":  # nothing public recomputes it, or an anecdote nothing public records
             assert "没有公开" in row.reason_zh or "无法核实" in row.reason_zh, row.id
@@ -102,7 +106,10 @@ def test_chinese_reasons_carry_what_the_english_reason_says():
         if "at the documents' own" in e["reason"]:
             assert "若按文章自己的单卡加速比计算" in reason, e["id"]
         for label in re.findall(r"it would turn \w+ if (.+?) (?:below|above) ", e["reason"]):
-            assert any(inputs[name] in reason for name in inputs if label.startswith(scenario_label(name))), (e["id"], label)
+            assert any(inputs[name] in reason for name in inputs if label.startswith(scenario_label(name))), (
+                e["id"],
+                label,
+            )
         if "USD" in reason or "美元" in reason:
             raise AssertionError(f"{e['id']}: a threshold in USD: {reason}")
         if c["holds"] < 1 and "判定在" not in reason:
@@ -140,7 +147,9 @@ def test_every_input_and_feature_has_its_chinese_word_and_every_translation_is_u
 
 
 def test_a_changed_english_sentence_has_no_translation_until_reviewed():
-    with pytest.raises(ledger_zh.MissingTranslation, match=r"000-0-centuries, part 'context', English: 'a new \{1\} sentence'"):
+    with pytest.raises(
+        ledger_zh.MissingTranslation, match=r"000-0-centuries, part 'context', English: 'a new \{1\} sentence'"
+    ):
         ledger_zh.translate("000-0-centuries", "context", "a new 12 sentence")
     # the figures of the English of this run go into the reviewed Chinese, written as the style sheet says
     found = zh.figures("at today's price 2.4 million RMB to 2.6 million RMB; 1,540-16,400 GPUs")
