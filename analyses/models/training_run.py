@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from analyses.models import gpu_hour_cost, interruptions, scaling
+from analyses.models import gpu_hour_cost, interruptions
 from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.units import precision_problem
 
@@ -47,6 +47,9 @@ class PlanError(ValueError):
         self.field = field_name
         self.detail = message
         super().__init__(f"plan field '{field_name}': {message}")
+
+
+ASPECT = 128  # d_model / layers of the generic shape (GPT-3 175B: 12,288 / 96)
 
 
 @dataclass(frozen=True)
@@ -87,8 +90,9 @@ class Shape:
         n_experts: int = 0,
         experts_active: int = 0,
     ) -> Shape:
-        """A GPT-style shape for ``n_params``: :func:`analyses.models.scaling.default_shape`, the rule the
-        step-time model uses when no shape is given, with layers rounded and heads of width 128.
+        """A GPT-style shape for ``n_params``: ``N = 12·L·d²`` (attention and a 4d MLP per layer, embeddings
+        left out) with ``d = 128·L`` (GPT-3 175B's 12,288 / 96), so ``L = cbrt(N / (12·128²))``, rounded;
+        heads of width 128.
         The shape's own count then differs by a few percent; ``n_params`` is kept as given.
 
         A mixture of experts (``active_params`` between 0 and ``n_params``, with ``n_experts`` experts of
@@ -106,8 +110,8 @@ class Shape:
                 "n_experts",
                 f"a mixture of experts needs 1 <= experts_active < n_experts, got {experts_active}, {n_experts}",
             )
-        n_layers = max(2, int(round(float(scaling.default_shape(active)[0]))))
-        hidden = int(scaling.ASPECT) * n_layers
+        n_layers = max(2, int(round(float(np.cbrt(active / (12.0 * ASPECT**2))))))
+        hidden = ASPECT * n_layers
         label = (
             f"{n_params / 1e9:g}B/{active / 1e9:g}B-active MoE (generic)" if moe else f"{n_params / 1e9:g}B (generic)"
         )

@@ -17,9 +17,10 @@ Three kinds of validation row (stated once):
 
 The 90% band of a row is leave-one-source-out: the split-conformal band of the out-of-sample errors of every
 *other* publication's rows, so no row's band is widened by its own error. ``before`` is the step-time
-model the book used before issue 21 (one kernel efficiency per GPU and precision, fitted on one run
-each from ``data/scaling_benchmarks.csv``, 6N FLOPs, data-parallel overlap 0.5:
-:mod:`analyses.models.kernel_efficiency`), on the same layout.
+model the book used before issue 21 (one kernel efficiency per GPU and precision, 6N FLOPs,
+data-parallel overlap 0.5), on the same layout: that model is gone (issue 33: one step-time model), and
+its errors are the record it left, ``data/measurements/validation_before.csv`` (a run added since has
+none).
 """
 
 from __future__ import annotations
@@ -31,15 +32,12 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
-from analyses.models import flops, layouts, scaling
-from analyses.models import kernel_efficiency as ke
+from analyses.models import flops, layouts
 from analyses.models import plan as pl
 from analyses.models.uncertainty import INTERVAL_LEVEL, error_band
 from analyses.scenario import calibration, planning
-from analyses.units import HOURS_PER_DAY, MB
 
 LLAMA2_GPUS = (1024, 2048)  # GPU counts searched where a run prints none (Llama 2's model card)
-PREVIOUS_OVERLAP = 0.5  # the data-parallel overlap the previous model used (the scenario's typed central)
 KINDS = ("step time", "GPU-hours", "wall-clock days", "ratio")
 
 
@@ -63,51 +61,20 @@ def source_bands(frame: pd.DataFrame, column: str = "log_error", by: str = "sour
 
 
 # --------------------------------------------------------------------------------------------
-# Before: the model the book used until issue 21
+# Before: the record of the model the book used until issue 21
 # --------------------------------------------------------------------------------------------
 
 
 @functools.cache
-def _previous_calibration(data_dir: str) -> pd.DataFrame:
-    frame = ke.validation(
-        data.table("scaling_benchmarks"),
-        data.table("cluster_configs"),
-        lambda g, p: data.gpu(g).peak_flops(p),
-        overlap=PREVIOUS_OVERLAP,
-    )
-    return ke.calibrations(frame)
+def _before(data_dir: str) -> dict[tuple[str, str], float]:
+    frame = data.measurements("validation_before")
+    return {(i, k): float(e) for i, k, e in zip(frame["id"], frame["kind"], frame["error_before"], strict=True)}
 
 
-def previous_tokens_per_s(frame: pd.DataFrame) -> np.ndarray:
-    """Tokens per second per GPU of the previous model for rows of :func:`calibration.runs` with a layout:
-    one kernel efficiency per GPU and precision (exact, else borrowed), 6·N_active FLOPs, the
-    recomputation factor, context parallelism counted as data parallelism (it had no CP term)."""
-    cal = _previous_calibration(str(data.DATA_DIR))
-    out = []
-    for r in frame.to_dict("records"):
-        prec = "bf16" if r["precision"] == "fp16" else r["precision"]
-        c = calibration.cluster(r["gpu"])
-        peak = data.gpu(r["gpu"]).peak_flops(r["precision"])
-        eff, _ = ke.kernel_efficiency(cal, r["gpu"], prec)
-        rc = r["model_recompute"]
-        factor = 4.0 / 3.0 if rc == "full" else 1.0 + r["seq_len"] / (18.0 * r["d_model"] + 3.0 * r["seq_len"])
-        st = scaling.step_time(
-            params=r["params_active"],
-            tokens_per_step=r["global_batch_seqs"] * r["seq_len"],
-            n_gpus=r["n_gpus"],
-            compute_efficiency=eff / factor,
-            tp=r["model_tp"],
-            pp=r["model_pp"],
-            virtual_stages=r["model_vp"],
-            microbatch_tokens=r["model_micro_batch"] * r["seq_len"],
-            n_layers=r["n_layers"],
-            d_model=r["d_model"],
-            overlap=PREVIOUS_OVERLAP,
-            dp_volume=1.5 if r["sharding"] == "zero3-fsdp" else 1.0,
-            **scaling.cluster_kwargs(c, peak),
-        )
-        out.append(r["global_batch_seqs"] * r["seq_len"] / (float(st.step_s) * r["n_gpus"]))
-    return np.asarray(out, float)
+def error_before(run_id: str, kind: str) -> float:
+    """The error the model before issue 21 had on published run ``run_id`` of ``kind`` (step time,
+    GPU-hours or wall-clock days), from its record; NaN for a run it never saw."""
+    return _before(str(data.DATA_DIR)).get((run_id, kind), float("nan"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -123,7 +90,6 @@ def _step_rows(data_dir: str) -> pd.DataFrame:
     model_flops = flops.model_flops_per_token(rows["params_active"], rows["n_layers"], rows["d_model"], rows["seq_len"])
     published = rows["tokens_per_s_per_gpu"].to_numpy(float)
     predicted = pred["out_of_sample"].to_numpy(float)
-    previous = previous_tokens_per_s(rows)
     out = pd.DataFrame(
         {
             "id": rows["id"],
@@ -142,7 +108,7 @@ def _step_rows(data_dir: str) -> pd.DataFrame:
             "predicted_mfu": predicted * np.asarray(model_flops) / peak,
             "log_error": np.log(predicted / published),  # ln(published / predicted step time)
             "error": published / predicted - 1.0,  # predicted step time / published − 1
-            "error_before": published / previous - 1.0,
+            "error_before": [error_before(i, "step time") for i in rows["id"]],
             "note": rows["validation_note"].fillna(""),
         }
     )
@@ -235,13 +201,10 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
     rows = []
     for r in _whole_run_rows().to_dict("records"):
         planned, how = plan_run(r, s)
-        before = _previous_days(r, planned)
         if r["gpu_hours"] == r["gpu_hours"]:
             kind, published, predicted = "GPU-hours", float(r["gpu_hours"]), float(planned["gpu_hours"])
-            scale = float(planned["n_gpus"]) * HOURS_PER_DAY
         else:
             kind, published, predicted = "wall-clock days", float(r["wall_clock_days"]), float(planned["days"])
-            scale = 1.0
         others = step[step["source"] != r["source"]]["log_error"].to_numpy(float)
         b_lo, b_hi = _q(others)
         rows.append(
@@ -260,7 +223,7 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
                 "predicted_mfu": float(planned["mfu"]),
                 "log_error": float(np.log(published / predicted)),
                 "error": predicted / published - 1.0,
-                "error_before": before * scale / published - 1.0,
+                "error_before": error_before(r["id"], kind),
                 "band_lo": b_lo,
                 "band_hi": b_hi,
                 "layout": layouts.label(planned),
@@ -270,30 +233,6 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
-
-
-def _previous_days(r: dict[str, Any], planned: pd.Series) -> float:
-    """Days of the same run and layout under the previous step-time model (same goodput and stall)."""
-    one = pd.DataFrame(
-        [
-            {
-                **r,
-                "n_gpus": planned["n_gpus"],
-                "model_tp": planned["tp"],
-                "model_pp": planned["pp"],
-                "model_vp": planned["virtual_stages"],
-                "model_micro_batch": planned["micro_batch"],
-                "model_recompute": planned["recompute"],
-                "global_batch_seqs": r["global_batch_seqs"]
-                if r["global_batch_seqs"] == r["global_batch_seqs"]
-                else scenario.values()["batch_million_tokens"] * MB / r["seq_len"],
-                "sharding": "zero3-fsdp" if planned["zero_stage"] == 3 else "zero1",
-            }
-        ]
-    )
-    tps = float(previous_tokens_per_s(one)[0])
-    seconds = float(r["training_tokens"]) / (tps * float(planned["n_gpus"]))
-    return seconds / float(planned["goodput"]) / 86400.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -418,7 +357,7 @@ def outliers(limit: float, frame: pd.DataFrame | None = None) -> pd.DataFrame:
 
 
 def clear_cache() -> None:
-    for fn in (_previous_calibration, _step_rows, _whole_runs, _ratios):
+    for fn in (_before, _step_rows, _whole_runs, _ratios):
         fn.cache_clear()
 
 
