@@ -3,13 +3,14 @@ the Chinese edition's words against what the book writes.
 
 The tables themselves (types, constraints, keys, references: ``claims_zh`` names claims, and every
 claim has its Chinese row) are checked by :func:`analyses.data.validate`. What only the code knows
-is checked here: every verdict, direction and kind has its Chinese word in ``data/terms_zh.csv``
-and that table names no other; ``data/calculator_zh.csv`` holds exactly the keys the Chinese
-buy-or-rent page reads (:func:`calculator_keys`: the calculator's English words, each of the
-documents' workloads and each currency, and each input's label, unit and choices, derived from the
-inputs the calculator declares, so a new input needs its Chinese row). A fault is one
-:class:`~analyses.data.DataError` line naming file, row and column, so a deleted row fails here
-instead of the page falling back to English or its build failing."""
+is checked here: every verdict, direction, kind, feature and scenario input has its Chinese word in
+``data/terms_zh.csv`` and that table names no other; ``data/calculator_zh.csv`` holds exactly the
+keys the Chinese buy-or-rent page reads (:func:`calculator_keys`: the calculator's English words,
+each of the documents' workloads and each currency, and each input's label, unit and choices,
+derived from the inputs the calculator declares, so a new input needs its Chinese row). A fault is
+one :class:`~analyses.data.DataError` line naming file, row and column, so a deleted row fails here
+instead of the page falling back to English or its build failing.
+"""
 
 from __future__ import annotations
 
@@ -42,7 +43,9 @@ def words_zh() -> None:
     """The Chinese edition's words cover exactly what the book writes (see the module's docstring)."""
     kinds = data.schema("claims").columns[data.schema("claims").column_names.index("kind")].allowed or ()
     wanted = [("verdict", v) for v in verdicts.VERDICTS] + [("direction", d) for d in verdicts.DIRECTIONS]
-    _covers("terms_zh", "term", wanted + [("kind", k) for k in kinds], by="group")
+    wanted += [("kind", k) for k in kinds] + [("feature", f) for f in data.table("features")["feature"]]
+    wanted += [("input", name) for name in data.table("scenario")["name"]]
+    _covers("terms_zh", "term", wanted, by="group")
     sysm = calculator_system()
     keys = calculator_keys(sysm)
     known = set(keys) | {f"input:{i.name}" for i in sysm.inputs}  # one generation's own label is allowed
