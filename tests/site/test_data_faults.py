@@ -421,9 +421,15 @@ def _issue_38() -> list[Mutation]:
         rel = f"{name}.schema.yaml"
         return Mutation(f"issue38:{tag}", "issue 38", rel, ("schema", rel, column, edit), column)
 
-    def drop(tag: str, rel: str, key: tuple[str, str], column: str, needle: str) -> Mutation:
+    def drop(tag: str, rel: str, key: tuple[str, str], column: str, needle: str, at: tuple | None = None) -> Mutation:
         op = ("drop", _row_of(rel, *key))
-        return Mutation(f"issue38:{tag}", "issue 38", rel, op, column, None, needle=needle, via_ledger=True)
+        return Mutation(f"issue38:{tag}", "issue 38", rel, op, column, None, needle=needle, via_ledger=True, at=at)
+
+    def term_row(group: str, term: str) -> tuple[str, int, str]:
+        """Where a deleted scenario row stops: its Chinese term (terms_zh names every scenario input)."""
+        rows = _read(DATA / "terms_zh.csv")
+        k = next(k for k, r in enumerate(rows[1:]) if r[0] == group and r[1] == term)
+        return ("data/terms_zh.csv", _record_lines(DATA / "terms_zh.csv")[1 + k], "term")
 
     claim = ("id", "000-0-centuries")
     return [
@@ -435,8 +441,22 @@ def _issue_38() -> list[Mutation]:
             {"constraints": {"required": True, "minimum": 1, "maximum": float("nan")}},
         ),
         schema("schema-without-min", "gpus", "tdp_w", {"constraints": {"required": True, "maximum": 5000}}),
-        drop("scenario-row-deleted-mfu", "scenario.csv", ("name", "mfu_a100_bf16"), "name", "mfu_a100_bf16"),
-        drop("scenario-row-deleted-utilisation", "scenario.csv", ("name", "utilisation"), "name", "utilisation"),
+        drop(
+            "scenario-row-deleted-mfu",
+            "scenario.csv",
+            ("name", "mfu_a100_bf16"),
+            "name",
+            "mfu_a100_bf16",
+            term_row("input", "mfu_a100_bf16"),
+        ),
+        drop(
+            "scenario-row-deleted-utilisation",
+            "scenario.csv",
+            ("name", "utilisation"),
+            "name",
+            "utilisation",
+            term_row("input", "utilisation"),
+        ),
         cell(
             "values-key-twice",
             "claims.csv",
