@@ -300,8 +300,8 @@ def _pages(folder: Path) -> list[Path]:
 
 
 def test_a_build_interrupted_at_three_points_is_finished_by_the_next(tmp_path):
-    """Ctrl-C while a chapter executes, while Sphinx writes the English pages and while it builds the
-    Chinese edition, each in a real build of a fresh copy (the first with ``--only`` one chapter, so
+    """Ctrl-C while a chapter executes, while Sphinx writes the English pages and while it reads the
+    Chinese edition's, each in a real build of a fresh copy (the first with ``--only`` one chapter, so
     that it executes one); each next build gets past the point where the one before stopped, and the
     last one leaves a complete site. Before the fix the build after an interrupted English write
     failed ("search index couldn't be loaded")."""
@@ -319,7 +319,8 @@ def test_a_build_interrupted_at_three_points_is_finished_by_the_next(tmp_path):
     )
     assert err.startswith("interrupted during the HTML step: no notebook was rewritten")
     assert not site.exists()  # nothing half-written was published
-    err = _interrupt(root, [], lambda: _pages(zh / "_build" / "html") != [], "Sphinx writing the Chinese edition")
+    doctrees = zh / "_build" / ".doctrees"  # Sphinx has read a first page of the Chinese edition
+    err = _interrupt(root, [], lambda: doctrees.is_dir() and any(doctrees.rglob("*.doctree")), "Sphinx reading zh/")
     assert err.startswith("interrupted during the HTML step: no notebook was rewritten")
     assert (site / "searchindex.js").exists() and not (site / "zh").exists()  # the English site, whole
     env = os.environ | {"PYTHONPATH": str(root)}
