@@ -50,6 +50,7 @@ import numpy as np
 
 from analyses import data
 from analyses.scenario import speedups
+from analyses.scenario.generations import NEW, OLD
 from analyses.units import settle
 from analyses.units.formats import fmt, is_money, stated, stated_amount
 
@@ -303,8 +304,6 @@ class Credit:
 
     @property
     def older(self) -> str:
-        from analyses.scenario.generations import OLD
-
         return self.against or OLD
 
     @property
@@ -324,8 +323,6 @@ class Credit:
 
     def clause(self) -> str:
         """The rule's words for this row."""
-        from analyses.scenario.generations import NEW
-
         row = self.row
         if self.contradicts:
             return f"{self.older} already has {row['name']} ({row['evidence']}): the claim credits {NEW} with what {self.older} had"

@@ -13,7 +13,7 @@ import pytest
 from analyses import data, scenario, verdicts
 from analyses.chapters import experiments as ch
 from analyses.chapters.experiments import checks, figures, text
-from analyses.scenario import cases, generations
+from analyses.scenario import generations
 from analyses.units import DAYS_PER_MONTH
 
 SWEEP = "001-2.5-hyperparam-sweep-36-to-9-days"
@@ -77,7 +77,7 @@ def test_what_decides_the_verdicts(default):
     # the sweep: 36 days serially, 4x stated; at 10.2x per GPU and e_slice/e_full = 1.09, 11.2x
     sw = default.sweep
     assert sw.stated_speedup == pytest.approx(4.0)
-    per_gpu = generations.speedup(default.s, cases.workload(cases.SWEEP))
+    per_gpu = generations.speedup(default.s, "sweep-8b")
     assert per_gpu != pytest.approx(default.s["speedup_b300_a100"], rel=0.01)  # its own workload, not the reference
     assert sw.speedup == pytest.approx(per_gpu * sw.e_slice / sw.e_full)
     assert sw.e_slice / sw.e_full == pytest.approx(1.094, abs=0.01)
