@@ -2,7 +2,7 @@
 time and cost of one training run on two or more GPU generations, rented or owned, the cost ratio
 between generations and the payback of buying over renting, in the reader's currency.
 
-The formulas are the book's cost model (:mod:`analyses.models.tco`, :mod:`analyses.models.gpu_hour_cost`)
+The formulas are the book's cost model (:mod:`analyses.models.tco`, :func:`analyses.scenario.costs.per_gpu_hour`)
 restated, term for term and in the same order of operations, so that they give the same numbers
 (tests compare them at many points):
 
@@ -47,7 +47,7 @@ from analyses.units import (
     SECONDS_PER_HOUR,
 )
 
-COST_BASES = ("rented", "owned")  # as analyses.models.gpu_hour_cost.COST_BASES (a test keeps them equal)
+COST_BASES = ("rented", "owned")  # as analyses.models.tco.COST_BASES (a test keeps them equal)
 CURRENCIES = ("USD", "CNY")
 RENTED, OWNED = 0.0, 1.0  # codes of the cost_basis choice
 USD, CNY = 0.0, 1.0  # codes of the currency choice
@@ -122,7 +122,7 @@ def choice_inputs(cost_basis: str = "rented", currency: str = "USD") -> dict[str
     }
 
 
-def _generation_formulas(g: Generation, electricity: str) -> list[Formula]:
+def _generation_formulas(g: Generation) -> list[Formula]:
     k, n = g.key, g.name
     names = input_names(g)
     out: list[Formula] = []
@@ -167,7 +167,7 @@ def _generation_formulas(g: Generation, electricity: str) -> list[Formula]:
         Formula(
             f"network_storage_usd_{k}", f"{server} * network_storage_fraction * crf / HOURS_PER_YEAR", result=False
         ),
-        Formula(f"energy_usd_{k}", f"node_kw_{k} * pue * {electricity}", result=False),
+        Formula(f"energy_usd_{k}", f"node_kw_{k} * pue * electricity_usd_per_kwh", result=False),
         Formula(
             f"hosting_usd_{k}",
             f"node_kw_{k} * hosting_usd_per_kw_month * MONTHS_PER_YEAR / HOURS_PER_YEAR",
@@ -212,11 +212,10 @@ def _payback(name: str, capex: str, before: str, after: str, label: str) -> Form
 def formulas(
     generations: Sequence[Generation],
     *,
-    electricity: str = "electricity_usd_per_kwh",
     china_rent: str | None = None,
 ) -> list[Formula]:
     """Every formula of the calculator for ``generations`` (the first is the baseline the others
-    are compared with), the owned GPUs paying the tariff ``electricity`` (a scenario name).
+    are compared with), the owned GPUs paying the tariff of the input ``electricity_usd_per_kwh``.
 
     ``china_rent`` (a scenario name in CNY per GPU-hour of the baseline) adds the payback against
     renting the baseline in China.
@@ -240,7 +239,7 @@ def formulas(
         Formula("staff_usd", "staff_usd_per_gpu_year / HOURS_PER_YEAR", result=False),
     ]
     for g in generations:
-        out += _generation_formulas(g, electricity)
+        out += _generation_formulas(g)
     base = generations[0]
     b, bn = base.key, base.name
     for g in generations[1:]:
@@ -288,7 +287,6 @@ def build(
     generations: Sequence[Generation],
     inputs: Mapping[str, Input],
     *,
-    electricity: str = "electricity_usd_per_kwh",
     china_rent: str | None = None,
     constants: Mapping[str, float] | None = None,
     name: str = "calculator",
@@ -302,7 +300,7 @@ def build(
     formulas after the calculator's (they may read its formulas, ``constants`` and ``grids``). A generation
     interpolated from a grid has ``n_params`` and its GPU count bounded to the grid's span.
     """
-    fs = formulas(generations, electricity=electricity, china_rent=china_rent) + list(extra)
+    fs = formulas(generations, china_rent=china_rent) + list(extra)
     consts = dict(CONSTANTS) | {f"TDP_W_{g.key.upper()}": float(g.tdp_w) for g in generations} | dict(constants or {})
     grids = {f"throughput_{g.key}": g.throughput for g in generations if isinstance(g.throughput, LogGrid)} | dict(
         grids or {}
