@@ -307,6 +307,8 @@ def probe_cells(root: Path) -> tuple[nbformat.NotebookNode, nbformat.NotebookNod
 def _relative(path: str, root: Path) -> str | None:
     """Repository-relative POSIX path of ``path``; ``None`` outside the repository or when ignored."""
     p = Path(os.path.abspath(path))
+    if p.name.endswith("__path_hook__"):  # an editable install's import hook on sys.path: no file, and
+        return None  # its relative name resolved against whichever folder the kernel was in
     if p.parent.name == "__pycache__" and p.suffix == ".pyc":  # compiled module: depend on its source
         p = p.parent.parent / (p.name.split(".")[0] + ".py")
     try:
