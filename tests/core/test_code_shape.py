@@ -26,33 +26,26 @@ OLD_MODULES = ("analyses/data.py", "analyses/models/memory.py")  # 500-550 lines
 
 # Being shrunk by another helper (issue 37 and others): file or function -> (ceiling, who).
 OTHERS_MODULE_LINES = {
-    "analyses/models/formula.py": (958, "calc: the calculator's formula language, split or SymPy"),
-    "analyses/pages/calculator.py": (748, "calc: the calculator page split"),
     "analyses/site/build.py": (572, "data: interrupted builds and the size of site/build.py"),
     "analyses/chapters/plan/__init__.py": (654, "planner: one model of a training run (issue 33)"),
-    "analyses/models/performance.py": (592, "planner"),
+    "analyses/models/performance.py": (622, "planner and stepmodel: one step-time model"),
     "analyses/models/plan.py": (553, "planner"),
     "analyses/scenario/calibration.py": (572, "planner"),
 }
 OTHERS_FUNCTION_LINES = {
-    "analyses/models/formula.py:to_js": (87, "calc"),
-    "analyses/pages/calculator.py:buy_or_rent": (143, "calc"),
     "analyses/models/performance.py:step_time": (102, "planner: one model of a training run"),
-    "analyses/models/scaling.py:step_time": (119, "stepmodel: one step-time model"),
     "analyses/verdicts/robustness.py:_robustness": (89, "cost: doubt on show (verdicts/robustness.py)"),
     "analyses/chapters/tco/text.py:glued": (151, "cost: the TCO chapter"),
     "analyses/chapters/utilisation/text.py:glued": (88, "cost: the utilisation chapter"),
 }
 OTHERS_FUNCTION_IMPORTS = {
-    "analyses/pages/calculator.py": (21, "calc: the calculator page split"),
-    "analyses/scenario/calculator.py": (3, "calc"),
     "analyses/site/zh_site.py": (15, "zh: the Chinese edition's Sphinx extension"),
     "analyses/site/cli.py": (13, "data (parameter parsing) and planner (the plan subcommand)"),
     "analyses/site/build.py": (10, "data: the size of site/build.py"),
     "analyses/tables.py": (1, "data"),
     "analyses/scenario/params.py": (2, "data: parameter parsing"),
     "analyses/site/vega_offline.py": (4, "pages: page weight"),
-    "analyses/models/scaling.py": (2, "stepmodel"),
+    "analyses/models/scaling_efficiency.py": (1, "stepmodel"),
     "analyses/pages/verdict_box.py": (1, "cost: the doubt display"),
 }
 

@@ -21,7 +21,6 @@ from analyses.models import (
     performance,
     pipeline,
     reliability,
-    scaling,
     tco,
     uncertainty,
 )
@@ -237,12 +236,6 @@ def test_zero3_moves_one_and_a_half_times_the_data_of_an_all_reduce(req, b300):
     z3 = performance.step_time(coef, **(kw | {"zero3": True})).dp_s
     plain = performance.step_time(coef, **(kw | {"zero3": False})).dp_s
     assert float(z3[0]) == pytest.approx(1.5 * float(plain[0]), rel=1e-12)
-    # and the classic scaling model agrees (the same two-level all-reduce)
-    old = dict(params=7e10, tokens_per_step=4e6, n_gpus=64, peak_flops=1e15, compute_efficiency=0.5)
-    old |= dict(nvlink_bytes_per_s=4e11, nic_bytes_per_s=4e10, latency_s=0.0)
-    assert float(scaling.step_time(dp_volume=1.5, **old).data_parallel_s) == pytest.approx(
-        1.5 * float(scaling.step_time(**old).data_parallel_s), rel=1e-12
-    )
 
 
 def test_a_synchronous_zero3_gathers_at_its_own_rate_in_the_open(req, b300):
