@@ -41,6 +41,7 @@ from typing import Any
 
 import nbformat
 
+from analyses import plausibility
 from analyses.data import REPO_ROOT
 from analyses.site import html_build, stamps
 from analyses.site.deps import (
@@ -94,7 +95,7 @@ def _probe_report(nb: nbformat.NotebookNode) -> dict[str, list[str]] | None:
 
 def _chapter_spec(path: Path) -> Any:
     """The spec of the chapter ``path`` is the notebook of (None for other notebooks)."""
-    from analyses import chapters
+    from analyses import chapters  # heavy (every chapter's code): a build with nothing to execute skips it
 
     return chapters.spec(path.stem) if path.stem in chapters.CHAPTERS else None
 
@@ -102,7 +103,7 @@ def _chapter_spec(path: Path) -> Any:
 def sync_parameters(nb: nbformat.NotebookNode, spec: Any) -> bool:
     """Make ``nb``'s ``parameters`` cell the rendering of ``spec`` (see
     :func:`analyses.scenario.params.parameters_source`); True if it changed."""
-    from analyses.scenario.params import parameters_source
+    from analyses.scenario.params import parameters_source  # the scenario: only an execution renders the cell
 
     for cell in nb.cells:
         if "parameters" in cell.metadata.get("tags", []):
@@ -124,7 +125,7 @@ def execute(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = N
     ``out_path`` is left as it was, no scratch file remains, and :class:`BuildError` carries the
     cell's error.
     """
-    import papermill
+    import papermill  # heavy (nbclient, the kernel's protocol): only an execution needs it
 
     root = REPO_ROOT
     source = nbformat.read(path, as_version=4)
@@ -199,8 +200,7 @@ def validate_inputs(paths: Iterable[Path]) -> None:
     paths = list(paths)
     if not paths:
         return
-    from analyses import plausibility
-    from analyses.site import preflight
+    from analyses.site import preflight  # heavy (the ledger, every check): only a build that executes validates
 
     preflight.validate()  # the data, every claim row against its check, the Chinese words
     for warning in plausibility.warnings():  # a figure far off its neighbours: worth a second look
@@ -312,7 +312,7 @@ def keep_twins_in_step() -> None:
     file digests, no jupytext import)."""
     if stamps.TWINS.current():
         return
-    from analyses.site import twins
+    from analyses.site import twins  # heavy (jupytext): only when a notebook or its twin changed
 
     try:
         lines = twins.sync()

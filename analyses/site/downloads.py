@@ -76,9 +76,8 @@ def publish(html_dir: Path) -> list[Path]:
     """Write the site's downloads into ``html_dir`` from the ledger as it is now (:func:`write_downloads`),
     saying how many files changed; after every HTML build (the Sphinx hook) and when the build skips
     Sphinx but the ledger or the data changed."""
-    # the whole ledger (every chapter's checks): imported only when the downloads are written
-    from analyses.chapters import ledger
-    from analyses.chapters.claims import figures as claims_page
+    from analyses.chapters import ledger  # heavy (every chapter's checks): a build that writes no download skips it
+    from analyses.chapters.claims import figures as claims_page  # heavy, with the ledger above
 
     frame = ledger.ledger()
     written = write_downloads(html_dir, frame, claims_page.printable_page(frame))
