@@ -68,9 +68,10 @@ def test_a_data_row_stales_exactly_the_chapters_that_read_it(repo_copy):
 
 
 def test_a_new_file_in_a_folder_a_chapter_listed_stales_it(repo_copy):
-    (repo_copy / "data" / "sources" / "zz-new.csv").write_text("id,title\n")
-    folders = ("data/sources", "data/sources/*.csv")  # the folder listed, or a pattern expanded in it
-    listed = {p.name for p in build.notebooks(repo_copy / "book") if set(folders) & set(_deps(p)["listings"])}
+    # data/ is read file by file through data/datapackage.json (a new table or source file joins it there);
+    # the package's folder is listed, so a new module stales the chapters that imported from it
+    (repo_copy / "analyses" / "zz_new.py").write_text("")
+    listed = {p.name for p in build.notebooks(repo_copy / "book") if "analyses" in _deps(p)["listings"]}
     assert listed and {p.name for p in build.stale(root=repo_copy)} >= listed
 
 
@@ -165,7 +166,7 @@ def test_execute_records_what_the_kernel_read(tmp_path):
         assert rel in read["files"], rel
     assert "data/sources/hardware.csv" in read["files"]  # gpus.csv's sources are checked with it
     assert "analyses/models/memory.py" not in read["files"] and "data/prices.csv" not in read["files"]
-    assert "tools" in read["listings"]
+    assert "tools" in read["listings"] and "data/datapackage.json" in read["files"]
     assert written.metadata["audit"]["inputs_sha256"] == deps.deps_digest(nb, read, deps.snapshot())
 
 
