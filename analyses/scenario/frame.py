@@ -112,7 +112,7 @@ UTILISATION = {
         "utilisation",
         "有效计算",
         "useful compute",
-        "有效计算 as busy share × goodput × MFU",
+        "有效计算 as the model FLOPs a paid GPU-hour yields",
         "有效计算 (useful compute) is the model FLOPs a paid GPU-hour yields: a job's busy share × goodput × MFU; "
         "its shortfall is what a claim about waste (效率低下) counts",
     ),

@@ -12,7 +12,7 @@ from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters import tco as ch
 from analyses.chapters.tco import figures, text, wiring
-from analyses.scenario import frame, buying, cases, costs, operations
+from analyses.scenario import buying, cases, costs, frame, operations
 
 VIEW = {"currency", "workload", "mc_samples", "seed"}  # settings that judge no claim
 
@@ -51,8 +51,8 @@ def test_compute_figures_and_sentences_over_the_grid(over, result):
     assert len(res.ledger) == len([c for c in data.claims() if c.chapter == "tco"])
     assert {s.input for s in res.sliders} == {"speedup_b300_a100", "server_b300_usd_per_gpu"}
     assert len(res.payback) == len(ch.payback_cases())
-    for frame in (res.pflop_day, res.recommender_readings, res.payback):
-        assert (frame["5%"] <= frame["95%"]).all()
+    for table_ in (res.pflop_day, res.recommender_readings, res.payback):
+        assert (table_["5%"] <= table_["95%"]).all()
     assert (res.run["cost_lo"] <= res.run["cost"]).all() and (res.run["cost"] <= res.run["cost_hi"]).all()
     assert set(res.run["gpu"]) == {ch.OLD, ch.NEW} and set(res.run["basis"]) == {"rented", "owned"}
 
@@ -164,7 +164,9 @@ def test_what_decides_the_tco_row(result):
     f = _finding("000-3-table-tco")
     s = scenario.values()
     # same task: the price ratio per GPU-hour (owned B300 / the firm's A100s at book value) over the speed-up
-    assert float(f.value) == pytest.approx(float(costs.price_ratio(s, "owned", "owned at book")) / s["speedup_b300_a100"])
+    assert float(f.value) == pytest.approx(
+        float(costs.price_ratio(s, "owned", "owned at book")) / s["speedup_b300_a100"]
+    )
     assert (f.stated.lo, f.stated.hi) == (0.35, 0.45)
     assert 0.15 < float(f.value) < 0.25
     # with the documents' own 2.5-3x the same task would cost 75-90% of A100's
@@ -179,7 +181,9 @@ def test_what_decides_the_tco_row(result):
     )
     # a year before write-off at 0% interest: the straight-line charge, list price / life a year
     flat = s | {"a100_fleet_age_years": 4.0, "cost_of_capital": 0.0}
-    assert float(costs.book_owned(flat).server) == pytest.approx(s["server_a100_list_usd_per_gpu"] / 5.0 / 8766, rel=1e-3)
+    assert float(costs.book_owned(flat).server) == pytest.approx(
+        s["server_a100_list_usd_per_gpu"] / 5.0 / 8766, rel=1e-3
+    )
 
 
 def test_what_decides_payback(result):
@@ -191,7 +195,10 @@ def test_what_decides_payback(result):
     assert float(f.value) == pytest.approx(float(costs.payback(s, "keep owned")))
     assert 15 < float(f.value) < 30 and "kept as busy as they would be" in f.recomputed()
     reason = ledger.ledger(ids=["000-6-payback-6-12-months"]).iloc[0]["reason"]
-    assert "read as its A100s at today's second-hand price (selling them frees their value), it would be consistent" in reason
+    assert (
+        "read as its A100s at today's second-hand price (selling them frees their value), it would be consistent"
+        in reason
+    )
     assert "frame: existing fleets at book value, 000's status quo: its own A100 cluster" in reason
     # document 001's status quo, A100s rented in China, on its own fine-tune's speed-up (FP8)
     g = _finding("001-6-payback-6-12-months")
@@ -271,7 +278,9 @@ def test_parameters_are_scenario_assumptions_or_view_settings():
             assert (p.min, p.max) == (table[p.name].min, table[p.name].max), p.name
         else:
             # the frame's one choice a reader may move (analyses/scenario/frame.py) is neither
-            assert p.name in VIEW or p.name == frame.PARAM, f"{p.name} is neither an assumption of the scenario nor a view setting"
+            assert p.name in VIEW or p.name == frame.PARAM, (
+                f"{p.name} is neither an assumption of the scenario nor a view setting"
+            )
     # every assumption the page draws exists in the scenario
     assert set(ch.DRAWN) <= set(table)
 
