@@ -38,6 +38,7 @@ ZH_COLUMNS = [
     "written",
     "verdict",
     "verdict_zh",
+    "shown_zh",
     "direction",
     "direction_zh",
     "recomputed_zh",
@@ -170,6 +171,30 @@ def robustness_clause(a: robustness.Assessment, words: dict[str, str]) -> str:
     return "；".join(parts)
 
 
+def _in_yuan(x: float, unit: str) -> tuple[float, str]:
+    """An amount in an assumption's unit with money in 元 (a USD price at the scenario's exchange rate)."""
+    if unit.startswith("USD") and not unit.startswith("USD per USD"):
+        cny = "CNY" + unit[3:]
+        if zh.unit_word(cny).strip() != cny:  # a unit the Chinese edition writes in 元; else in 美元 as given
+            return x * float(scenario.values()["usd_cny"]), cny
+    return x, unit
+
+
+def shown(a: robustness.Assessment, words: dict[str, dict[str, str]]) -> str:
+    """A verdict in doubt in Chinese (the English ledger's ``shown``: it holds in fewer than half the draws
+    or its flip point lies inside its input's 90% range): 取决于<input>：在X以上为<verdict>，以下为<verdict>;
+    "" for a verdict shown bare."""
+    d = a.doubt
+    if d is None:
+        return ""
+    w = words["verdict"]
+    if d.threshold is not None:
+        x = zh.number(*_in_yuan(d.threshold, scenario.assumption(d.input).unit), 2)
+        return f"取决于假设 {d.input}：在{x}以上为“{w[d.above]}”，以下为“{w[d.below]}”"
+    other = w.get(d.below, "其他判定")
+    return f"判定不确定：在{fmt(d.holds, pct=True, sig=2)}的抽样中为“{w[d.above]}”，其余为“{other}”"
+
+
 def reason(f: Finding, a: robustness.Assessment, words: dict[str, str]) -> str:
     """The Chinese reason: the rule's clause, then robustness, as one sentence ending in 。"""
     clauses = [rule_clause(f, RULES[a.kind], a.verdict, words), robustness_clause(a, words)]
@@ -216,6 +241,7 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "written": text.loc[c.id, "written"],
                 "verdict": a.verdict,
                 "verdict_zh": w["verdict"][a.verdict],
+                "shown_zh": shown(a, w),
                 "direction": direction,
                 "direction_zh": w["direction"].get(direction, ""),
                 "recomputed_zh": recomputed(f, a),

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from analyses import data
-from analyses.pages.ledger_html import VERDICT_COLOURS, VERDICT_MARKS, VERDICT_STYLE
+from analyses.pages.ledger_html import DOUBT_MARK, VERDICT_COLOURS, VERDICT_MARKS, VERDICT_STYLE
 from analyses.pages.links import check_href
 from analyses.pages.verdict_box import section_anchor
 from analyses.units.formats import fmt
@@ -37,8 +37,11 @@ def _e(text: object) -> str:
     return html.escape(str(text))
 
 
-def verdict_badge(verdict: str, verdict_zh: str) -> str:
-    """The verdict as its mark and Chinese word, coloured by the English pages' palette."""
+def verdict_badge(verdict: str, verdict_zh: str, shown_zh: str = "") -> str:
+    """The verdict as its mark and Chinese word, coloured by the English pages' palette; a verdict in doubt
+    (``shown_zh``, :func:`analyses.chapters.ledger_zh.shown`) as what it depends on, never a bare mark."""
+    if isinstance(shown_zh, str) and shown_zh:
+        return f'<b class="verdict verdict-doubt verdict-{_e(verdict)}">{DOUBT_MARK} {_e(shown_zh)}</b>'
     return f'<b class="verdict verdict-{_e(verdict)}">{VERDICT_MARKS[verdict]} {_e(verdict_zh)}</b>'
 
 
@@ -62,7 +65,7 @@ def card(row: pd.Series, en: str, code: str) -> str:
     english = f"{en}{check_href(row['id'], row['chapter'])}"
     return (
         f'<article class="zh-claim" id="{anchor(row["id"])}" data-verdict="{_e(row["verdict"])}">'
-        f'<p class="zh-head">{verdict_badge(row["verdict"], row["verdict_zh"])}{direction}'
+        f'<p class="zh-head">{verdict_badge(row["verdict"], row["verdict_zh"], row.get("shown_zh", ""))}{direction}'
         f' <a href="{_e(english)}" hreflang="en" title="英文版核查"><code>{_e(row["id"])}</code></a>'
         f' <span class="zh-kind">{_e(row["kind_zh"])}类</span></p>'
         f'<p class="zh-text">{_e(row["claim_zh"])}</p><dl>'
@@ -172,7 +175,7 @@ def _claim_link(row: pd.Series, ledger: str) -> str:
 
 def _items(rows: Iterable[pd.Series], ledger: str) -> str:
     return "".join(
-        f"<li>{verdict_badge(r['verdict'], r['verdict_zh'])} {_claim_link(r, ledger)}：{_e(r['claim_zh'])}"
+        f"<li>{verdict_badge(r['verdict'], r['verdict_zh'], r.get('shown_zh', ''))} {_claim_link(r, ledger)}：{_e(r['claim_zh'])}"
         f"（原文：{_e(r['written'])}；本书重算：{_e(r['recomputed_zh'])}）</li>"
         for r in rows
     )
@@ -248,7 +251,7 @@ def box_items(rows: pd.DataFrame, en: str, ledger: str) -> str:
     """Each claim of a box: verdict, direction, id linked to the English section that checks it, a link
     to its card on the Chinese ledger, our Chinese wording and a one-line reason."""
     return "".join(
-        f'<li id="{anchor(r["id"])}">{verdict_badge(r["verdict"], r["verdict_zh"])}'
+        f'<li id="{anchor(r["id"])}">{verdict_badge(r["verdict"], r["verdict_zh"], r.get("shown_zh", ""))}'
         f"{direction_badge(r.get('direction', ''), r.get('direction_zh', ''))} "
         f'<a href="{_e(english_section(r["id"], r["chapter"], en))}" hreflang="en" title="英文版中核查这条说法的一节">'
         f"<code>{_e(r['id'])}</code></a>"
