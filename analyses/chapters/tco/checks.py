@@ -559,3 +559,38 @@ def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any]
         readings=(Reading(f"{OLD}s the firm owns, at today's market price", value=1 - new / owned_old),),
         documents=_at_documents(lambda v: 1 - new * speedup(s, "finetune") / v / old),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# 000 §1: energy efficiency, one of the five dimensions, never covered
+# --------------------------------------------------------------------------------------------
+
+
+@check("000-1-five-dimensions-energy-efficiency")
+def check_five_dimensions_energy_efficiency(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §1: B300 answers on energy efficiency among five dimensions, a promise the document never
+    takes up. Training work per kWh of GPU power on B300 over A100: the per-GPU speed-up times A100's TDP
+    over B300's (datasheets; the same node overhead and PUE on both sides cancel)."""
+    frame.use(frame.PRECISION)
+    x = speedup(s, "pretrain")
+    tdp_new, tdp_old = generations.gpu(NEW).tdp_w, generations.gpu(OLD).tdp_w
+    ratio = x * tdp_old / tdp_new
+    return Finding(
+        stated=at_least(claim.value("work_per_energy_min_x")),
+        value=ratio,
+        unit="x",
+        recomputed=lambda: (
+            f"a {NEW} draws {fmt(tdp_new, 'W')} against an {OLD}'s {fmt(tdp_old, 'W')} and does {fmt(scalar(x), 'x')} its "
+            f"training work, so {fmt(scalar(ratio), 'x')} the work per kWh of GPU power; at the documents' own "
+            f"{stated(documents_speedup()[0])}× it would be {fmt(documents_speedup()[0] * tdp_old / tdp_new, 'x')}"
+        ),
+        context=lambda v: (
+            "the document lists energy efficiency among its five dimensions and never returns to it; the book's own "
+            f"figures bear it out, {NEW} doing more training work per kWh than {OLD}"
+            if v == "consistent"
+            else "the document lists energy efficiency among its five dimensions and never returns to it; at these "
+            f"figures {NEW} does less training work per kWh than {OLD}"
+        ),
+        reading=claim.reading or "",
+        documents=_at_documents(lambda v: v * tdp_old / tdp_new),
+    )

@@ -390,3 +390,34 @@ def check_finetune_5_to_2p8_days(claim: data.Claim, s: Mapping[str, Any], cfg: M
         taken="a fine-tune over the whole accumulated corpus (size unknown)",
         readings=(Reading("a fine-tune on one month's new entries", value=hours / units.HOURS_PER_DAY),),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# 000 §3 and 001 §2.1: A100 called "the previous generation"
+# --------------------------------------------------------------------------------------------
+
+
+@check("000-3-a100-previous-generation", "001-2.1-a100-previous-generation")
+def check_a100_previous_generation(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Both documents call A100 B300's previous generation: it is two data-centre architectures earlier
+    (Ampere, then Hopper, then Blackwell: NVLink 3, 4, 5 in data/gpus.csv) and more product launches."""
+    new, old = generations.gpu(NEW), generations.gpu(OLD)
+    back = float(new.nvlink_generation - old.nvlink_generation)
+    ladder = [g for g in generations.documents_span() if g not in (NEW,)]
+    between_ = [g for g in ladder if g != OLD]
+    return Finding(
+        stated=exactly(claim.value("generations_back")),
+        value=back,
+        unit="generations",
+        recomputed=lambda: (
+            f"{OLD} ({old.launch_year}, NVLink {old.nvlink_generation}) is {stated(back)} architectures before {NEW} "
+            f"({new.launch_year}, NVLink {new.nvlink_generation}); between them came {', '.join(between_)} "
+            "(data/gpus.csv, launch order)"
+        ),
+        context=(
+            f"{OLD} is not {NEW}'s previous generation: Hopper ({', '.join(g for g in between_ if g.startswith('H'))}) "
+            f"came between, so every gain the documents credit against {OLD} is the sum of two generations' steps"
+        ),
+        reading=claim.reading or "",
+        sig=1,
+    )

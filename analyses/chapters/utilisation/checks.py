@@ -397,3 +397,64 @@ def check_procurement_30pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mappin
         reading=_reading(claim),
         credits=(MIG,),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# 001 §2.2 and §2.3: what HBM and MIG memory can do
+# --------------------------------------------------------------------------------------------
+
+
+@check("001-2.2-hbm-bandwidth-larger-batch")
+def check_hbm_bandwidth_larger_batch(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.2: B300's HBM3e, over 8 TB/s, holds larger batches. A batch fits in memory's
+    capacity; bandwidth decides how fast it streams, not how much of it fits."""
+    new, old = gpu(NEW), gpu(OLD)
+    ratio = new.hbm_bytes / old.hbm_bytes
+    bandwidth = claim.value("bandwidth_min_tb_s")
+    return Finding(
+        stated=at_least(1.0),
+        value=ratio,
+        unit="x",
+        recomputed=lambda: (
+            f"{NEW} holds {fmt(new.hbm_bytes / units.GIB, 'GiB')} of HBM against {fmt(old.hbm_bytes / units.GIB, 'GiB')} "
+            f"on {OLD} ({fmt(ratio, 'x')}), room for a larger batch per GPU; its "
+            f"{fmt(new.hbm_bytes_per_s / units.TB, 'TB/s')} of bandwidth sets how fast that memory streams, not how much fits"
+        ),
+        context=(
+            "read as the memory's capacity, true; the bandwidth the sentence cites does not decide the batch, and a larger "
+            "batch moves the same data from storage per sample"
+        ),
+        reading=_reading(claim),
+        taken="容纳 (to hold) as the memory's capacity",
+        readings=(
+            Reading(
+                f"strictly, the {stated(bandwidth)} TB/s bandwidth as what allows the larger batch",
+                contradiction=f"a batch fits in memory's capacity; HBM bandwidth ({fmt(new.hbm_bytes_per_s / units.TB, 'TB/s')}) "
+                "decides how fast it streams, not its size",
+            ),
+        ),
+    )
+
+
+@check("001-2.3-mig-memory-oversubscription")
+def check_mig_memory_oversubscription(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.3: with MIG, oversubscribing GPU memory raises concurrency without hurting
+    performance. A MIG instance owns a fixed slice of memory the hardware isolates; nothing lets jobs
+    share or exceed it, and oversubscribing memory by paging to the host slows the job."""
+    top = profiles(NEW).names[-1]
+    return Finding(
+        stated=exactly(claim.value("performance_loss_pct")),
+        value=None,
+        unit="%",
+        recomputed=(
+            f"{NEW}'s MIG profiles ({_profile_span(NEW)}) each give an instance a fixed memory slice (data/mig_profiles.csv); "
+            f"the largest, {top}, is the whole GPU"
+        ),
+        context="",
+        contradiction=(
+            "NVIDIA's MIG user guide gives each instance its own fixed, isolated memory slice: MIG cannot oversubscribe "
+            "memory, and oversubscribing through unified memory pages to the host and slows the job"
+        ),
+        direction="overstates",
+        reading=_reading(claim),
+    )
