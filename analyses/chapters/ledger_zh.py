@@ -100,6 +100,8 @@ def rule_clause(f: Finding, rule: Rule, verdict: str, words: dict[str, str]) -> 
         if f.stated.shown is not None
         else zh.interval(f.stated[0], f.stated[1], f.unit, written=True)
     )
+    if f.promise:  # a figure the document never gives: the advice's purpose, read as ``said``
+        said = f"建议的目标（本书读作{said}）"
     tol = fmt(rule.tolerance, pct=True, sig=2)
     if verdict == "unverifiable":
         if rule.kind == "business":

@@ -367,6 +367,7 @@ class Finding:
     direction: str = ""
     credits: tuple[Credit, ...] = ()
     documents: tuple[Reading, ...] = ()  # the claim at the documents' own figure (said in the reason, not counted)
+    promise: str = ""  # a recommendation's purpose in words, where the document gives it no figure ("the throughput an unlimited network gives")
 
     @property
     def contradicting_credit(self) -> Credit | None:
@@ -595,6 +596,8 @@ def rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
     hi = float(np.asarray(f.high)) if f.high is not None else value
     recomputed = recomputed_figure(f)
     said = show_interval(f.stated, f.unit, f.sig, as_stated=True)
+    if f.promise:  # a figure the document never gives: the advice's purpose, which the check reads as ``said``
+        said = f"purpose ({f.promise}: read as {said})"
     tol = fmt(rule.tolerance, pct=True, sig=2)
     if verdict == rule.agree:
         short = f.stated[1] < lo / (1 + rule.tolerance) and rule.below == rule.agree

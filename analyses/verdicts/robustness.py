@@ -139,12 +139,12 @@ def doubt_of(verdict: str, holds: float, margin: float | None, flip: dict[str, A
     inside = margin is not None and margin <= 1.0
     if holds >= DOUBT_HOLDS and not inside:
         return None
-    if flip is not None:
+    other = next((v for _, v in others if v != verdict), None)
+    if flip is not None and (inside or other is None):  # a flip point inside the range, or nothing else to name
         beyond = flip["verdict"]
         above, below = (verdict, beyond) if flip["side"] == "below" else (beyond, verdict)
         return Doubt(flip["label"], flip["input"], float(flip["threshold"]), flip["threshold_text"], above, below, holds)
-    other = next((v for _, v in others if v != verdict), None)
-    if other is not None:
+    if other is not None:  # the readings of a vague word split the verdict
         label = next(label for label, v in others if v != verdict)
         return Doubt(f"the reading ({label})", "", None, "", verdict, other, holds)
     return Doubt("the scenario's inputs taken together", "", None, "", verdict, "another verdict", holds)

@@ -310,6 +310,7 @@ def check_network_200gbps(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
 
     return Finding(
         stated=exactly(1.0),
+        promise="the throughput an unlimited network gives, the network no bottleneck",
         value=per_gpu,
         unit="fraction",
         recomputed=lambda: (
@@ -377,6 +378,7 @@ def check_poc_4_8_gpus(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str
     kept = scaling.efficiency(target, poc, weak=False, tokens_per_step=wiring.batch_tokens(s), **wiring.b300(s))
     return Finding(
         stated=exactly(1.0),
+        promise="a proof of concept that measures the plan's per-GPU throughput",
         value=kept,
         unit="fraction",
         recomputed=lambda: (

@@ -539,6 +539,7 @@ def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any]
     owned_old = costs.pflop_day_cost(s, OLD, "owned")
     return Finding(
         stated=at_least(0.0),
+        promise=f"a lower cost per useful FLOP on {NEW} than on the {OLD}s it replaces",
         value=saving,
         unit="fraction",
         recomputed=lambda: (
