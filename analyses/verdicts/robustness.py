@@ -379,6 +379,8 @@ def _robustness(
             "label": a.label,
             "text": f"no {a.label} from {show_interval((float(xs.min()), float(xs.max())), a.unit, 2)} turns it",
         }
+    if not found and steady is None and vectorised:  # no input it reads turns it, anywhere a reader may set it
+        steady = {"text": "no single input it reads turns it, from its 90% range to the values a reader may set"}
     if not found:
         return holds, span, steady
     nearest = min(found, key=lambda k: found[k][0])

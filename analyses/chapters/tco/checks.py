@@ -92,7 +92,8 @@ def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
 
     def context(v: str) -> str:
         p, r = scalar(price), scalar(ratio)
-        hour = f"pays for its dearer GPU-hour ({fmt(p, 'x')})" if p > 1 else f"adds to a GPU-hour no dearer ({fmt(p, 'x')})"
+        dearer = scalar(costs.new_hour_cost(s, "owned")) > scalar(costs.old_hour_cost(s, basis))  # the words follow the figures
+        hour = f"pays for its dearer GPU-hour ({fmt(p, 'x')})" if dearer else f"adds to a GPU-hour no dearer ({fmt(p, 'x')})"
         if v == "consistent":
             return f"{NEW}'s per-GPU speed-up {hour}, leaving the stated share"
         return (
@@ -154,7 +155,8 @@ def check_monthly_cost_47pct_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg
         cut = f"-{stated(100 * (1 - r.cost_ratio))}% being {stated(100 * r.cost_ratio)}% of before"
         if v == "consistent":
             return f"monthly spend after / before, {cut}; the case's own runs and public prices allow the cut"
-        more = scalar(ratio) > 1
+        spend_before, spend_after = (scalar(x) for x in recommender_monthly_usd(s, valuation))
+        more = spend_after > spend_before
         return (
             f"monthly spend after / before, {cut}; the case's own runs ({fmt(after / before, 'x')} the GPU-days a month) "
             + (
