@@ -136,6 +136,7 @@ def verdicts(res: ch.Result) -> dict[str, str]:
 def test_verdicts_at_the_defaults(result):
     v = verdicts(result())
     assert v == {
+        "000-1-five-dimensions-energy-efficiency": "consistent",  # about 4x the work per kWh
         "000-3-table-tco": "implausible",  # the firm's A100s at book value: B300 cheaper than the stated share
         "000-4-monthly-cost-47pct-3m-rmb": "implausible",  # the month's spend on the case's runs doubles
         "000-4-annual-saving-3m-rmb": "implausible",  # no saving: the B300 fleet costs more a year
