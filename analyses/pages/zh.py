@@ -16,10 +16,11 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from analyses import data
+from analyses import data, scenario
 from analyses.pages.ledger_html import DOUBT_MARK, VERDICT_COLOURS, VERDICT_MARKS, VERDICT_STYLE
 from analyses.pages.links import check_href
 from analyses.pages.verdict_box import section_anchor
+from analyses.units import zh as zh_units
 from analyses.units.formats import fmt
 
 # Each verdict's word carries its mark (VERDICT_MARKS, the English pages' own), each direction an
@@ -305,3 +306,55 @@ def takeaway(rows: pd.DataFrame, ledger: str) -> str:
     if not parts:
         return "要点：没有一条说法被判为夸大或低估。"
     return "要点：" + "，".join(parts) + "。"
+
+
+# --------------------------------------------------------------------------------------------
+# The China context of the cost chapter (issue 34 item 4): US export rules and Chinese prices
+# --------------------------------------------------------------------------------------------
+
+CHINA_STATUS_ZH = {"presumption of denial": "推定拒绝", "licence required": "须申领许可", "case-by-case licence": "逐案审查"}
+PRICE_ITEM_ZH = {"server_price_per_gpu": "整机价（每卡）", "rent_per_gpu_hour": "租金（每卡每小时）"}
+
+
+def china_section() -> str:
+    """The cost chapter's China context in Chinese: what the US export rules allow (data/export_controls.csv,
+    each with its date and Federal Register locator) and the public prices of GPUs in China
+    (data/prices.csv, in 元 at the scenario's exchange rate), with the sentence that says which prices the
+    book's cost rows assume."""
+    rules = data.table("export_controls").sort_values("effective", kind="stable")
+    by = rules.set_index("id")
+    rate = float(scenario.values()["usd_cny"])
+    prices = data.table("prices")
+    china = prices[prices["provider_class"].isin(("china", "china-cloud")) & prices["gpu"].notna() & prices["gpu"].astype(str).ne("")]
+    lead = (
+        "<p>两篇文章写给中国买家、以元计价，但自"
+        f"{_e(by.loc['bis-2022-10', 'effective'])}起，美国出口管制（{_e(by.loc['bis-2022-10', 'locator'])}）要求向中国出口"
+        "A100、H100级GPU须申领许可，且推定拒绝；"
+        f"{_e(by.loc['bis-2023-11', 'effective'])}起（{_e(by.loc['bis-2023-11', 'locator'])}）降速版A800、H800同样受限，"
+        f"为符合旧规而设计的H20自{_e(by.loc['h20-2025-04', 'effective'])}起也须许可。"
+        f"{_e(by.loc['bis-2026-01', 'effective'])}起，H200级芯片的许可改为逐案审查，而B200、B300等Blackwell芯片超出其上限，仍推定拒绝。"
+        "因此在中国拥有B300的企业，要么在美国许可之外购得，要么把服务器放在境外。本书每条成本判定都按中国境外的公开市场价计B300，"
+        "按国内云租金计租用的A100，并在判定的“框架”中写明；在中国购买B300只会更贵，回收期更长、节省更少。</p>"
+    )
+    rows = "".join(
+        f"<tr><td>{_e(r['effective'])}</td><td>{_e(r['action_zh'])}</td><td>{_e(r['parts'].replace(';', '、'))}</td>"
+        f"<td>{_e(CHINA_STATUS_ZH[r['china']])}</td><td>{_e(r['locator'])}</td><td>{_e(r['source'])}</td></tr>"
+        for r in rules.to_dict("records")
+    )
+    head = "<tr><th>生效</th><th>内容</th><th>涉及芯片</th><th>对华出口</th><th>联邦公报</th><th>来源</th></tr>"
+
+    def yuan(x: float, currency: str) -> str:
+        return zh_units.wan_yi(x * (rate if currency == "USD" else 1.0), 2) + "元"
+
+    price_rows = "".join(
+        f"<tr><td>{_e(r['gpu'])}</td><td>{_e(PRICE_ITEM_ZH.get(r['item'], r['item']))}</td>"
+        f"<td>{yuan(r['low'], r['currency'])}–{yuan(r['high'], r['currency'])}</td><td>{_e(r['date'])}</td>"
+        f"<td>{_e(r['source'])}</td></tr>"
+        for r in china.to_dict("records")
+    )
+    price_head = "<tr><th>GPU</th><th>项目</th><th>价格区间</th><th>时间</th><th>来源</th></tr>"
+    return (
+        f'<div class="zh-china">{lead}<table class="zh-table"><thead>{head}</thead><tbody>{rows}</tbody></table>'
+        f'<p>中国市场的公开价格（美元按情景汇率折算为元）：</p><table class="zh-table"><thead>{price_head}</thead>'
+        f"<tbody>{price_rows}</tbody></table></div>"
+    )
