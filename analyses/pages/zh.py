@@ -42,7 +42,11 @@ def verdict_badge(verdict: str, verdict_zh: str, shown_zh: str = "") -> str:
     """The verdict as its mark and Chinese word, coloured by the English pages' palette; a verdict in doubt
     (``shown_zh``, :func:`analyses.chapters.ledger_zh.shown`) as what it depends on, never a bare mark."""
     if isinstance(shown_zh, str) and shown_zh:
-        return f'<b class="verdict verdict-doubt verdict-{_e(verdict)}">{DOUBT_MARK} {_e(shown_zh)}</b>'
+        # a sentence, not a word: it wraps (a verdict word never does), at an assumption's long name too
+        return (
+            f'<span class="verdict-doubt" data-verdict="{_e(verdict)}" style="white-space:normal;overflow-wrap:anywhere">'
+            f"{DOUBT_MARK} {_e(shown_zh)}</span>"
+        )
     return f'<b class="verdict verdict-{_e(verdict)}">{VERDICT_MARKS[verdict]} {_e(verdict_zh)}</b>'
 
 
