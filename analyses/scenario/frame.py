@@ -77,7 +77,7 @@ STATUS_QUO = {
         "status quo",
         "000",
         "owned",
-        "000's status quo: its own A100 cluster",
+        "000: its own A100s",
         "document 000's firm keeps its own A100 cluster (000 §4: 原方案 A100集群, its monthly compute bill; §6 speaks "
         "of upgrading hardware, 硬件升级)",
     ),
@@ -85,7 +85,7 @@ STATUS_QUO = {
         "status quo",
         "001",
         "rent in China",
-        "001's status quo: A100s rented by the hour in China",
+        "001: A100s rented in China",
         "document 001's firm rents A100 cloud instances billed by the hour in China (001 §4: 租赁云上A100实例, "
         "按小时计费), and part 6's payback is its extra hardware investment against that",
     ),
@@ -122,7 +122,7 @@ BOUGHT = Choice(
     "purchase",
     "GPUs bought now",
     "market",
-    "GPUs bought now at market price",
+    "GPUs bought at market price",
     "a GPU bought now is priced at today's market price: an A100 second-hand, a B300 new",
 )
 
@@ -130,7 +130,7 @@ PRICES = Choice(
     "prices",
     "B300 in China",
     "public market",
-    "B300 at its market price outside China",
+    "B300 priced outside China",
     "B300 is priced at its public market price outside China: US export rules keep it from China "
     "(data/export_controls.csv), where Blackwell systems have sold at about a 50% premium "
     "(data/prices.csv, b200-server-china-2025); rented A100-hours at Chinese cloud rents",
@@ -140,7 +140,7 @@ HARDWARE = Choice(
     "hardware",
     "001 §4",
     "8 GPUs",
-    "001's case as 8 B300 GPUs in one server",
+    "001's 8 B300s in one server",
     "document 001's case is its 8 B300 GPUs (2台4卡), bought as one 8-GPU server: B300 ships in 8-GPU servers and no "
     "4-GPU one exists, so the case's cost rows price 8 GPUs, not two 8-GPU servers",
 )

@@ -200,7 +200,7 @@ def test_what_decides_payback(result):
         "read as its A100s at today's second-hand price (selling them frees their value), it would be consistent"
         in reason
     )
-    assert "frame: existing fleets at book value, 000's status quo: its own A100 cluster" in reason
+    assert "frame: existing fleets at book value, 000: its own A100s" in reason
     # document 001's status quo, A100s rented in China, on its own fine-tune's speed-up (FP8)
     g = _finding("001-6-payback-6-12-months")
     assert float(g.value) == pytest.approx(float(costs.payback(s, "rent in China", workload="finetune")))

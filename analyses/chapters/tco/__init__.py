@@ -352,9 +352,9 @@ def payback_cases(valuation: str = frame.FLEET_VALUE) -> dict[str, Callable[[Map
     other = next(v for v in frame.FLEET_VALUES if v != valuation)
     words = {"book": "at book value", "market": "at market value"}
     return {
-        f"000: vs its own {OLD}s {words[valuation]}, scenario speed-up": lambda b: wiring.payback_value(b, own),
-        f"000: vs its own {OLD}s {words[other]}": lambda b: wiring.payback_value(b, wiring.payback_baseline("000", other)),
-        f"001: vs rent {OLD} in China, its fine-tune's speed-up": lambda b: wiring.payback_value(
+        f"000: own {OLD}s {words[valuation]}": lambda b: wiring.payback_value(b, own),
+        f"000: own {OLD}s {words[other]}": lambda b: wiring.payback_value(b, wiring.payback_baseline("000", other)),
+        f"001: {OLD}s rented in China": lambda b: wiring.payback_value(
             b, wiring.payback_baseline("001"), workload="finetune"
         ),
         f"vs rent {OLD} at a neocloud, scenario speed-up": lambda b: wiring.payback_value(b, "rent"),

@@ -193,19 +193,11 @@ def run_view(res: Result) -> Table:
     return table(pd.DataFrame(rows))
 
 
-def frame_table(res: Result) -> pd.DataFrame:
-    """The buyer's frame every cost row judges in: one line per choice, in full."""
-    return pd.DataFrame(
-        [{"question": c.dimension, "about": c.key, "the book's choice": c.detail or c.words} for c in res.frame]
-    )
-
-
 def export_table(res: Result) -> pd.DataFrame:
     """The US export rules on advanced GPUs to China, in date order, with their locators and sources."""
     cols = {
         "effective": "in effect from",
         "action": "what it did",
-        "parts": "parts named",
         "china": "to China",
         "locator": "Federal Register",
         "source": "source",
