@@ -409,15 +409,17 @@ def workload(claim_id: str, s: Any = None) -> Any:
             kind="fine-tune",
         )
     if claim_id == SWEEP:
-        bench = data.table("scaling_benchmarks").set_index("id").loc[SWEEP_RECIPE]
+        run = data.published_runs().set_index("id").loc[SWEEP_RECIPE]
         return speedups.Workload(
-            f"{claim_id}: one run of the {bench['benchmark']} recipe",
-            speedups.nearest_shape(float(bench["params"])),
-            int(bench["n_gpus"]),
-            float(bench["global_batch_seqs"] * bench["seq_len"]),
-            seq_len=int(bench["seq_len"]),
+            f"{claim_id}: one run of {run['run']}",
+            speedups.nearest_shape(float(run["params_total"])),
+            int(run["n_gpus"]),
+            float(run["global_batch_seqs"] * run["seq_len"]),
+            seq_len=int(run["seq_len"]),
         )
     return None
 
 
-SWEEP_RECIPE = "mb-b200-8b-8"  # the published Blackwell FP8 run each sweep run is read as (scaling_benchmarks)
+SWEEP_RECIPE = (
+    "mb2511-llama3-8b-b200-fp8-cs-8"  # the published Blackwell FP8 run each sweep run is read as (published_runs)
+)

@@ -88,7 +88,7 @@ def glued(res: Result) -> dict[str, Any]:
         # the efficiency model
         "slice_gpus": fmt(sw.slice_gpus, "GPU", 1),
         "m_gpus": fmt(sw.gpus, "GPUs", 2),
-        "ce": fmt(sw.compute_efficiency, pct=True, sig=3),
+        "mfu_slice": fmt(sw.mfu_slice, pct=True, sig=3),
         "m_full": fmt(sw.e_full, pct=True, sig=3),
         "m_slice": fmt(sw.e_slice, pct=True, sig=3),
         "ratio_model": fmt(sw.e_slice / sw.e_full, sig=3),
