@@ -75,6 +75,7 @@ def shown(gens: Sequence[str]) -> set[str]:
     out = {
         f"payback_{new}_vs_rent_{base}",
         f"payback_{new}_vs_rent_{base}_china",
+        f"payback_{new}_vs_owned_{base}",  # document 000's case: its own A100s (analyses/scenario/frame.py)
         f"speedup_{new}_vs_{base}",
         "claim_payback_verdict",
         "claim_payback_side",
