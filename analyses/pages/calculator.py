@@ -280,6 +280,7 @@ def _claim_sentence(words: Words, sysm: System, meta: Mapping[str, Any], links: 
             payback=f"<strong>{result(f'payback_{new.lower()}_vs_rent_{base.lower()}_china')}</strong>",
             speedup=result(f"speedup_{new.lower()}_vs_{base.lower()}"),
             neocloud=result(f"payback_{new.lower()}_vs_rent_{base.lower()}"),
+            owned=result(f"payback_{new.lower()}_vs_owned_{base.lower()}"),
             verdict=result("claim_payback_verdict", "strong", verdict_words),
             side=result("claim_payback_side", "span", sides),
         )
