@@ -313,7 +313,11 @@ def check_payback_6_12_months(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
             else f"doing the same work as the status quo, the {NEW} does not repay itself within {stated(hi)} months"
         ),
         reading=claim.reading or "",
-        taken=quo.words.split(" (")[0],
+        taken=(
+            f"the status quo, the firm's own {OLD}s valued at {'book value' if valuation == 'book' else 'market value'}"
+            if own
+            else f"the status quo, {OLD}s rented in China"
+        ),
         readings=readings,
         documents=_at_documents(lambda v: payback_value(s, baseline, speedup=v, workload=workload)),
         strict=between(lo, hi),
