@@ -321,7 +321,7 @@ def check_centuries(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
                 value=wiring.server_years(s, n, server, undertrained_tokens_per_param()),
             ),
             Reading(
-                "普通服务器 as a server with one A100 at its MFU (data/reference_servers.csv)",
+                "普通服务器 as a server with one A100 at its MFU",
                 value=wiring.server_years(s, n, ONE_GPU_SERVER),
             ),
         ),

@@ -158,7 +158,7 @@ def check_monthly_cost_47pct_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg
         spend_before, spend_after = (scalar(x) for x in recommender_monthly_usd(s, valuation))
         more = spend_after > spend_before
         return (
-            f"monthly spend after / before, {cut}; the case's own runs ({fmt(after / before, 'x')} the GPU-days a month) "
+            f"monthly spend after / before, {cut}; the case's own runs ({fmt(after / before, 'x', 2)} the GPU-days a month) "
             + (
                 f"on a GPU-hour {fmt(scalar(price), 'x')} as dear make the {NEW} fleet cost more a month, not less"
                 if more
