@@ -6,7 +6,7 @@
  *   attribute, where present, is its sort key (verdicts in the book's order, sections and
  *   percentages by value); otherwise its text, numbers compared as numbers.
  * - In `.audit-ledger`, each `select[data-filter=COL]` keeps the rows whose `[data-field=COL]`
- *   element's text equals the chosen value, and `input[data-filter-text]` keeps rows containing the
+ *   element's `data-value` (its text where it has none) equals the chosen value, and `input[data-filter-text]` keeps rows containing the
  *   text: a figure matches however it is written (900GB/s, 900 GB/s, ９００ＧＢ／ｓ; 300万 and 3M),
  *   with the book search's normaliser (`auditSearch`, analyses/site/figure_search.js) where the
  *   page has it. The choice is kept
@@ -94,7 +94,10 @@
       rows.forEach(function (tr) {
         var keep = selects.every(function (s) {
           var field = tr.querySelector('[data-field="' + s.getAttribute("data-filter") + '"]');
-          return !s.value || (field !== null && field.textContent.trim() === s.value);
+          if (!s.value) return true;
+          if (field === null) return false;
+          var value = field.hasAttribute("data-value") ? field.getAttribute("data-value") : field.textContent.trim();
+          return value === s.value;
         });
         if (keep && q) keep = matches(tr, q);
         tr.style.display = keep ? "" : "none";
@@ -138,6 +141,45 @@
     });
   }
 
+  /* Arriving at a claim's evidence row (chapter.html#check-<id>) from another page of the book (the
+   * front page, a ledger page, another chapter's box), the row offers the way back to where the reader
+   * was: a link followed to a check row records, for this tab (sessionStorage; file:// pages send no
+   * referrer), the page and the row it was followed from; the row it lands on shows that place. */
+  var FROM_KEY = "audit-from";
+  function rememberFrom(e) {
+    var a = e.target.closest && e.target.closest('a[href*="#check-"]');
+    if (!a || !window.sessionStorage) return;
+    var row = a.closest("tr[id], [id^='check-']");
+    var from = window.location.href.split("#")[0] + (row && row.id ? "#" + row.id : "");
+    try {
+      window.sessionStorage.setItem(FROM_KEY, JSON.stringify({ to: a.href, from: from, title: document.title }));
+    } catch (err) { /* storage refused: no way back shown */ }
+  }
+
+  function backLink() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var row = id && document.getElementById(id);
+    if (!row || row.tagName !== "TR" || row.querySelector("a.back-link")) return;
+    var came = null;
+    try {
+      came = JSON.parse(window.sessionStorage.getItem(FROM_KEY) || "null");
+    } catch (err) { came = null; }
+    var here = window.location.href;
+    var from = came && came.to === here ? came.from : document.referrer;
+    if (!from || from.split("#")[0] === here.split("#")[0]) return;
+    var cell = row.querySelector("td.st-about") || row.cells[0];
+    if (!cell) return;
+    var line = document.createElement("div");
+    line.className = "ln ln-back";
+    var a = document.createElement("a");
+    a.className = "back-link";
+    a.href = from;
+    var title = came && came.to === here && came.title ? came.title.split(/ [—–|-] /)[0] : "";
+    a.textContent = "\u21a9 back to " + (title ? title : "where you were");
+    line.appendChild(a);
+    cell.appendChild(line);
+  }
+
   var MIN_SCALE = 0.7;
   function fitCharts() {
     Array.prototype.forEach.call(document.querySelectorAll(".vega-embed > svg.marks, .vega-embed > canvas.marks"), function (g) {
@@ -151,7 +193,10 @@
     if (window.MutationObserver && document.querySelector(".vega-embed, [id^='altair-viz-']")) {
       new MutationObserver(fitCharts).observe(document.body, { childList: true, subtree: true });
     }
-    Array.prototype.forEach.call(document.querySelectorAll(".audit-ledger table, table.audit-verdicts"), labelled);
+    Array.prototype.forEach.call(document.querySelectorAll(".audit-ledger table, table.audit-verdicts, .audit-sources table"), labelled);
+    backLink();
+    window.addEventListener("hashchange", backLink);
+    document.addEventListener("click", rememberFrom, true);
     Array.prototype.forEach.call(document.querySelectorAll("table[data-sortable]"), sortable);
     Array.prototype.forEach.call(document.querySelectorAll(".audit-ledger"), filterable);
   }

@@ -18,7 +18,7 @@ import pandas as pd
 from analyses import chapters
 from analyses.pages import links
 from analyses.pages.calculator import ELEMENT_ID, PAYBACK_CLAIMS
-from analyses.pages.links import check_anchor, check_href, source_links
+from analyses.pages.links import check_anchor, check_href, section_href, source_links
 from analyses.units.formats import fmt, readable, share
 from analyses.verdicts import verdict_order
 
@@ -90,6 +90,8 @@ VERDICT_STYLE = (
     + "".join(f"[data-theme=dark] .verdict-{v}{{color:{c}}}" for v, c in VERDICT_COLOURS_DARK.items())
     + "</style>"
 )
+# The columns the ledger pages filter on (a filter for each of these a ledger has).
+LEDGER_FILTERS = ("verdict", "direction", "document", "chapter", "kind")
 LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "document": "doc", "claim": "claim"}
 # Which way a claim errs, as a word and a symbol (never colour alone): above the evidence, below it.
 DIRECTION_SYMBOLS = {"overstates": "▲", "understates": "▼"}
@@ -193,21 +195,36 @@ def _sort_attr(key: str | None) -> str:
 
 
 def _field(column: str, row: Mapping[str, Any], written: frozenset[str] | None, base: str) -> str:
-    """One value of the about cell as a single element carrying ``data-field`` (and its sort key):
-    on the link or span :func:`ledger_cell` made, or on a span around plain text."""
+    """One value of a stacked cell as a single element carrying ``data-field`` (and its sort key, and
+    for a filtered column its ``data-value``, what the filter compares: "overstates", not "▲ overstates"):
+    on the link or span :func:`ledger_cell` made, or on a span around anything else."""
     shown, key = ledger_cell(column, row, written, base)
+    value = row.get(column)
     attrs = f' data-field="{column}"{_sort_attr(key)}'
+    if column in LEDGER_FILTERS:
+        attrs += f' data-value="{html.escape("" if _blank(value) else filter_value(column, value))}"'
     if shown.startswith(("<a ", "<span ")) and shown.count("<a ") + shown.count("<span ") == 1:
         tag = shown.split(" ", 1)[0]
         return f"{tag}{attrs} {shown[len(tag) + 1 :]}"
     return f"<span{attrs}>{shown}</span>"
 
 
-# Short columns stacked in one "about" cell, each still sortable from its own header button: the
-# id; document, section and kind; topic and chapter (labelled).
-ABOUT_LINES = (("id",), ("document", "section", "kind"), ("topic", "chapter"))
-ABOUT_LABELLED = ("topic", "chapter")
-ABOUT = tuple(c for line in ABOUT_LINES for c in line)
+# The ledger's columns stacked into the five cells of a row, each a list of lines of columns, so that
+# at a desk's width the long texts (the claim, what was recomputed and why) get the width they need
+# and the short ones share a cell: the verdict and its direction; the id with its document, section,
+# kind, topic and chapter; the claim with the figures it states; what the book recomputes and the
+# reason; how robust the verdict is. Each column keeps its own sort button in the cell's header.
+STACKS: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
+    ("verdict", (("verdict",), ("direction",))),
+    ("about", (("id",), ("document", "section", "kind"), ("topic", "chapter"))),
+    ("claim", (("claim",), ("stated",))),
+    ("finding", (("recomputed",), ("reason",))),
+    ("robustness", (("holds", "margin"), ("flips_if",))),
+)
+STACKED = tuple(c for _, lines in STACKS for line in lines for c in line)
+# Lines of a stack that name their column in the cell (the others speak for themselves: a verdict,
+# a direction, an id, the document and section, the claim).
+NAMED = ("kind", "topic", "chapter", "stated", "recomputed", "reason", "holds", "margin", "flips_if")
 CALCULATOR_PAGE = (
     "buy-or-rent"  # its calculator recomputes the payback claims at a reader's prices (a link, not a copy)
 )
@@ -218,20 +235,41 @@ def filter_value(column: str, value: Any) -> str:
     return short_document(value) if column == "document" else str(value)
 
 
-def _about_cell(fields: list[str], row: Mapping[str, Any], written: frozenset[str] | None, base: str) -> str:
-    """The stacked short columns of one claim, one line each of :data:`ABOUT_LINES` that has any."""
-    lines = []
-    for group in ABOUT_LINES:
+def _label(column: str) -> str:
+    return LEDGER_LABELS.get(column, column).replace("_", " ")
+
+
+def _stack_cell(
+    stack: str, lines: list[list[str]], row: Mapping[str, Any], written: frozenset[str] | None, base: str
+) -> str:
+    """One stacked cell: a line for each of ``lines`` (the columns the ledger has), a named column's
+    value after its name; the about cell ends with a link to the section of the claim's chapter that
+    does its arithmetic and, for a payback claim, one to the calculator."""
+    out = []
+    for line in lines:
         parts = [
-            (f"<i>{LEDGER_LABELS.get(c, c)}</i> " if c in ABOUT_LABELLED else "") + _field(c, row, written, base)
-            for c in group
-            if c in fields
+            (f'<i class="fl">{_label(c)}</i> ' if c in NAMED else "") + _field(c, row, written, base) for c in line
         ]
-        if parts:
-            lines.append(" ".join(parts))
-    if "id" in fields and str(row.get("id")) in PAYBACK_CLAIMS and (written is None or CALCULATOR_PAGE in written):
-        lines.append(f'<a href="{base}{CALCULATOR_PAGE}.html#{ELEMENT_ID}">recompute at your prices</a>')
-    return "<br>".join(lines)
+        out.append(f'<div class="ln ln-{line[0]}">{" ".join(parts)}</div>')
+    cid, chapter = str(row.get("id")), str(row.get("chapter", ""))
+    if stack == "about" and chapter and (written is None or chapter in written):
+        more = [f'<a class="arithmetic-link" href="{base}{section_href(cid, chapter)}">the arithmetic</a>']
+        if cid in PAYBACK_CLAIMS and (written is None or CALCULATOR_PAGE in written):
+            more.append(f'<a href="{base}{CALCULATOR_PAGE}.html#{ELEMENT_ID}">recompute at your prices</a>')
+        out.append(f'<div class="ln ln-links">{" · ".join(more)}</div>')
+    return "".join(out)
+
+
+def ledger_layout(cols: list[str]) -> list[tuple[str, list[list[str]]]]:
+    """The cells of a row for the columns ``cols``: each stack of :data:`STACKS` with the lines it has
+    any column of, then every other column in a cell of its own, as (cell name, lines of columns)."""
+    layout: list[tuple[str, list[list[str]]]] = []
+    for name, lines in STACKS:
+        present = [[c for c in line if c in cols] for line in lines]
+        present = [line for line in present if line]
+        if present:
+            layout.append((name, present))
+    return layout + [(c, [[c]]) for c in cols if c not in STACKED]
 
 
 def ledger_table(
@@ -243,49 +281,34 @@ def ledger_table(
     css: str = "ledger-table",
     buttons: bool = True,
 ) -> str:
-    """The ledger as an HTML table, every column of ``ledger`` except ``leave_out``: the verdict
-    first, then one cell stacking the short columns (:data:`ABOUT`), then the claim, the figures
-    stated and recomputed, the reason, holds and flips_if, then any other column. Every column has
-    a sort button (``_static/audit.js``), and its value a ``data-field`` element that the ledger
-    page's filters read. ``anchors`` gives each row the id ``check-<claim id>``. Without
-    ``buttons`` the headers are plain text (for print: browsers leave form controls out of the
-    header rows they repeat on every page)."""
-    cols = ledger_columns(ledger, leave_out)
-    about = [c for c in cols if c in ABOUT]
-    main = [c for c in cols if c not in ABOUT]
-    layout: list[str | list[str]] = [*main[:1], *([about] if about else []), *main[1:]]
-
-    def label(c: str) -> str:
-        return LEDGER_LABELS.get(c, c).replace("_", " ")
-
+    """The ledger as an HTML table, every column of ``ledger`` except ``leave_out``, stacked into five
+    cells (:func:`ledger_layout`: verdict, about, claim, finding, robustness), any other column in a
+    cell of its own after them. Every column has a sort button in its cell's header
+    (``_static/audit.js``), and its value a ``data-field`` element that the ledger page's filters read;
+    the about cell links to the section that does the claim's arithmetic. ``anchors`` gives each row
+    the id ``check-<claim id>``. Without ``buttons`` the headers are plain text (for print: browsers
+    leave form controls out of the header rows they repeat on every page)."""
+    layout = ledger_layout(ledger_columns(ledger, leave_out))
     heads, cols_html = [], []
-    for i, item in enumerate(layout):
+    for i, (name, lines) in enumerate(layout):
+        fields = [c for line in lines for c in line]
+        cols_html.append(f'<col class="col-{name}">')
         if not buttons:
-            text = " · ".join(label(c) for c in item) if isinstance(item, list) else label(item)
-            heads.append(f'<th scope="col">{text}</th>')
-            cols_html.append(f'<col class="col-{"about" if isinstance(item, list) else item}">')
+            heads.append(f'<th scope="col">{" · ".join(_label(c) for c in fields)}</th>')
             continue
-        if isinstance(item, list):
-            buttons = " ".join(
-                f'<button type="button" data-sort-col="{i}" data-sort-field="{c}">{label(c)}</button>' for c in item
-            )
-            heads.append(f'<th scope="col" class="about">{buttons}</th>')
-            cols_html.append('<col class="col-about">')
-        else:
-            hint = f' title="{html.escape(COLUMN_HELP[item], quote=True)}"' if item in COLUMN_HELP else ""
-            heads.append(f'<th scope="col"{hint}><button type="button" data-sort-col="{i}">{label(item)}</button></th>')
-            cols_html.append(f'<col class="col-{item}">')
+        hints = [COLUMN_HELP[c] for c in fields if c in COLUMN_HELP]
+        hint = f' title="{html.escape("; ".join(hints), quote=True)}"' if hints else ""
+        sort = " ".join(
+            f'<button type="button" data-sort-col="{i}" data-sort-field="{c}">{_label(c)}</button>' for c in fields
+        )
+        heads.append(f'<th scope="col" class="st st-{name}"{hint}>{sort}</th>')
     rows = []
     for row in ledger.to_dict("records"):
         attrs = f' id="{check_anchor(str(row["id"]))}"' if anchors else ""
-        cells = []
-        for item in layout:
-            if isinstance(item, list):
-                cells.append(f'<td class="about">{_about_cell(item, row, written, base)}</td>')
-            else:
-                shown, key = ledger_cell(item, row, written, base)
-                cells.append(f"<td{_sort_attr(key)}>{shown}</td>")
-        rows.append(f"<tr{attrs}>{''.join(cells)}</tr>")
+        cells = "".join(
+            f'<td class="st st-{name}">{_stack_cell(name, lines, row, written, base)}</td>' for name, lines in layout
+        )
+        rows.append(f"<tr{attrs}>{cells}</tr>")
     return (
         f'{VERDICT_STYLE}<table class="{css}"{" data-sortable" if buttons else ""}><colgroup>{"".join(cols_html)}</colgroup>'
         f"<thead><tr>{''.join(heads)}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -314,8 +337,6 @@ def verdict_table(ledger: pd.DataFrame) -> HtmlTable:
     return HtmlTable(f'<div class="audit-table">{text}</div>', ledger[ledger_columns(ledger, ("topic", "chapter"))])
 
 
-# The ledger table with its filters, on the ledger pages (one per document) and in the printable ledger.
-LEDGER_FILTERS = ("verdict", "direction", "document", "chapter", "kind")  # a filter for each of these a ledger has
 
 
 def ledger_html(
@@ -324,12 +345,14 @@ def ledger_html(
     base: str = "",
     buttons: bool = True,
     leave_out: tuple[str, ...] = (),
+    anchors: bool = False,
 ) -> str:
     """The ledger as a table (:func:`analyses.pages.ledger_html.ledger_table`): every column but
     ``leave_out``, verdict first; the claim id links to the row of its check in its chapter
-    (``base`` prefixes links)."""
+    (``base`` prefixes links); ``anchors`` gives each row the id ``check-<claim id>`` (a ledger page's
+    rows, which a chapter's evidence row leads back to)."""
     written = frozenset(chapters.chapter_slugs()) if written is None else written
-    return ledger_table(frame, leave_out=leave_out, written=written, base=base, buttons=buttons)
+    return ledger_table(frame, leave_out=leave_out, written=written, base=base, buttons=buttons, anchors=anchors)
 
 
 class LedgerTable:
@@ -345,7 +368,8 @@ class LedgerTable:
         for col in LEDGER_FILTERS:
             if col not in self.frame.columns or col in self.leave_out:
                 continue
-            values = verdict_order(self.frame["verdict"]) if col == "verdict" else sorted(set(self.frame[col].astype(str)))
+            shown = [v for v in self.frame[col] if not _blank(v)]  # a blank value is "all" (no duplicate option)
+            values = verdict_order(self.frame["verdict"]) if col == "verdict" else sorted(set(map(str, shown)))
             options = "".join(
                 f'<option value="{html.escape(filter_value(col, v))}" title="{html.escape(v)}">'
                 f"{html.escape(filter_value(col, v))}</option>"
@@ -359,7 +383,8 @@ class LedgerTable:
         return f'<div class="ledger-controls" hidden>{"".join(selects)}{search}{count}</div>'
 
     def _repr_html_(self) -> str:
-        return f'<div class="audit-ledger">{self._controls()}{ledger_html(self.frame, leave_out=self.leave_out)}</div>'
+        table = ledger_html(self.frame, leave_out=self.leave_out, anchors=True)
+        return f'<div class="audit-ledger">{self._controls()}{table}</div>'
 
     def __repr__(self) -> str:
         return self.frame[[c for c in ("id", "verdict", "chapter") if c in self.frame.columns]].to_string(index=False)
