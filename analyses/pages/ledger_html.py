@@ -337,8 +337,6 @@ def verdict_table(ledger: pd.DataFrame) -> HtmlTable:
     return HtmlTable(f'<div class="audit-table">{text}</div>', ledger[ledger_columns(ledger, ("topic", "chapter"))])
 
 
-
-
 def ledger_html(
     frame: pd.DataFrame,
     written: frozenset[str] | None = None,

@@ -13,7 +13,7 @@ from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.pages.currency import rate_words
 from analyses.scenario import buying
 from analyses.units import SECONDS_PER_DAY
-from analyses.units.formats import duration, fmt, percent, span
+from analyses.units.formats import billions, duration, fmt, millions, percent, span
 
 
 def money(res: Result, x: float, sig: int = 3) -> str:
@@ -72,6 +72,14 @@ def cheapest_sentence(res: Result, workload: str) -> str:
     )
 
 
+def bottom_line_more(res: Result) -> str:
+    """What follows the bottom line's sentence (HTML): where the ranges and the reader's own prices are."""
+    return (
+        f"Each answer with its {fmt(INTERVAL_LEVEL, pct=True, sig=2)} range and every generation follow below; "
+        '<a href="#sec-bor-calculator">the calculator</a> answers at your own prices and busy share.'
+    )
+
+
 def sensitive_sentence(res: Result, workload: str) -> str:
     """What moves the cheapest answers most."""
     parts = []
@@ -98,10 +106,15 @@ def not_covered_sentence(res: Result) -> str:
     )
 
 
+def token_count(x: float) -> str:
+    """A token count as prose writes it: "140B", "277M"."""
+    return billions(x) if x >= 1e9 else millions(x)
+
+
 def workload_title(w: buying.Workload) -> str:
     """A workload in words with its size, tokens and deadline."""
     return (
-        f"{w.label}: {w.shape.n_params / 1e9:,.3g}B parameters, {fmt(w.tokens, 'tokens', 2)}, "
+        f"{w.label}: {billions(w.shape.n_params)} parameters, {token_count(w.tokens)} tokens, "
         f"within {fmt(w.deadline_days, 'days', 2)}"
     )
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from analyses.chapters.intro import PURCHASE_RULE, Group, Result
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.units.formats import fmt, in_words
+from analyses.scenario import buying
+from analyses.units.formats import billions, fmt, in_words
 from analyses.verdicts import VERDICTS
 
 TITLES = {
@@ -52,6 +53,11 @@ def purchase_head(res: Result) -> str:
 def purchase_rule(res: Result) -> str:
     """The rule that picks the purchase list, in words."""
     return f"Picked by a rule, not by hand: {PURCHASE_RULE}."
+
+
+def reader_run(w: buying.Workload) -> str:
+    """The buy-or-rent page's default run in words ("7B parameters, 140B tokens, within 30 days")."""
+    return f"{billions(w.shape.n_params)} parameters, {billions(w.tokens)} tokens, within {fmt(w.deadline_days, 'days', 2)}"
 
 
 def glued(res: Result) -> dict[str, Any]:
