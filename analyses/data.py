@@ -29,7 +29,8 @@ from typing import Any
 
 import pandas as pd
 
-from analyses import tables, units
+from analyses import claim_values, tables, units
+from analyses.claim_values import parse_values  # noqa: F401  (re-exported)
 from analyses.tables import (  # noqa: F401  (the schema machinery, re-exported as the data module's API)
     COLUMN_TYPES,
     DATE_RE,
@@ -39,6 +40,7 @@ from analyses.tables import (  # noqa: F401  (the schema machinery, re-exported 
     DataError,
     DataKeyError,
     Schema,
+    allowed_text,
     load_all,
     load_schema,
     load_table,
@@ -72,12 +74,9 @@ def validate(data_dir: str | Path | None = None) -> dict[str, int]:
 def table(name: str, data_dir: str | Path | None = None) -> pd.DataFrame:
     """A validated copy of table ``name`` (see :func:`table_names`), without bookkeeping columns."""
     root = _data_dir(data_dir).resolve()
-    schema_path = root / f"{name}.schema.yaml"
-    record(schema_path, root)
-    if not schema_path.exists():
-        rel = f"data/{name}.schema.yaml"
+    if name not in table_names(root):
         raise DataKeyError(
-            rel, f"no schema for table '{name}' (the file is missing); tables: {', '.join(table_names(root))}"
+            "data/datapackage.json", f"no table '{name}' in the data package; tables: {', '.join(table_names(root))}"
         )
     return _plain(name, root).copy()
 
@@ -301,26 +300,6 @@ class Claim:
         return self.values[name]
 
 
-def parse_values(text: str | None, where: str = "values") -> dict[str, float]:
-    """Parse ``'a_x=10; b_days=3.5'`` into ``{'a_x': 10.0, 'b_days': 3.5}``."""
-    out: dict[str, float] = {}
-    for part in SOURCE_SPLIT.split(text if isinstance(text, str) else ""):
-        if not part:
-            continue
-        name, sep, number = part.partition("=")
-        try:
-            if not sep:
-                raise ValueError
-            out[name.strip()] = float(number)
-        except ValueError:
-            raise ValueError(f"{where}: '{part}' is not name=number") from None
-        if not math.isfinite(out[name.strip()]):
-            raise ValueError(f"{where}: '{part}' is not a finite number")
-        if name.strip() in list(out)[:-1]:
-            raise ValueError(f"{where}: '{name.strip()}' is stated twice")
-    return out
-
-
 @functools.cache
 def _claims(root: Path) -> tuple[Claim, ...]:
     frame = load_table("claims", root)
@@ -331,6 +310,7 @@ def _claims(root: Path) -> tuple[Claim, ...]:
             values = parse_values(rec["values"], where)
         except ValueError as err:
             raise DataError(rec["_file"], str(err).split(": ", 1)[1], rec["_row"], "values") from None
+        claim_values.check(rec, values)  # low <= high, and `stated` agrees with `values`
         fields = {k: rec[k] for k in CLAIM_COLUMNS}
         reading = fields["reading"]
         fields["reading"] = reading if isinstance(reading, str) and reading.strip() else None

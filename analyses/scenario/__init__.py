@@ -394,10 +394,14 @@ def assumptions() -> dict[str, Assumption]:
 
 
 def assumption(name: str) -> Assumption:
-    """One assumption; ``KeyError`` lists the names."""
+    """One assumption; a missing row is a :class:`data.DataKeyError` (a ``KeyError``) naming data/scenario.csv."""
     table = assumptions()
     if name not in table:
-        raise KeyError(f"unknown assumption '{name}'; the scenario has: {', '.join(table)}")
+        raise data.DataKeyError(
+            data.where("scenario", "name", name)[0],
+            f"no row for assumption '{name}', which the book reads; the scenario has: {data.allowed_text(table)}",
+            column="name",
+        )
     return table[name]
 
 

@@ -18,102 +18,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from analyses import chapters
 from analyses.data import REPO_ROOT, DataError
+from analyses.site.param_text import UsageError, parse_value
+from analyses.site.param_text import load_params_file as _read_params_file
 
 RUNS_DIR = REPO_ROOT / "runs"
-MAX_PARAMS_FILE_BYTES = 64 * 1024  # a plan's parameters fit in a few hundred bytes
-MAX_YAML_DEPTH = 8  # a parameter is a scalar or a flat list: deeper nesting is a mistake
-
-
-class UsageError(ValueError):
-    """A command-line argument is wrong."""
-
-
-_FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
-
-
-def _numbers(value: Any) -> Any:
-    """Read YAML 1.1 strings such as ``3.0e10`` (a float only with a signed exponent) as numbers."""
-    if isinstance(value, str) and _FLOAT.fullmatch(value.strip()):
-        return float(value)
-    if isinstance(value, list):
-        return [_numbers(v) for v in value]
-    return value
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """YAML for parameters: no aliases (a few nested aliases expand to billions of items), no
-    nesting deeper than :data:`MAX_YAML_DEPTH`, no duplicate keys (YAML would keep the last)."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark
-            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in parameters", mark)
-        self._depth = getattr(self, "_depth", 0) + 1
-        try:
-            if self._depth > MAX_YAML_DEPTH:
-                mark = self.peek_event().start_mark
-                raise yaml.composer.ComposerError(
-                    None, None, f"nested deeper than {MAX_YAML_DEPTH} levels; parameters are values or lists", mark
-                )
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if isinstance(key, (str, int, float, bool)) or key is None:
-                if key in seen:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, f"duplicate key {key!r} (YAML would silently keep the last)", key_node.start_mark
-                    )
-                seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-def _yaml_error(where: str, err: yaml.YAMLError) -> UsageError:
-    """One line: where, line and column, and what is wrong (PyYAML's message spans several)."""
-    mark = getattr(err, "problem_mark", None)
-    problem = getattr(err, "problem", None) or str(err)
-    at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-    return UsageError(f"{where}: not valid YAML{at}: {' '.join(str(problem).split())}")
-
-
-def safe_yaml(text: str, where: str) -> Any:
-    """``text`` read as YAML with :class:`_StrictLoader`; errors are one :class:`UsageError` line."""
-    try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
-    except yaml.YAMLError as err:
-        raise _yaml_error(where, err) from None
-    except RecursionError:  # a flow collection nested past the parser's own recursion
-        raise UsageError(
-            f"{where}: nested deeper than {MAX_YAML_DEPTH} levels; parameters are values or lists"
-        ) from None
-
-
-def _parse_value(text: str, name: str = "value") -> Any:
-    """A -p value as YAML (so 2019 is an int, true a bool, [A100, B300] a list), else the string.
-
-    Text that is not YAML (``abc: [``) stays a string for the parameter's own check; aliases,
-    deep nesting and duplicate keys are errors.
-    """
-    if not text.strip():
-        return text
-    try:
-        return _numbers(yaml.load(text, Loader=_StrictLoader))  # noqa: S506 (a SafeLoader subclass)
-    except (yaml.composer.ComposerError, yaml.constructor.ConstructorError) as err:
-        raise _yaml_error(f"-p {name}", err) from None
-    except yaml.YAMLError:
-        return text
-    except RecursionError:
-        raise UsageError(
-            f"-p {name}: nested deeper than {MAX_YAML_DEPTH} levels; parameters are values or lists"
-        ) from None
 
 
 def _validated(chapter: str, pairs: list[list[str]] | None, base: dict[str, Any] | None = None) -> chapters.Config:
@@ -122,10 +32,9 @@ def _validated(chapter: str, pairs: list[list[str]] | None, base: dict[str, Any]
         spec = chapters.spec(chapter)
     except KeyError as err:
         raise UsageError(err.args[0]) from None
-    from analyses import data
-    from analyses.chapters import ledger
+    from analyses.site import preflight
 
-    data.validate()  # a data fault is one line naming file, row and column, before any parameter is read
+    preflight.validate(chapter)  # a data fault is one line naming file, row and column, before any parameter is read
     values: dict[str, Any] = dict(base or {})
     given: dict[str, str] = {}
     for name, text in pairs or []:
@@ -133,10 +42,8 @@ def _validated(chapter: str, pairs: list[list[str]] | None, base: dict[str, Any]
         if name in given:
             raise UsageError(f"-p {name} given twice ({given[name]!r}, then {text!r}); give each parameter once")
         given[name] = text
-        values[name] = _parse_value(text, name)
-    cfg = spec.validate(values)
-    ledger.verify(chapter)  # the chapter's claim rows and checks match, before anything runs
-    return cfg
+        values[name] = parse_value(text, name)
+    return spec.validate(values)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -187,32 +94,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def load_params_file(path: str) -> dict[str, Any]:
-    """A YAML mapping of plan parameters; every error is one line naming the file (and the line
-    and column, or the field)."""
-    if not path.strip():
-        raise UsageError("--params-file: expected the path of a YAML file, got an empty string")
-    file = Path(path)
-    if not file.is_file():
-        raise UsageError(f"--params-file: no such file {path}")
-    size = file.stat().st_size
-    if size > MAX_PARAMS_FILE_BYTES:
-        raise UsageError(f"--params-file {path}: {size:,} bytes; a params file holds at most {MAX_PARAMS_FILE_BYTES:,}")
-    raw = file.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise UsageError(f"--params-file {path}: line {line}: byte 0x{raw[err.start]:02x} is not UTF-8 text") from None
-    values = safe_yaml(text, f"--params-file {path}")
-    if values is None:
-        values = {}
-    if not isinstance(values, dict):
-        raise UsageError(f"--params-file {path}: expected a mapping of parameter names to values")
-    names = [p.name for p in chapters.spec("plan").params]
-    for name in values:
-        if name not in names:
-            raise UsageError(f"--params-file {path}: unknown field {chapters.short(name)}; fields: {', '.join(names)}")
-    return {k: _numbers(v) for k, v in values.items()}
+    """A YAML mapping of plan parameters (see :mod:`analyses.site.param_text`)."""
+    return _read_params_file(path, [p.name for p in chapters.spec("plan").params])
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -279,10 +162,10 @@ def cmd_twins(args: argparse.Namespace) -> int:
 
 
 def cmd_verdicts(args: argparse.Namespace) -> int:
-    from analyses import data
     from analyses.chapters import ledger
+    from analyses.site import preflight
 
-    data.validate()  # a data fault is one line naming file, row and column, before any check runs
+    preflight.validate()  # a data fault is one line naming file, row and column, before any check runs
     frame = ledger.ledger()
     if args.format in ("csv", "json"):
         from analyses.site.downloads import ledger_text  # the book's downloads hold the same bytes
@@ -307,9 +190,22 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors, and values such as ``-3e10`` read as values, not options."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
         # argparse treats "-3e10" as an option (it knows only -3 and -.5 as numbers)
         self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|nan)$", re.I)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """An option given twice is an error (argparse would keep the last), except the repeatable
+        ones (``-p NAME VALUE``, whose names are checked once each)."""
+        tokens = list(sys.argv[1:] if args is None else args)
+        tokens = tokens[: tokens.index("--")] if "--" in tokens else tokens
+        for action in self._actions:
+            if not action.option_strings or isinstance(action, argparse._AppendAction):
+                continue
+            given = [t for t in tokens if t.split("=", 1)[0] in action.option_strings]
+            if len(given) > 1:
+                self.error(f"{action.option_strings[-1]} given {len(given)} times; give it once")
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> Any:
         print(f"error: {' '.join(message.split())} (see: {self.prog} --help)", file=sys.stderr)

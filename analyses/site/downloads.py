@@ -30,10 +30,13 @@ def ledger_text(frame: pd.DataFrame, fmt: str) -> str:
 
 
 def data_files(data_dir: Path | None = None) -> list[Path]:
-    """Every data table (CSV) and schema under ``data/``, relative to it, sorted."""
+    """Every data table (CSV), its schema and the data package that lists them (a reader's
+    ``frictionless validate downloads/data/datapackage.json`` works), relative to ``data/``, sorted."""
     root = Path(data_dir or data.DATA_DIR)
     return sorted(
-        p.relative_to(root) for p in root.rglob("*") if p.is_file() and p.name.endswith((".csv", ".schema.yaml"))
+        p.relative_to(root)
+        for p in root.rglob("*")
+        if p.is_file() and (p.name.endswith((".csv", ".schema.yaml")) or p.name == "datapackage.json")
     )
 
 

@@ -57,7 +57,7 @@ class _Recorder(Mapping[str, Any]):
 
     def __getitem__(self, key: str) -> Any:
         if key not in self._values:
-            raise KeyError(f"'{key}' is not an assumption of the scenario (data/scenario.csv)")
+            raise data.DataKeyError("data/scenario.csv", f"no row for assumption '{key}', which a check reads", column="name")
         if key not in self.read:
             self.read.append(key)
         return self._values[key]

@@ -89,7 +89,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 # Bottom to top; a module belongs to the layer of its most specific (longest) matching pattern.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("units", ("analyses", "analyses.units", "analyses.units.*")),
-    ("data", ("analyses.tables", "analyses.data")),
+    ("data", ("analyses.tables", "analyses.table_schema", "analyses.table_refs", "analyses.claim_values", "analyses.plausibility", "analyses.data")),
     ("models", ("analyses.models", "analyses.models.*")),
     ("scenario", ("analyses.scenario", "analyses.scenario.*")),
     ("verdicts", ("analyses.verdicts", "analyses.verdicts.*")),

@@ -99,6 +99,15 @@ LAUGHS = "\n".join(
             "model_shape llama31-405b has its own parameter count",
         ),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
+        # issue 38: integers bounded before parsing, numbers as typed (no YAML 1.1 sexagesimal), options once
+        (["run", "memory", "-p", "n_gpus", "9" * 5000], "-p n_gpus at line 1, column 1: an integer of 5,000 digits"),
+        (["plan", "--no-html", "-p", "max_gpus", "9" * 4400], "an integer of 4,400 digits; at most 30"),
+        (["plan", "--no-html", "-p", "deadline_days", "1:30"], "expected a number from 0.01 to 3,650, got '1:30'"),
+        (["run", "tco", "-p", "usd_cny", "7:06"], "'usd_cny' of chapter 'tco': expected a number from 5 to 9, got '7:06'"),
+        (["run", "scaling-gap", "-p", "window_start", "0x7E3"], "expected an integer from 2010 to 2024, got '0x7E3'"),
+        (["verdicts", "--format", "csv", "--format", "json"], "--format given 2 times; give it once"),
+        (["build", "--only", "tco", "--only", "memory"], "--only given 2 times; give it once"),
+        (["plan", "--no-html", "--params-file=a.yaml", "--params-file", "b.yaml"], "--params-file given 2 times"),
     ],
 )
 def test_bad_arguments_and_combinations(args, needle, monkeypatch, tmp_path):
@@ -112,11 +121,14 @@ def test_bad_arguments_and_combinations(args, needle, monkeypatch, tmp_path):
     [
         (b"n_params: 3.0e10\n\xff\xfe: 1\n", "line 2: byte 0xff is not UTF-8 text"),
         ("n_params: [1, 2\ntokens: 3\n", "not valid YAML at line 2, column 7: expected ',' or ']'"),
-        ("n_params: 3.0e10\nn_params: 4.0e10\n", "line 2, column 1: duplicate key 'n_params'"),
+        ("n_params: 3.0e10\nn_params: 4.0e10\n", "line 2, column 1: a key given twice"),
         (LAUGHS, "aliases (*name) are not allowed in parameters"),
         ("gpus: " + "[" * 5000 + "]" * 5000 + "\n", "nested deeper than 8 levels"),
         ("- a\n- b\n", "expected a mapping of parameter names to values"),
-        ("n_parms: 3.0e10\n", "unknown field 'n_parms'"),
+        ("n_parms: 3.0e10\n", "field 1 is not a parameter (did you mean n_params?)"),
+        ("deadline_days: 1:30\n", "expected a number from 0.01 to 3,650, got '1:30'"),
+        ("max_gpus: " + "9" * 5000 + "\n", "at line 1, column 11: an integer of 5,000 digits; at most 30"),
+        ("PasswordAuthentication: yes\nPermitRootLogin: no\n", "field 1 is not a parameter; fields:"),
         ("n_params: -3e10\n", "'n_params' of chapter 'plan'"),
         ("model_shape: llama2-7b\nn_params: 3.0e10\n", "model_shape 'llama2-7b', n_params 30000000000.0: n_params"),
         ("x: " + "y" * 70_000, "bytes; a params file holds at most 65,536"),
@@ -129,6 +141,9 @@ def test_bad_arguments_and_combinations(args, needle, monkeypatch, tmp_path):
         "deep",
         "not-mapping",
         "misspelt",
+        "sexagesimal",
+        "long-integer",
+        "system-file",
         "range",
         "n-params-with-a-named-shape",
         "huge",
@@ -137,6 +152,18 @@ def test_bad_arguments_and_combinations(args, needle, monkeypatch, tmp_path):
 def test_bad_params_files(content, needle, params_file, monkeypatch, tmp_path):
     code, out, err = _main(["plan", "--no-html", "--params-file", params_file(content)], monkeypatch, tmp_path)
     assert needle in _one_line(code, err)
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "/etc/os-release", "/etc/ssh/sshd_config", "/proc/cpuinfo"])
+def test_a_params_file_that_is_no_params_file_is_refused_without_echoing_it(path, monkeypatch, tmp_path):
+    """Issue 38: a system file given as --params-file gets one line that quotes nothing of it."""
+    if not Path(path).is_file():
+        pytest.skip(f"{path} is not on this machine")
+    code, out, err = _main(["plan", "--no-html", "--params-file", path], monkeypatch, tmp_path)
+    line = _one_line(code, err)
+    text = Path(path).read_text(errors="replace")
+    words = {w for w in text.replace(":", " ").replace("=", " ").split() if len(w) >= 4}
+    assert line.startswith(f"error: --params-file {path}") and not {w for w in words if w in line.split(f"{path}", 1)[1]}
 
 
 def test_integer_ranges_print_in_full():

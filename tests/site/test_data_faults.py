@@ -38,8 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
-from analyses import chapters, data, scenario
+from analyses import chapters, claim_values, data, scenario
 from analyses.chapters import ledger
 from analyses.data import REPO_ROOT
 from analyses.site import cli
@@ -77,6 +78,12 @@ def _files(name: str) -> list[str]:
     return sorted(p.relative_to(DATA).as_posix() for p in (DATA / name).glob("*.csv"))
 
 
+def _row_of(rel: str, column: str, value: str) -> int:
+    """The record index of the first row of ``rel`` whose ``column`` is ``value``."""
+    rows = _read(DATA / rel)
+    return next(k for k, r in enumerate(rows[1:]) if r[rows[0].index(column)] == value)
+
+
 def _empty(cell: str) -> bool:
     return not cell.strip()
 
@@ -100,6 +107,7 @@ class Mutation:
     out_of_range: bool = False
     needle: str = ""  # a word the message must hold (the claim id of a deleted row, ...)
     via_ledger: bool = False  # found when the checks run, not when the tables load
+    at: tuple[str, int | None, str | None] | None = None  # where the error must point, when not at the edit
 
 
 def _number(x: float, kind: str) -> str:
@@ -268,8 +276,7 @@ def _table_mutations(name: str) -> list[Mutation]:
     for rel in files[:1]:
         out.append(Mutation(f"{name}:missing-file", "missing file", rel, ("delete-table", name), needle=name))
     schema_rel = f"{name}.schema.yaml"
-    expected = "sources.schema.yaml" if name == "sources" else files[0]
-    out.append(Mutation(f"{name}:missing-schema", "missing schema", expected, ("delete", schema_rel)))
+    out.append(Mutation(f"{name}:missing-schema", "missing schema", schema_rel, ("delete", schema_rel)))
     return out
 
 
@@ -293,6 +300,9 @@ def _claim_mutations() -> list[Mutation]:
         if not found:
             continue
         claim_id = found[0]
+        # the claim's Chinese row then names a claim that is not there: loading stops at it
+        zh = _row_of("claims_zh.csv", "id", claim_id)
+        at = ("data/claims_zh.csv", _record_lines(DATA / "claims_zh.csv")[1 + zh], "id")
         out.append(
             Mutation(
                 f"claims.csv:{slug}:row-deleted",
@@ -300,6 +310,7 @@ def _claim_mutations() -> list[Mutation]:
                 "claims.csv",
                 ("drop", index[claim_id]),
                 needle=claim_id,
+                at=at,
             )
         )
         with pytest.MonkeyPatch.context() as mp:
@@ -314,16 +325,24 @@ def _claim_mutations() -> list[Mutation]:
             values = body[index[cid]][header.index("values")]
             kept = "; ".join(p for p in values.split(";") if p.split("=")[0].strip() != key and p.strip())
             op = ("cell", index[cid], "values", kept)
+            # without the key, a figure of `stated` may lose the value that carried it: then loading
+            # stops at 'stated'; otherwise the check that reads the key stops at 'values'
+            stated = body[index[cid]][header.index("stated")]
+            try:
+                claim_values.check({"stated": stated, "_file": "", "_row": 0}, claim_values.parse_values(kept))
+                column, needle, via_ledger = "values", key, True
+            except data.DataError:
+                column, needle, via_ledger = "stated", "", False
             out.append(
                 Mutation(
                     f"claims.csv:{cid}:values-without-{key}",
                     "claim values missing a key",
                     "claims.csv",
                     op,
-                    "values",
+                    column,
                     index[cid],
-                    needle=key,
-                    via_ledger=True,
+                    needle=needle,
+                    via_ledger=via_ledger,
                 )
             )
     k = next(k for k, r in enumerate(body) if "=" in r[header.index("values")])
@@ -389,7 +408,46 @@ def mutations() -> list[Mutation]:
     return _sampled(list(unique.values()))
 
 
-MUTATIONS = mutations()
+def _issue_38() -> list[Mutation]:
+    """The faults issue 38 found accepted silently or ending in a traceback, each with the place its
+    one-line error must name."""
+
+    def cell(tag: str, rel: str, key: tuple[str, str], column: str, value: str, at: str | None = None) -> Mutation:
+        k = _row_of(rel, *key)
+        return Mutation(f"issue38:{tag}", "issue 38", rel, ("cell", k, column, value), at or column, k)
+
+    def schema(tag: str, name: str, column: str, edit: dict) -> Mutation:
+        rel = f"{name}.schema.yaml"
+        return Mutation(f"issue38:{tag}", "issue 38", rel, ("schema", rel, column, edit), column)
+
+    def drop(tag: str, rel: str, key: tuple[str, str], column: str, needle: str) -> Mutation:
+        op = ("drop", _row_of(rel, *key))
+        return Mutation(f"issue38:{tag}", "issue 38", rel, op, column, None, needle=needle, via_ledger=True)
+
+    claim = ("id", "000-0-centuries")
+    return [
+        schema("schema-type-changed-max-kept", "gpus", "tdp_w", {"type": "string"}),
+        schema("schema-max-nan", "gpus", "hbm_capacity_gib", {"constraints": {"required": True, "minimum": 1, "maximum": float("nan")}}),
+        schema("schema-without-min", "gpus", "tdp_w", {"constraints": {"required": True, "maximum": 5000}}),
+        drop("scenario-row-deleted-mfu", "scenario.csv", ("name", "mfu_a100_bf16"), "name", "mfu_a100_bf16"),
+        drop("scenario-row-deleted-utilisation", "scenario.csv", ("name", "utilisation"), "name", "utilisation"),
+        cell("values-key-twice", "claims.csv", claim, "values", "params=100000000000; params=1; server_years_low=200; server_years_high=900"),
+        cell("values-low-above-high", "claims.csv", claim, "values", "params=100000000000; server_years_low=900; server_years_high=200"),
+        cell("stated-without-values", "claims.csv", claim, "stated", "300B-parameter model; several hundred years of an ordinary server"),
+        cell("usable-above-capacity", "gpus.csv", ("name", "B300"), "hbm_usable_gib", "300", at="hbm_capacity_gib"),
+        cell("precision-typo", "scenario.csv", ("name", "speedup_b300_a100"), "argument", "B300:fp9/A100:bf16"),
+        cell("launch-year-not-date", "gpus.csv", ("name", "A100"), "launch_year", "2019"),
+        drop("claims-zh-row-deleted", "claims_zh.csv", claim, "id", "000-0-centuries"),
+        cell("claims-zh-unknown-id", "claims_zh.csv", claim, "id", "000-9-no-such-claim"),
+        drop("terms-zh-row-deleted", "terms_zh.csv", ("term", "implausible"), "term", "implausible"),
+        cell("terms-zh-unknown-term", "terms_zh.csv", ("term", "overstates"), "term", "exaggerates"),
+        drop("calculator-zh-row-deleted", "calculator_zh.csv", ("key", "choice:USD"), "key", "choice:USD"),
+        drop("calculator-zh-words-row-deleted", "calculator_zh.csv", ("key", "months"), "key", "'months'"),
+        cell("calculator-zh-unknown-key", "calculator_zh.csv", ("key", "days"), "key", "dayz"),
+    ]
+
+
+MUTATIONS = mutations() + _issue_38()
 data.clear_cache()
 scenario.clear_cache()
 
@@ -406,6 +464,14 @@ def apply(root: Path, m: Mutation) -> tuple[str, int | None, str | None]:
             (root / rel).unlink()
         return f"data/{m.file}" if len(_files(m.op[1])) == 1 else f"data/{m.op[1]}", None, None
     path = root / m.file
+    if kind == "schema":  # a field of a Table Schema edited: the error names the schema and the field
+        _, rel, column, edit = m.op
+        schema = yaml.safe_load((DATA / rel).read_text(encoding="utf-8"))
+        field = next(f for f in schema["fields"] if f["name"] == column)
+        field.update(edit)
+        path.unlink()
+        path.write_text(yaml.safe_dump(schema, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        return f"data/{m.file}", None, column
     rows = _read(path)
     path.unlink()  # a link to the committed file: written anew below
     if kind == "cell":
@@ -417,7 +483,7 @@ def apply(root: Path, m: Mutation) -> tuple[str, int | None, str | None]:
         del rows[1 + m.op[1]]
     _write(path, rows)
     row = None if m.record is None else _record_lines(path)[1 + m.record]
-    return f"data/{m.file}", row, m.column
+    return m.at or (f"data/{m.file}", row, m.column)
 
 
 # --------------------------------------------------------------------------------------------
@@ -467,7 +533,7 @@ def load_table_first(m: Mutation, root: Path, monkeypatch) -> tuple[int | None, 
     None when the table loads (the fault lies beyond it: a scenario derivation, a check's claim
     values) or the mutation removed a file (the whole data folder is listed): then the whole
     command runs. The default run's fast path; ``DATA_FAULTS=all`` runs the command for every one."""
-    if m.op[0] in ("delete", "delete-table") or m.via_ledger or m.kind == "missing claim row":
+    if m.op[0] in ("delete", "delete-table", "schema") or m.via_ledger or m.kind == "missing claim row":
         return None
     monkeypatch.setattr(data, "DATA_DIR", root)
     data.clear_cache()
