@@ -13,6 +13,7 @@
  *   in the page address (?verdict=inconsistent&document=...) so a filtered view can be shared.
  * - In the ledger and the chapters' verdict tables, each cell gets its column's name as
  *   `data-label`, which the narrow-screen stylesheet shows above the value (a table as cards).
+ * - A table cell that holds a sentence keeps about 12 characters a line (td.sentence).
  * - A chart scales down to its column (audit.css) but not below MIN_SCALE of its size, where its
  *   text would be too small to read: beyond that it scrolls sideways inside its own box.
  * Without JavaScript every row shows and the controls stay hidden.
@@ -167,10 +168,10 @@
     var here = window.location.href;
     var from = came && came.to === here ? came.from : document.referrer;
     if (!from || from.split("#")[0] === here.split("#")[0]) return;
-    var cell = row.querySelector("td.st-about") || row.cells[0];
+    var cell = row.querySelector("td.c-about") || row.cells[0];
     if (!cell) return;
     var line = document.createElement("div");
-    line.className = "ln ln-back";
+    line.className = "lk";
     var a = document.createElement("a");
     a.className = "back-link";
     a.href = from;
@@ -188,7 +189,18 @@
     });
   }
 
+  /* A table cell that holds a sentence keeps at least about 12 characters a line (audit.css,
+   * td.sentence): in an auto-width table the browser would otherwise squeeze it to its longest word
+   * and let a wide table's numbers have the width; the table scrolls inside its box instead. */
+  var SENTENCE_WORDS = 6;
+  function sentenceCells() {
+    Array.prototype.forEach.call(document.querySelectorAll(".bd-article td"), function (td) {
+      if (td.textContent.trim().split(/\s+/).length >= SENTENCE_WORDS) td.classList.add("sentence");
+    });
+  }
+
   function init() {
+    sentenceCells();
     fitCharts();
     if (window.MutationObserver && document.querySelector(".vega-embed, [id^='altair-viz-']")) {
       new MutationObserver(fitCharts).observe(document.body, { childList: true, subtree: true });

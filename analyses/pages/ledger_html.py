@@ -147,7 +147,7 @@ def ledger_cell(
     value = row.get(column)
     if column == "verdict":
         text = html.escape(str(value))
-        return f'<b class="verdict verdict-{text}" data-field="verdict">{text}</b>', str(VERDICT_RANK.get(value, 9))
+        return f'<b class="verdict verdict-{text}">{text}</b>', str(VERDICT_RANK.get(value, 9))
     if column == "id":
         cid, chapter = html.escape(str(value)), str(row.get("chapter", ""))
         code = f"<code>{cid}</code>"
@@ -194,16 +194,29 @@ def _sort_attr(key: str | None) -> str:
     return "" if key is None else f' data-sort="{html.escape(key)}"'
 
 
-def _field(column: str, row: Mapping[str, Any], written: frozenset[str] | None, base: str) -> str:
-    """One value of a stacked cell as a single element carrying ``data-field`` (and its sort key, and
-    for a filtered column its ``data-value``, what the filter compares: "overstates", not "▲ overstates"):
-    on the link or span :func:`ledger_cell` made, or on a span around anything else."""
-    shown, key = ledger_cell(column, row, written, base)
-    value = row.get(column)
-    attrs = f' data-field="{column}"{_sort_attr(key)}'
+def _attrs(column: str, row: Mapping[str, Any], key: str | None, interactive: bool = True) -> str:
+    """The attributes a value carries for audit.js: ``data-field`` (what a filter or a sort button
+    reads), its sort key, and for a filtered column ``data-value``, what the filter compares
+    ("overstates", not "▲ overstates"); on a printed page only the field of a filtered or about column."""
+    if not interactive:
+        return f' data-field="{column}"' if column in (*LEDGER_FILTERS, *ABOUT) else ""
+    out = f' data-field="{column}"{_sort_attr(key)}'
     if column in LEDGER_FILTERS:
-        attrs += f' data-value="{html.escape("" if _blank(value) else filter_value(column, value))}"'
-    if shown.startswith(("<a ", "<span ")) and shown.count("<a ") + shown.count("<span ") == 1:
+        value = row.get(column)
+        out += f' data-value="{html.escape("" if _blank(value) else filter_value(column, value))}"'
+    return out
+
+
+def _field(
+    column: str, row: Mapping[str, Any], written: frozenset[str] | None, base: str, interactive: bool = True
+) -> str:
+    """One value of a line of several as a single element carrying :func:`_attrs`: on the link,
+    span or bold word :func:`ledger_cell` made, or on a span around anything else."""
+    shown, key = ledger_cell(column, row, written, base)
+    attrs = _attrs(column, row, key, interactive)
+    if not attrs:
+        return shown
+    if shown.startswith(("<a ", "<span ", "<b ")) and shown.count("<") == 2:  # one element, no child
         tag = shown.split(" ", 1)[0]
         return f"{tag}{attrs} {shown[len(tag) + 1 :]}"
     return f"<span{attrs}>{shown}</span>"
@@ -221,7 +234,9 @@ STACKS: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
     ("finding", (("recomputed",), ("reason",))),
     ("robustness", (("holds", "margin"), ("flips_if",))),
 )
-STACKED = tuple(c for _, lines in STACKS for line in lines for c in line)
+ABOUT = tuple(c for name, lines in STACKS if name == "about" for line in lines for c in line)
+# The printable ledger (a landscape page) keeps a column for each but the short ones of the about cell.
+PRINT_STACKS = tuple((name, lines) for name, lines in STACKS if name == "about")
 # Lines of a stack that name their column in the cell (the others speak for themselves: a verdict,
 # a direction, an id, the document and section, the claim).
 NAMED = ("kind", "topic", "chapter", "stated", "recomputed", "reason", "holds", "margin", "flips_if")
@@ -239,37 +254,58 @@ def _label(column: str) -> str:
     return LEDGER_LABELS.get(column, column).replace("_", " ")
 
 
-def _stack_cell(
-    stack: str, lines: list[list[str]], row: Mapping[str, Any], written: frozenset[str] | None, base: str
+def _line(
+    line: list[str], row: Mapping[str, Any], written: frozenset[str] | None, base: str, named: bool, interactive: bool
 ) -> str:
-    """One stacked cell: a line for each of ``lines`` (the columns the ledger has), a named column's
-    value after its name; the about cell ends with a link to the section of the claim's chapter that
+    """One line of a stacked cell: a single column's value in a ``div`` that carries its attributes
+    (:func:`_attrs`), several columns' each in its own element; a named column after its name."""
+    name = lambda c: f"<i>{_label(c)}</i> " if named and c in NAMED else ""  # noqa: E731
+    if len(line) == 1:
+        shown, key = ledger_cell(line[0], row, written, base)
+        return f"<div{_attrs(line[0], row, key, interactive)}>{name(line[0])}{shown}</div>"
+    return "<div>" + " ".join(name(c) + _field(c, row, written, base, interactive) for c in line) + "</div>"
+
+
+def _cell(
+    stack: str,
+    lines: list[list[str]],
+    row: Mapping[str, Any],
+    written: frozenset[str] | None,
+    base: str,
+    interactive: bool = True,
+) -> str:
+    """One cell of a row: its lines (:func:`_line`); a cell of one column, its value alone. The about
+    cell ends, on a screen (``interactive``), with a link to the section of the claim's chapter that
     does its arithmetic and, for a payback claim, one to the calculator."""
-    out = []
-    for line in lines:
-        parts = [
-            (f'<i class="fl">{_label(c)}</i> ' if c in NAMED else "") + _field(c, row, written, base) for c in line
-        ]
-        out.append(f'<div class="ln ln-{line[0]}">{" ".join(parts)}</div>')
+    if len(lines) == 1 and len(lines[0]) == 1 and stack == lines[0][0]:
+        shown, key = ledger_cell(stack, row, written, base)
+        inner = _field(stack, row, written, base, interactive) if stack in LEDGER_FILTERS else shown
+        return f"<td{_sort_attr(key) if interactive else ''}>{inner}</td>"
+    out = "".join(_line(line, row, written, base, len(lines) > 1, interactive) for line in lines)
     cid, chapter = str(row.get("id")), str(row.get("chapter", ""))
-    if stack == "about" and chapter and (written is None or chapter in written):
-        more = [f'<a class="arithmetic-link" href="{base}{section_href(cid, chapter)}">the arithmetic</a>']
+    if stack == "about" and interactive and chapter and (written is None or chapter in written):
+        more = [f'<a href="{base}{section_href(cid, chapter)}">arithmetic</a>']
         if cid in PAYBACK_CLAIMS and (written is None or CALCULATOR_PAGE in written):
             more.append(f'<a href="{base}{CALCULATOR_PAGE}.html#{ELEMENT_ID}">recompute at your prices</a>')
-        out.append(f'<div class="ln ln-links">{" · ".join(more)}</div>')
-    return "".join(out)
+        out += f'<div class="lk">{" · ".join(more)}</div>'
+    return f'<td class="c-{stack}">{out}</td>'
 
 
-def ledger_layout(cols: list[str]) -> list[tuple[str, list[list[str]]]]:
-    """The cells of a row for the columns ``cols``: each stack of :data:`STACKS` with the lines it has
-    any column of, then every other column in a cell of its own, as (cell name, lines of columns)."""
+def ledger_layout(
+    cols: list[str], stacks: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = STACKS
+) -> list[tuple[str, list[list[str]]]]:
+    """The cells of a row for the columns ``cols``: each of ``stacks`` with the lines it has any column
+    of, then every other column in a cell of its own, as (cell name, lines of columns); the verdict
+    first wherever it is."""
     layout: list[tuple[str, list[list[str]]]] = []
-    for name, lines in STACKS:
+    for name, lines in stacks:
         present = [[c for c in line if c in cols] for line in lines]
         present = [line for line in present if line]
         if present:
             layout.append((name, present))
-    return layout + [(c, [[c]]) for c in cols if c not in STACKED]
+    stacked = {c for _, lines in layout for line in lines for c in line}
+    layout += [(c, [[c]]) for c in cols if c not in stacked]
+    return sorted(layout, key=lambda cell: cell[0] != "verdict" and "verdict" not in cell[1][0])
 
 
 def ledger_table(
@@ -286,9 +322,10 @@ def ledger_table(
     cell of its own after them. Every column has a sort button in its cell's header
     (``_static/audit.js``), and its value a ``data-field`` element that the ledger page's filters read;
     the about cell links to the section that does the claim's arithmetic. ``anchors`` gives each row
-    the id ``check-<claim id>``. Without ``buttons`` the headers are plain text (for print: browsers
-    leave form controls out of the header rows they repeat on every page)."""
-    layout = ledger_layout(ledger_columns(ledger, leave_out))
+    the id ``check-<claim id>``. Without ``buttons`` (for print: browsers leave form controls out of
+    the header rows they repeat on every page) the headers are plain text and only the about columns
+    share a cell (:data:`PRINT_STACKS`: a landscape page has the width)."""
+    layout = ledger_layout(ledger_columns(ledger, leave_out), STACKS if buttons else PRINT_STACKS)
     heads, cols_html = [], []
     for i, (name, lines) in enumerate(layout):
         fields = [c for line in lines for c in line]
@@ -301,13 +338,11 @@ def ledger_table(
         sort = " ".join(
             f'<button type="button" data-sort-col="{i}" data-sort-field="{c}">{_label(c)}</button>' for c in fields
         )
-        heads.append(f'<th scope="col" class="st st-{name}"{hint}>{sort}</th>')
+        heads.append(f'<th scope="col" class="c-{name}"{hint}>{sort}</th>')
     rows = []
     for row in ledger.to_dict("records"):
         attrs = f' id="{check_anchor(str(row["id"]))}"' if anchors else ""
-        cells = "".join(
-            f'<td class="st st-{name}">{_stack_cell(name, lines, row, written, base)}</td>' for name, lines in layout
-        )
+        cells = "".join(_cell(name, lines, row, written, base, buttons) for name, lines in layout)
         rows.append(f"<tr{attrs}>{cells}</tr>")
     return (
         f'{VERDICT_STYLE}<table class="{css}"{" data-sortable" if buttons else ""}><colgroup>{"".join(cols_html)}</colgroup>'

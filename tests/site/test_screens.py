@@ -423,7 +423,7 @@ def test_the_javascript_normaliser_gives_the_pythons_terms(site, tab):
         w for pair in SAME_FIGURE for w in pair
     ]
     page = tab()
-    page.goto((site / "book" / "claims.html").as_uri())
+    page.goto((site / "book" / "claims-000.html").as_uri())  # a ledger page: its text filter uses it
     js = page.evaluate("texts => texts.map(t => [auditSearch.queryTerms(t), auditSearch.indexTerms(t)])", texts)
     py = [[figure_search.query_terms(t), figure_search.index_terms(t)] for t in texts]
     assert js == py
@@ -437,17 +437,20 @@ def test_ledger_as_cards_with_filters_at_390_px(site, tab, whole_ledger):
     page.wait_for_selector(".ledger-controls:not([hidden])")
     shape = page.evaluate(
         """() => { const tr = document.querySelector('.audit-ledger tbody tr'),
-                         td = tr.querySelector('td[data-label="claim"]');
-                   return [getComputedStyle(tr).display, td.getAttribute('data-label'),
-                           getComputedStyle(td, '::before').content, tr.getBoundingClientRect().right]; }"""
+                         td = tr.querySelector('td.c-claim'), stated = td.querySelector('[data-field="stated"]');
+                   return [getComputedStyle(tr).display, getComputedStyle(td).display,
+                           stated.querySelector('i').textContent, tr.getBoundingClientRect().right]; }"""
     )
-    assert shape[0] == "block" and shape[1] == "claim" and "claim" in shape[2] and shape[3] <= 390
-    # issue 22's direction column: a labelled line of the card, as word and symbol
-    direction = page.evaluate(
-        """() => { const td = document.querySelector('.audit-ledger tbody td[data-label="direction"]');
-                   return td ? getComputedStyle(td, '::before').content : null; }"""
+    assert shape[0] == "block" and shape[1] == "block" and shape[2] == "stated" and shape[3] <= 390
+    # issue 22's direction: on the card's first line beside the verdict, as word and symbol
+    first = page.evaluate(
+        """() => [...document.querySelectorAll('.audit-ledger tbody tr')].map(tr => {
+                   const v = tr.querySelector('[data-field="verdict"]'), d = tr.querySelector('[data-field="direction"]');
+                   return [d.textContent.trim(), Math.round(v.getBoundingClientRect().top) === Math.round(d.getBoundingClientRect().top),
+                           d.getBoundingClientRect().left - v.getBoundingClientRect().right]; })
+                 .filter(x => x[0] !== '–')[0]"""
     )
-    assert direction is not None and "direction" in direction
+    assert first[0].endswith(("overstates", "understates")) and first[1] and first[2] >= 6, first
     rows = ".audit-ledger tbody tr"
     page.select_option('select[data-filter="verdict"]', "inconsistent")
     shown = page.eval_on_selector_all(rows, "rs => rs.filter(r => r.offsetParent !== null).length")
@@ -513,3 +516,104 @@ def test_print_hides_the_controls(site, browser):
     )
     page.close()
     assert hidden == ["none", "none", "none"]
+
+
+# --------------------------------------------------------------------------------------------
+# Evidence that reads on a desk, the ledger's direction filter, a buyer's words in search (issue 35)
+# --------------------------------------------------------------------------------------------
+
+# A cell holds a sentence when its text has this many words or more.
+SENTENCE_WORDS = 6
+
+
+def test_no_sentence_cell_is_narrower_than_12_characters_at_1280_px(site, tab):
+    """Every table cell of every page of either edition that holds a sentence is at least 12
+    characters of its own font wide (the width of "0" twelve times, measured in that font) at 1280 px:
+    the ledger-style tables once gave "recomputed" 46 px, 3-4 letters a line."""
+    page = tab(1280, 800)
+    narrow = {}
+    for path in _pages(site):
+        if "http-equiv" in path.read_text():
+            continue  # a redirect (index.html): measured where it lands
+        page.goto(path.as_uri())
+        found = page.evaluate(
+            """n => { const ctx = document.createElement('canvas').getContext('2d'), out = [];
+                      for (const td of document.querySelectorAll('.bd-article td')) {
+                        if (td.offsetParent === null || td.textContent.trim().split(/\\s+/).length < n) continue;
+                        const s = getComputedStyle(td);
+                        ctx.font = s.font;
+                        const twelve = ctx.measureText('0'.repeat(12)).width;
+                        const inner = td.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+                        if (inner < twelve) out.push([td.textContent.trim().slice(0, 40), Math.round(inner), Math.round(twelve)]);
+                      }
+                      return out; }""",
+            SENTENCE_WORDS,
+        )
+        if found:
+            narrow[str(path.relative_to(site))] = found[:3]
+    assert narrow == {}
+
+
+@pytest.mark.parametrize("doc", ["000", "001"])
+def test_the_direction_filter_returns_the_rows_of_each_direction(site, tab, whole_ledger, doc):
+    """Each direction of the ledger page's filter keeps exactly the claims of that direction (it once
+    kept none: the cell's text is "▲ overstates"), and its options are each direction once."""
+    ledger = whole_ledger[whole_ledger["document"].str.startswith(doc)]
+    page = tab(1280, 800)
+    page.goto((site / "book" / f"claims-{doc}.html").as_uri())
+    page.wait_for_selector(".ledger-controls:not([hidden])")
+    options = page.eval_on_selector_all('select[data-filter="direction"] option', "os => os.map(o => o.value)")
+    assert options == ["", "overstates", "understates"]
+    for direction in ("overstates", "understates"):
+        page.select_option('select[data-filter="direction"]', direction)
+        ids = page.eval_on_selector_all(
+            ".audit-ledger tbody tr",
+            "rs => rs.filter(r => r.offsetParent !== null).map(r => r.querySelector('[data-field=id]').textContent.trim())",
+        )
+        expected = ledger.loc[ledger["direction"] == direction, "id"]
+        assert sorted(ids) == sorted(expected) and ids, direction
+        assert page.inner_text(".ledger-count") == f"{len(ids)} of {len(ledger)} claims"
+    page.select_option('select[data-filter="direction"]', "")
+
+
+def test_an_evidence_row_links_to_its_arithmetic_and_back(site, browser):
+    """A chapter's evidence row links to the section that does its arithmetic; arrived at from the
+    front page, it offers the way back there."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto((site / "book" / "intro.html").as_uri())
+    link = page.locator(".audit-findings a.ledger-link").first
+    href = link.get_attribute("href")
+    link.click()
+    page.wait_for_load_state()
+    row = page.locator(f'tr[id="{href.partition("#")[2]}"]')
+    arithmetic = row.locator('a[href*="#sec-"]').first.get_attribute("href")
+    assert page.locator(f'[id="{arithmetic.partition("#")[2]}"]').count() == 1
+    back = row.locator("a.back-link")
+    assert back.count() == 1
+    back.click()
+    page.wait_for_load_state()
+    assert page.url.split("#")[0].endswith("book/intro.html")
+    page.close()
+
+
+def test_a_buyers_words_find_each_other(site):
+    """回本 (the everyday word for payback) is indexed wherever payback is, in either edition, and so
+    are 租/租用 with rent and 自建/自购 with owned (:data:`analyses.site.figure_search.SYNONYMS`)."""
+    assert set(figure_search.query_terms("回本")) <= set(figure_search.synonym_terms("the upgrade pays back in months"))
+    assert set(figure_search.query_terms("payback")) <= set(figure_search.synonym_terms("回收期≤12个月"))
+    assert set(figure_search.query_terms("rent")) <= set(figure_search.synonym_terms("租用A100"))
+    assert set(figure_search.query_terms("自建")) <= set(figure_search.synonym_terms("an owned cluster"))
+    assert figure_search.synonym_terms("our own words") == []  # "own" alone is not owning
+
+
+@pytest.mark.parametrize(
+    ("edition", "pages"),
+    [("", ["book/tco.html", "book/buy-or-rent.html"]), ("zh/", ["chapters/tco.html", "buy-or-rent.html"])],
+)
+@pytest.mark.parametrize("query", ["回本", "回收期", "payback"])
+def test_payback_words_find_the_payback_pages(site, tab, edition, pages, query):
+    page = tab()
+    page.goto((site / edition / "search.html").as_uri() + "?q=" + urllib.parse.quote(query))
+    page.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=10_000)
+    hits = page.eval_on_selector_all("#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))")
+    assert set(pages) <= {h.split("#")[0].split("?")[0] for h in hits}, hits

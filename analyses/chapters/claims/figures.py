@@ -157,9 +157,9 @@ table { border-collapse: collapse; }
 th, td { border: 1px solid #ccc; padding: .15rem .35rem; vertical-align: top; text-align: left; }
 table.summary td:not(:first-child) { text-align: right; }
 table.ledger-table { width: 100%; font-size: 8pt; table-layout: fixed; }
-col.col-verdict { width: 7.6em; } col.col-about { width: 10em; } col.col-claim { width: 27%; }
-col.col-robustness { width: 10em; } .ln + .ln { margin-top: .15em; }
-b.verdict { white-space: nowrap; } i.fl { color: #555; }
+col.col-verdict { width: 8.2em; } col.col-about { width: 11em; } col.col-holds { width: 3.6em; }
+col.col-flips_if { width: 8em; } col.col-direction { width: 6.5em; } col.col-margin { width: 3.6em; }
+b.verdict { white-space: nowrap; } td.c-about i { color: #666; }
 table.ledger-table th button { all: unset; font-weight: bold; }
 table.ledger-table td { overflow-wrap: anywhere; }
 code { font-size: .95em; }
