@@ -14,8 +14,8 @@
  * - In the ledger and the chapters' verdict tables, each cell gets its column's name as
  *   `data-label`, which the narrow-screen stylesheet shows above the value (a table as cards).
  * - A table cell that holds a sentence keeps about 12 characters a line (td.sentence).
- * - A chart scales down to its column (audit.css) but not below MIN_SCALE of its size, where its
- *   text would be too small to read: beyond that it scrolls sideways inside its own box.
+ * - A chart scales down to its column (audit.css) but never so far that its smallest text is below
+ *   10 px on a phone (MIN_TEXT_PX): beyond that it scrolls sideways inside its own box.
  * Without JavaScript every row shows and the controls stay hidden.
  */
 (function () {
@@ -181,11 +181,31 @@
     cell.appendChild(line);
   }
 
+  /* A chart scales down to its column, but never so far that its smallest text falls below
+   * MIN_TEXT_PX on a phone (DESK_TEXT_PX on a wider screen, where the widest charts fit their column at
+   * that size; nor below MIN_SCALE of its size): beyond that it scrolls sideways in its own box. */
   var MIN_SCALE = 0.7;
+  var MIN_TEXT_PX = 10;
+  var DESK_TEXT_PX = 8.5;
+  var PHONE_PX = 700; // audit.css's card layout begins below this width too
+  function smallestText(g) {
+    if (g.tagName.toLowerCase() !== "svg") return MIN_TEXT_PX; // a canvas keeps its size
+    var least = Infinity;
+    Array.prototype.forEach.call(g.querySelectorAll("text"), function (t) {
+      if (!t.textContent.trim()) return;
+      var size = parseFloat(t.getAttribute("font-size")) || parseFloat(window.getComputedStyle(t).fontSize);
+      if (size < least) least = size;
+    });
+    return isFinite(least) ? least : MIN_TEXT_PX;
+  }
   function fitCharts() {
     Array.prototype.forEach.call(document.querySelectorAll(".vega-embed > svg.marks, .vega-embed > canvas.marks"), function (g) {
       var w = parseFloat(g.getAttribute("width"));
-      if (w && !g.style.minWidth) g.style.minWidth = Math.round(w * MIN_SCALE) + "px";
+      if (!w) return;
+      var floor = window.innerWidth <= PHONE_PX ? MIN_TEXT_PX : DESK_TEXT_PX;
+      var scale = Math.min(1, Math.max(MIN_SCALE, floor / smallestText(g)));
+      var wanted = Math.round(w * scale) + "px";
+      if (g.style.minWidth !== wanted) g.style.minWidth = wanted;
     });
   }
 
@@ -204,6 +224,7 @@
     fitCharts();
     if (window.MutationObserver && document.querySelector(".vega-embed, [id^='altair-viz-']")) {
       new MutationObserver(fitCharts).observe(document.body, { childList: true, subtree: true });
+      window.addEventListener("resize", fitCharts);
     }
     Array.prototype.forEach.call(document.querySelectorAll(".audit-ledger table, table.audit-verdicts, .audit-sources table"), labelled);
     backLink();

@@ -22,23 +22,26 @@ from analyses.pages.links import check_anchor, check_href, section_href, source_
 from analyses.units.formats import fmt, readable, share
 from analyses.verdicts import verdict_order
 
-# The verdict palette: Dark2's hues darkened (light theme) or lightened (dark theme) until each
-# colour has a contrast of at least 4.5:1 as text on the theme's page, its zebra rows and the
-# highlighted target row (tests/site/test_screens.py computes the ratios). Charts, drawn on white
-# in either theme, use the light one; a verdict is always also written out or marked by shape.
+# The verdict palette, chosen (by search over sRGB) so that each colour has a contrast of at least
+# 4.5:1 as text on the theme's page, its zebra rows and the highlighted target row (light theme; the
+# dark theme's on its own backgrounds: tests/site/test_screens.py computes the ratios), and any two
+# stay at least 20 CAM02-UCS units apart for readers with red-green (protan, deutan) or blue-yellow
+# (tritan) colour blindness, simulated at full severity (Machado et al. 2009): blue, orange, purple
+# and grey, not the green and magenta a deutan reader confuses. Charts, drawn on white in either
+# theme, use the light one; a verdict is always also written out or marked (✓ ✗ ! ?).
 VERDICT_COLOURS = {
-    "consistent": "#157c5d",
+    "consistent": "#1a64b8",
     "inconsistent": "#b34f02",
-    "implausible": "#ce1775",
-    "unverifiable": "#5e58a7",
+    "implausible": "#570e5c",
+    "unverifiable": "#6e6e6e",
 }
 VERDICT_COLOURS_DARK = {
-    "consistent": "#1eae83",
-    "inconsistent": "#fd6f02",
-    "implausible": "#ef6caf",
-    "unverifiable": "#9894c6",
+    "consistent": "#7fc0ef",
+    "inconsistent": "#fcbd77",
+    "implausible": "#ee718e",
+    "unverifiable": "#d9d9d9",
 }
-# Figures reuse two of them: orange for what a document states, green for what the book recomputes.
+# Figures reuse two of them: orange for what a document states, blue for what the book recomputes.
 STATED_COLOUR = VERDICT_COLOURS["inconsistent"]
 RECOMPUTED_COLOUR = VERDICT_COLOURS["consistent"]
 

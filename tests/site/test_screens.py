@@ -214,7 +214,8 @@ def _charts(path: Path) -> list[dict]:
     specs = []
     for cell in nb.cells:
         for out in cell.get("outputs", []):
-            text = out.get("data", {}).get("text/html", "")
+            shown = out.get("data", {})  # a chart a cell shows, or one it glues (papermill's record)
+            text = shown.get("text/html") or shown.get("application/papermill.record/text/html") or ""
             text = "".join(text) if isinstance(text, list) else text
             for m in re.finditer(r"\}\)\((\{.*\})\);\s*</script>", text, flags=re.S):
                 specs.append(json.loads(m.group(1)))
@@ -270,6 +271,7 @@ LABELLED_BY_ANOTHER_LAYER = {
     ("series", "line"): "solid or dashed by kind, each line named at its end",
     ("series", "point"): "the points of the named lines",
     ("gpu", "rule"): "the error bars of the Pareto points, which have a shape per GPU",
+    ("role", "point"): "calibration rows filled, validation rows open, a layer each",
 }
 
 
@@ -617,3 +619,125 @@ def test_payback_words_find_the_payback_pages(site, tab, edition, pages, query):
     page.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=10_000)
     hits = page.eval_on_selector_all("#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))")
     assert set(pages) <= {h.split("#")[0].split("?")[0] for h in hits}, hits
+
+
+# --------------------------------------------------------------------------------------------
+# Charts for every reader: colours that stay apart in colour blindness (issue 35)
+# --------------------------------------------------------------------------------------------
+
+# Full dichromacy of each kind, simulated with Machado, Oliveira & Fernandes (2009) as colorspacious
+# implements it; distances in CAM02-UCS (Luo et al. 2006), where about 1 is a just noticeable difference.
+VISIONS = (None, "protanomaly", "deuteranomaly", "tritanomaly")
+VERDICT_DISTANCE = 20  # the verdict colours of either theme, and a chart's stated and recomputed pair
+SERIES_DISTANCE = {8: 16, 10: 13}  # the first 8 category colours, and all of them
+
+
+def _cvd_distance(colours: list[str]) -> dict[str, float]:
+    """The smallest CAM02-UCS distance between any two of ``colours`` as a reader with normal vision
+    and one with each full dichromacy sees them."""
+    import itertools
+
+    import numpy as np
+    from colorspacious import cspace_convert, deltaE
+
+    named = {"black": "#000000", "white": "#ffffff", "grey": "#808080", "gray": "#808080"}
+    rgb = np.array([[int(named.get(c, c)[i : i + 2], 16) / 255 for i in (1, 3, 5)] for c in colours])
+    out = {}
+    for vision in VISIONS:
+        seen = rgb
+        if vision:
+            space = {"name": "sRGB1+CVD", "cvd_type": vision, "severity": 100}
+            seen = np.clip(cspace_convert(rgb, space, "sRGB1"), 0, 1)
+        ucs = cspace_convert(seen, "sRGB1", "CAM02-UCS")
+        pairs = itertools.combinations(range(len(colours)), 2)
+        out[vision or "normal"] = min(float(deltaE(ucs[i], ucs[j], input_space="CAM02-UCS")) for i, j in pairs)
+    return out
+
+
+def test_the_simulation_tells_red_from_green_only_with_colour_vision():
+    """The check can fail: pure red and green are far apart to normal vision and close for a deutan."""
+    d = _cvd_distance(["#d62728", "#2ca02c"])
+    assert d["normal"] > 30 and d["deuteranomaly"] < 10
+
+
+@pytest.mark.parametrize("palette", ["VERDICT_COLOURS", "VERDICT_COLOURS_DARK"])
+def test_verdict_colours_stay_apart_in_colour_blindness(palette):
+    distances = _cvd_distance(list(getattr(ledger_html, palette).values()))
+    assert min(distances.values()) >= VERDICT_DISTANCE, distances
+    pair = _cvd_distance([ledger_html.STATED_COLOUR, ledger_html.RECOMPUTED_COLOUR])
+    assert min(pair.values()) >= VERDICT_DISTANCE, pair
+
+
+def test_category_colours_stay_apart_in_colour_blindness():
+    for n, floor in SERIES_DISTANCE.items():
+        distances = _cvd_distance(list(encodings.CATEGORY_COLOURS[:n]))
+        assert min(distances.values()) >= floor, (n, distances)
+
+
+def _series_colours(spec: dict) -> list[list[str]]:
+    """The colours of each view of ``spec`` that encodes a field by colour: its scale's range, or the
+    first of the book's category colours, one per value the field takes in the chart's data."""
+    out = []
+    views = [spec]
+    data = [row for rows in (spec.get("datasets") or {}).values() for row in rows]
+    while views:
+        v = views.pop()
+        for key in ("layer", "hconcat", "vconcat", "concat"):
+            views.extend(v.get(key, []))
+        if "spec" in v:
+            views.append(v["spec"])
+        colour = v.get("encoding", {}).get("color")
+        if not isinstance(colour, dict) or not colour.get("field"):
+            continue
+        scale = colour.get("scale") or {}
+        if isinstance(scale.get("range"), list):
+            out.append(scale["range"])
+            continue
+        values = {row[colour["field"]] for row in data if colour["field"] in row}
+        domain = scale.get("domain") if isinstance(scale.get("domain"), list) else sorted(values, key=str)
+        out.append(list(encodings.CATEGORY_COLOURS[: min(len(domain), len(encodings.CATEGORY_COLOURS))]))
+    return out
+
+
+@pytest.mark.parametrize("path", build.notebooks(), ids=lambda p: p.name)
+def test_every_charts_palette_stays_apart_in_colour_blindness(path):
+    """Every chart's colours for the series it tells apart, to a reader with each full dichromacy:
+    no two closer than the palette's floor (a chart of more series than the palette has colours names
+    or dashes each of them: test_no_chart_tells_a_field_by_colour_alone)."""
+    problems = []
+    for spec in _charts(path):
+        for colours in _series_colours(spec):
+            distinct = list(dict.fromkeys(colours))
+            if len(distinct) < 2:
+                continue
+            floor = SERIES_DISTANCE[8] if len(distinct) <= 8 else SERIES_DISTANCE[10]
+            if distinct[0] in ledger_html.VERDICT_COLOURS.values():
+                floor = VERDICT_DISTANCE
+            d = _cvd_distance(distinct)
+            if min(d.values()) < floor:
+                problems.append((distinct, {k: round(x, 1) for k, x in d.items()}))
+    assert problems == []
+
+
+def test_chart_text_is_at_least_10_px_on_a_phone(site, tab):
+    """At 390 px every chart's smallest text is drawn at 10 px or more: a chart scales down to its
+    column only as far as that allows (audit.js) and scrolls sideways in its own box beyond; it was
+    7 px (every chart scaled to 70%)."""
+    page = tab(390, 844)
+    small = {}
+    for path in sorted((site / "book").glob("*.html")):
+        n = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
+        if not n:
+            continue
+        page.goto(path.as_uri())
+        page.wait_for_function(f"document.querySelectorAll('.vega-embed .marks').length >= {n}", timeout=20_000)
+        least = page.evaluate(
+            """() => [...document.querySelectorAll('.vega-embed > svg.marks')].map(svg => {
+                  const scale = svg.getBoundingClientRect().width / parseFloat(svg.getAttribute('width'));
+                  const sizes = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim())
+                      .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+                  return Math.min(...sizes); })"""
+        )
+        if min(least) < 10 - 1e-6:
+            small[path.name] = [round(x, 1) for x in least]
+    assert small == {}
