@@ -741,3 +741,24 @@ def test_chart_text_is_at_least_10_px_on_a_phone(site, tab):
         if min(least) < 10 - 1e-6:
             small[path.name] = [round(x, 1) for x in least]
     assert small == {}
+
+
+def test_a_page_loads_the_chart_library_only_with_a_chart_and_the_search_index_only_to_search(site):
+    """The chart library (vega-offline.js, about 0.9 MB) loads on a page that has a chart and nowhere
+    else; the search index (searchindex.js, about 170 KB) and Sphinx's search script on the search
+    pages only (the search box of every page opens them); the figure normaliser where a ledger's text
+    filter uses it. ``make bench`` reports what each page loads in all (tools/bench.py)."""
+    problems = []
+    pages = _pages(site)
+    for path in pages:
+        text = path.read_text()
+        charts = "altair-viz-" in text
+        if ("vega-offline.js" in text) != charts:
+            problems.append((path.name, "chart library", charts))
+        searching = path.name == "search.html"
+        for script in ("searchindex.js", "searchtools.js"):
+            if (script in text) != searching:
+                problems.append((path.name, script, searching))
+        if "language_data.js" in text and not searching and "audit-ledger" not in text:
+            problems.append((path.name, "language_data.js", False))
+    assert problems == [] and sum("altair-viz-" in p.read_text() for p in pages) >= 10
