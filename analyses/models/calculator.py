@@ -1,6 +1,7 @@
 """The cost calculator's arithmetic, written once in the formula language (:mod:`analyses.models.formula`):
-time and cost of one training run on two or more GPU generations, rented or owned, the cost ratio
-between generations and the payback of buying over renting, in the reader's currency.
+time and cost of one training run on two or more GPU generations, rented and owned side by side, the
+busy share above which owning is cheaper, and the payback of buying over renting, in the reader's
+currency.
 
 The formulas are the book's cost model (:mod:`analyses.models.tco`, :mod:`analyses.models.gpu_hour_cost`)
 restated, term for term and in the same order of operations, so that they give the same numbers
@@ -8,21 +9,26 @@ restated, term for term and in the same order of operations, so that they give t
 
 * training FLOP = ``6 x n_params x tokens`` (tokens = ``tokens_per_param x n_params`` when ``tokens``
   is 0, as the planner reads it);
-* GPU-hours of the run = ``FLOP / (achieved FLOP/s per GPU x goodput x 3600)``
-  (:func:`~analyses.models.tco.training_gpu_hours`; without ``goodput`` where the achieved FLOP/s
-  are already per wall-clock second, as the planner's grid), days = GPU-hours / GPUs / 24;
-* paid GPU-hours = GPU-hours / utilisation: owned or billed hours of which the job uses
-  ``utilisation`` (:func:`~analyses.models.tco.cost_per_effective_pflop_day` charges the same hours;
-  at utilisation 1 the cost is the planner's GPU-hours x price);
-* a rented GPU-hour = rent x (1 + rental overhead) (:func:`~analyses.models.tco.rented_cost_per_gpu_hour`);
+* GPU-hours of compute = ``FLOP / (achieved FLOP/s per GPU x goodput x 3600)``
+  (:func:`~analyses.models.tco.training_gpu_hours`); the run *holds* its GPUs for those hours over a
+  job's busy share ``utilisation`` (the scenario's: the share of held hours the GPUs compute rather
+  than wait). Where the achieved FLOP/s are already per wall-clock second of the run (the planner's
+  grid: stalls, failures and restarts included) the held hours are the compute hours. Time per run =
+  held GPU-hours / GPUs / 24, so time and cost read the same hours;
+* a rented GPU-hour = rent x (1 + rental overhead) (:func:`~analyses.models.tco.rented_cost_per_gpu_hour`),
+  paid for the hours the run holds;
 * an owned GPU-hour = (server price + network and storage) x annuity factor / hours per year
   + energy (TDP x node overhead x PUE x tariff) + hosting per kW + staff
-  (:func:`~analyses.models.tco.owned_cost_per_gpu_hour`);
-* cost per run = paid GPU-hours x cost per GPU-hour, in USD or CNY (``usd_cny`` CNY per USD);
-* cost ratio of a generation over the first (the baseline) = the two costs per run;
+  (:func:`~analyses.models.tco.owned_cost_per_gpu_hour`), paid for every calendar hour: a run on owned
+  GPUs busy ``owned_busy_share`` of their hours carries its held hours / that share. Owning is
+  cheaper than renting the same GPUs when the share exceeds owned / rented cost per GPU-hour
+  (:func:`analyses.scenario.buying.break_even_utilisation`);
 * payback (months) of buying one GPU of a generation against the same work done the baseline's way
   (renting it, renting it in China, or keeping owned ones and paying only their running cost), and
-  against renting the same generation (:func:`~analyses.models.tco.replacement_payback_months`).
+  against renting the same generation (:func:`~analyses.models.tco.replacement_payback_months`), the
+  bought GPU doing work ``owned_busy_share`` of its hours and paying its running cost every hour;
+* the cheapest generation of each basis for the run (among those it fits on), and the busy share
+  above which owning the cheapest owned generation beats the cheapest rental.
 
 Achieved FLOP/s per GPU of each generation is, per :class:`Generation`, an input
 (``achieved_flop_per_s_<gpu>``), an expression in the formula language (the scenario's
@@ -49,13 +55,12 @@ from analyses.units import (
 
 COST_BASES = ("rented", "owned")  # as analyses.models.gpu_hour_cost.COST_BASES (a test keeps them equal)
 CURRENCIES = ("USD", "CNY")
-RENTED, OWNED = 0.0, 1.0  # codes of the cost_basis choice
 USD, CNY = 0.0, 1.0  # codes of the currency choice
 MONEY = "{currency}"  # a unit a page replaces with the chosen currency
+BUSY = "owned_busy_share"  # the input: share of an owned GPU's calendar hours that carry work
+SPEEDUP_GIVEN = "speedup_given"  # the input that, when above 0, replaces the new generation's computed speed-up
 
 CONSTANTS = {
-    "RENTED": RENTED,
-    "OWNED": OWNED,
     "USD": USD,
     "CNY": CNY,
     "HOURS_PER_DAY": HOURS_PER_DAY,
@@ -98,70 +103,37 @@ def input_names(gen: Generation) -> dict[str, str]:
     return names
 
 
-def choice_inputs(cost_basis: str = "rented", currency: str = "USD") -> dict[str, Input]:
-    """The two choices the formulas branch on: the cost basis shown as "the" cost, and the currency."""
-    return {
-        "cost_basis": Input(
-            "cost_basis",
-            "cost basis",
-            "-",
-            default=(RENTED, OWNED)[COST_BASES.index(cost_basis)],
-            min=RENTED,
-            max=OWNED,
-            choices=tuple(zip(COST_BASES, (RENTED, OWNED), strict=True)),
-        ),
-        "currency": Input(
-            "currency",
-            "currency",
-            "-",
-            default=(USD, CNY)[CURRENCIES.index(currency)],
-            min=USD,
-            max=CNY,
-            choices=tuple(zip(CURRENCIES, (USD, CNY), strict=True)),
-        ),
-    }
+def currency_input(currency: str = "USD") -> Input:
+    """The currency the results are shown in (the formulas convert at ``usd_cny``)."""
+    codes = (USD, CNY)
+    return Input(
+        "currency",
+        "currency",
+        "-",
+        default=codes[CURRENCIES.index(currency)],
+        min=USD,
+        max=CNY,
+        choices=tuple(zip(CURRENCIES, codes, strict=True)),
+    )
 
 
-def _generation_formulas(g: Generation, electricity: str) -> list[Formula]:
-    k, n = g.key, g.name
-    names = input_names(g)
-    out: list[Formula] = []
-    achieved = f"achieved_flop_per_s_{k}"
+def _throughput(g: Generation) -> list[Formula]:
+    """The generation's achieved FLOP/s per GPU as a formula (none when it is an input)."""
+    achieved, unit = f"achieved_flop_per_s_{g.key}", {"scale": 1e12, "display_unit": "TFLOP/s"}
+    label = f"achieved FLOP/s per GPU ({g.name})"
     if isinstance(g.throughput, LogGrid):
-        out.append(
-            Formula(
-                achieved,
-                f"interp_loglog(throughput_{k}, n_params, {names['gpus']})",
-                f"achieved FLOP/s per GPU ({n})",
-                "FLOP/s",
-                scale=1e12,
-                display_unit="TFLOP/s",
-            )
-        )
-    elif isinstance(g.throughput, str):
-        out.append(
-            Formula(
-                achieved, g.throughput, f"achieved FLOP/s per GPU ({n})", "FLOP/s", scale=1e12, display_unit="TFLOP/s"
-            )
-        )
-    server, rent = names["server"], names["rent"]
-    out += [
-        Formula(
-            f"gpu_hours_{k}",
-            f"training_flop / ({achieved} * SECONDS_PER_HOUR)"
-            if g.wall_clock
-            else f"training_flop / ({achieved} * goodput * SECONDS_PER_HOUR)",
-            f"GPU-hours of the run ({n})",
-            "GPU-hours",
-        ),
-        Formula(f"days_{k}", f"gpu_hours_{k} / {names['gpus']} / HOURS_PER_DAY", f"time per run ({n})", "days"),
-        Formula(
-            f"paid_gpu_hours_{k}",
-            f"gpu_hours_{k} / utilisation",
-            f"paid GPU-hours ({n}, at the utilisation)",
-            "GPU-hours",
-        ),
-        # One owned GPU-hour (tco.owned_cost_per_gpu_hour, its terms in its order), USD.
+        return [
+            Formula(achieved, f"interp_loglog(throughput_{g.key}, n_params, n_gpus_{g.key})", label, "FLOP/s", **unit)
+        ]
+    if isinstance(g.throughput, str):
+        return [Formula(achieved, g.throughput, label, "FLOP/s", **unit)]
+    return []
+
+
+def _hourly(g: Generation, electricity: str) -> list[Formula]:
+    """One owned GPU-hour (tco.owned_cost_per_gpu_hour, its terms in its order) and one rented, USD."""
+    k, server = g.key, input_names(g)["server"]
+    return [
         Formula(f"node_kw_{k}", f"TDP_W_{k.upper()} / 1000 * server_power_overhead", result=False),
         Formula(f"server_usd_{k}", f"{server} * crf / HOURS_PER_YEAR", result=False),
         Formula(
@@ -179,34 +151,130 @@ def _generation_formulas(g: Generation, electricity: str) -> list[Formula]:
             f"server_usd_{k} + network_storage_usd_{k} + energy_usd_{k} + hosting_usd_{k} + staff_usd",
             result=False,
         ),
-        Formula(f"rented_usd_{k}", f"{rent} * (1 + rental_overhead_fraction)", result=False),
+        Formula(f"rented_usd_{k}", f"{input_names(g)['rent']} * (1 + rental_overhead_fraction)", result=False),
         Formula(f"capex_usd_{k}", f"{server} * (1 + network_storage_fraction)", result=False),
+    ]
+
+
+def _generation_formulas(g: Generation, electricity: str) -> list[Formula]:
+    k, n = g.key, g.name
+    achieved = f"achieved_flop_per_s_{k}"
+    compute = (
+        f"training_flop / ({achieved} * SECONDS_PER_HOUR)"
+        if g.wall_clock
+        else (f"training_flop / ({achieved} * goodput * SECONDS_PER_HOUR)")
+    )
+    held = f"gpu_hours_{k}" if g.wall_clock else f"gpu_hours_{k} / utilisation"
+    return [
+        *_throughput(g),
+        Formula(f"gpu_hours_{k}", compute, f"GPU-hours of compute ({n})", "GPU-hours"),
+        Formula(f"held_gpu_hours_{k}", held, f"GPU-hours the run holds ({n})", "GPU-hours"),
+        Formula(f"days_{k}", f"held_gpu_hours_{k} / n_gpus_{k} / HOURS_PER_DAY", f"time per run ({n})", "days"),
+        *_hourly(g, electricity),
         Formula(f"hourly_rented_{k}", f"rented_usd_{k} * fx", f"rented GPU-hour ({n})", f"{MONEY} per GPU-hour"),
         Formula(f"hourly_owned_{k}", f"owned_usd_{k} * fx", f"owned GPU-hour ({n})", f"{MONEY} per GPU-hour"),
-        Formula(f"cost_rented_{k}", f"paid_gpu_hours_{k} * rented_usd_{k} * fx", f"cost per run, rented ({n})", MONEY),
-        Formula(f"cost_owned_{k}", f"paid_gpu_hours_{k} * owned_usd_{k} * fx", f"cost per run, owned ({n})", MONEY),
+        Formula(f"cost_rented_{k}", f"held_gpu_hours_{k} * rented_usd_{k} * fx", f"cost per run, rented ({n})", MONEY),
         Formula(
-            f"cost_{k}",
-            f"cost_owned_{k} if cost_basis == OWNED else cost_rented_{k}",
-            f"cost per run ({n}, chosen basis)",
+            f"cost_owned_{k}",
+            f"held_gpu_hours_{k} / {BUSY} * owned_usd_{k} * fx",
+            f"cost per run, owned ({n}, at the busy share)",
             MONEY,
+        ),
+        Formula(
+            f"break_even_{k}",
+            f"owned_usd_{k} / rented_usd_{k}",
+            f"busy share above which owning a {n} costs less than renting it",
+            "fraction",
         ),
         _payback(
             f"payback_buy_vs_rent_{k}",
             f"capex_usd_{k}",
-            f"1 * rented_usd_{k}",
+            f"{BUSY} * rented_usd_{k}",
             f"opex_usd_{k}",
             f"payback of buying a {n} instead of renting one",
         ),
     ]
-    return out
 
 
 def _payback(name: str, capex: str, before: str, after: str, label: str) -> Formula:
     """tco.replacement_payback_months: capex / (before x hours per month - after x hours per month),
-    infinite when nothing is saved; ``before`` is ``speed-up x the old way's cost per GPU-hour``."""
+    infinite when nothing is saved; ``before`` is ``busy share x speed-up x the old way's cost per
+    GPU-hour`` (the work the bought GPU does), ``after`` its running cost, paid every hour."""
     saving = f"({before} * HOURS_PER_MONTH - {after} * HOURS_PER_MONTH)"
     return Formula(name, f"{capex} / {saving} if {saving} > 0 else INF", label, "months", infinite="never")
+
+
+def _comparison(g: Generation, base: Generation, china_rent: str | None, given: bool) -> list[Formula]:
+    """Speed-up and paybacks of one ``g`` bought instead of doing its work on ``base``."""
+    k, n, b, bn = g.key, g.name, base.key, base.name
+    ratio = f"achieved_flop_per_s_{k} / achieved_flop_per_s_{b}"
+    speedup = f"speedup_{k}_vs_{b}"
+    out = [
+        Formula(
+            speedup,
+            f"{SPEEDUP_GIVEN} if {SPEEDUP_GIVEN} > 0 else {ratio}" if given else ratio,
+            f"per-GPU speed-up, {n} over {bn}",
+            "x",
+        ),
+        _payback(
+            f"payback_{k}_vs_rent_{b}",
+            f"capex_usd_{k}",
+            f"{BUSY} * {speedup} * rented_usd_{b}",
+            f"opex_usd_{k}",
+            f"payback of buying a {n} instead of renting {bn}s",
+        ),
+        _payback(
+            f"payback_{k}_vs_owned_{b}",
+            f"capex_usd_{k}",
+            f"{BUSY} * {speedup} * opex_usd_{b}",
+            f"opex_usd_{k}",
+            f"payback of buying a {n} instead of running owned {bn}s",
+        ),
+    ]
+    if china_rent:
+        out.append(
+            _payback(
+                f"payback_{k}_vs_rent_{b}_china",
+                f"capex_usd_{k}",
+                f"{BUSY} * {speedup} * ({china_rent} * (1 + rental_overhead_fraction) / usd_cny)",
+                f"opex_usd_{k}",
+                f"payback of buying a {n} instead of renting {bn}s in China",
+            )
+        )
+    return out
+
+
+def decision(generations: Sequence[Generation], fits: Mapping[str, str] | None = None) -> list[Formula]:
+    """Which generation is cheapest rented and owned for the run, and the busy share above which owning
+    wins: only generations the run fits on count (``fits`` maps a generation's key to a condition
+    expression; a generation without one always fits). ``cheapest_*`` is the index of the generation in
+    ``generations`` (the first of equals); with none fitting the best costs are infinite."""
+    fits = dict(fits or {})
+
+    def usable(k: str, cost: str) -> str:
+        return f"where({fits[k]}, {cost}, INF)" if k in fits else cost
+
+    keys = [g.key for g in generations]
+    out = []
+    for basis in COST_BASES:
+        costs = [usable(k, f"cost_{basis}_{k}") for k in keys]
+        out.append(Formula(f"best_{basis}", f"min({', '.join(costs)})", f"cheapest run, {basis}", MONEY))
+        index = "0"
+        for i in range(len(keys) - 1, 0, -1):  # nested: the first generation whose cost is the best
+            index = f"({i} if {costs[i]} == best_{basis} else {index})"
+        out.append(Formula(f"cheapest_{basis}", index, f"the cheapest generation, {basis}", ""))
+    full = [usable(k, f"held_gpu_hours_{k} * owned_usd_{k} * fx") for k in keys]
+    out += [
+        Formula("owning_wins", "best_owned < best_rented", "owning is cheaper than renting", ""),
+        Formula(
+            "break_even_run",
+            f"min({', '.join(full)}) / best_rented if best_rented < INF else INF",
+            "busy share above which owning beats the cheapest rental",
+            "fraction",
+            infinite="never",
+        ),
+    ]
+    return out
 
 
 def formulas(
@@ -214,12 +282,16 @@ def formulas(
     *,
     electricity: str = "electricity_usd_per_kwh",
     china_rent: str | None = None,
+    speedup_given: bool = False,
+    fits: Mapping[str, str] | None = None,
 ) -> list[Formula]:
     """Every formula of the calculator for ``generations`` (the first is the baseline the others
     are compared with), the owned GPUs paying the tariff ``electricity`` (a scenario name).
 
     ``china_rent`` (a scenario name in CNY per GPU-hour of the baseline) adds the payback against
-    renting the baseline in China.
+    renting the baseline in China; ``speedup_given`` lets the input :data:`SPEEDUP_GIVEN` replace the
+    computed speed-up of the last generation over the baseline when above 0 (a document's case);
+    ``fits`` is :func:`decision`'s.
     """
     if len(generations) < 2:
         raise ValueError(f"the calculator compares two or more generations, got {[g.name for g in generations]}")
@@ -241,47 +313,9 @@ def formulas(
     ]
     for g in generations:
         out += _generation_formulas(g, electricity)
-    base = generations[0]
-    b, bn = base.key, base.name
     for g in generations[1:]:
-        k, n = g.key, g.name
-        out += [
-            Formula(
-                f"speedup_{k}_vs_{b}",
-                f"achieved_flop_per_s_{k} / achieved_flop_per_s_{b}",
-                f"per-GPU speed-up, {n} over {bn}",
-                "x",
-            ),
-            Formula(
-                f"cost_ratio_{k}_vs_{b}", f"cost_{k} / cost_{b}", f"cost per run, {n} over {bn} (chosen basis)", "x"
-            ),
-            Formula(f"days_ratio_{k}_vs_{b}", f"days_{k} / days_{b}", f"time per run, {n} over {bn}", "x"),
-            _payback(
-                f"payback_{k}_vs_rent_{b}",
-                f"capex_usd_{k}",
-                f"speedup_{k}_vs_{b} * rented_usd_{b}",
-                f"opex_usd_{k}",
-                f"payback of buying a {n} instead of renting {bn}s",
-            ),
-            _payback(
-                f"payback_{k}_vs_owned_{b}",
-                f"capex_usd_{k}",
-                f"speedup_{k}_vs_{b} * opex_usd_{b}",
-                f"opex_usd_{k}",
-                f"payback of buying a {n} instead of running owned {bn}s",
-            ),
-        ]
-        if china_rent:
-            out.append(
-                _payback(
-                    f"payback_{k}_vs_rent_{b}_china",
-                    f"capex_usd_{k}",
-                    f"speedup_{k}_vs_{b} * ({china_rent} * (1 + rental_overhead_fraction) / usd_cny)",
-                    f"opex_usd_{k}",
-                    f"payback of buying a {n} instead of renting {bn}s in China",
-                )
-            )
-    return out
+        out += _comparison(g, generations[0], china_rent, speedup_given and g is generations[-1])
+    return out + decision(generations, fits)
 
 
 def build(
@@ -294,6 +328,8 @@ def build(
     name: str = "calculator",
     extra: Sequence[Formula] = (),
     grids: Mapping[str, LogGrid] | None = None,
+    speedup_given: bool = False,
+    fits: Mapping[str, str] | None = None,
 ) -> System:
     """The calculator as a checked :class:`System`: :func:`formulas` with the declarations of the
     inputs they read taken from ``inputs`` (others ignored; one missing is an error naming it).
@@ -301,8 +337,11 @@ def build(
     ``constants`` adds names the throughput expressions read (a GPU's peak FLOP/s); ``extra`` adds
     formulas after the calculator's (they may read its formulas, ``constants`` and ``grids``). A generation
     interpolated from a grid has ``n_params`` and its GPU count bounded to the grid's span.
+    ``speedup_given`` and ``fits`` are :func:`formulas`'.
     """
-    fs = formulas(generations, electricity=electricity, china_rent=china_rent) + list(extra)
+    fs = formulas(
+        generations, electricity=electricity, china_rent=china_rent, speedup_given=speedup_given, fits=fits
+    ) + list(extra)
     consts = dict(CONSTANTS) | {f"TDP_W_{g.key.upper()}": float(g.tdp_w) for g in generations} | dict(constants or {})
     grids = {f"throughput_{g.key}": g.throughput for g in generations if isinstance(g.throughput, LogGrid)} | dict(
         grids or {}

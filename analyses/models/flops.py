@@ -11,7 +11,9 @@ model FLOPs per token = 6 · N_active + 12 · L · d_model · seq_len
 sec. 2.1), ``N`` the parameters each token passes through (all of them for a dense model, the
 active ones for a mixture of experts); ``12·L·d·s`` the attention scores and their product with the
 values, forward and backward, as PaLM's appendix B counts it (Chowdhery et al. 2022: ``12·L·H·Q·T``
-with ``H·Q = d_model`` and ``T = seq_len``; the causal mask is not halved). MFU is always on these
+with ``H·Q = d_model`` and ``T = seq_len``; the causal mask is not halved). Where a model's heads
+are not ``d_model`` wide (multi-head latent attention, wide heads) ``d`` is ``H·Q``
+(:func:`attention_width`), and a sliding window counts ``min(s, 2w)`` keys (:func:`attention_span`). MFU is always on these
 model FLOPs. Recomputation runs part of the forward pass again: that is extra *hardware* FLOPs
 (HFU), reported separately (:func:`recompute_flops_per_token`) and never counted in MFU.
 
@@ -40,6 +42,26 @@ def attention_flops_per_token(n_layers: ArrayLike, d_model: ArrayLike, seq_len: 
     return (
         ATTENTION_FLOP_PER_TOKEN * np.asarray(n_layers, float) * np.asarray(d_model, float) * np.asarray(seq_len, float)
     )
+
+
+def attention_span(seq_len: ArrayLike, window: ArrayLike = 0) -> np.ndarray:
+    """The keys per query the attention term counts: ``seq_len`` for full causal attention (PaLM's
+    ``T``, the causal mask not halved), ``min(seq_len, 2·window)`` for a sliding window (a query sees
+    ``window`` keys where full attention averages ``seq_len / 2``: the same convention); ``window`` 0 is full."""
+    s, w = np.asarray(seq_len, float), np.asarray(window, float)
+    return np.where(w > 0, np.minimum(s, 2.0 * w), s)
+
+
+def attention_width(
+    d_model: ArrayLike, n_heads: ArrayLike = 0, qk_head_dim: ArrayLike = 0, v_head_dim: ArrayLike = 0
+) -> np.ndarray:
+    """PaLM's ``H·Q`` where it is not ``d_model``: heads × the mean of the query-key and value head sizes
+    (multi-head latent attention: DeepSeek-V3's 128 heads of 192 and 128 give 20,480 against a width of
+    7,168; a model with wide heads: Qwen3-235B's 64 × 128 = 8,192 against 4,096). Zeros give ``d_model``."""
+    d = np.asarray(d_model, float)
+    h, qk, v = (np.asarray(x, float) for x in (n_heads, qk_head_dim, v_head_dim))
+    v = np.where(v > 0, v, qk)
+    return np.where((h > 0) & (qk > 0), h * (qk + v) / 2.0, d)
 
 
 def model_flops_per_token(

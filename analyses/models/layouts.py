@@ -20,7 +20,11 @@ Search rules (stated once):
   more, keeping at least :data:`MIN_CP_TOKENS` tokens per GPU;
 - expert parallelism (mixtures of experts only): powers of two dividing the experts and the
   data-parallel group (``dp · cp``), within :data:`EP_CHOICES`;
-- ZeRO only with data parallelism; at least one micro-batch per data-parallel rank.
+- ZeRO only with data parallelism; at least one micro-batch per data-parallel rank; ZeRO-2 and -3
+  not with pipeline stages (DeepSpeed's pipeline engine and Megatron run ZeRO-1 at most), except on
+  a stack that always shards (torchtitan's FSDP2 with pipelining);
+- the training stack's ZeRO stages only, and data parallelism only on a stack that has no model
+  parallelism (DeepSpeed ZeRO, FSDP trainers); a pinned part of the layout overrides every rule.
 """
 
 from __future__ import annotations
@@ -70,32 +74,52 @@ def candidates(
     domain_gpus: int,
     seq_len: int = 4096,
     n_experts: int = 0,
+    pinned: Mapping[str, Any] | None = None,
+    zero_stages: tuple[int, ...] = ZERO_STAGES,
+    model_parallel: bool = True,
 ) -> pd.DataFrame:
     """Every layout of a model of ``layers`` layers, ``heads`` heads and ``n_experts`` experts (0: dense)
     on ``gpu`` (columns :data:`COLUMNS`).
 
     ``sequences_per_step`` is the global batch in sequences; ``domain_gpus`` the GPUs of one NVLink
     domain (a node of 8, or 72 for an NVL72 rack). Kept: ``min_gpus ≤ tp·pp·cp·dp ≤ max_gpus`` and the
-    search rules of the module docstring.
+    search rules of the module docstring. ``pinned`` fixes parts of the layout (``tp``, ``pp``, ``dp``,
+    ``cp``, ``ep``, ``zero_stage``, ``micro_batch``, ``virtual_stages``, ``recompute``, this last one of
+    ``none``, ``selective``, ``full``) to a value of the reader's, searched or not: a layout a published
+    run prints is always a candidate, whatever the search rules.
     """
+    pin = dict(pinned or {})
     dps = data_parallel_sizes(max_gpus, (min_gpus, max_gpus))
     tps = [t for t in TP_CHOICES if t <= domain_gpus and heads % t == 0]
     cps = [c for c in CP_CHOICES if c == 1 or (seq_len >= LONG_SEQUENCE and seq_len // c >= MIN_CP_TOKENS)]
     eps = [e for e in EP_CHOICES if e == 1 or (n_experts > 1 and n_experts % e == 0)]
-    zeros = ZERO_STAGES if n_experts <= 1 else (0, 1)  # ZeRO-3 with experts sharded is not searched
-    grid = np.meshgrid(
-        tps, PP_CHOICES, cps, eps, dps, zeros, MICRO_BATCHES, VIRTUAL_STAGES, range(len(RECOMPUTE)), indexing="ij"
-    )
+    zeros = tuple(z for z in zero_stages if n_experts <= 1 or z <= 1) or (0,)  # ZeRO-3 with experts: not searched
+    if not model_parallel:
+        tps, cps, eps = [1], [1], [1]
+    modes = RECOMPUTE if "recompute" not in pin else (pin["recompute"],)
+    axes = {
+        "tp": tps,
+        "pp": PP_CHOICES if model_parallel else (1,),
+        "cp": cps,
+        "ep": eps,
+        "dp": dps,
+        "zero_stage": zeros,
+        "micro_batch": MICRO_BATCHES,
+        "virtual_stages": VIRTUAL_STAGES,
+    }
+    axes |= {k: [int(v)] for k, v in pin.items() if k in axes}
+    grid = np.meshgrid(*axes.values(), range(len(modes)), indexing="ij")
     tp, pp, cp, ep, dp, z, mb, v, rc = (g.ravel() for g in grid)
     n = tp * pp * cp * dp
     keep = (
         (n >= min_gpus)
         & (n <= max_gpus)
         & (pp <= layers)
-        & ((v == 1) | ((pp > 1) & (layers >= pp * v)))
+        & ((v == 1) | ((pp > 1) & ((layers >= pp * v) | ("virtual_stages" in pin))))
+        & ((z <= 1) | (pp == 1) | ("zero_stage" in pin) | (0 not in zero_stages))
         & ((z == 0) | (dp > 1))
         & ((dp * cp) % ep == 0)
-        & (dp * mb <= sequences_per_step)
+        & ((dp * mb <= sequences_per_step) | ("dp" in pin and "micro_batch" in pin))
     )
     return pd.DataFrame(
         {
@@ -109,7 +133,7 @@ def candidates(
             "zero_stage": z[keep],
             "micro_batch": mb[keep],
             "virtual_stages": v[keep],
-            "recompute": np.asarray(RECOMPUTE)[rc[keep]],
+            "recompute": np.asarray(modes)[rc[keep]],
         }
     )
 

@@ -86,10 +86,24 @@ INPUTS = (
     "latency_s",
 )
 """What :func:`step_time` needs of each run (arrays or scalars that broadcast)."""
-OPTIONAL = {"gather_bytes_per_s": np.inf}
+OPTIONAL = {
+    "gather_bytes_per_s": np.inf,
+    "stack_efficiency": 1.0,
+    "attention_width": np.nan,
+    "attention_span": np.nan,
+    "moe_layers": np.nan,
+}
 """What :func:`step_time` takes where a run has it, and the value where it does not: the rate (bytes of
 16-bit weights per second per GPU) at which a ZeRO-3 implementation gathers the weights when it does so
-synchronously and slower than NCCL (:func:`gather_rate`); infinite, NCCL's collectives, by default."""
+synchronously and slower than NCCL (:func:`gather_rate`); infinite, NCCL's collectives, by default. The
+training stack's efficiency, the share of the reference stack's throughput it reaches on the same layout
+(fitted per stack on published runs: :mod:`analyses.scenario.calibration`), 1 by default: the step is
+the reference stack's divided by it. The attention's width and span (``attention_width``: heads times
+the mean of the query-key and value head sizes where it differs from ``d_model``, as multi-head latent
+attention and wide-head models have; ``attention_span``: the keys a query sees as counted, ``min(s, 2w)``
+for a sliding window ``w``, :func:`analyses.models.flops.attention_span`), NaN where they are
+``d_model`` and ``seq_len``; and the layers that hold experts (``moe_layers``: a mixture of experts' dense
+layers have none), NaN where every layer does."""
 
 
 @dataclass(frozen=True)
@@ -199,6 +213,7 @@ class Step:
     dp_exposed_s: np.ndarray
     ep_s: np.ndarray  # exposed all-to-all
     cp_s: np.ndarray  # exposed context-parallel ring
+    stack_s: np.ndarray  # what the training stack adds to (or saves from) the reference stack's step
     step_s: np.ndarray
     tokens_per_step: np.ndarray
     n_gpus: np.ndarray
@@ -280,7 +295,9 @@ def step_time(coef: Coefficients, **run: Any) -> Step:
     # width (three matrices each, a gated MLP) and the tokens one expert multiplies per micro-batch
     expert_params = routed_expert_params(nt, na, n_exp, k_act)
     expert_active = np.where(moe, expert_params * k_act / np.maximum(n_exp, 1.0), 0.0)
-    expert_width = np.where(moe, expert_params / np.maximum(n_exp, 1.0) / (3.0 * d * layers), d)
+    moe_layers = _f(run["moe_layers"])
+    moe_layers = np.where(np.isnan(moe_layers), layers, moe_layers)
+    expert_width = np.where(moe, expert_params / np.maximum(n_exp, 1.0) / (3.0 * d * np.maximum(moe_layers, 1.0)), d)
     expert_tokens = np.where(moe, ep * mb_tokens * k_act / np.maximum(n_exp, 1.0), mb_tokens)
 
     # Compute: GEMMs at the precision's peak, attention at the BF16 peak, the rest through HBM
@@ -289,7 +306,9 @@ def step_time(coef: Coefficients, **run: Any) -> Step:
     e_expert = coef.moe_gemm * e_max / (1.0 + coef.gemm_width / expert_width + coef.gemm_tokens / expert_tokens)
     extra = np.where(full, 1.0 / 3.0, 0.0)  # full recomputation runs the forward pass (a third) again
     linear = flops.flops_per_token(na - expert_active) / e_gemm + flops.flops_per_token(expert_active) / e_expert
-    attention = flops.attention_flops_per_token(layers, d, s)
+    width, span = _f(run["attention_width"]), _f(run["attention_span"])
+    width, span = np.where(np.isnan(width), d, width), np.where(np.isnan(span), s, span)
+    attention = flops.attention_flops_per_token(layers, width, span)
     gemm = tokens * linear * (1.0 + extra) / (n * _f(run["peak_flops"]))
     attn = tokens * attention * (1.0 + extra) / (n * _f(run["peak_flops_bf16"]) * coef.e_attn)
     per_token_bytes = layers * d * coef.mem_dense
@@ -335,18 +354,20 @@ def step_time(coef: Coefficients, **run: Any) -> Step:
     # Expert parallel: dispatch and combine, forward and backward, k copies of each token
     ep_fabric = np.where(tp * ep <= domain, b_nvl, b_nic)
     a2a = mb_tokens * k_act * d * 2.0 * (ep - 1.0) / ep / ep_fabric
-    ep_time = np.where(moe & (ep > 1), microbatches * (layers / pp) * 4.0 * a2a, 0.0)
+    ep_time = np.where(moe & (ep > 1), microbatches * (moe_layers / pp) * 4.0 * a2a, 0.0)
     ep_exposed = coef.ep_exposed * ep_time
 
     # Context parallel: K and V around the ring, forward once and backward twice
-    kv = 2.0 * mb_tokens * d * _f(run["kv_ratio"]) * 2.0
+    kv = 2.0 * mb_tokens * width * _f(run["kv_ratio"]) * 2.0
     cp_fabric = np.where(tp * cp <= domain, b_nvl, b_nic)
     ring = np.where(cp > 1, microbatches * (layers / pp) * 3.0 * (cp - 1.0) * kv / cp_fabric, 0.0)
     cp_exposed = np.maximum(ring - attn, 0.0)
 
-    step = compute + bubble + tp_exposed + pp_time + dp_exposed + ep_exposed + cp_exposed
-    mflops = flops.model_flops_per_token(na, layers, d, s)
+    reference = compute + bubble + tp_exposed + pp_time + dp_exposed + ep_exposed + cp_exposed
+    step = reference / _f(run["stack_efficiency"])  # the training stack's own step
+    mflops = flops.model_flops_per_token(na, layers, width, span)
     parts = (gemm, attn, mem, recompute, bubble, tp_exposed, pp_time, dp_time, dp_exposed, ep_exposed, cp_exposed)
+    parts += (step - reference,)
     arrays = np.broadcast_arrays(*parts, step, tokens, n, mflops, e_gemm)
     return Step(*arrays)
 
@@ -486,6 +507,83 @@ def leave_one_out(
         delta = np.linalg.solve(h - np.outer(ji, ji), ji * r[i])
         one = {k: v[i : i + 1] if isinstance(v, np.ndarray) and v.shape[:1] == y.shape else v for k, v in runs.items()}
         out[i] = float(step_time(_from_theta(theta + delta), **one).tokens_per_s_per_gpu[0])
+    return out
+
+
+def leave_groups_out(
+    coef: Coefficients,
+    runs: Mapping[str, Any],
+    tokens_per_s_per_gpu: ArrayLike,
+    groups: ArrayLike,
+    *,
+    prior: Coefficients = PRIOR,
+    prior_sd: float = PRIOR_SD,
+    residual_sd: float = RESIDUAL_SD,
+) -> dict[Any, Coefficients]:
+    """The coefficients of the fit without each group of fitted rows (``groups``: one label per row), one
+    Newton step from the fit with them: ``θ₋g = θ + (H − J_gᵀJ_g)⁻¹ J_gᵀ r_g`` (:func:`leave_one_out`'s
+    step for a block of rows: grouped cross-validation, a source or a model family left out at a time).
+    ``coef`` must be :func:`fit` on the same ``runs`` and arguments."""
+    y = _f(tokens_per_s_per_gpu)
+    labels = np.asarray(groups)
+    runs = dict(runs) | {"die": die_index(runs["die"])}
+    theta, anchor = _to_theta(coef), _to_theta(prior)
+
+    def residuals(th: np.ndarray) -> np.ndarray:
+        r = log_residuals(_from_theta(th), runs, y) / residual_sd
+        return np.concatenate([r, (th - anchor) / prior_sd])
+
+    r = residuals(theta)
+    jac = np.empty((r.size, theta.size))
+    for j in range(theta.size):
+        step = 1e-6 * max(1.0, abs(theta[j]))
+        t = theta.copy()
+        t[j] += step
+        jac[:, j] = (residuals(t) - r) / step
+    h = jac.T @ jac
+    out = {}
+    for g in dict.fromkeys(labels.tolist()):
+        rows = np.flatnonzero(labels == g)
+        jg = jac[rows]
+        out[g] = _from_theta(theta + np.linalg.solve(h - jg.T @ jg, jg.T @ r[rows]))
+    return out
+
+
+STACK_PRIOR_ROWS = 3.0
+"""How many rows' weight the anchor of a stack's efficiency carries (its family's, and the family's the
+reference's, 1): a stack with three published rows moves half way from its family to its own mean."""
+
+
+def stack_efficiencies(
+    log_ratio: ArrayLike,
+    stacks: Sequence[str],
+    families: Mapping[str, str],
+    reference: str,
+    pooled: str,
+    prior_rows: float = STACK_PRIOR_ROWS,
+) -> dict[str, float]:
+    """Each training stack's efficiency, the share of the reference stack's throughput it reaches on the
+    same layout, from ``log_ratio`` = ``ln(published / reference model's tokens per second)`` of rows run
+    on ``stacks``: a shrunk geometric mean, ``ln e_s = (Σ_s r + k·ln e_family) / (n_s + k)`` with
+    ``ln e_family = Σ_family r / (n_family + k)`` (the family of ``families``: a stack without rows takes
+    its family's, a family without rows the reference's, 1). ``reference`` is 1 by definition; ``pooled``
+    (a plan that names no stack) is every row's, reference included, shrunk alike."""
+    r = _f(log_ratio)
+    on = np.asarray(stacks, dtype=object)
+    fam = np.array([families[s] for s in on], dtype=object)
+    ref_family = families[reference]
+    out: dict[str, float] = {}
+    for stack, family in families.items():
+        if stack == reference:
+            out[stack] = 1.0
+            continue
+        if stack == pooled:
+            out[stack] = float(np.exp(r.sum() / (r.size + prior_rows)))
+            continue
+        in_family = (fam == family) & (on != reference)
+        ln_family = 0.0 if family == ref_family else r[in_family].sum() / (in_family.sum() + prior_rows)
+        own = on == stack
+        out[stack] = float(np.exp((r[own].sum() + prior_rows * ln_family) / (own.sum() + prior_rows)))
     return out
 
 

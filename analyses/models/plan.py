@@ -50,9 +50,12 @@ from analyses.models import (
 from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.models.training_run import (
     CHECKPOINT_METHODS,
+    HEAD_SIZE,
     MEMORY_RECIPE,
     OPERATIONS,
+    PIN_FIELDS,
     PRECISIONS,
+    RECOMPUTE_PINS,
     REQUEST_FIELDS,
     TIME_ASSUMPTIONS,
     Hardware,
@@ -64,6 +67,9 @@ from analyses.units import BITS_PER_BYTE, GB, HOURS_PER_DAY, MICROSECOND, SECOND
 
 __all__ = [
     "CHECKPOINT_METHODS",
+    "HEAD_SIZE",
+    "PIN_FIELDS",
+    "RECOMPUTE_PINS",
     "OPERATIONS",
     "PRECISIONS",
     "REQUEST_FIELDS",
@@ -93,10 +99,22 @@ TIME_PARTS = (
     "exposed data-parallel comms",
     "expert all-to-all",
     "context-parallel ring",
+    "training stack and layout choice",
     "data-loading stall",
-    "checkpoints and failures",
+    "checkpoints, failures and campaign overhead",
 )
-STEP_PARTS = ("compute_s", "recompute_s", "bubble_s", "tp_s", "pp_s", "dp_exposed_s", "ep_s", "cp_s", "stall_s")
+STEP_PARTS = (
+    "compute_s",
+    "recompute_s",
+    "bubble_s",
+    "tp_s",
+    "pp_s",
+    "dp_exposed_s",
+    "ep_s",
+    "cp_s",
+    "stack_s",
+    "stall_s",
+)
 SENSITIVITY_ASSUMPTIONS = ("interruptions_per_gpu_year", "restart_s", "dp_overlap", "rdma_nic_share", "rdma_latency_us")
 CHECKPOINT_BANDWIDTH_FACTOR = 4.0  # the sensitivity moves the plan's own checkpoint bandwidth ÷4 and ×4
 
@@ -107,9 +125,10 @@ CHECKPOINT_BANDWIDTH_FACTOR = 4.0  # the sensitivity moves the plan's own checkp
 
 
 def candidates(req: Request, gpu: str) -> pd.DataFrame:
-    """Every layout of ``req`` on ``gpu`` (:func:`analyses.models.layouts.candidates`)."""
+    """Every layout of ``req`` on ``gpu`` (:func:`analyses.models.layouts.candidates`), the request's
+    pinned parts kept; :class:`PlanError` names the pins when none is left."""
     s = req.shape
-    return layouts.candidates(
+    frame = layouts.candidates(
         gpu,
         layers=s.layers,
         heads=s.heads,
@@ -119,7 +138,18 @@ def candidates(req: Request, gpu: str) -> pd.DataFrame:
         domain_gpus=int(req.hardware[gpu].cluster["gpus_per_node"]),  # one NVLink domain per node (72 for NVL72)
         seq_len=s.seq_len,
         n_experts=s.n_experts,
+        pinned=req.pins,
+        zero_stages=req.zero_stages,
+        model_parallel=req.model_parallel,
     )
+    if frame.empty and req.pins:
+        pins = ", ".join(f"{k} {v}" for k, v in req.pinned)
+        raise PlanError(
+            next(iter(req.pins)),
+            f"no layout of {req.min_gpus:,}-{req.max_gpus:,} {gpu} GPUs has {pins} "
+            f"(tp·pp·cp·dp must be the GPU count, dp·micro_batch at most the batch's sequences)",
+        )
+    return frame
 
 
 def hourly_cost(req: Request, gpu: str, s: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
@@ -161,6 +191,10 @@ def step_inputs(req: Request, gpu: str, frame: pd.DataFrame, recompute: np.ndarr
         "d_model": s.hidden,
         "seq_len": s.seq_len,
         "kv_ratio": s.kv_heads / s.heads,
+        "attention_width": s.attention_width,
+        "attention_span": flops.attention_span(s.seq_len, s.window),
+        "moe_layers": s.moe_layers,
+        "stack_efficiency": req.stack_efficiency * req.layout_factor,
         "n_experts": s.n_experts,
         "experts_active": s.experts_active,
         "n_gpus": frame["n_gpus"].to_numpy(float),
@@ -200,7 +234,7 @@ def memory_bytes(req: Request, frame: pd.DataFrame, recompute: np.ndarray | None
     experts = performance.routed_expert_params(s.n_params, s.params_active, s.n_experts, s.experts_active)
     params = (s.n_params - experts) + experts / ep
     mem = np.zeros(len(frame))
-    for mode in layouts.RECOMPUTE:
+    for mode in dict.fromkeys(rc.tolist()):  # the searched modes, or a pinned one
         m = rc == mode
         if m.any():
             mem[m] = memory.total_bytes_per_gpu(
@@ -219,6 +253,10 @@ def memory_bytes(req: Request, frame: pd.DataFrame, recompute: np.ndarray | None
                 recompute=mode,
                 flash=True,
                 overhead_bytes=sc["framework_memory_gb"] * GB,
+                kv_heads=s.kv_heads,
+                vocab=s.vocab,
+                tied_embeddings=False,
+                **({"ffn_hidden": s.ffn_hidden} if s.ffn_hidden else {}),
             )["total"]
     return mem
 
@@ -312,14 +350,16 @@ def _evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.
     mtbf = reliability.cluster_mtbf_s(n, reliability.per_gpu_mtbf_from_rate_s(sc[rate_name]))
     interval = reliability.checkpoint_interval(checkpoint_s, mtbf, method=req.checkpoint_method)
     good = reliability.goodput(interval, checkpoint_s, mtbf, sc[restart_name])
-    wall_s = steps * step / good
+    steady_s = steps * step  # the tokens at steady-state throughput
+    wall_s = steady_s / good * (1.0 + req.campaign_overhead)
 
     hourly = hourly_cost(req, gpu)
     gpu_hours = n * wall_s / SECONDS_PER_HOUR
     days = wall_s / SECONDS_PER_DAY
     costs = {f"cost_{b}": gpu_hours * float(hourly[b]) for b in COST_BASES}
-    model_flops = flops.model_flops_per_token(s.params_active, s.layers, s.hidden, s.seq_len)
-    hardware_flops = flops.hardware_flops_per_token(recompute, s.params_active, s.layers, s.hidden, s.seq_len)
+    span = flops.attention_span(s.seq_len, s.window)
+    model_flops = flops.model_flops_per_token(s.params_active, s.layers, s.attention_width, span)
+    hardware_flops = flops.hardware_flops_per_token(recompute, s.params_active, s.layers, s.attention_width, span)
     rate = req.global_batch_tokens / (step * n * peak)  # tokens per second per unit of peak
     columns = {
         "mem_bytes": mem,
@@ -334,6 +374,7 @@ def _evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.
         "dp_exposed_s": st.dp_exposed_s,
         "ep_s": st.ep_s,
         "cp_s": st.cp_s,
+        "stack_s": st.stack_s,
         "stall_s": step - st.step_s,
         "tokens_per_s_per_gpu": req.global_batch_tokens / (step * n),
         "mfu": model_flops * rate,
@@ -342,6 +383,8 @@ def _evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.
         "mtbf_s": mtbf,
         "interval_s": interval,
         "goodput": good,
+        "campaign_overhead": req.campaign_overhead,
+        "steady_gpu_hours": n * steady_s / SECONDS_PER_HOUR,
         "days": days,
         "gpu_hours": gpu_hours,
         **costs,
@@ -441,34 +484,48 @@ def intervals(
     errors: np.ndarray,
     draws: Mapping[str, Mapping[str, np.ndarray]],
     level: float = uncertainty.INTERVAL_LEVEL,
+    steady_errors: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """Intervals (90% by default) of days and of both costs for ``rows`` (layouts of any generations).
+    """Intervals (90% by default) of the steady state, the whole run and both costs for ``rows``
+    (layouts of any generations).
 
-    Time: the step-time model's out-of-sample ``errors``, ``ln(published time / predicted time)`` of
-    published runs it did not see, resampled: the true time of a plan is ``planned × exp(error)``
-    (a model that predicted 25% more tokens per second than a run reached makes that run's time
-    1.25 × the planned one, never 1/1.25), drawn by one generator seeded ``req.seed + 1``: the same
-    draws for every generation. Cost: GPU-hours at that time × cost per GPU-hour on the scenario's
+    Time: ``errors``, ``ln(published time / predicted time)`` of published whole runs the model did
+    not see (grouped cross-validation), and ``steady_errors`` (``errors`` if None) of published
+    steady-state throughputs: the true time of a plan is ``planned × exp(error)`` (a model that
+    predicted 25% more tokens per second than a run reached makes that run's time 1.25 × the planned
+    one, never 1/1.25). The band of each is the split-conformal band of its errors
+    (:func:`analyses.models.uncertainty.error_band`): ``tokens_per_s_per_gpu``, ``mfu``, ``step_s`` and
+    ``steady_gpu_hours`` take the steady band, ``days`` and ``gpu_hours`` the whole run's (columns
+    ``<name>_lo`` and ``<name>_hi``). Costs: the whole run's errors resampled by one generator seeded
+    ``req.seed + 1`` (the same draws for every generation). Cost: GPU-hours at that time × cost per GPU-hour on the scenario's
     draws of its prices (``draws[gpu]``: :func:`hourly_cost` on ``req.mc_samples`` joint draws). Every layout of a
     generation scales the same draws, so its quantiles are the generation's scaled. Adds
-    ``days_lo``/``days_hi`` and, for each basis in :data:`COST_BASES`, ``cost_<basis>_lo``/``_med``/``_hi``;
+    For each basis in :data:`COST_BASES`, ``cost_<basis>_lo``/``_med``/``_hi``;
     ``cost_lo``/``cost_med``/``cost_hi`` repeat ``req.cost_basis``.
     """
     out = rows.copy()
     n = len(out)
-    cols = ["days_lo", "days_hi"] + [f"cost_{b}_{q}" for b in COST_BASES for q in ("lo", "med", "hi")]
+    whole = np.exp(uncertainty.error_band(np.asarray(errors, float), level))
+    steady = np.exp(
+        uncertainty.error_band(np.asarray(errors if steady_errors is None else steady_errors, float), level)
+    )
+    for name, (lo_f, hi_f) in (("days", whole), ("gpu_hours", whole), ("step_s", steady), ("steady_gpu_hours", steady)):
+        if name in out:
+            out[f"{name}_lo"], out[f"{name}_hi"] = out[name] * lo_f, out[name] * hi_f
+    for name in ("tokens_per_s_per_gpu", "mfu"):  # rates: the slower time is the lower rate
+        if name in out:
+            out[f"{name}_lo"], out[f"{name}_hi"] = out[name] / steady[1], out[name] / steady[0]
+    cols = [f"cost_{b}_{q}" for b in COST_BASES for q in ("lo", "med", "hi")]
     values = {col: np.full(n, np.nan) for col in cols}
     gpus = out["gpu"].to_numpy()
     all_days, all_gpus = out["days"].to_numpy(float), out["n_gpus"].to_numpy(float)
     if n:  # one draw of the time factors for every generation (each was once seeded alike)
         rng = np.random.default_rng(req.seed + 1)
         factor = np.exp(rng.choice(np.asarray(errors, float), size=req.mc_samples))
-        lo, _, hi = uncertainty.interval(factor, level)
     for gpu in sorted(set(gpus)):
         at = np.flatnonzero(gpus == gpu)
         hourly = draws[gpu]
         days = all_days[at]
-        values["days_lo"][at], values["days_hi"][at] = days * lo, days * hi
         gpu_days = all_gpus[at] * days
         for basis in COST_BASES:
             per_gpu_day = factor * HOURS_PER_DAY * hourly[basis]

@@ -20,11 +20,16 @@ from analyses.models import gpu_hour_cost, interruptions, scaling
 from analyses.models.gpu_hour_cost import COST_BASES
 from analyses.units import precision_problem
 
-PRECISIONS = ("bf16", "fp8", "fp4")
+PRECISIONS = ("bf16", "fp16", "fp8", "fp4")
 # The memory model's recipe of each training precision. TODO(memory model): an NVFP4 recipe; until
 # the memory model has one, FP4 training is counted with the FP8 recipe's states (NVFP4 keeps BF16/FP32
-# master weights and optimizer states like FP8, and its 4-bit weight copy is the smaller).
-MEMORY_RECIPE = {"bf16": "bf16-mixed", "fp8": "fp8", "fp4": "fp8"}
+# master weights and optimizer states like FP8, and its 4-bit weight copy is the smaller). FP16 mixed
+# precision keeps the states BF16 mixed precision keeps (16-bit weights and gradients, FP32 master
+# weights and Adam moments: Micikevicius et al. 2018) and scales the loss, which costs no memory.
+MEMORY_RECIPE = {"bf16": "bf16-mixed", "fp16": "bf16-mixed", "fp8": "fp8", "fp4": "fp8"}
+PIN_FIELDS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "micro_batch", "virtual_stages", "recompute")
+"""Parts of a layout a request may pin (``Request.pinned``); the planner searches the rest."""
+RECOMPUTE_PINS = ("none", "selective", "full")
 CHECKPOINT_METHODS = ("young", "daly")
 # The scenario's assumptions the time of a layout reads (its cost reads gpu_hour_cost.inputs)
 TIME_ASSUMPTIONS = (
@@ -65,12 +70,21 @@ class Shape:
     n_experts: int = 0
     experts_active: int = 0
     kv_heads: int = 0  # 0: as many as the heads
+    vocab: int = 0  # 0: not known (the embeddings are then counted among the layers' parameters)
+    ffn_hidden: int = 0  # 0: not known (4·hidden in the activations)
+    moe_layers: int = 0  # layers that hold experts (0: every layer of a mixture of experts)
+    attention_width: int = 0  # heads × mean head size where it is not ``hidden`` (MLA, wide heads); 0: hidden
+    window: int = 0  # sliding attention window (0: full attention)
 
     def __post_init__(self) -> None:
         if not self.params_active:
             object.__setattr__(self, "params_active", float(self.n_params))
         if not self.kv_heads:
             object.__setattr__(self, "kv_heads", int(self.heads))
+        if not self.moe_layers:
+            object.__setattr__(self, "moe_layers", int(self.layers))
+        if not self.attention_width:
+            object.__setattr__(self, "attention_width", int(self.hidden))
 
     @property
     def moe(self) -> bool:
@@ -86,14 +100,17 @@ class Shape:
         active_params: float = 0.0,
         n_experts: int = 0,
         experts_active: int = 0,
+        vocab: int = 0,
+        tied_embeddings: bool = False,
     ) -> Shape:
-        """A GPT-style shape for ``n_params``: :func:`analyses.models.scaling.default_shape`, the rule the
-        step-time model uses when no shape is given, with layers rounded and heads of width 128.
-        The shape's own count then differs by a few percent; ``n_params`` is kept as given.
+        """A shape for ``n_params`` chosen as real models are shaped (:func:`generic_layers_and_width`):
+        a width that is a multiple of 1,024, so 128-wide heads come in multiples of 8 and tensor
+        parallelism of 2 to 8 divides them; layers from the parameters left for the blocks
+        (``12·L·d²``, after ``vocab``'s embedding matrices where a vocabulary is given). ``n_params`` is
+        kept as given.
 
         A mixture of experts (``active_params`` between 0 and ``n_params``, with ``n_experts`` experts of
-        which ``experts_active`` serve each token) takes layers and width from its active parameters:
-        DeepSeek-V3's 37B active give 57 layers of width 7,296 (the model has 61 of 7,168).
+        which ``experts_active`` serve each token) takes layers and width from its active parameters.
         """
         if not n_params > 0:
             raise PlanError("n_params", f"expected a positive number, got {n_params!r}")
@@ -106,8 +123,7 @@ class Shape:
                 "n_experts",
                 f"a mixture of experts needs 1 <= experts_active < n_experts, got {experts_active}, {n_experts}",
             )
-        n_layers = max(2, int(round(float(scaling.default_shape(active)[0]))))
-        hidden = int(scaling.ASPECT) * n_layers
+        n_layers, hidden = generic_layers_and_width(active, vocab, tied_embeddings)
         label = (
             f"{n_params / 1e9:g}B/{active / 1e9:g}B-active MoE (generic)" if moe else f"{n_params / 1e9:g}B (generic)"
         )
@@ -116,12 +132,33 @@ class Shape:
             float(n_params),
             n_layers,
             hidden,
-            hidden // 128,
+            hidden // HEAD_SIZE,
             int(seq_len),
             params_active=active,
             n_experts=int(n_experts) if moe else 0,
             experts_active=int(experts_active) if moe else 0,
+            vocab=int(vocab),
         )
+
+
+HEAD_SIZE = 128  # the head size of the generic shape (Llama, Mistral, Qwen, GPT-3 175B)
+WIDTH_STEP = 8 * HEAD_SIZE  # widths in multiples of 1,024: heads in multiples of 8
+
+
+def generic_layers_and_width(params: float, vocab: int = 0, tied_embeddings: bool = False) -> tuple[int, int]:
+    """Layers and width of a generic transformer of ``params`` (active) parameters, as real models are
+    shaped: the width ``128·L`` of :func:`analyses.models.scaling.default_shape`'s aspect (GPT-3 175B:
+    12,288 for 96 layers; Llama 2 7B 4,096 for 32) rounded to a multiple of :data:`WIDTH_STEP`, then the
+    layers that hold the parameters left for the blocks, ``(N − embeddings) / (12·d²)``, rounded (at
+    least 2). ``vocab`` (0: unknown) takes one ``vocab × d`` matrix (two, untied) off first."""
+    body = float(params)
+    hidden = WIDTH_STEP
+    for _ in range(3):  # the embeddings depend on the width, the width on what is left
+        embed = vocab * hidden * (1 if tied_embeddings else 2)
+        body = max(float(params) - embed, float(params) / 2.0)
+        layers = float(scaling.default_shape(body)[0])
+        hidden = max(WIDTH_STEP, int(round(scaling.ASPECT * layers / WIDTH_STEP)) * WIDTH_STEP)
+    return max(2, int(round(body / (12.0 * hidden**2)))), int(hidden)
 
 
 @dataclass(frozen=True)
@@ -171,6 +208,13 @@ class Request:
     electricity_region: str = "us"
     cost_basis: str = "rented"
     operations: str = "automated"
+    stack: str = "unspecified"  # the training stack (an id of data/training_stacks.csv)
+    stack_efficiency: float = 1.0  # its share of the reference stack's throughput (fitted per stack)
+    layout_factor: float = 1.0  # published runs' throughput over the planner's pick (fitted; 1 when pinned)
+    campaign_overhead: float = 0.0  # a whole run's time beyond steady state, goodput and failures (fitted)
+    pinned: tuple[tuple[str, Any], ...] = ()  # (field, value) pairs of :data:`PIN_FIELDS` the search keeps
+    zero_stages: tuple[int, ...] = (0, 1, 2, 3)  # the ZeRO stages the stack runs (searched)
+    model_parallel: bool = True  # whether the stack runs tensor, pipeline, context or expert parallelism
     mc_samples: int = 20_000
     seed: int = 2026
     s: Mapping[str, float] = field(default_factory=dict, repr=False)
@@ -227,9 +271,48 @@ class Request:
                 raise PlanError(name, f"expected a fraction from 0 to 1, got {self.s[name]!r}")
         if self.global_batch_tokens < self.shape.seq_len:
             raise PlanError("global_batch_tokens", f"expected at least one sequence ({self.shape.seq_len} tokens)")
+        for name in ("stack_efficiency", "layout_factor"):
+            if not 0 < getattr(self, name) <= 2:
+                raise PlanError(name, f"expected a factor from 0 to 2, got {getattr(self, name)!r}")
+        if not 0 <= self.campaign_overhead <= 2:
+            raise PlanError("campaign_overhead", f"expected a share from 0 to 2, got {self.campaign_overhead!r}")
+        self._validate_pins()
         if not (isinstance(self.mc_samples, int) and 100 <= self.mc_samples <= 1_000_000):
             raise PlanError("mc_samples", f"expected an integer from 100 to 1000000, got {self.mc_samples!r}")
         return self
+
+    def _validate_pins(self) -> None:
+        for name, value in self.pinned:
+            if name not in PIN_FIELDS:
+                raise PlanError(name, f"a layout pins only {', '.join(PIN_FIELDS)}")
+            if name == "recompute":
+                if value not in RECOMPUTE_PINS:
+                    raise PlanError(name, f"expected one of {', '.join(RECOMPUTE_PINS)}, got {value!r}")
+                continue
+            low = 0 if name == "zero_stage" else 1
+            high = 3 if name == "zero_stage" else 2**17
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise PlanError(name, f"expected an integer from {low} to {high}, got {value!r}")
+        pins = self.pins
+        if "tp" in pins and self.shape.heads % pins["tp"]:
+            raise PlanError("tp", f"tensor parallelism must divide the {self.shape.heads} heads, got {pins['tp']}")
+        if "ep" in pins and pins["ep"] > 1 and not (self.shape.moe and self.shape.n_experts % pins["ep"] == 0):
+            raise PlanError(
+                "ep", f"expert parallelism needs a mixture of experts whose experts it divides, got {pins['ep']}"
+            )
+        if "pp" in pins and pins["pp"] > self.shape.layers:
+            raise PlanError("pp", f"at most one pipeline stage per layer ({self.shape.layers}), got {pins['pp']}")
+
+    @property
+    def pins(self) -> dict[str, Any]:
+        """The pinned parts of the layout, by field."""
+        return dict(self.pinned)
+
+    @property
+    def layout_pinned(self) -> bool:
+        """Whether the request pins the layout's tensor and pipeline sizes (what a published run prints):
+        the plan is then scored as published runs are at their own layouts, not at the planner's pick."""
+        return {"tp", "pp"} <= set(self.pins)
 
     @property
     def reliability_assumptions(self) -> tuple[str, str]:

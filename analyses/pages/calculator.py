@@ -1,499 +1,120 @@
-"""The book's cost calculator and a standalone HTML fragment that runs it in the page.
+"""The buy-or-rent page's cost calculator: the book's formulas (:mod:`analyses.models.calculator`) for
+every generation the page plans, run in the page by the JavaScript generated from them.
 
-:func:`system` is :func:`analyses.scenario.calculator.system` with the workload bounded and
-defaulted as the planner's parameters (``n_params``, ``tokens``, ``max_gpus`` of
-:data:`analyses.chapters.plan.SPEC`).
-
-:func:`demo_html` turns any :class:`~analyses.models.formula.System` into an HTML fragment: inputs
-carrying ``data-param="<name>"`` (defaults = the declared defaults, the allowed range beside each),
-results ``data-result="<name>"`` (with the full-precision value in ``data-value``), a preset list,
-and an inline script (the generated JavaScript and a few lines of glue; nothing loaded from
-elsewhere). Out-of-range input shows the allowed range and a dash in every result, never NaN.
+:func:`buy_or_rent_system` builds the system from the chapter's result (its time per run from the
+planner's grid, each claim it replays as the ledger judges it: what the page needs from the chapters
+arrives as data in the result, never by import); :func:`buy_or_rent` renders it with the template
+``analyses/site/templates/calculator/fragment.html`` and the script ``calculator.js`` beside it (the
+reader's prices per GPU or per server, in RMB or USD, numbers typed as people write them, each error
+at its own field); the words are :mod:`analyses.pages.calculator_words`; the styles are the
+``.audit-calculator`` block of ``_static/audit.css``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import html
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+import jinja2
 import numpy as np
+from IPython.display import HTML
+from markupsafe import Markup
 
-from analyses.models.formula import Input, System
+from analyses import data, verdicts
+from analyses.models import calculator as model
+from analyses.models.formula import Formula, Input, System
+from analyses.pages.calculator_words import WORDS_EN, Words  # noqa: F401  (the words, for the page's callers)
+from analyses.pages.links import check_href
+from analyses.scenario import buying
 from analyses.scenario import calculator as wiring
-from analyses.scenario.calculator import (  # noqa: F401  (the wiring's names, for the page and its tests)
-    FLOPS_SCALE,
-    FLOPS_UNIT,
-    achieved_input,
-    scenario_input,
-    scenario_pair,
+from analyses.scenario import generations as ladder
+from analyses.units import settle
+from analyses.units.formats import percent
+
+TEMPLATES = Path(__file__).parents[1] / "site" / "templates" / "calculator"  # a file path, not an import
+GRID_MAX_GPUS = 16_384  # the grid's largest cluster: the planner's largest max_gpus
+ELEMENT_ID = "bor-calculator"  # the page's anchor: buy-or-rent.html#bor-calculator
+FIELD_ID = "bc"  # a field's id is bc-<input>, its range bc-<input>-range, its error bc-<input>-error
+PAYBACK_CLAIMS = tuple(c.claim for c in wiring.CASES)  # one stated band, one check
+PAYBACK_CHAPTER = "tco"  # the chapter whose checks judge them (their rows: tco.html#check-<id>)
+CURRENCY_LABELS = (("USD", 0.0), ("RMB", 1.0))  # the book's one name for the documents' currency
+WORKLOAD_INPUTS = ("n_params", "tokens", "tokens_per_param")
+# The assumptions that decide the answer, beside the inputs; every other one sits under "more".
+MAIN_INPUTS = (
+    "currency",
+    model.BUSY,
+    "rental_overhead_fraction",
+    "depreciation_years",
+    "electricity_usd_per_kwh",
+    "cost_of_capital",
+    "usd_cny",
+    model.SPEEDUP_GIVEN,
 )
-
-
-def workload() -> dict[str, Any]:
-    """The planner's parameters that bound and default the calculator's workload."""
-    from analyses.chapters import plan as plan_chapter
-
-    params = {p.name: p for p in plan_chapter.SPEC.params}
-    return {name: params[name] for name in wiring.WORKLOAD}
-
-
-def workload_inputs(generations: Sequence[str]) -> dict[str, Input]:
-    """:func:`analyses.scenario.calculator.workload_inputs` bounded by the planner's parameters."""
-    return wiring.workload_inputs(generations, workload())
-
-
-def system(generations: Sequence[str] | None = None, **kwargs: Any) -> System:
-    """The calculator for ``generations`` (:func:`analyses.scenario.calculator.system`), its
-    workload bounded and defaulted as the planner's parameters."""
-    return wiring.system(generations, workload=workload(), **kwargs)
-
-
-# --------------------------------------------------------------------------------------------
-# The HTML fragment
-# --------------------------------------------------------------------------------------------
-_GLUE = """
-(function () {
-  "use strict";
-  const root = document.getElementById(%(id)s);
-  const calc = %(calc)s;
-  const specs = {};
-  calc.inputs.forEach(s => { specs[s.name] = s; });
-  const formulas = {};
-  calc.formulas.forEach(f => { formulas[f.name] = f; });
-  const SUP = {"-": "\\u207b", "0": "\\u2070", "1": "\\u00b9", "2": "\\u00b2", "3": "\\u00b3", "4": "\\u2074",
-               "5": "\\u2075", "6": "\\u2076", "7": "\\u2077", "8": "\\u2078", "9": "\\u2079"};
-  const grouped = new Intl.NumberFormat("en-US", {maximumSignificantDigits: 4});
-  function show(v, f) {
-    if (typeof v === "boolean") return v ? "yes" : "no";
-    if (!Number.isFinite(v)) return f.infinite;
-    const a = Math.abs(v);
-    if (a !== 0 && (a >= 1e15 || a < 1e-4)) {  // as formula.readable: never e-notation
-      const e = Math.floor(Math.log10(a));
-      const m = Number((v / Math.pow(10, e)).toPrecision(4));
-      return String(m) + "\\u00d710" + String(e).split("").map(c => SUP[c]).join("");
-    }
-    return grouped.format(v);
-  }
-  function read() {
-    const v = {};
-    root.querySelectorAll("[data-param]").forEach(el => {
-      const s = specs[el.dataset.param];
-      const text = el.value.trim();
-      v[el.dataset.param] = text === "" ? NaN : Number(text) * s.scale;
-    });
-    return v;
-  }
-  function currency() {
-    const el = root.querySelector('[data-param="currency"]');
-    const s = specs.currency;
-    if (!el || !s) return "USD";
-    const hit = s.choices.find(c => String(c[1]) === el.value);
-    return hit ? hit[0] : "";
-  }
-  // A page in another language sets data-message ("{label} ... {allowed} ... {value}"), data-separator and
-  // data-nan; its inputs' labels are in META already and their allowed ranges in each field's hint.
-  function message(e) {
-    const tmpl = root.dataset.message;
-    if (!tmpl || !specs[e.input]) return e.message;
-    const hint = document.getElementById(root.id + "-range-" + e.input);
-    const value = e.value === "not a number" ? (root.dataset.nan || e.value) : e.value;
-    return tmpl.split("{label}").join(specs[e.input].label).split("{allowed}").join(hint ? hint.textContent : e.allowed)
-      .split("{value}").join(value);
-  }
-  // data-wanyi: money (unit {currency}) in \u4e07 (10^4) and \u4ebf (10^8), as Chinese writes it.
-  function money(v) {
-    const a = Math.abs(v);
-    if (a >= 1e8) return grouped.format(v / 1e8) + "\u4ebf";
-    if (a >= 1e4) return grouped.format(v / 1e4) + "\u4e07";
-    return grouped.format(v);
-  }
-  function update() {
-    const out = calc.compute(read());
-    const box = root.querySelector("[data-calc-error]");
-    root.querySelectorAll("[data-param]").forEach(el => el.removeAttribute("aria-invalid"));
-    root.querySelectorAll("[data-unit]").forEach(el => {
-      el.textContent = el.dataset.unit.split("{currency}").join(currency());
-    });
-    if (!out.ok) {
-      box.hidden = false;
-      box.textContent = out.errors.map(message).join(root.dataset.separator || "; ");
-      out.errors.forEach(e => {
-        const el = root.querySelector('[data-param="' + e.input + '"]');
-        if (el) el.setAttribute("aria-invalid", "true");
-      });
-      root.querySelectorAll("[data-result]").forEach(el => {
-        el.textContent = "\\u2014";
-        el.dataset.value = "";
-      });
-      root.dataset.state = "error";
-      return;
-    }
-    box.hidden = true;
-    box.textContent = "";
-    root.querySelectorAll("[data-result]").forEach(el => {
-      const v = out.values[el.dataset.result];
-      el.dataset.value = String(v);
-      const f = formulas[el.dataset.result];
-      const words = el.dataset.words ? JSON.parse(el.dataset.words) : null;
-      const wanyi = root.dataset.wanyi && f.unit === "{currency}" && typeof v === "number" && Number.isFinite(v);
-      el.textContent = words && String(v) in words ? words[String(v)] : wanyi ? money(v / f.scale) : show(typeof v === "number" ? v / f.scale : v, f);
-    });
-    root.dataset.state = "ok";
-  }
-  const presets = root.querySelector("[data-preset]");
-  if (presets) presets.addEventListener("change", () => {
-    const opt = presets.options[presets.selectedIndex];
-    const values = JSON.parse(opt.dataset.values || "{}");
-    Object.keys(values).forEach(k => {
-      const el = root.querySelector('[data-param="' + k + '"]');
-      if (el) el.value = String(values[k] / specs[k].scale);
-    });
-    update();
-  });
-  root.addEventListener("input", update);
-  root.addEventListener("change", update);
-  update();
-})();
-"""
-
-_STYLE = """
-.audit-calculator .calc-inputs { display: grid; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); gap: .5rem 1rem; }
-.audit-calculator label { display: flex; flex-direction: column; font-size: .9rem; }
-.audit-calculator input, .audit-calculator select { font: inherit; padding: .2rem; max-width: 100%; }
-.audit-calculator [aria-invalid="true"] { outline: 2px dashed currentColor; }
-.audit-calculator .calc-range { font-size: .75rem; opacity: .8; }
-.audit-calculator .calc-error { font-weight: bold; border-left: .3rem solid currentColor; padding-left: .5rem; }
-.audit-calculator table { border-collapse: collapse; width: 100%; }
-.audit-calculator th, .audit-calculator td { text-align: left; padding: .15rem .5rem; border-bottom: 1px solid #ccc; }
-.audit-calculator td[data-result] { text-align: right; font-variant-numeric: tabular-nums; }
-"""
-
-
-def _value(x: float, scale: float) -> str:
-    """An input's value as the field shows it (in its display unit, 15 significant digits)."""
-    return format(x / scale, ".15g")
-
-
-def _input_html(element_id: str, i: Input, label_text: str | None = None, words: Words | None = None) -> str:
-    hint_id = f"{element_id}-range-{i.name}"
-    shown_unit = words.unit(i.shown_unit) if words else i.shown_unit
-    if words and words.lang != "en":
-        unit = f"（{html.escape(shown_unit)}）" if shown_unit not in ("", "-") else ""
-    else:
-        unit = f" ({html.escape(shown_unit)})" if shown_unit not in ("", "-") else ""
-    label = f'<span class="calc-label">{html.escape(label_text or i.label)}{unit}</span>'
-    if i.choices:
-        options = "".join(
-            f'<option value="{_value(code, 1.0)}"{" selected" if code == i.default else ""}>{html.escape(text)}</option>'
-            for text, code in i.choices
-        )
-        field = f'<select data-param="{i.name}" aria-describedby="{hint_id}">{options}</select>'
-    else:
-        step = "1" if i.integer else "any"
-        field = (
-            f'<input type="number" data-param="{i.name}" value="{_value(i.default, i.scale)}" '
-            f'min="{_value(i.min, i.scale)}" max="{_value(i.max, i.scale)}" step="{step}" '
-            f'inputmode="decimal" aria-describedby="{hint_id}">'
-        )
-    allowed = words.allowed(i) if words else i.allowed
-    hint = f'<small class="calc-range" id="{hint_id}">{html.escape(allowed)}</small>'
-    return f'<label class="calc-input">{label}{field}{hint}</label>'
-
-
-def demo_html(
-    system: System,
-    *,
-    element_id: str = "audit-calculator",
-    presets: Sequence[tuple[str, Mapping[str, float]]] = (),
-    caption: str | None = None,
-) -> str:
-    """A standalone HTML fragment running ``system`` in the page: one input per input of the system
-    (``data-param``), one row per result (``data-result``), an optional preset list (label and the
-    input values it sets, in the inputs' own units), and an inline script; no external resource."""
-    for label, values in presets:
-        unknown = [k for k in values if k not in system.input]
-        if unknown:
-            raise KeyError(f"preset {label!r} sets unknown inputs {unknown}")
-    eid = html.escape(element_id)
-    preset_html = ""
-    if presets:
-        options = ['<option value="">choose a workload…</option>'] + [
-            f'<option data-values="{html.escape(json.dumps({k: float(v) for k, v in values.items()}))}">{html.escape(label)}</option>'
-            for label, values in presets
-        ]
-        preset_html = f'<label class="calc-input"><span class="calc-label">preset</span><select data-preset>{"".join(options)}</select></label>'
-    fields = "".join(_input_html(eid, i) for i in system.inputs)
-    rows = "".join(
-        f'<tr><th scope="row">{html.escape(f.label or f.name)}</th>'
-        f'<td data-result="{f.name}" data-value="">…</td>'
-        f'<td class="calc-unit" data-unit="{html.escape(f.shown_unit)}">{html.escape(f.shown_unit)}</td></tr>'
-        for f in system.formulas
-        if f.result
-    )
-    caption_html = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    script = _GLUE % {"id": json.dumps(element_id), "calc": system.to_js()}
-    return (
-        f'<div class="audit-calculator" id="{eid}" data-state="loading">'
-        f"<style>{_STYLE}</style>"
-        f'<form class="calc-inputs" onsubmit="return false">{preset_html}{fields}</form>'
-        f'<p class="calc-error" role="alert" data-calc-error hidden></p>'
-        f'<table class="calc-results">{caption_html}<tbody>{rows}</tbody></table>'
-        f"<script>{script}</script>"
-        "</div>"
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# The buy-or-rent page's calculator
-# --------------------------------------------------------------------------------------------
-
-# The words of the buy-or-rent calculator in English, by key; the Chinese edition's are data with the same
-# keys (data/calculator_zh.csv, :meth:`Words.zh`). Placeholders in braces are filled by the page. Only
-# labels: the formulas, the generated JavaScript and every number are the same in both languages.
-WORDS_EN: dict[str, str] = {
-    "preset": "the documents' workloads and yours",
-    "choose": "choose a workload…",
-    "legend_workload": "Workload",
-    "legend_gens": "GPUs and prices of each generation",
-    "legend_pay": "How you pay",
-    "more": "More assumptions (hosting, staff, overheads, cost of capital)",
-    "caption": "One run, on the cost basis and in the currency set below",
-    "col_gpu": "GPU",
-    "col_time": "time per run",
-    "col_cost": "cost per run",
-    "col_ratio": "cost vs {base}",
-    "col_payback": "payback, buy vs rent",
-    "gen_n_gpus": "how many",
-    "gen_server": "system price",
-    "gen_rent": "rent (neocloud)",
-    "unfit": "(too few GPUs: the model does not fit)",
-    "accuracy": (
-        "Time per run is the planner's at {sizes} model sizes from 100 million to 2 trillion parameters and every "
-        "cluster size it plans, interpolated between them: half-way between two of those sizes it differs from the "
-        "planner's own answer by {median} at the median and by at most {p90} at nine points in ten (most of that "
-        "above a thousand GPUs, where the batch limits the layouts)."
-    ),
-    "claim": (
-        "Both documents say the investment pays back in {said} ({links}). For these inputs one {new} bought "
-        "instead of renting the {base}s whose work it does pays back in {payback} months (a per-GPU speed-up of "
-        "{speedup}×; against {base} rents in China {china} months): {verdict}: {side} (the ledger's rule for cost "
-        "claims)."
-    ),
-    "side_faster": "the documents promise a faster payback than this, by more than {tol}",
-    "side_agrees": "the documents' {said} agrees with it within {tol}",
-    "side_slower": "the documents' payback is slower than this, by more than {tol}",
-    "months": "months",
-    "days": "days",
-    "ratio": "×",
+PER_GPU = ("n_gpus", "server", "rent")
+PERCENT_UNITS = {
+    "fraction": "%",
+    "fraction of GPU rent": "% of GPU rent",
+    "fraction of server capex": "% of server capex",
 }
 
 
-class Words:
-    """The labels of the buy-or-rent calculator in one language: :data:`WORDS_EN`, or another language's
-    words with the same keys (:meth:`zh`), with each input's label (``input:<name>``, ``{gpu}`` standing for
-    a generation in a per-generation name), each choice's (``choice:<label>``), each unit's (``unit:<unit>``),
-    the documents' workloads (``workload:<key>``), and the verdict words."""
-
-    def __init__(self, lang: str, text: Mapping[str, str], verdict_words: Sequence[str], unit_word: Any = None):
-        missing = [k for k in WORDS_EN if k not in text]
-        if missing:
-            raise KeyError(f"the calculator's words in '{lang}' lack {missing}")
-        self.lang, self.text, self.verdict_words, self._unit_word = lang, dict(text), tuple(verdict_words), unit_word
-
-    @classmethod
-    def en(cls) -> Words:
-        from analyses import verdicts
-
-        return cls("en", WORDS_EN, verdicts.VERDICTS)
-
-    @classmethod
-    def zh(cls) -> Words:
-        """The Chinese edition's words (data/calculator_zh.csv; verdict words data/terms_zh.csv; units
-        analyses/units/zh.py where the table gives none)."""
-        from analyses import data, verdicts
-        from analyses.units import zh as zh_units
-
-        words = data.terms_zh("verdict")
-        return cls("zh", data.calculator_zh(), [words[v] for v in verdicts.VERDICTS], zh_units.unit_word)
-
-    def __getitem__(self, key: str) -> str:
-        return self.text[key]
-
-    def get(self, key: str, default: str) -> str:
-        return self.text.get(key, default) if self.lang != "en" else default
-
-    def label(self, i: Input, gens: Sequence[str] = ()) -> str:
-        """An input's label: its own (English), or ``input:<name>`` (a generation's name as ``{gpu}``)."""
-        if self.lang == "en":
-            return i.label
-        key = f"input:{i.name}"
-        if key in self.text:
-            return self.text[key]
-        for g in gens:
-            generic = f"input:{i.name.replace(g.lower(), '{gpu}')}"
-            if generic != key and generic in self.text:
-                return self.text[generic].replace("{gpu}", g)
-        raise KeyError(f"the calculator's words in '{self.lang}' lack a label for input '{i.name}' (key {key})")
-
-    def choice(self, label: str) -> str:
-        return self.get(f"choice:{label}", label)
-
-    def unit(self, unit: str) -> str:
-        """A unit as the calculator prints it in this language."""
-        if self.lang == "en":
-            return unit
-        key = f"unit:{unit}"
-        if key in self.text:
-            return self.text[key]
-        return self._unit_word(unit).strip() if self._unit_word else unit
-
-    def number(self, x: float) -> str:
-        """A bound of an allowed range: 万/亿 for large figures in Chinese."""
-        from analyses.models.formula import readable
-
-        if self.lang == "zh" and abs(x) >= 1e5:
-            from analyses.units.zh import wan_yi_large
-
-            return wan_yi_large(x, 4)
-        return readable(x)
-
-    def interval(self, stated: Any, unit: str) -> str:
-        """A stated interval (a :class:`~analyses.verdicts.Finding`'s ``stated``) as this language writes it."""
-        from analyses import verdicts
-        from analyses.units import zh as zh_units
-
-        if self.lang == "zh":
-            return zh_units.interval(float(stated.lo), float(stated.hi), unit, written=True)
-        return verdicts.show_interval(stated, unit, as_stated=True)
-
-    def allowed(self, i: Input) -> str:
-        """An input's allowed values in words (:attr:`Input.allowed` in English)."""
-        if self.lang == "en":
-            return i.allowed
-        if i.choices:
-            return self["allowed_choices"].format(choices="、".join(self.choice(c) for c, _ in i.choices))
-        unit = self.unit(i.shown_unit)
-        key = "allowed_integer" if i.integer else "allowed_range"
-        return self[key].format(lo=self.number(i.min / i.scale), hi=self.number(i.max / i.scale), unit=unit)
-
-    def workload(self, key: str, label: str) -> str:
-        return self.get(f"workload:{key}", label)
+def system(generations: Sequence[str] | None = None, *, workload: Mapping[str, Any], **kwargs: Any) -> System:
+    """The calculator for ``generations`` (:func:`analyses.scenario.calculator.system`), its workload
+    bounded and defaulted as the parameters ``workload`` (``n_params``, ``tokens``, ``max_gpus``)."""
+    return wiring.system(generations, workload=workload, **kwargs)
 
 
-GRID_MAX_GPUS = 16_384  # the grid's largest cluster: the planner's largest max_gpus
-ELEMENT_ID = "bor-calculator"  # the page's anchor: buy-or-rent.html#bor-calculator
-PAYBACK_CLAIMS = ("000-6-payback-6-12-months", "001-6-payback-6-12-months")  # one stated band, one check
-PAYBACK_CHAPTER = "tco"  # the chapter whose checks judge them (their rows: tco.html#check-<id>)
-FITS_WORDS = {"true": "", "false": "(too few GPUs: the model does not fit)"}
-CURRENCY_LABELS = (("USD", 0.0), ("RMB", 1.0))  # the book's one name for the documents' currency
-# The inputs a buyer sets first; every other input of the system sits under "more assumptions".
-MAIN_INPUTS = (
-    "cost_basis",
-    "currency",
-    "utilisation",
-    "electricity_usd_per_kwh",
-    "pue",
-    "depreciation_years",
-    "usd_cny",
-)
-WORKLOAD_INPUTS = ("n_params", "tokens", "tokens_per_param")
-PER_GPU = (("n_gpus", "how many"), ("server", "system price"), ("rent", "rent (neocloud)"))
+def shown(gens: Sequence[str]) -> set[str]:
+    """The results the buy-or-rent calculator shows or reads (every other formula is an intermediate)."""
+    base, new = gens[0].lower(), ladder.NEW.lower()
+    out = {
+        f"payback_{new}_vs_rent_{base}",
+        f"payback_{new}_vs_rent_{base}_china",
+        f"speedup_{new}_vs_{base}",
+        "claim_payback_verdict",
+        "claim_payback_side",
+        "best_rented",
+        "best_owned",
+        "cheapest_rented",
+        "cheapest_owned",
+        "owning_wins",
+        "break_even_run",
+    }
+    for g in (g.lower() for g in gens):
+        out |= {f"days_{g}", f"fits_{g}", f"fewest_gpus_{g}", f"cost_rented_{g}", f"cost_owned_{g}"}
+        out |= {f"break_even_{g}", f"payback_buy_vs_rent_{g}"}
+    return out
 
 
-def _claim_formulas(base: str, new: str) -> tuple[list[Any], dict[str, float], str, Any]:
+def _claim_formulas(case: Any, value: str) -> tuple[list[Formula], dict[str, float]]:
     """The payback claim's verdict for the reader's inputs: the ledger's rule of its kind applied to
-    the calculator's payback of one ``new`` GPU bought instead of renting ``base`` GPUs (the check's
-    recomputed figure, :func:`analyses.chapters.tco.checks.check_payback_6_12_months`)."""
-    from analyses import data, scenario, verdicts
-    from analyses.chapters.tco.checks import check_payback_6_12_months
-    from analyses.models.formula import Formula
-
-    claim = data.claim(PAYBACK_CLAIMS[0])
-    rule = verdicts.RULES[claim.kind]
-    # The check's own reading of the stated figure (its Finding), so the page and the ledger judge the same
-    # interval; the check caps "never" at a number of months, which gets the same verdict as infinity.
-    finding = check_payback_6_12_months(claim, scenario.values(), {})
-    stated = finding.stated
-    value = f"payback_{new.lower()}_vs_rent_{base.lower()}"
-    code, side, constants = verdicts.rule_formula(rule, stated, value)
-    formulas = [
+    ``value`` with the interval the ledger read from the claim (``case``, its assessment)."""
+    code, side, constants = verdicts.rule_formula(verdicts.RULES[case.kind], case.stated, value)
+    return [
         Formula("claim_payback_verdict", code, "verdict on the documents' payback for these inputs", ""),
         Formula("claim_payback_side", side, "where the documents' payback falls", ""),
-    ]
-    said = verdicts.show_interval(stated, "months", as_stated=True)
-    return formulas, constants, said, stated
+    ], constants
 
 
-def _fewest_gpus_formulas(gens: Sequence[str]) -> list[Any]:
-    from analyses.models.formula import Formula
-
+def _fewest_gpus_formulas(gens: Sequence[str]) -> list[Formula]:
     out = []
     for g in gens:
         k = g.lower()
-        out.append(
-            Formula(
-                f"fewest_gpus_{k}",
-                f"interp_loglog(fewest_{k}, n_params, 1)",
-                f"fewest GPUs the model fits on ({g})",
-                "GPUs",
-            )
-        )
+        out.append(Formula(f"fewest_gpus_{k}", f"interp_loglog(fewest_{k}, n_params, 1)", f"fewest GPUs ({g})", "GPUs"))
         out.append(Formula(f"fits_{k}", f"n_gpus_{k} >= fewest_gpus_{k} * 0.999", f"fits on the GPUs set ({g})", ""))
     return out
 
 
-def shown(gens: Sequence[str], new: str = "B300") -> set[str]:
-    """The results the buy-or-rent calculator shows (every other formula is an intermediate)."""
-    base = gens[0].lower()
-    out = {
-        f"payback_{new.lower()}_vs_rent_{base}",
-        f"payback_{new.lower()}_vs_rent_{base}_china",
-        f"speedup_{new.lower()}_vs_{base}",
-        "claim_payback_verdict",
-        "claim_payback_side",
-    }
-    for g in gens:
-        k = g.lower()
-        out |= {f"days_{k}", f"fits_{k}", f"cost_{k}", f"payback_buy_vs_rent_{k}"}
-        if k != base:
-            out.add(f"cost_ratio_{k}_vs_{base}")
-    return out
-
-
-def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
-    """The calculator of the buy-or-rent page for the chapter's result ``res``: every generation the
-    page plans (A100 the baseline), its time per run from the planner's grid (:func:`analyses.scenario.calculator.throughput_grids`,
-    at the page's precision and scenario), the payback claim's verdict, inputs defaulted to the page's
-    configuration (the scenario's central values unless a reader set them) and each GPU count to the
-    planner's choice for the reader's run. Returns the system and what the page shows around it."""
-    import dataclasses
-
-    from analyses.scenario import buying
-    from analyses.scenario import calculator as sc
-    from analyses.units import settle
-
-    gens = buying.gpus()
-    cfg, s = res.cfg, res.s
-    grids, fewest, errors = {}, {}, []
-    for g in gens:
-        grids[g], fewest[f"fewest_{g.lower()}"] = pair = sc.throughput_grids(g, GRID_MAX_GPUS, s, cfg["precision"])
-        errors.append(np.abs(sc.grid_errors(g, GRID_MAX_GPUS, s, cfg["precision"], grids=pair)))
-    spread = np.concatenate(errors)
-    claim, constants, said, stated = _claim_formulas(gens[0], "B300")
-    sysm = system(
-        gens,
-        grids=grids,
-        wall_clock=True,
-        cost_basis="owned",
-        currency="USD",
-        extra=[*_fewest_gpus_formulas(gens), *claim],
-        constants=constants,
-        extra_grids=fewest,
-    )
-    # Defaults: the page's configuration, and the planner's GPU count for the reader's run.
-    mine = res.of(buying.READER)
+def _defaults(sysm: System, res: Any, gens: Sequence[str]) -> list[Input]:
+    """The system's inputs defaulted to the page's configuration (the scenario's central values unless a
+    reader set them), each GPU count to the planner's for the reader's run, fractions shown in per cent,
+    every number settled (no last bits of the arithmetic that made a bound or a default)."""
+    cfg, s, mine = res.cfg, res.s, res.of(buying.READER)
     defaults: dict[str, float] = {}
     for i in sysm.inputs:
         if i.name in cfg and not i.choices and isinstance(cfg[i.name], int | float):
@@ -504,245 +125,221 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
         rows = mine[(mine["gpu"] == g) & (mine["basis"] == "owned")]
         if not rows.empty:
             defaults[f"n_gpus_{g.lower()}"] = float(rows.iloc[0]["n_gpus"])
-    inputs = []
+    out = []
     for i in sysm.inputs:
         if i.name == "currency":
-            code = 1.0 if cfg["currency"] == "RMB" else 0.0
-            i = dataclasses.replace(i, choices=CURRENCY_LABELS, default=code)
+            i = dataclasses.replace(i, choices=CURRENCY_LABELS, default=1.0 if cfg["currency"] == "RMB" else 0.0)
         elif i.name in defaults and i.min <= defaults[i.name] <= i.max:
             i = dataclasses.replace(i, default=defaults[i.name])
-        inputs.append(i)
-    # Only what the page shows is a result (the rest stay intermediates: fewer bytes in the page).
-    formulas = [dataclasses.replace(f, result=f.name in shown(gens)) for f in sysm.formulas]
-    # Every number written into the page settled, so that the page never shows the last bits of the
-    # arithmetic that made a bound, a default or a constant (0.10000000000000002 on another code path).
-    inputs = [
-        i if i.choices else dataclasses.replace(i, min=settle(i.min), max=settle(i.max), default=settle(i.default))
-        for i in inputs
-    ]
+        if i.unit in PERCENT_UNITS:
+            i = dataclasses.replace(i, scale=0.01, display_unit=PERCENT_UNITS[i.unit])
+        if not i.choices:
+            i = dataclasses.replace(i, min=settle(i.min), max=settle(i.max), default=settle(i.default))
+        out.append(i)
+    return out
+
+
+def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
+    """The calculator of the buy-or-rent page for the chapter's result ``res``: every generation the
+    page plans (the first the baseline), its time per run from the planner's grid
+    (:func:`analyses.scenario.calculator.throughput_grids`, at the page's precision and scenario), the
+    payback claim's verdict by the ledger's rule, inputs defaulted to the page's configuration. Returns
+    the system and what the page shows around it (generations, presets, the claim, the grid's accuracy)."""
+    gens, cfg, s = buying.gpus(), res.cfg, res.s
+    grids, fewest, errors = {}, {}, []
+    for g in gens:
+        grids[g], fewest[f"fewest_{g.lower()}"] = pair = wiring.throughput_grids(g, GRID_MAX_GPUS, s, cfg["precision"])
+        errors.append(np.abs(wiring.grid_errors(g, GRID_MAX_GPUS, s, cfg["precision"], grids=pair)))
+    spread = np.concatenate(errors)
+    case = res.cases[PAYBACK_CLAIMS[0]]
+    claim, constants = _claim_formulas(case, wiring.CASES[0].result)
+    sysm = system(
+        gens,
+        workload=res.bounds,
+        grids=grids,
+        wall_clock=True,
+        currency="USD",
+        extra=[*_fewest_gpus_formulas(gens), *claim],
+        constants=constants,
+        extra_grids=fewest,
+        fits={g.lower(): f"n_gpus_{g.lower()} >= fewest_gpus_{g.lower()} * 0.999" for g in gens},
+    )
+    results = shown(gens)
+    formulas = [dataclasses.replace(f, result=f.name in results) for f in sysm.formulas]
     constants = {k: settle(v) if np.isfinite(v) else v for k, v in sysm.constants.items()}
-    sysm = System(sysm.name, inputs, formulas, constants, sysm.grids)
+    sysm = System(sysm.name, _defaults(sysm, res, gens), formulas, constants, sysm.grids)
     presets = []
     for w in res.workloads:
-        # settled: a preset's figures must not carry the last bits of the arithmetic that made them
         values = {"n_params": settle(float(w.shape.n_params)), "tokens": settle(float(w.tokens))}
+        values[model.SPEEDUP_GIVEN] = 0.0  # the planner's speed-up for the workload
         rows = res.of(w.key)
         for g in gens:
             r = rows[(rows["gpu"] == g) & (rows["basis"] == "owned")]
             if not r.empty:
                 values[f"n_gpus_{g.lower()}"] = float(r.iloc[0]["n_gpus"])
-        presets.append((w.label, values))
-    accuracy = (float(np.median(spread)), float(np.quantile(spread, 0.9)), len(sc.GRID_PARAMS))
-    return sysm, {"gens": gens, "presets": presets, "claim_said": said, "claim_stated": stated, "accuracy": accuracy}
-
-
-_PAGE_STYLE = """
-.bor-calc fieldset { border: 1px solid #8888; border-radius: .3rem; margin: 0 0 .8rem; padding: .4rem .6rem; min-width: 0; }
-.bor-calc legend { font-weight: bold; font-size: 1rem; padding: 0 .3rem; width: auto; float: none; margin: 0; }
-.bor-calc .calc-gens { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: .6rem 1rem; }
-.bor-calc .calc-gen h4 { margin: .2rem 0; font-size: 1rem; }
-.bor-calc details { margin: .4rem 0 .8rem; }
-.bor-calc summary { cursor: pointer; }
-.bor-calc input, .bor-calc select { width: 100%; box-sizing: border-box; }
-.bor-calc .calc-results th, .bor-calc .calc-results td { text-align: right; }
-.bor-calc .calc-results th:first-child { text-align: left; }
-.bor-calc .calc-claim { border-left: .3rem solid currentColor; padding: .3rem .6rem; }
-.bor-calc [data-result^="fits_"] { font-size: .8rem; }
-@media (max-width: 700px) {
-  .bor-calc .calc-results thead { display: none; }
-  .bor-calc .calc-results tr { display: block; border-bottom: 2px solid #8888; padding: .3rem 0; }
-  .bor-calc .calc-results td, .bor-calc .calc-results th { display: flex; justify-content: space-between; gap: .5rem; border: 0; padding: .1rem 0; text-align: right; }
-  .bor-calc .calc-results td::before { content: attr(data-label); text-align: left; }
-}
-"""
-
-
-def _cell(
-    name: str,
-    label: str,
-    unit: str = "",
-    words: Mapping[float, str] | None = None,
-    extra: str = "",
-    tight: bool = False,
-) -> str:
-    """One result cell: ``data-result`` with its column's name for the phone layout, and its unit."""
-    w = f' data-words="{html.escape(json.dumps({_word_key(k): v for k, v in words.items()}))}"' if words else ""
-    space = "" if tight else _space(unit)  # 0.46×, 6.85 days; a Chinese page writes none (6.85天, 34.6万元)
-    u = f'{space}<span class="calc-unit" data-unit="{html.escape(unit)}">{html.escape(unit)}</span>' if unit else ""
-    return (
-        f'<td data-label="{html.escape(label)}"><span class="calc-val"><span data-result="{name}"{w} data-value="">…</span>'
-        f"{u}{extra}</span></td>"
-    )
+        presets.append(("workload", w.key, w.label, values))
+    for c in wiring.CASES:
+        values = {k: settle(v) for k, v in wiring.case_values(c, s).items()}
+        presets.append(("case", c.claim, c.claim, values))
+    accuracy = (float(np.median(spread)), float(np.quantile(spread, 0.9)), len(wiring.GRID_PARAMS))
+    return sysm, {"gens": gens, "presets": presets, "claim": case, "accuracy": accuracy}
 
 
 def localised(sysm: System, words: Words, gens: Sequence[str]) -> System:
     """``sysm`` with its inputs' labels and choices' words in ``words``' language: the same formulas,
     constants and grids (so the same generated arithmetic), only what the page prints differs."""
-    import dataclasses
-
     if words.lang == "en":
         return sysm
     inputs = [
-        dataclasses.replace(
-            i,
-            label=words.label(i, gens),
-            choices=tuple((words.choice(c), code) for c, code in i.choices),
-        )
+        dataclasses.replace(i, label=words.label(i, gens), choices=tuple((words.choice(c), v) for c, v in i.choices))
         for i in sysm.inputs
     ]
     return System(sysm.name, inputs, sysm.formulas, sysm.constants, sysm.grids)
 
 
-def buy_or_rent(res: Any, words: Words | None = None, links: Mapping[str, str] | None = None) -> Any:
-    """The buy-or-rent page's calculator (an HTML object for ``glue``): the reader's workload, GPU counts
-    and prices, time and cost per run of every generation, the ratio to the baseline, the payback of
-    buying, and where the documents' payback claim falls for those inputs (the ledger's rule), all
-    recomputed in the page by JavaScript generated from the book's formulas; nothing loaded from elsewhere.
-    ``words`` (:class:`Words`; English by default) gives every label in another language, and ``links``
-    the href of each payback claim's check (default: its row in the cost chapter, from a page beside it)."""
-    from IPython.display import HTML
+def money_inputs(sysm: System, gens: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Inputs that hold money, for the page's script: the currency they are declared in, the rest of their
+    unit ("per GPU-hour"), and for a system price the GPUs of one server of its generation
+    (``data/cluster_configs.csv``), so a reader may give the price of a whole server."""
+    per_node = data.table("cluster_configs").groupby("gpu")["gpus_per_node"].max()
+    out = {}
+    for i in sysm.inputs:
+        first, _, rest = i.unit.partition(" ")
+        if first not in ("USD", "CNY") or rest.startswith("per USD"):
+            continue
+        spec: dict[str, Any] = {"cur": first, "per": rest}
+        for g in gens:
+            if i.name == f"server_{g.lower()}_usd_per_gpu" and g in per_node.index:
+                spec["server"] = int(per_node[g])
+        out[i.name] = spec
+    return out
 
-    from analyses import verdicts
-    from analyses.pages.links import check_href
-    from analyses.units.formats import percent
 
-    words = words or Words.en()
-    en = words.lang == "en"
-    sysm, meta = buy_or_rent_system(res)
-    gens, base = meta["gens"], meta["gens"][0]
-    sysm = localised(sysm, words, gens)
-    eid = ELEMENT_ID
-    by = sysm.input
-    labels = {w.label: words.workload(w.key, w.label) for w in res.workloads}
-    # Inputs: the workload, each generation's GPUs and prices, the main prices, the rest folded.
-    options = [f'<option value="">{html.escape(words["choose"])}</option>'] + [
-        f'<option data-values="{html.escape(json.dumps(values))}">{html.escape(labels.get(label, label))}</option>'
-        for label, values in meta["presets"]
-    ]
-    preset = (
-        f'<label class="calc-input"><span class="calc-label">{html.escape(words["preset"], quote=False)}</span>'
-        f"<select data-preset>{''.join(options)}</select></label>"
-    )
-    workload = "".join(_input_html(eid, by[n], None, words) for n in WORKLOAD_INPUTS)
-    per_gen = []
-    placed = set(WORKLOAD_INPUTS) | set(MAIN_INPUTS)
-    for g in gens:
-        names = {
-            "n_gpus": f"n_gpus_{g.lower()}",
-            "server": f"server_{g.lower()}_usd_per_gpu",
-            "rent": f"rent_{g.lower()}_usd_per_gpu_hour",
-        }
-        placed |= set(names.values())
-        fields = "".join(
-            _input_html(eid, by[names[k]], words.get(f"gen_{k}", short), words)
-            for k, short in PER_GPU
-            if names[k] in by
-        )
-        per_gen.append(f'<div class="calc-gen"><h4>{html.escape(g)}</h4>{fields}</div>')
-    main = "".join(_input_html(eid, by[n], None, words) for n in MAIN_INPUTS)
-    rest = "".join(_input_html(eid, i, None, words) for i in sysm.inputs if i.name not in placed)
-    e = lambda key, **kw: html.escape(words[key].format(**kw), quote=False)  # noqa: E731
-    form = (
-        f'<form class="calc-form" onsubmit="return false">'
-        f'<fieldset><legend>{e("legend_workload")}</legend><div class="calc-inputs">{preset}{workload}</div></fieldset>'
-        f'<fieldset><legend>{e("legend_gens")}</legend><div class="calc-gens">{"".join(per_gen)}</div></fieldset>'
-        f'<fieldset><legend>{e("legend_pay")}</legend><div class="calc-inputs">{main}</div>'
-        f"<details><summary>{e('more')}</summary>"
-        f'<div class="calc-inputs">{rest}</div></details></fieldset>'
-        "</form>"
-    )
-    # Results: one row per generation.
-    col_ratio = words["col_ratio"].format(base=base)
-    head = (
-        f"<thead><tr><th>{e('col_gpu')}</th><th>{e('col_time')}</th><th>{e('col_cost')}</th>"
-        f"<th>{html.escape(col_ratio)}</th><th>{e('col_payback')}</th></tr></thead>"
-    )
-    ratio_unit = words["ratio"]
-    fits = FITS_WORDS | {"false": words["unfit"]}
-    rows = []
-    for g in gens:
-        k = g.lower()
-        ratio = (
-            _cell(f"cost_ratio_{k}_vs_{base.lower()}", col_ratio, ratio_unit)
-            if g != base
-            else f'<td data-label="{html.escape(col_ratio)}"><span class="calc-val">1{html.escape(_space(ratio_unit))}{html.escape(ratio_unit)}</span></td>'
-        )
-        rows.append(
-            f'<tr><th scope="row">{html.escape(g)}</th>'
-            + _cell(
-                f"days_{k}",
-                words["col_time"],
-                words["days"],
-                extra=f' <span data-result="fits_{k}" data-words="{html.escape(json.dumps(fits))}" data-value=""></span>',
-            )
-            + _cell(f"cost_{k}", words["col_cost"], "{currency}", tight=not en)
-            + ratio
-            + _cell(f"payback_buy_vs_rent_{k}", words["col_payback"], words["months"])
-            + "</tr>"
-        )
-    caption = f"<caption>{e('caption')}</caption>"
-    median, p90, sizes = meta["accuracy"]
-    accuracy = f'<p class="calc-note">{e("accuracy", sizes=sizes, median=percent(median), p90=percent(p90))}</p>'
-    results = f'<table class="calc-results">{caption}{head}<tbody>{"".join(rows)}</tbody></table>'
-    new = "B300"
-    verdict_words = {float(i): v for i, v in enumerate(words.verdict_words)}
-    tol = f"{verdicts.RULES['cost'].tolerance:.0%}"
-    said = meta["claim_said"] if en else words.interval(meta["claim_stated"], "months")
-    sides = {
-        -1.0: words["side_faster"].format(tol=tol),
-        0.0: words["side_agrees"].format(said=said, tol=tol),
-        1.0: words["side_slower"].format(tol=tol),
+def _generation_inputs(gpu: str) -> dict[str, str]:
+    """A generation's own inputs by their place in the form (:data:`PER_GPU`)."""
+    names = model.input_names(model.Generation(gpu, 0.0))
+    return {"n_gpus": names["gpus"], "server": names["server"], "rent": names["rent"]}
+
+
+def _field(i: Input, words: Words, label: str | None = None) -> dict[str, Any]:
+    """One input as the template draws it: label, unit, value, allowed range, choices."""
+    unit = words.unit(i.shown_unit)
+    return {
+        "name": i.name,
+        "id": f"{FIELD_ID}-{i.name}",
+        "label": label or i.label,
+        "full": i.label,  # the label an error message names it by, where the form shows a shorter one
+        "unit": "" if unit in ("", "-") else unit,
+        "value": format(i.default / i.scale, ".15g"),
+        "allowed": words.allowed(i),
+        "choices": [(text, format(code, "g"), code == i.default) for text, code in i.choices],
     }
-    links = links or {c: check_href(c, PAYBACK_CHAPTER) for c in PAYBACK_CLAIMS}
+
+
+@functools.cache
+def _script() -> str:
+    """The page script without its comments and indentation (bytes the page need not carry; the script
+    writes a trailing comment after two spaces, and no string or pattern of it holds "  // ")."""
+    text = (TEMPLATES / "calculator.js").read_text(encoding="utf-8")
+    lines = (line.split("  // ")[0].strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//")).rstrip(";")
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
+    )
+
+
+def _claim_sentence(words: Words, sysm: System, meta: Mapping[str, Any], links: Mapping[str, str]) -> Markup:
+    """The payback claims' sentence: what the documents say, the calculator's payback for the reader's
+    inputs and where the claim falls by the ledger's rule (spans the script fills)."""
+    en, base, new = words.lang == "en", meta["gens"][0], ladder.NEW
+    tol = f"{verdicts.RULES['cost'].tolerance:.0%}"
+    said = words.interval(meta["claim"].stated, "months")
+    sides = {"-1": words["side_faster"], "0": words["side_agrees"], "1": words["side_slower"]}
+    sides = {k: v.format(tol=tol, said=said) for k, v in sides.items()}
+    verdict_words = {str(i): v for i, v in enumerate(words.verdict_words)}
     hreflang = "" if en else ' hreflang="en"'  # from another language's page, the checks are in English
     joined = (" and " if en else "、").join(
-        f'<a href="{html.escape(links[c])}"{hreflang}>{c[:3]} §6</a>' for c in PAYBACK_CLAIMS
+        f'<a href="{html.escape(links[c])}"{hreflang}>{c[:3]} §{data.claim(c).section}</a>' for c in PAYBACK_CLAIMS
     )
-    result = lambda name: f'<span data-result="{name}" data-value="">…</span>'  # noqa: E731
-    payback = result(f"payback_{new.lower()}_vs_rent_{base.lower()}")
-    claim_text = html.escape(words["claim"], quote=False).format(
-        said=html.escape(said),
-        links=joined,
-        new=new,
-        base=base,
-        payback=f"<strong>{payback}</strong>" if not en else payback,
-        speedup=result(f"speedup_{new.lower()}_vs_{base.lower()}"),
-        china=result(f"payback_{new.lower()}_vs_rent_{base.lower()}_china"),
-        verdict=(
-            f'<strong data-result="claim_payback_verdict" data-words="{html.escape(json.dumps({_word_key(k): v for k, v in verdict_words.items()}))}" data-value="">…</strong>'
-        ),
-        side=(
-            f'<span data-result="claim_payback_side" data-words="{html.escape(json.dumps({_word_key(k): v for k, v in sides.items()}))}" data-value="">…</span>'
-        ),
-    )
-    if en:  # the English page bolds the payback with its unit
-        claim_text = claim_text.replace(f"{payback} months", f"<strong>{payback} months</strong>", 1)
-    claim = f'<p class="calc-claim">{claim_text}</p>'
-    script = _GLUE % {"id": json.dumps(eid), "calc": sysm.to_js(comments=False)}
-    extra = (
-        ""
-        if en
-        else (
-            f' lang="{words.lang}" data-wanyi="1" data-message="{html.escape(words["message"])}"'
-            f' data-nan="{html.escape(words["not_a_number"])}" data-separator="{html.escape(words["separator"])}"'
+
+    def result(name: str, tag: str = "span", words_map: Mapping[str, str] | None = None) -> str:
+        w = f' data-words="{html.escape(json.dumps(words_map))}"' if words_map else ""
+        return f'<{tag} data-result="{name}"{w} data-value="">…</{tag}>'
+
+    return Markup(
+        html.escape(words["claim"], quote=False).format(
+            said=html.escape(said),
+            links=joined,
+            new=new,
+            base=base,
+            payback=f"<strong>{result(f'payback_{new.lower()}_vs_rent_{base.lower()}_china')}</strong>",
+            speedup=result(f"speedup_{new.lower()}_vs_{base.lower()}"),
+            neocloud=result(f"payback_{new.lower()}_vs_rent_{base.lower()}"),
+            verdict=result("claim_payback_verdict", "strong", verdict_words),
+            side=result("claim_payback_side", "span", sides),
         )
     )
+
+
+def buy_or_rent(res: Any, words: Words | None = None, links: Mapping[str, str] | None = None) -> HTML:
+    """The buy-or-rent page's calculator (an HTML object for ``glue``): the reader's workload, GPU counts
+    and prices; for every generation the time per run, its cost rented and owned side by side, the busy
+    share above which owning it pays and the payback of buying it; the answer (the cheapest of each way,
+    and the busy share that decides between them); where the documents' payback claim falls for those
+    inputs. Recomputed in the page by JavaScript generated from the book's formulas; nothing loaded from
+    elsewhere. ``words`` (:class:`Words`; English by default) gives every label in another language, and
+    ``links`` the href of each payback claim's check (default: its row in the cost chapter)."""
+    words = words or Words.en()
+    sysm, meta = buy_or_rent_system(res)
+    gens = meta["gens"]
+    sysm = localised(sysm, words, gens)
+    eid, by = ELEMENT_ID, sysm.input
+    per_gen_names = {g: _generation_inputs(g) for g in gens}
+    placed = set(WORKLOAD_INPUTS) | set(MAIN_INPUTS) | {n for names in per_gen_names.values() for n in names.values()}
+    labels = {w.key: words.workload(w.key, w.label) for w in res.workloads}
+    presets = [
+        (labels.get(key, label) if kind == "workload" else words["case"].format(claim=label), json.dumps(values))
+        for kind, key, label, values in meta["presets"]
+    ]
+    median, p90, sizes = meta["accuracy"]
+    config = {
+        "lang": words.lang,
+        "gens": gens,
+        "words": words.script(),
+        "money": money_inputs(sysm, gens),
+        "busy": model.BUSY,
+        "rate": "usd_cny",
+        "currencies": {format(code, "g"): name for name, code in CURRENCY_LABELS},
+        "ids": FIELD_ID,
+    }
     fragment = (
-        f'<div class="audit-calculator bor-calc" id="{eid}" data-state="loading"{extra}>'
-        f"<style>{_STYLE}{_PAGE_STYLE}</style>"
-        '<p class="calc-error" role="alert" data-calc-error hidden></p>'
-        f"{results}{accuracy}{claim}{form}"
-        f"<script>{script}</script>"
-        "</div>"
+        _environment()
+        .get_template("fragment.html")
+        .render(
+            id=eid,
+            lang=words.lang,
+            config=Markup(json.dumps(config, ensure_ascii=False).replace("</", "<\\/")),  # safe in a script element
+            w=words,
+            gens=gens,
+            base=gens[0],
+            presets=presets,
+            workload=[_field(by[n], words) for n in WORKLOAD_INPUTS],
+            per_gen=[
+                (g, [_field(by[names[k]], words, words[f"gen_{k}"]) for k in PER_GPU])
+                for g, names in per_gen_names.items()
+            ],
+            main=[_field(by[n], words) for n in MAIN_INPUTS if n in by],
+            rest=[_field(i, words) for i in sysm.inputs if i.name not in placed],
+            accuracy=words["accuracy"].format(sizes=sizes, median=percent(median), p90=percent(p90)),
+            claim=_claim_sentence(
+                words, sysm, meta, links or {c: check_href(c, PAYBACK_CHAPTER) for c in PAYBACK_CLAIMS}
+            ),
+            runtime=Markup(sysm.to_js(comments=False)),
+            glue=Markup(_script()),
+        )
     )
     return HTML(fragment)
-
-
-def _space(unit: str) -> str:
-    """The space between a figure and its unit: none before ×, 倍 or a Chinese unit (0.46×, 6.85天)."""
-    return "" if unit in ("×", "") or not unit.isascii() else " "
-
-
-def _word_key(code: float) -> str:
-    """A code as JavaScript's ``String(v)`` writes it (``0``, ``-1``): the key of ``data-words``."""
-    return format(code, "g")

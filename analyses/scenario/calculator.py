@@ -14,17 +14,47 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from analyses import data, scenario
-from analyses.models import calculator
+from analyses.models import calculator, layouts
+from analyses.models import plan as pl
 from analyses.models.formula import Input, LogGrid, System
+from analyses.scenario import buying, planning
 from analyses.scenario import generations as ladder
 from analyses.units import SECONDS_PER_DAY
 
 FLOPS_SCALE, FLOPS_UNIT = 1e12, "TFLOP/s"  # how a page shows FLOP/s inputs
+
+
+@dataclass(frozen=True)
+class Case:
+    """A document's case the calculator replays: the ledger claim whose recomputed figure its result
+    ``result`` gives when a page sets :func:`case_values` (the speed-up of the claim's workload, a
+    :data:`analyses.scenario.generations.WORKLOADS` key, and the bought GPU kept busy)."""
+
+    claim: str
+    workload: str
+
+    @property
+    def result(self) -> str:
+        """The calculator's result: one new GPU bought instead of renting old ones in China (the check's frame)."""
+        return f"payback_{ladder.NEW.lower()}_vs_rent_{ladder.OLD.lower()}_china"
+
+
+# The payback claims of both documents: the check reads 000's as pretraining, 001's as its case's fine-tunes.
+CASES = (Case("000-6-payback-6-12-months", "pretrain"), Case("001-6-payback-6-12-months", "finetune"))
+
+
+def case_values(case: Case, s: Mapping[str, Any]) -> dict[str, float]:
+    """The inputs a page sets for ``case`` (the rest stay at the page's values): the per-GPU speed-up of
+    the case's workload and an owned GPU busy every hour, as the ledger's check takes them."""
+    return {calculator.SPEEDUP_GIVEN: float(np.asarray(ladder.speedup(s, case.workload))), calculator.BUSY: 1.0}
+
+
 WORKLOAD = ("n_params", "tokens", "max_gpus")  # the parameters whose bounds and defaults the workload takes
 
 
@@ -57,6 +87,21 @@ def workload_inputs(generations: Sequence[str], workload: Mapping[str, Any]) -> 
     return out
 
 
+def busy_share_input() -> Input:
+    """The share of an owned GPU's calendar hours that carry work. The scenario takes an owned cluster
+    to be kept scheduled by its owner's jobs (``data/scenario.csv``, ``utilisation``: "no hours without a
+    job", the case most favourable to owning), so its default is 1; a reader's own share decides
+    whether owning pays (:func:`analyses.scenario.buying.break_even_utilisation`)."""
+    return Input(calculator.BUSY, "share of an owned GPU's hours in use", "fraction", 1.0, 0.01, 1.0)
+
+
+def speedup_given_input(new: str, old: str) -> Input:
+    """A per-GPU speed-up of ``new`` over ``old`` the reader (or a document's case) gives for the payback;
+    0 keeps the planner's for the reader's run."""
+    label = f"per-GPU speed-up of {new} over {old} for the payback (0: the planner's for this run)"
+    return Input(calculator.SPEEDUP_GIVEN, label, "x", 0.0, 0.0, 100.0)
+
+
 def achieved_input(gpu: str, default: float, low: float, high: float) -> Input:
     """An achieved FLOP/s per GPU input (shown in TFLOP/s)."""
     key = f"achieved_flop_per_s_{gpu.lower()}"
@@ -84,12 +129,12 @@ def system(
     grids: Mapping[str, LogGrid] | None = None,
     achieved: Mapping[str, tuple[float, float, float]] | None = None,
     electricity: str = "electricity_usd_per_kwh",
-    cost_basis: str = "owned",
     currency: str = "USD",
     wall_clock: bool = False,
     extra: Sequence[Any] = (),
     constants: Mapping[str, float] | None = None,
     extra_grids: Mapping[str, LogGrid] | None = None,
+    fits: Mapping[str, str] | None = None,
 ) -> System:
     """The calculator for ``generations`` (baseline first; the scenario's pair by default).
 
@@ -99,14 +144,21 @@ def system(
     Owned GPUs pay the tariff ``electricity`` (the documents' Chinese one, as the cost chapter).
     ``workload`` bounds and defaults the workload's inputs (:func:`workload_inputs`). ``wall_clock``:
     the grids are per wall-clock second of the run (:func:`throughput_grids`: failures included, so
-    the run's GPU-hours do not divide by ``goodput``). ``extra``, ``constants`` and ``extra_grids``
-    add formulas and what they read (:func:`analyses.models.calculator.build`).
+    the run's GPU-hours do not divide by ``goodput`` or the job's busy share, and the reader may give the
+    new generation's speed-up, :func:`speedup_given_input`). ``extra``, ``constants``, ``extra_grids``
+    and ``fits`` add formulas and what they read (:func:`analyses.models.calculator.build`).
     """
     old, new = scenario_pair()
     names = list(generations) if generations is not None else [old, new]
     grids, achieved = dict(grids or {}), dict(achieved or {})
     peak_old = ladder.peak_flops(old)
-    own: dict[str, Input] = workload_inputs(names, workload) | calculator.choice_inputs(cost_basis, currency)
+    own: dict[str, Input] = workload_inputs(names, workload) | {
+        "currency": calculator.currency_input(currency),
+        calculator.BUSY: busy_share_input(),
+    }
+    given = wall_clock and bool(grids) and names[-1] == new
+    if given:
+        own[calculator.SPEEDUP_GIVEN] = speedup_given_input(new, old)
     gens = []
     for name in names:
         throughput: str | LogGrid | None
@@ -140,6 +192,8 @@ def system(
         constants={f"PEAK_FLOPS_{old}": peak_old} | dict(constants or {}),
         extra=extra,
         grids=extra_grids,
+        speedup_given=given,
+        fits=fits,
     )
 
 
@@ -159,8 +213,6 @@ GRID_DIGITS = (
 def grid_gpu_counts(max_gpus: int) -> tuple[int, ...]:
     """GPU counts the grid is planned at: the planner's own cluster sizes (2^k and 3·2^k) from one node
     to ``max_gpus``."""
-    from analyses.models import layouts
-
     return tuple(n for n in layouts.data_parallel_sizes(max_gpus) if n >= GRID_MIN_GPUS) + (
         () if max_gpus in layouts.data_parallel_sizes(max_gpus) else (max_gpus,)
     )
@@ -180,9 +232,6 @@ def planned_rates(
 
     NaN where no layout fits on that many GPUs (too few for the model's memory; a count the batch
     cannot be split over)."""
-    from analyses.models import plan as pl
-    from analyses.scenario import buying, planning
-
     s = scenario.values() if s is None else s
     tokens = float(s["tokens_per_param"]) * n_params  # the rate does not depend on the tokens (time ∝ tokens)
     work = buying.Workload("grid", "grid", pl.Shape.from_params(n_params), tokens, 365.0)

@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.models import memory
+from analyses.models import flops, memory
 from analyses.models import performance as pf
 from analyses.models import plan as pl
 from analyses.models.uncertainty import error_band
@@ -165,6 +165,78 @@ def shape(name: str, seq_len: int | None = None) -> pl.Shape:
 
 
 # --------------------------------------------------------------------------------------------
+# Training stacks and cross-validation groups
+# --------------------------------------------------------------------------------------------
+
+POOLED_STACK = "unspecified"  # the stack of a plan that names none: every published run pooled
+STACK_ROUNDS = 2  # core fit and stack efficiencies, alternated
+
+
+@functools.cache
+def _stacks(data_dir: str) -> pd.DataFrame:
+    return data.table("training_stacks")
+
+
+def stack_table() -> pd.DataFrame:
+    """``data/training_stacks.csv``."""
+    return _stacks(str(data.DATA_DIR)).copy()
+
+
+def stack_names() -> list[str]:
+    """The id of every training stack."""
+    return list(_stacks(str(data.DATA_DIR))["id"])
+
+
+def reference_stack() -> str:
+    """The stack the step-time model's core is the model of (efficiency 1)."""
+    frame = _stacks(str(data.DATA_DIR))
+    return str(frame.loc[frame["reference"].astype(bool), "id"].iloc[0])
+
+
+def stack_id(name: str) -> str:
+    """The id of a stack given by its id or one of its aliases (case-insensitive); KeyError names them."""
+    wanted = str(name).strip().lower()
+    for r in _stacks(str(data.DATA_DIR)).to_dict("records"):
+        aliases = (
+            [a.strip().lower() for a in str(r["aliases"] or "").split(";") if a.strip()]
+            if r["aliases"] == r["aliases"]
+            else []
+        )
+        if wanted == r["id"] or wanted in aliases:
+            return str(r["id"])
+    raise KeyError(f"unknown training stack {name!r}; known: {', '.join(stack_names())}")
+
+
+def stack_rules(stack: str) -> dict[str, Any]:
+    """What a stack runs, as plan request fields: ``zero_stages`` (a tuple) and ``model_parallel``."""
+    row = _stacks(str(data.DATA_DIR)).set_index("id").loc[stack_id(stack)]
+    return {
+        "zero_stages": tuple(int(z) for z in str(row["zero_stages"]).split(";")),
+        "model_parallel": bool(row["model_parallel"]),
+    }
+
+
+def cv_groups(sources: pd.Series) -> list[str]:
+    """Each row's cross-validation group: rows that share any source (``;``-separated ids) fall in one group,
+    so a publication, and everything that cites it, is left out at once. The group is named by its
+    alphabetically first source."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    lists = [sorted(data.SOURCE_SPLIT.split(s)) for s in sources]
+    for ids in lists:
+        for other in ids[1:]:
+            a, b = find(ids[0]), find(other)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    return [find(ids[0]) for ids in lists]
+
+
+# --------------------------------------------------------------------------------------------
 # The published runs as the model's inputs
 # --------------------------------------------------------------------------------------------
 
@@ -187,6 +259,7 @@ def _runs(data_dir: str) -> pd.DataFrame:
     frame["model_dp"] = frame["dp"].where(frame["dp"].notna(), n / (tp * pp * cp))
     frame["model_recompute"] = frame["recompute"].replace({"unknown": "selective"})
     frame["die"] = [die(g) for g in frame["gpu"]]
+    frame["cv_group"] = cv_groups(frame["source"])
     return frame
 
 
@@ -210,6 +283,11 @@ def inputs(frame: pd.DataFrame) -> dict[str, Any]:
         "d_model": frame["d_model"].to_numpy(float),
         "seq_len": frame["seq_len"].to_numpy(float),
         "kv_ratio": (frame["n_kv_heads"] / frame["n_heads"]).fillna(1.0).to_numpy(float),
+        "attention_width": flops.attention_width(
+            frame["d_model"], frame["n_heads"].fillna(0), frame["qk_head_dim"].fillna(0), frame["v_head_dim"].fillna(0)
+        ),
+        "attention_span": flops.attention_span(frame["seq_len"], frame["window"].fillna(0)),
+        "moe_layers": (frame["n_layers"] - frame["dense_layers"].fillna(0)).to_numpy(float),
         "n_experts": frame["n_experts"].fillna(0).to_numpy(float),
         "experts_active": frame["experts_active"].fillna(0).to_numpy(float),
         "n_gpus": frame["n_gpus"].to_numpy(float),
@@ -266,73 +344,170 @@ def _subset(arrays: dict[str, Any], mask: np.ndarray) -> dict[str, Any]:
     return {k: v[mask] if isinstance(v, np.ndarray) and v.shape[:1] == mask.shape else v for k, v in arrays.items()}
 
 
-@functools.cache
-def _fit(holdout_sources: tuple[str, ...], leave_out: tuple[str, ...], data_dir: str) -> pf.Fit:
-    rows, arrays = _step_rows(data_dir)
-    keep = (rows["role"] == "calibrate") & ~rows["id"].isin(leave_out)
+def _outside(rows: pd.DataFrame, holdout_sources: tuple[str, ...], leave_out: tuple[str, ...]) -> np.ndarray:
+    """Rows citing none of ``holdout_sources`` and whose id is not in ``leave_out``."""
+    keep = ~rows["id"].isin(leave_out)
     if holdout_sources:
         keep &= ~rows["source"].apply(lambda s: bool(set(data.SOURCE_SPLIT.split(s)) & set(holdout_sources)))
-    if keep.sum() < 8:
+    return keep.to_numpy()
+
+
+@functools.cache
+def _fit(holdout_sources: tuple[str, ...], leave_out: tuple[str, ...], data_dir: str) -> StackFit:
+    rows, arrays = _step_rows(data_dir)
+    outside = _outside(rows, holdout_sources, leave_out)
+    mask = outside & (rows["role"] == "calibrate").to_numpy()
+    if mask.sum() < 8:
         raise data.DataError(
-            "data/published_runs.csv", f"only {keep.sum()} calibration rows left to fit", column="role"
+            "data/published_runs.csv", f"only {mask.sum()} calibration rows left to fit", column="role"
         )
-    mask = keep.to_numpy()
-    start = None if not (holdout_sources or leave_out) else _fit((), (), data_dir).coefficients
-    return pf.fit(_subset(arrays, mask), rows["tokens_per_s_per_gpu"].to_numpy(float)[mask], start=start)
+    start = None if not (holdout_sources or leave_out) else _fit((), (), data_dir).core.coefficients
+    y = rows["tokens_per_s_per_gpu"].to_numpy(float)
+    stacks = rows["stack"].to_numpy(dtype=object)
+    eff = dict.fromkeys(stack_names(), 1.0)
+    for _ in range(STACK_ROUNDS):  # the core on the calibration rows, each at its stack's efficiency; then the stacks
+        at = {**arrays, "stack_efficiency": np.array([eff[s] for s in stacks])}
+        core = pf.fit(_subset(at, mask), y[mask], start=start)
+        start = core.coefficients
+        eff = _efficiencies(core.coefficients, arrays, y, stacks, outside)
+    return StackFit(core, eff)
+
+
+def _efficiencies(
+    coef: pf.Coefficients, arrays: dict[str, Any], y: np.ndarray, stacks: np.ndarray, rows: np.ndarray
+) -> dict[str, float]:
+    """Every stack's efficiency against the reference model ``coef``, from the step-time rows in ``rows``."""
+    reference = pf.step_time(coef, **_subset(arrays, rows)).tokens_per_s_per_gpu
+    table = stack_table()
+    return pf.stack_efficiencies(
+        np.log(y[rows] / reference),
+        stacks[rows],
+        dict(zip(table["id"], table["family"], strict=True)),
+        reference_stack(),
+        POOLED_STACK,
+    )
+
+
+@dataclass(frozen=True)
+class StackFit:
+    """The step-time model's core fit (the reference stack) and every training stack's efficiency."""
+
+    core: pf.Fit
+    efficiencies: dict[str, float]
 
 
 def fit(holdout_sources: Sequence[str] = (), leave_out: Sequence[str] = ()) -> pf.Fit:
     """The model fitted on the calibration rows, without rows citing ``holdout_sources`` and without the
-    rows whose id is in ``leave_out`` (a leave-one-out refit)."""
-    return _fit(tuple(sorted(holdout_sources)), tuple(sorted(leave_out)), str(data.DATA_DIR))
+    rows whose id is in ``leave_out`` (a leave-one-out refit): the reference stack's coefficients, each
+    calibration row counted at its own stack's efficiency (:func:`stack_efficiencies`)."""
+    return _fit(tuple(sorted(holdout_sources)), tuple(sorted(leave_out)), str(data.DATA_DIR)).core
+
+
+def stack_efficiencies(holdout_sources: Sequence[str] = ()) -> dict[str, float]:
+    """Every training stack's efficiency (``data/training_stacks.csv``), fitted with the core
+    (:func:`analyses.models.performance.stack_efficiencies` on every step-time row, calibration and
+    validation alike, without rows citing ``holdout_sources``); scored by grouped cross-validation in
+    :func:`predictions`."""
+    return dict(_fit(tuple(sorted(holdout_sources)), (), str(data.DATA_DIR)).efficiencies)
+
+
+def stack_efficiency(stack: str, holdout_sources: Sequence[str] = ()) -> float:
+    """The efficiency of one stack (an id or alias of ``data/training_stacks.csv``)."""
+    return stack_efficiencies(holdout_sources)[stack_id(stack)]
 
 
 def coefficients(holdout_sources: Sequence[str] = ()) -> pf.Coefficients:
-    """The fitted coefficients (:func:`fit`)."""
+    """The fitted coefficients of the reference stack (:func:`fit`)."""
     return fit(holdout_sources).coefficients
 
 
 def predict(frame: pd.DataFrame, coef: pf.Coefficients | None = None) -> pf.Step:
-    """The model's step for rows of :func:`runs` (at the full fit unless ``coef`` is given)."""
-    return pf.step_time(coefficients() if coef is None else coef, **inputs(frame))
+    """The model's step for rows of :func:`runs` (at the full fit unless ``coef`` is given), each at its
+    stack's efficiency."""
+    eff = stack_efficiencies()
+    return pf.step_time(
+        coefficients() if coef is None else coef,
+        **inputs(frame),
+        stack_efficiency=np.array([eff[s] for s in frame["stack"]], float),
+    )
+
+
+@functools.cache
+def _cv_models(data_dir: str) -> dict[str, tuple[pf.Coefficients, dict[str, float]]]:
+    rows, arrays = _step_rows(data_dir)
+    full = _fit((), (), data_dir)
+    y = rows["tokens_per_s_per_gpu"].to_numpy(float)
+    stacks = rows["stack"].to_numpy(dtype=object)
+    cal = (rows["role"] == "calibrate").to_numpy()
+    at = {**arrays, "stack_efficiency": np.array([full.efficiencies[s] for s in stacks])}
+    groups = rows["cv_group"].to_numpy()
+    core = pf.leave_groups_out(full.core.coefficients, _subset(at, cal), y[cal], groups[cal])
+    out = {}
+    for g in dict.fromkeys(groups.tolist()):
+        coef = core.get(g, full.core.coefficients)
+        out[g] = (coef, _efficiencies(coef, arrays, y, stacks, groups != g))
+    return out
+
+
+def cv_models() -> dict[str, tuple[pf.Coefficients, dict[str, float]]]:
+    """Grouped cross-validation: for each group of published runs that share a source
+    (:func:`cv_groups`), the core coefficients and stack efficiencies of the fit without that group (the
+    core one Newton step from the full fit, :func:`analyses.models.performance.leave_groups_out`; the
+    efficiencies recomputed without the group's rows)."""
+    return dict(_cv_models(str(data.DATA_DIR)))
 
 
 @functools.cache
 def _predictions(data_dir: str) -> pd.DataFrame:
     rows, arrays = _step_rows(data_dir)
-    predicted = pf.step_time(coefficients(), **arrays).tokens_per_s_per_gpu.copy()
-    loo = np.full(len(rows), np.nan)
-    cal = (rows["role"] == "calibrate").to_numpy()
-    loo[cal] = pf.leave_one_out(coefficients(), _subset(arrays, cal), rows["tokens_per_s_per_gpu"].to_numpy(float)[cal])
-    out = rows[["id", "role", "source"]].copy()
+    full = _fit((), (), data_dir)
+    eff = full.efficiencies
+    stacks = rows["stack"].to_numpy(dtype=object)
+    reference = pf.step_time(full.core.coefficients, **arrays).tokens_per_s_per_gpu
+    predicted = reference * np.array([eff[s] for s in stacks])
+    groups = rows["cv_group"].to_numpy()
+    cv, pooled = np.full(len(rows), np.nan), np.full(len(rows), np.nan)
+    for g, (coef, effs) in _cv_models(data_dir).items():
+        at = groups == g
+        ref = pf.step_time(coef, **_subset(arrays, at)).tokens_per_s_per_gpu
+        cv[at] = ref * np.array([effs[s] for s in stacks[at]])
+        pooled[at] = ref * effs[POOLED_STACK]
+    out = rows[["id", "role", "source", "stack", "cv_group"]].copy()
     out["published"] = rows["tokens_per_s_per_gpu"].to_numpy(float)
     out["predicted"] = predicted
-    out["predicted_loo"] = loo
-    out["out_of_sample"] = np.where(np.isnan(loo), predicted, loo)
+    out["predicted_reference"] = reference
+    out["out_of_sample"] = cv
+    out["out_of_sample_pooled"] = pooled
     out["log_error"] = np.log(out["out_of_sample"] / out["published"])
+    out["log_error_pooled"] = np.log(out["out_of_sample_pooled"] / out["published"])
+    out["log_error_in_sample"] = np.log(out["predicted"] / out["published"])
     return out
 
 
 def predictions() -> pd.DataFrame:
-    """Every step-time row: published and predicted tokens/s per GPU at the full fit, the prediction of
-    the fit that left the row out (calibration rows: :func:`analyses.models.performance.leave_one_out`,
-    one Newton step from the full fit; :func:`leave_one_out_refit` refits instead), the out-of-sample
-    prediction (validation rows: the full fit; calibration rows: their leave-one-out fit) and its
-    ``log_error`` (:func:`errors`' sign)."""
+    """Every step-time row: published and predicted tokens/s per GPU at the full fit (``predicted``: at
+    the row's stack; ``predicted_reference``: the reference stack's), the grouped cross-validation
+    prediction (``out_of_sample``: the fit without the row's group, :func:`cv_models`, at the row's
+    stack; ``out_of_sample_pooled``: at the pooled efficiency a plan that names no stack uses) and their
+    ``log_error`` and ``log_error_pooled`` (:func:`errors`' sign), and ``log_error_in_sample``."""
     return _predictions(str(data.DATA_DIR)).copy()
 
 
-def leave_one_out_refit(run_id: str) -> float:
-    """The tokens/s per GPU of calibration row ``run_id`` predicted by a full refit without it (what
-    :func:`predictions`' one-step leave-one-out approximates)."""
+def group_refit(group: str) -> np.ndarray:
+    """Tokens/s per GPU of the rows of ``group`` predicted by a full refit without the group's rows, core
+    and stack efficiencies alike (what :func:`predictions`' one-step grouped cross-validation approximates)."""
     rows, arrays = _step_rows(str(data.DATA_DIR))
-    i = int(np.flatnonzero((rows["id"] == run_id).to_numpy())[0])
-    return float(pf.step_time(fit(leave_out=(run_id,)).coefficients, **arrays).tokens_per_s_per_gpu[i])
+    at = (rows["cv_group"] == group).to_numpy()
+    refit = _fit((), tuple(sorted(rows.loc[at, "id"])), str(data.DATA_DIR))
+    ref = pf.step_time(refit.core.coefficients, **_subset(arrays, at)).tokens_per_s_per_gpu
+    return ref * np.array([refit.efficiencies[s] for s in rows.loc[at, "stack"]])
 
 
-def errors() -> np.ndarray:
-    """The model's out-of-sample errors on every step-time row, ``ln(published / predicted step time)``."""
-    return predictions()["log_error"].to_numpy(float)
+def errors(stack_known: bool = True) -> np.ndarray:
+    """The model's grouped cross-validation errors on every step-time row at its printed layout,
+    ``ln(published / predicted step time)``: each at its own stack's efficiency, or (``stack_known``
+    false) at the pooled one a plan that names no stack uses."""
+    return predictions()["log_error" if stack_known else "log_error_pooled"].to_numpy(float)
 
 
 @functools.cache
@@ -391,5 +566,7 @@ def coefficient_table() -> pd.DataFrame:
 
 def clear_cache() -> None:
     """Forget the fits (after editing ``data/``)."""
-    for fn in (_runs, _step_rows, _fit, _predictions, _ratio_errors, _dies, _clusters, _shapes, _gather_rates):
+    for fn in (_runs, _step_rows, _fit, _cv_models, _predictions, _ratio_errors, _dies, _clusters, _shapes):
+        fn.cache_clear()
+    for fn in (_gather_rates, _stacks):
         fn.cache_clear()

@@ -58,10 +58,16 @@ def since(first: str) -> list[str]:
 
 def documents_span() -> list[str]:
     """The GPUs from :data:`OLD` to :data:`NEW` in launch order that ship in 8-GPU NVLink nodes, as the
-    documents' servers do (rack-scale systems such as GB300 NVL72 left out)."""
+    documents' servers do (rack-scale systems such as GB300 NVL72 left out), without a memory variant of
+    either (the A100 40GB is the documents' A100 generation)."""
     ladder = names()
     span = ladder[ladder.index(OLD) : ladder.index(NEW) + 1]
-    return [g for g in span if gpu(g).nvlink_domain_gpus == gpu(NEW).nvlink_domain_gpus]
+    variants = data.gpus().set_index("name")["variant_of"].fillna("")
+    return [
+        g
+        for g in span
+        if gpu(g).nvlink_domain_gpus == gpu(NEW).nvlink_domain_gpus and variants.get(g, "") not in (OLD, NEW)
+    ]
 
 
 def check_pair() -> None:

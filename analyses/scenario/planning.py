@@ -21,7 +21,7 @@ import pandas as pd
 from analyses import data, scenario
 from analyses.models import gpu_hour_cost, interruptions, layouts, performance, uncertainty
 from analyses.models import plan as pl
-from analyses.scenario import calibration, costs, generations
+from analyses.scenario import calibration, costs, generations, whole_run
 
 PlanError = pl.PlanError
 
@@ -91,8 +91,22 @@ def hardware() -> dict[str, pl.Hardware]:
 
 def request(shape: pl.Shape, tokens: float, deadline_days: float, **fields: Any) -> pl.Request:
     """A validated :class:`analyses.models.plan.Request` with the hardware of every supported
-    generation; ``s`` defaults to the scenario's central values."""
+    generation; ``s`` defaults to the scenario's central values. The training stack (``stack``, an id
+    or alias of ``data/training_stacks.csv``; ``unspecified`` by default) sets what the search may use
+    and the fitted terms of a real run (:func:`analyses.scenario.whole_run.terms`: the stack's
+    efficiency, the layout factor unless the tensor and pipeline sizes are pinned, the campaign
+    overhead), each unless given."""
     s = fields.pop("s", None)
+    pinned = dict(fields.get("pinned", ()))
+    try:
+        terms = whole_run.terms(
+            fields.get("stack", calibration.POOLED_STACK),
+            {"tp", "pp"} <= set(pinned),
+            tuple(fields.get("holdout_sources", ())),
+        )
+    except KeyError as err:
+        raise PlanError("stack", str(err.args[0])) from None
+    fields = terms | fields | {"stack": terms["stack"]}
     return pl.Request(
         shape=shape,
         tokens=tokens,
@@ -139,9 +153,16 @@ def _efficiency_basis(data_dir: str, gpu: str, compute_efficiency: float, holdou
 
 
 def validation_errors(req: pl.Request) -> np.ndarray:
-    """The step-time model's out-of-sample errors, ``ln(published / predicted time)``
-    (:func:`analyses.scenario.calibration.errors`)."""
-    return calibration.errors()
+    """The errors a plan's whole-run figures are banded by, ``ln(published / predicted time)`` of published
+    whole runs by grouped cross-validation (:func:`analyses.scenario.whole_run.whole_errors`)."""
+    return whole_run.whole_errors()
+
+
+def steady_errors(req: pl.Request) -> np.ndarray:
+    """The errors a plan's steady-state figures are banded by: grouped cross-validation at published
+    layouts when ``req`` pins its tensor and pipeline sizes, else at the planner's pick; at each run's
+    stack when ``req`` names one (:func:`analyses.scenario.whole_run.steady_errors`)."""
+    return whole_run.steady_errors(req.layout_pinned, req.stack != calibration.POOLED_STACK)
 
 
 def hourly_cost_draws(req: pl.Request, gpu: str) -> dict[str, np.ndarray]:
@@ -198,7 +219,7 @@ def intervals(req: pl.Request, rows: pd.DataFrame, level: float = uncertainty.IN
     """:func:`analyses.models.plan.intervals` with the calibration's validation errors and the
     scenario's price draws of each generation in ``rows``."""
     draws = {gpu: hourly_cost_draws(req, gpu) for gpu in dict.fromkeys(rows["gpu"])} if len(rows) else {}
-    return pl.intervals(req, rows, validation_errors(req), draws, level)
+    return pl.intervals(req, rows, validation_errors(req), draws, level, steady_errors(req))
 
 
 def sensitivity(req: pl.Request, row: pd.Series) -> pd.DataFrame:
@@ -217,7 +238,7 @@ def sensitivity(req: pl.Request, row: pd.Series) -> pd.DataFrame:
     lo, hi = calibration.band(uncertainty.INTERVAL_LEVEL, validation_errors(req))
     rows = [
         {
-            "input": "step-time model error (out of sample, 5%-95%)",
+            "input": "model error on published whole runs (grouped cross-validation, 90% band)",
             "days_a": row["days"] * lo,
             "days_b": row["days"] * hi,
             "cost_a": row["cost"] * lo,

@@ -121,6 +121,8 @@ def preset(preset_id: str, s: Mapping[str, float]) -> dict[str, Any]:
         "precision": r["precision"],
         "holdout_sources": list(_split(r["holdout_sources"])),
     }
+    if _given(r["stack"]):
+        out["stack"] = r["stack"]
     if _given(r["global_batch_tokens"]):
         out["batch_million_tokens"] = field("global_batch_tokens") / MB
     if shape == "generic":

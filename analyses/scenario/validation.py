@@ -4,19 +4,22 @@ predicted, published, error, whether the published value lies in the 90% band, b
 Three kinds of validation row (stated once):
 
 - **step time** (a run that prints its layout and its throughput): the calibrated model's tokens per
-  second per GPU for the printed layout (:mod:`analyses.scenario.calibration`), out of sample
-  (validation rows at the full fit, calibration rows left out of their own fit). The error is on
-  the step time, ``predicted / published − 1``; MFU follows it on the one FLOP definition;
+  second per GPU for the printed layout at the run's stack (:mod:`analyses.scenario.calibration`), by
+  grouped cross-validation (the fit without every row that shares a source with it). The error is on
+  the step time, ``predicted / published − 1``; MFU follows it on the one FLOP definition. Each row is
+  scored a second time at the layout the planner would pick for it (``predicted_pick``,
+  :func:`analyses.scenario.whole_run.pick_predictions`);
 - **whole run** (a run that prints GPU-hours or wall-clock days for its tokens): the planner's time
-  to train (:func:`analyses.scenario.planning.evaluate`: step time, data loading, checkpoints and
-  failures at the scenario's goodput) on the printed layout where the source prints one, else the
-  layout of fewest GPU-hours the planner finds at the printed GPU count (1,024-2,048 GPUs where no
-  count is printed: Llama 2);
+  to train (step time at the run's stack, data loading, checkpoints and failures at the scenario's
+  goodput, and the campaign overhead fitted on the other groups' whole runs:
+  :func:`analyses.scenario.whole_run.whole_runs`) on the printed layout where the source prints one,
+  else the planner's pick at the printed GPU count (1,024-2,048 GPUs where no count is printed:
+  Llama 2) times the layout factor;
 - **ratio** (two runs of one recipe on two GPUs, ``ratio_group``): the per-GPU speed-up of the newer
   GPU over the older, predicted against published (:func:`analyses.scenario.calibration.ratio_errors`).
 
-The 90% band of a row is leave-one-source-out: the split-conformal band of the out-of-sample errors of every
-*other* publication's rows, so no row's band is widened by its own error. ``before`` is the step-time
+The 90% band of a row is leave-one-group-out: the split-conformal band of the cross-validation errors of
+every *other* group's rows of its kind, so no row's band is widened by its own error. ``before`` is the step-time
 model the book used before issue 21 (one kernel efficiency per GPU and precision, fitted on one run
 each from ``data/scaling_benchmarks.csv``, 6N FLOPs, data-parallel overlap 0.5:
 :mod:`analyses.models.kernel_efficiency`), on the same layout.
@@ -31,14 +34,12 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
-from analyses.models import flops, layouts, scaling
+from analyses.models import flops, scaling
 from analyses.models import kernel_efficiency as ke
-from analyses.models import plan as pl
 from analyses.models.uncertainty import INTERVAL_LEVEL, error_band
-from analyses.scenario import calibration, planning
+from analyses.scenario import calibration, whole_run
 from analyses.units import HOURS_PER_DAY, MB
 
-LLAMA2_GPUS = (1024, 2048)  # GPU counts searched where a run prints none (Llama 2's model card)
 PREVIOUS_OVERLAP = 0.5  # the data-parallel overlap the previous model used (the scenario's typed central)
 KINDS = ("step time", "GPU-hours", "wall-clock days", "ratio")
 
@@ -144,9 +145,16 @@ def _step_rows(data_dir: str) -> pd.DataFrame:
             "error": published / predicted - 1.0,  # predicted step time / published − 1
             "error_before": published / previous - 1.0,
             "note": rows["validation_note"].fillna(""),
+            "stack": rows["stack"],
+            "cv_group": rows["cv_group"],
         }
     )
-    return source_bands(out.reset_index(drop=True))
+    pick = whole_run.pick_predictions().set_index("id").loc[rows["id"]]
+    out["predicted_pick"] = (pick["pick_cv"] * pick["layout_factor_cv"]).to_numpy(float)
+    out["error_pick"] = published / out["predicted_pick"] - 1.0
+    out["pick_layout"] = pick["pick_layout"].to_numpy()
+    out["first_score_error"] = rows["first_score_error"].to_numpy(float)
+    return source_bands(out.reset_index(drop=True), by="cv_group")
 
 
 # --------------------------------------------------------------------------------------------
@@ -154,145 +162,65 @@ def _step_rows(data_dir: str) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 
 
-def _whole_run_rows() -> pd.DataFrame:
-    runs = calibration.runs()
-    has_total = runs["gpu_hours"].notna() | (runs["wall_clock_days"].notna() & runs["n_gpus"].notna())
-    return runs[has_total & runs["training_tokens"].notna()].reset_index(drop=True)
-
-
-def run_shape(r: dict[str, Any]) -> pl.Shape:
-    """The planner's shape of one published run (dense or mixture of experts)."""
-    moe = r["arch"] == "moe"
-    return pl.Shape(
-        name=r["run"],
-        n_params=float(r["params_total"]),
-        layers=int(r["n_layers"]),
-        hidden=int(r["d_model"]),
-        heads=int(r["n_heads"]),
-        seq_len=int(r["seq_len"]),
-        params_active=float(r["params_active"]),
-        n_experts=int(r["n_experts"]) if moe else 0,
-        experts_active=int(r["experts_active"]) if moe else 0,
-        kv_heads=int(r["n_kv_heads"]) if r["n_kv_heads"] == r["n_kv_heads"] else 0,
-    )
-
-
-def _printed_layout(r: dict[str, Any]) -> pd.DataFrame | None:
-    """The run's own layout as a planner frame, or None where the source prints no TP/PP."""
-    if not (r["tp"] == r["tp"] and r["pp"] == r["pp"] and r["n_gpus"] == r["n_gpus"]):
-        return None
-    zero = 3 if r["sharding"] == "zero3-fsdp" else 1 if r["sharding"] == "zero1" else 0
-    return pd.DataFrame(
-        [
-            {
-                "gpu": r["gpu"],
-                "n_gpus": int(r["n_gpus"]),
-                "tp": int(r["model_tp"]),
-                "pp": int(r["model_pp"]),
-                "cp": int(r["model_cp"]),
-                "ep": int(r["model_ep"]),
-                "dp": int(round(r["model_dp"])),
-                "zero_stage": zero,
-                "micro_batch": int(r["model_micro_batch"]),
-                "virtual_stages": int(r["model_vp"]),
-                "recompute": "full" if r["model_recompute"] == "full" else "selective",
-            }
-        ]
-    )
-
-
-def plan_run(r: dict[str, Any], s: dict[str, float]) -> tuple[pd.Series, str]:
-    """The planner's evaluation of one whole published run and how its layout was chosen."""
-    precision = "bf16" if r["precision"] == "fp16" else r["precision"]
-    batch = float(r["global_batch_seqs"] * r["seq_len"]) if r["global_batch_seqs"] == r["global_batch_seqs"] else None
-    counts = (int(r["n_gpus"]), int(r["n_gpus"])) if r["n_gpus"] == r["n_gpus"] else LLAMA2_GPUS
-    req = planning.request(
-        run_shape(r),
-        float(r["training_tokens"]),
-        3650.0,
-        s=s,
-        gpus=(r["gpu"],),
-        precision=precision,
-        min_gpus=counts[0],
-        max_gpus=counts[1],
-        global_batch_tokens=batch,
-    )
-    layout = _printed_layout(r)
-    if layout is not None:
-        row = planning.evaluate(req, r["gpu"], layout).iloc[0]
-        return row, "the run's own layout"
-    frame = planning.evaluate(req, r["gpu"])
-    ok = frame[frame["fits"]]
-    best = ok.sort_values(["gpu_hours", "n_gpus"], kind="stable").iloc[0]
-    where = f"{counts[0]:,} GPUs" if counts[0] == counts[1] else f"{counts[0]:,}-{counts[1]:,} GPUs"
-    return best, f"the planner's layout of fewest GPU-hours on {where}"
-
-
 @functools.cache
 def _whole_runs(data_dir: str) -> pd.DataFrame:
-    s = scenario.values()
-    step = _step_rows(data_dir)
-    rows = []
-    for r in _whole_run_rows().to_dict("records"):
-        planned, how = plan_run(r, s)
-        before = _previous_days(r, planned)
-        if r["gpu_hours"] == r["gpu_hours"]:
-            kind, published, predicted = "GPU-hours", float(r["gpu_hours"]), float(planned["gpu_hours"])
-            scale = float(planned["n_gpus"]) * HOURS_PER_DAY
-        else:
-            kind, published, predicted = "wall-clock days", float(r["wall_clock_days"]), float(planned["days"])
-            scale = 1.0
-        others = step[step["source"] != r["source"]]["log_error"].to_numpy(float)
-        b_lo, b_hi = _q(others)
-        rows.append(
-            {
-                "id": r["id"],
-                "kind": kind,
-                "role": r["role"],
-                "arch": r["arch"],
-                "gpu": r["gpu"],
-                "precision": r["precision"],
-                "n_gpus": int(planned["n_gpus"]),
-                "source": r["source"],
-                "unit": kind,
-                "published": published,
-                "predicted": predicted,
-                "predicted_mfu": float(planned["mfu"]),
-                "log_error": float(np.log(published / predicted)),
-                "error": predicted / published - 1.0,
-                "error_before": before * scale / published - 1.0,
-                "band_lo": b_lo,
-                "band_hi": b_hi,
-                "layout": layouts.label(planned),
-                "how": how,
-                "goodput": float(planned["goodput"]),
-                "note": r["validation_note"] if isinstance(r["validation_note"], str) else "",
-            }
-        )
-    return pd.DataFrame(rows)
+    planned = whole_run.whole_runs()
+    rows = whole_run.whole_run_rows().set_index("id").loc[planned["id"]].reset_index()
+    before = [_previous_days(r, p) for r, p in zip(rows.to_dict("records"), planned.to_dict("records"), strict=True)]
+    scale = np.where(planned["kind"] == "GPU-hours", planned["n_gpus"] * HOURS_PER_DAY, 1.0)
+    out = pd.DataFrame(
+        {
+            "id": planned["id"],
+            "kind": planned["kind"],
+            "role": rows["role"],
+            "arch": rows["arch"],
+            "gpu": rows["gpu"],
+            "precision": rows["precision"],
+            "n_gpus": planned["n_gpus"],
+            "source": rows["source"],
+            "cv_group": planned["cv_group"],
+            "stack": planned["stack"],
+            "unit": planned["kind"],
+            "published": planned["published"],
+            "predicted": planned["predicted"],
+            "predicted_in_sample": planned["predicted_in_sample"],
+            "predicted_mfu": planned["mfu"],
+            "log_error": planned["log_error"],
+            "error": planned["predicted"] / planned["published"] - 1.0,
+            "error_in_sample": planned["predicted_in_sample"] / planned["published"] - 1.0,
+            "error_before": np.asarray(before) * scale / planned["published"] - 1.0,
+            "campaign_overhead": planned["campaign_cv"],
+            "layout": planned["layout"],
+            "how": planned["how"],
+            "goodput": planned["goodput"],
+            "note": rows["validation_note"].fillna(""),
+            "first_score_error": rows["first_score_error"].to_numpy(float),
+        }
+    )
+    return source_bands(out, by="cv_group")
 
 
-def _previous_days(r: dict[str, Any], planned: pd.Series) -> float:
+def _previous_days(r: dict[str, Any], planned: dict[str, Any]) -> float:
     """Days of the same run and layout under the previous step-time model (same goodput and stall)."""
     one = pd.DataFrame(
         [
             {
                 **r,
-                "n_gpus": planned["n_gpus"],
-                "model_tp": planned["tp"],
-                "model_pp": planned["pp"],
-                "model_vp": planned["virtual_stages"],
-                "model_micro_batch": planned["micro_batch"],
-                "model_recompute": planned["recompute"],
+                "n_gpus": planned["plan_n_gpus"],
+                "model_tp": planned["plan_tp"],
+                "model_pp": planned["plan_pp"],
+                "model_vp": planned["plan_virtual_stages"],
+                "model_micro_batch": planned["plan_micro_batch"],
+                "model_recompute": planned["plan_recompute"],
                 "global_batch_seqs": r["global_batch_seqs"]
                 if r["global_batch_seqs"] == r["global_batch_seqs"]
                 else scenario.values()["batch_million_tokens"] * MB / r["seq_len"],
-                "sharding": "zero3-fsdp" if planned["zero_stage"] == 3 else "zero1",
+                "sharding": "zero3-fsdp" if planned["plan_zero_stage"] == 3 else "zero1",
             }
         ]
     )
     tps = float(previous_tokens_per_s(one)[0])
-    seconds = float(r["training_tokens"]) / (tps * float(planned["n_gpus"]))
+    seconds = float(r["training_tokens"]) / (tps * float(planned["plan_n_gpus"]))
     return seconds / float(planned["goodput"]) / 86400.0
 
 
@@ -389,10 +317,13 @@ def summary(frame: pd.DataFrame | None = None) -> pd.DataFrame:
 
 
 def headline() -> dict[str, float]:
-    """Issue 21's targets on the validation rows of step time and GPU-hours (whole runs): median and
-    worst absolute error, and the share inside the 90% band; and the same before."""
+    """The model's figures on every published run, by grouped cross-validation (the headline) and in
+    sample, steady state and whole runs apart: rows, median and worst absolute error, the share inside
+    the 90% band; the steady state also at the planner's pick; the combined scored rows (``rows``,
+    ``median``, ``worst``, ``inside``) and the previous model on them (``_before``)."""
     v = scored()
-    return {
+    step, whole = step_time(), whole_runs()
+    out: dict[str, float] = {
         "rows": len(v),
         "median": float(v["error"].abs().median()),
         "worst": float(v["error"].abs().max()),
@@ -402,12 +333,33 @@ def headline() -> dict[str, float]:
         "within_15": float((v["error"].abs() <= 0.15).mean()),
         "within_40": float((v["error"].abs() <= 0.40).mean()),
     }
+    in_sample = {"steady": step["predicted_in_sample"] / step["published"] - 1.0, "whole": whole["error_in_sample"]}
+    pick = step["error_pick"].dropna()
+    lo, hi = error_band(-np.log1p(pick.to_numpy()))
+    for name, frame in (("steady", step), ("whole", whole)):
+        e = frame["error"].abs()
+        out |= {
+            f"{name}_rows": len(frame),
+            f"{name}_median": float(e.median()),
+            f"{name}_worst": float(e.max()),
+            f"{name}_inside": float(frame["inside"].mean()),
+            f"{name}_median_in_sample": float(in_sample[name].abs().median()),
+            f"{name}_worst_in_sample": float(in_sample[name].abs().max()),
+        }
+    inside_pick = (-np.log1p(pick) >= lo) & (-np.log1p(pick) <= hi)
+    out |= {
+        "pick_rows": len(pick),
+        "pick_median": float(pick.abs().median()),
+        "pick_worst": float(pick.abs().max()),
+        "pick_inside": float(inside_pick.mean()),
+    }
+    return out
 
 
 def scored(frame: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The rows issue 21's targets score: validation rows of step time and whole runs."""
+    """The rows the headline scores: every step-time and whole-run row, each by grouped cross-validation."""
     t = table() if frame is None else frame
-    return t[(t["role"] == "validate") & t["kind"].isin(("step time", "GPU-hours", "wall-clock days"))]
+    return t[t["kind"].isin(("step time", "GPU-hours", "wall-clock days"))]
 
 
 def outliers(limit: float, frame: pd.DataFrame | None = None) -> pd.DataFrame:

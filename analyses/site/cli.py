@@ -103,7 +103,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from analyses.chapters.plan import text as plan_text
 
     cfg = _validated("plan", args.param, load_params_file(args.params_file) if args.params_file is not None else None)
-    print(plan_text.summary(plan_chapter.run(cfg)))
+    run = plan_chapter.run(cfg)
+    if args.format == "json":
+        print(json.dumps(plan_text.records(run), indent=1))
+        return 0
+    if args.format == "csv":
+        import pandas as pd
+
+        sys.stdout.write(pd.DataFrame(plan_text.records(run)).to_csv(index=False))
+        return 0
+    print(plan_text.summary(run))
     if not args.no_html:
         notebook, page = run_chapter("plan", cfg)
         print(f"notebook: {notebook}")
@@ -239,6 +248,13 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("--params-file", metavar="YAML", help="plan parameters as a YAML mapping (see: params plan)")
     pl.add_argument("-p", "--param", nargs=2, action="append", metavar=("NAME", "VALUE"), help="set a parameter")
     pl.add_argument("--no-html", action="store_true", help="print the recommendation only; skip the chapter's HTML")
+    pl.add_argument(
+        "--format",
+        choices=["table", "csv", "json"],
+        default="table",
+        help="table: the recommendation and the chapter's HTML; csv or json: one record per recommended option "
+        "(steady state, whole run, bands, costs), nothing else",
+    )
     pl.set_defaults(fn=cmd_plan)
     p = sub.add_parser("params", help="list a chapter's parameters with defaults, units and allowed ranges")
     p.add_argument("chapter")

@@ -19,7 +19,7 @@ from analyses.chapters import ledger
 from analyses.pages.calculator import WORDS_EN
 from analyses.scenario import buying
 
-PREFIXES = ("input", "unit", "choice", "workload")  # keys the calculator builds from its inputs and units
+PREFIXES = ("input", "unit", "choice", "workload", "money", "currency")  # keys the calculator builds (money: its units by currency)
 # the words only a page in another language reads (pages/calculator.py: its messages in that language)
 TRANSLATED_ONLY = ("message", "not_a_number", "separator", "allowed_choices", "allowed_integer", "allowed_range")
 

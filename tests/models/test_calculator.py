@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from analyses import data, scenario
+from analyses.chapters import plan
 from analyses.models import calculator, gpu_hour_cost, tco
 from analyses.models.formula import InputError, LogGrid
-from analyses.pages import calculator as wiring
+from analyses.pages import calculator as pages_calculator
 from analyses.scenario import costs, generations
 from analyses.units import PETA, SECONDS_PER_DAY
 
@@ -18,6 +19,18 @@ GENERATIONS = ["A100", "H100", "B200", "B300"]
 # throughput model's grid later); the default and range only need to be plausible for the test.
 ACHIEVED = {"H100": (4.0e14, 5.0e13, 9.4e14), "B200": (9.0e14, 1.1e14, 2.1e15)}
 REL = 1e-9  # Python formulas vs the book's models
+
+
+class _Wiring:
+    """The calculator bounded by the planner's workload parameters (as a page passes them)."""
+
+    @staticmethod
+    def system(generations=None, **kwargs):
+        bounds = {p.name: p for p in plan.SPEC.params if p.name in ("n_params", "tokens", "max_gpus")}
+        return pages_calculator.system(generations, workload=bounds, **kwargs)
+
+
+wiring = _Wiring()
 
 
 def _scenario_costs():
@@ -48,6 +61,7 @@ def _draws(system, n, seed):
     rng = np.random.default_rng(seed)
     s["n_params"] = 10 ** rng.uniform(8, 13, n)
     s["tokens"] = np.where(rng.uniform(size=n) < 0.5, 0.0, 10 ** rng.uniform(7, 15, n))
+    s["owned_busy_share"] = rng.uniform(0.05, 1.0, n)
     for i in system.inputs:
         if i.name.startswith("n_gpus_"):
             s[i.name] = np.round(10 ** rng.uniform(0, 5, n))
@@ -111,7 +125,8 @@ def test_gpu_hour_costs_equal_the_tco_models(four, seed):
             s["hosting_usd_per_kw_month"],
             s["staff_usd_per_gpu_year"],
         ).total
-        _close(r[f"payback_buy_vs_rent_{k}"], tco.replacement_payback_months(capex, 1.0, book["rented"], opex))
+        busy = s["owned_busy_share"]  # the bought GPU does the work of that share of a rented one
+        _close(r[f"payback_buy_vs_rent_{k}"], tco.replacement_payback_months(capex, busy, book["rented"], opex))
 
 
 @pytest.mark.parametrize("seed", [4, 5])
@@ -128,11 +143,13 @@ def test_time_and_cost_per_run_equal_the_tco_models(four, seed):
             _close(r[f"achieved_flop_per_s_{k}"], achieved)
         hours = tco.training_gpu_hours(flop, achieved, 1.0, s["goodput"])
         _close(r[f"gpu_hours_{k}"], hours)
-        _close(r[f"days_{k}"], hours / s[f"n_gpus_{k}"] / 24.0)
+        # time and cost read the same held hours: a job busy a share of them takes 1 / that share longer
+        _close(r[f"days_{k}"], hours / s["utilisation"] / s[f"n_gpus_{k}"] / 24.0)
+        busy = {"rented": 1.0, "owned": s["owned_busy_share"]}  # an owned GPU is paid every hour, busy or not
         for mode in ("owned", "rented"):
             hourly = r[f"hourly_{mode}_{k}"]
             per_pflop_day = tco.cost_per_effective_pflop_day(hourly, achieved, 1.0, s["utilisation"], s["goodput"])
-            _close(r[f"cost_{mode}_{k}"], per_pflop_day * flop / (PETA * SECONDS_PER_DAY))
+            _close(r[f"cost_{mode}_{k}"], per_pflop_day * flop / (PETA * SECONDS_PER_DAY) / busy[mode])
 
 
 def test_at_full_utilisation_a_run_costs_the_chapters_training_cost(pair):
@@ -140,7 +157,7 @@ def test_at_full_utilisation_a_run_costs_the_chapters_training_cost(pair):
     costs = _scenario_costs()
     s = scenario.values()
     for n_params in (7e9, 1.3e10, 1e11, 4.05e11):
-        r = pair.evaluate({"n_params": n_params, "tokens": 0.0, "utilisation": 1.0})
+        r = pair.evaluate({"n_params": n_params, "tokens": 0.0, "utilisation": 1.0, "owned_busy_share": 1.0})
         for gpu in ("A100", "B300"):
             for mode in ("owned", "rented"):
                 _close(r[f"cost_{mode}_{gpu.lower()}"], costs.training_cost(s, n_params, gpu, mode))
@@ -152,11 +169,11 @@ def test_ratio_and_payback_equal_the_cost_chapters(pair, seed):
     costs = _scenario_costs()
     s = _draws(pair, 300, seed)
     s["cost_of_capital"] = np.where(np.arange(300) % 7 == 0, 0.0, s["cost_of_capital"])
+    s["owned_busy_share"] = np.ones(300)  # the cost chapter's bought GPU is scheduled every hour
+    r = pair.evaluate(s, intermediates=True)
     for basis in ("owned", "rented"):
-        r = pair.evaluate(s | {"cost_basis": basis})
-        _close(r["cost_ratio_b300_vs_a100"], costs.same_task_ratio(s, basis))
-        _close(r["speedup_b300_vs_a100"], s["speedup_b300_a100"])
-    r = pair.evaluate(s)
+        _close(r[f"cost_{basis}_b300"] / r[f"cost_{basis}_a100"], costs.same_task_ratio(s, basis))
+    _close(r["speedup_b300_vs_a100"], s["speedup_b300_a100"])
     _close(r["payback_b300_vs_rent_a100"], costs.payback(s, "rent"))
     _close(r["payback_b300_vs_owned_a100"], costs.payback(s, "keep owned"))
     _close(r["payback_b300_vs_rent_a100_china"], costs.payback(s, "rent in China"))
@@ -175,16 +192,56 @@ def test_the_documents_payback_at_the_scenarios_central_values(pair):
 def test_money_follows_the_chosen_currency(pair):
     usd = pair.evaluate({"currency": "USD"})
     cny = pair.evaluate({"currency": "CNY", "usd_cny": 7.3})
-    for name in ("cost_a100", "cost_owned_b300", "hourly_rented_b300"):
+    for name in ("cost_rented_a100", "cost_owned_b300", "hourly_rented_b300", "best_owned"):
         _close(cny[name], usd[name] * 7.3, rel=1e-15)
     assert cny["days_b300"] == usd["days_b300"]  # no money in it
-    for name in ("cost_ratio_b300_vs_a100", "payback_b300_vs_rent_a100"):
+    for name in ("break_even_run", "payback_b300_vs_rent_a100"):
         # money over money: the currency cancels, up to the last bit of the two products
         _close(cny[name], usd[name], rel=1e-15)
 
 
+def test_the_busy_share_of_owned_gpus_decides_between_owning_and_renting(four):
+    """A rented GPU is paid for the hours a run holds it, an owned one every hour: owning wins exactly
+    above owned / rented cost per GPU-hour (buying.break_even_utilisation), and the busy share moves the
+    payback of buying in proportion to the work the bought GPU does."""
+    from analyses.scenario import buying
+
+    r = four.evaluate({}, intermediates=True)
+    for gpu in GENERATIONS:
+        k = gpu.lower()
+        share = float(buying.break_even_utilisation(r[f"hourly_owned_{k}"], r[f"hourly_rented_{k}"]))
+        _close(r[f"break_even_{k}"], share)
+        below, above = (four.evaluate({"owned_busy_share": share * f}) for f in (0.99, 1.01))
+        assert (
+            below[f"cost_owned_{k}"] > below[f"cost_rented_{k}"]
+            and above[f"cost_owned_{k}"] < above[f"cost_rented_{k}"]
+        )
+        assert below[f"cost_rented_{k}"] == above[f"cost_rented_{k}"]  # renting does not depend on it
+    # the run's answer flips at break_even_run: owning the cheapest owned generation against the cheapest rental
+    edge = float(r["break_even_run"])
+    assert 0 < edge < 1
+    assert not four.evaluate({"owned_busy_share": edge * 0.99})["owning_wins"]
+    assert four.evaluate({"owned_busy_share": edge * 1.01})["owning_wins"]
+    half = four.evaluate({"owned_busy_share": 0.5}, intermediates=True)
+    capex, opex = half["capex_usd_b300"], half["opex_usd_b300"]
+    _close(half["payback_buy_vs_rent_b300"], tco.replacement_payback_months(capex, 0.5, half["rented_usd_b300"], opex))
+
+
+def test_the_cheapest_generation_counts_only_those_the_run_fits_on():
+    system = wiring.system(fits={"a100": "n_gpus_a100 > 100", "b300": "n_gpus_b300 > 100"})
+    r = system.evaluate({"n_gpus_a100": 8, "n_gpus_b300": 128})
+    assert r["cheapest_rented"] == 1 and r["cheapest_owned"] == 1
+    none = system.evaluate({"n_gpus_a100": 8, "n_gpus_b300": 8})
+    assert np.isinf(none["best_rented"]) and np.isinf(none["best_owned"]) and np.isinf(none["break_even_run"])
+    both = system.evaluate({"n_gpus_a100": 512, "n_gpus_b300": 512}, intermediates=True)
+    for basis in ("rented", "owned"):
+        costs = [float(both[f"cost_{basis}_{g}"]) for g in ("a100", "b300")]
+        assert both[f"best_{basis}"] == min(costs) and both[f"cheapest_{basis}"] == costs.index(min(costs))
+
+
 def test_no_saving_means_no_payback(pair):
     r = pair.evaluate({"rent_a100_usd_per_gpu_hour": 0.1, "speedup_b300_a100": 0.5, "rent_b300_usd_per_gpu_hour": 0.5})
+    assert np.isinf(pair.evaluate({"owned_busy_share": 0.01})["payback_buy_vs_rent_b300"])  # idle: no saving
     assert np.isinf(r["payback_b300_vs_rent_a100"]) and np.isinf(r["payback_buy_vs_rent_b300"])
 
 
@@ -207,7 +264,7 @@ def test_a_throughput_grid_is_interpolated_in_log_space_and_bounds_the_workload(
     for gpu, f in laws.items():
         _close(r[f"achieved_flop_per_s_{gpu.lower()}"], f(n, g), rel=1e-12)
     _close(r["speedup_b300_vs_a100"], 1.6e15 / 1.5e14, rel=1e-12)
-    with pytest.raises(InputError, match=r"model parameters \(n_params\) must be a number from 1,000,000,000 to"):
+    with pytest.raises(InputError, match=r"model parameters must be a number from 1,000,000,000 to"):
         system.evaluate({"n_params": 5e8})
 
 
@@ -313,14 +370,14 @@ def test_every_out_of_range_input_gets_an_error_with_its_range_never_nan(run_js,
         assert js["ok"] is False
         (err,) = js["errors"]
         assert err["input"] == i.name and err["allowed"] == i.allowed
-        assert err["message"].startswith(f"{i.label} ({i.name}) must be {i.allowed}; got ")
+        assert err["message"].startswith(f"{i.label} must be {i.allowed}; got ")
         with pytest.raises(InputError) as py_err:
             four.evaluate(case)
         assert [e["message"] for e in py_err.value.errors] == [err["message"]]
     assert four.input["utilisation"].allowed == "a number from 0.05 to 1"
     assert four.input["server_b300_usd_per_gpu"].allowed == "a number from 5,000 to 200,000 USD per GPU"
     assert four.input["n_gpus_b300"].allowed == "a whole number from 1 to 131,072 GPUs"
-    assert four.input["cost_basis"].allowed == "one of rented, owned"
+    assert four.input["currency"].allowed == "one of USD, CNY"
 
 
 def test_extreme_allowed_inputs_give_numbers_never_nan(run_js, four):
@@ -345,7 +402,10 @@ def test_the_formulas_read_in_evaluation_order(pair):
     order = [r["name"] for r in rows]
     assert sorted(order) == sorted(f.name for f in pair.formulas)
     assert (
-        order.index("crf") < order.index("server_usd_a100") < order.index("owned_usd_a100") < order.index("cost_a100")
+        order.index("crf")
+        < order.index("server_usd_a100")
+        < order.index("owned_usd_a100")
+        < order.index("cost_owned_a100")
     )
     crf = next(r for r in rows if r["name"] == "crf")
     assert crf["expr"] == (

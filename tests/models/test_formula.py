@@ -213,10 +213,10 @@ def test_python_inputs_outside_their_range_raise_a_clear_error():
     messages = [e["message"] for e in err.value.errors]
     assert messages == [
         "unknown input 'nope'",
-        "GPUs (n_gpus) must be a whole number from 1 to 131,072 GPUs; got 2.5",
-        "utilisation (u) must be a number from 0.05 to 1; got 1.2",
+        "GPUs must be a whole number from 1 to 131,072 GPUs; got 2.5",
+        "utilisation must be a number from 0.05 to 1; got 1.2",
     ]
-    with pytest.raises(InputError, match=r"utilisation \(u\) must be a number from 0.05 to 1; got 0.01"):
+    with pytest.raises(InputError, match=r"utilisation must be a number from 0.05 to 1; got 0.01"):
         s.evaluate({"u": np.array([0.5, 0.01])})
     with pytest.raises(InputError, match="got not a number"):
         s.evaluate({"u": float("nan")})
@@ -280,14 +280,14 @@ def test_javascript_refuses_bad_inputs_with_an_error_object_never_nan(run_js):
     assert out[0] == {"ok": True, "values": {"y": 8 * 0.7 * 1.5e14, "root": 1.0}}
     messages = [[e["message"] for e in o.get("errors", [])] for o in out[1:]]
     assert messages == [
-        ["utilisation (u) must be a number from 0.05 to 1; got 1.2"],
+        ["utilisation must be a number from 0.05 to 1; got 1.2"],
         [
-            "GPUs (n_gpus) must be a whole number from 1 to 131,072 GPUs; got 2.5",
-            "achieved (flops) must be a number from 10 to 2,000 TFLOP/s; got 5000",
+            "GPUs must be a whole number from 1 to 131,072 GPUs; got 2.5",
+            "achieved must be a number from 10 to 2,000 TFLOP/s; got 5000",
         ],
-        ["cost basis (basis) must be one of rented, owned; got 0.5"],
-        ["utilisation (u) must be a number from 0.05 to 1; got not a number"],
-        ["utilisation (u) must be a number from 0.05 to 1; got not a number"],
+        ["cost basis must be one of rented, owned; got 0.5"],
+        ["utilisation must be a number from 0.05 to 1; got not a number"],
+        ["utilisation must be a number from 0.05 to 1; got not a number"],
         ["unknown input 'extra'"],
         ["result 'root' is not a number"],
     ]
@@ -296,7 +296,7 @@ def test_javascript_refuses_bad_inputs_with_an_error_object_never_nan(run_js):
         "input": "flops",
         "value": "5000",
         "allowed": "a number from 10 to 2,000 TFLOP/s",
-        "message": "achieved (flops) must be a number from 10 to 2,000 TFLOP/s; got 5000",
+        "message": "achieved must be a number from 10 to 2,000 TFLOP/s; got 5000",
     }
     # Python says the same of the same inputs.
     with pytest.raises(InputError) as err:

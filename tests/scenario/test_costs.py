@@ -168,8 +168,11 @@ def test_the_ladder_lists_follow_the_data():
     span = generations.documents_span()  # 8-GPU nodes, A100 to B300
     assert span[0] == generations.OLD and span[-1] == generations.NEW
     assert {"H100", "H200", "B200"} <= set(span) and not {"GB200", "GB300"} & set(span)
+    variants = data.gpus().set_index("name")["variant_of"].fillna("")
     assert set(span) == {
-        g for g in ladder[ladder.index("A100") : ladder.index("B300") + 1] if data.gpu(g).nvlink_domain_gpus == 8
+        g
+        for g in ladder[ladder.index("A100") : ladder.index("B300") + 1]
+        if data.gpu(g).nvlink_domain_gpus == 8 and variants[g] not in ("A100", "B300")  # A100 40GB: the A100
     }
     priced = costs.priced()  # a system price and a neocloud rent each
     assert {"A100", "H100", "B200", "B300"} <= set(priced) and priced == [g for g in ladder if g in priced]

@@ -27,7 +27,7 @@ from analyses.models import (
     uncertainty,
 )
 from analyses.models import plan as pl
-from analyses.scenario import calibration, planning
+from analyses.scenario import calibration, planning, whole_run
 from analyses.units import GB, SECONDS_PER_DAY
 
 
@@ -186,6 +186,7 @@ def test_step_time_goodput_and_cost_of_a_layout_equal_the_models(req, b300, s):
         gpus_per_node=8,
         nvlink_domain_gpus=8,
         latency_s=s["rdma_latency_us"] * 1e-6,
+        stack_efficiency=req.stack_efficiency * req.layout_factor,
     )
     assert s["dp_overlap"] == pytest.approx(coef.dp_overlap, rel=0.01)
     nodes = 512 / 8
@@ -203,7 +204,9 @@ def test_step_time_goodput_and_cost_of_a_layout_equal_the_models(req, b300, s):
     tau = float(reliability.checkpoint_interval(ckpt, mtbf, method="daly"))
     good = float(reliability.goodput(tau, ckpt, mtbf, s["restart_s"]))
     assert row["goodput"] == pytest.approx(good, rel=1e-12)
-    days = req.tokens / req.global_batch_tokens * step / good / SECONDS_PER_DAY
+    # the whole run: the steady state over the goodput, times the fitted campaign overhead
+    days = req.tokens / req.global_batch_tokens * step / good * (1 + req.campaign_overhead) / SECONDS_PER_DAY
+    assert 0 < req.campaign_overhead < 0.2
     assert row["days"] == pytest.approx(days, rel=1e-12)
     rent = s["rent_b300_usd_per_gpu_hour"] * (1 + s["rental_overhead_fraction"])
     assert row["cost_rented"] == pytest.approx(512 * days * 24 * rent, rel=1e-12)
@@ -405,8 +408,8 @@ def test_sensitivity_moves_each_assumption_across_its_scenario_range(req, h100):
     assert len(frame) == len(pl.SENSITIVITY_ASSUMPTIONS) + 3  # + model error, checkpoint bandwidth, price
     # the model's own error moves days by the out-of-sample band, the right way round (the plan is
     # planned × exp(error)): the high end is slower than planned when the model tends to be optimistic
-    model = frame.set_index("input").loc["step-time model error (out of sample, 5%-95%)"]
-    lo, hi = calibration.band()
+    model = frame.set_index("input").loc["model error on published whole runs (grouped cross-validation, 90% band)"]
+    lo, hi = calibration.band(errs=whole_run.whole_errors())
     assert model["days_a"] == pytest.approx(h100.best["days"] * lo) and model["days_b"] == pytest.approx(
         h100.best["days"] * hi
     )
@@ -456,10 +459,10 @@ def test_holdout_removes_the_run_from_the_calibration():
     assert "llama3-405b-8192-cp1" in planning.efficiency_basis(req.with_(holdout_sources=()), "H100")
 
 
-def test_llama31_405b_planned_within_15_percent_of_its_published_gpu_hours(s):
+def test_llama31_405b_planned_within_the_bands_of_its_published_gpu_hours(s):
     """Llama 3.1 405B on 16,384 H100 (model card: 30.84M GPU-hours, data/models.csv), its 16M-token
-    batch (Table 4), its own throughput held out of the calibration: within 15% (issue 21's median
-    target), inside the plan's own 90% interval, and with the paper's tensor parallelism (TP8) found
+    batch (Table 4), its own throughput held out of the calibration, Meta's in-house stack: within
+    issue 33's worst-error target (40%), inside the plan's own 90% interval, and with the paper's tensor parallelism (TP8) found
     by the planner itself (it prefers PP8 with 8 virtual stages to the paper's PP16)."""
     run = data.model("Llama 3.1 405B")
     bench = data.table("scaling_benchmarks").set_index("id").loc["llama3-405b-16384"]
@@ -473,10 +476,11 @@ def test_llama31_405b_planned_within_15_percent_of_its_published_gpu_hours(s):
         max_gpus=n,
         global_batch_tokens=float(bench["global_batch_seqs"] * bench["seq_len"]),
         holdout_sources=("dubey2024-llama3",),
+        stack="in-house",
         s=s,
     )
     best = planning.plan(req).best
-    assert best["gpu_hours"] / run["gpu_hours"] - 1 == pytest.approx(0.0, abs=0.15)
+    assert best["gpu_hours"] / run["gpu_hours"] - 1 == pytest.approx(0.0, abs=0.40)
     assert best["tp"] == bench["tp"] == 8 and best["pp"] * best["virtual_stages"] >= bench["pp"]
     band = planning.intervals(req, pd.DataFrame([best])).iloc[0]
     assert band["days_lo"] * 24 * n <= run["gpu_hours"] <= band["days_hi"] * 24 * n

@@ -1,7 +1,8 @@
-"""Helpers of the three calculator tests (the calculator fragment, the buy-or-rent page's calculator
-and its Chinese edition): open a fragment in the session's Chromium, type into its fields, read its
-results, and the Python model they are compared with. Loaded through the ``calculators`` fixture
-(tests/site/conftest.py): under pytest's importlib mode test modules do not import each other."""
+"""Helpers of the calculator tests (the buy-or-rent page's calculator and its Chinese edition): open a
+fragment in the session's Chromium with the book's stylesheet, type into its fields, set inputs in the
+formulas' own units, read its results, and the Python model they are compared with. Loaded through the
+``calculators`` fixture (tests/site/conftest.py): under pytest's importlib mode test modules do not
+import each other."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from typing import Any
 
 import numpy as np
 
+STYLE = Path(__file__).parents[2] / "_static" / "audit.css"
 PAGE = (
     '<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">'
-    '<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title></head>'
-    "<body>{fragment}</body></html>"
+    '<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>'
+    "<style>{style}</style></head><body>{fragment}</body></html>"
 )
+ROOT = ".audit-calculator"
 
 
 def open_page(
@@ -27,10 +30,11 @@ def open_page(
     lang: str = "en",
     title: str = "calculator",
 ) -> tuple[Any, Any]:
-    """``fragment`` alone in a page of ``browser`` at ``width`` px, once ``ready`` (a selector) shows:
-    (the context, the page with the page errors it raised in ``page.errors``)."""
+    """``fragment`` alone in a page of ``browser`` at ``width`` px with the book's stylesheet, once
+    ``ready`` (a selector) shows: (the context, the page with the page errors it raised in ``page.errors``)."""
     path = folder / "calculator.html"
-    path.write_text(PAGE.format(lang=lang, title=title, fragment=fragment), encoding="utf-8")
+    style = STYLE.read_text(encoding="utf-8")
+    path.write_text(PAGE.format(lang=lang, title=title, style=style, fragment=fragment), encoding="utf-8")
     context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 900})
     page = context.new_page()
     page.errors = []
@@ -52,11 +56,27 @@ def set_fields(page: Any, values: dict[str, str]) -> None:
     )
 
 
+def set_inputs(page: Any, values: dict[str, float]) -> None:
+    """Set inputs in the formulas' own units (USD per GPU, fractions): the page writes each field in the
+    currency and per-unit shown, then recomputes."""
+    page.evaluate("values => document.querySelector('.audit-calculator').calcSet(values)", values)
+
+
+def choose(page: Any, selector: str, value: str) -> None:
+    """Pick ``value`` in the select ``selector`` of the calculator (a change event, as a reader's click)."""
+    page.select_option(f"{ROOT} {selector}", value)
+
+
 def fields(page: Any) -> dict[str, str]:
     """Every input's text, by its ``data-param``."""
     return page.eval_on_selector_all(
         "[data-param]", "els => Object.fromEntries(els.map(e => [e.dataset.param, e.value]))"
     )
+
+
+def inputs(page: Any) -> dict[str, float]:
+    """The inputs the page last computed with, in the formulas' units (what it read from the fields)."""
+    return page.evaluate("document.querySelector('.audit-calculator').calcInputs")
 
 
 def values(page: Any) -> dict[str, str]:
@@ -73,10 +93,9 @@ def results(page: Any) -> dict[str, tuple[str, str]]:
     )
 
 
-def python(system: Any, texts: dict[str, str]) -> dict[str, Any]:
-    """The Python model at the page's field texts (read as the page reads them: number x scale)."""
-    inputs = {k: float(v) * system.input[k].scale for k, v in texts.items()}
-    return {k: v.item() for k, v in system.evaluate(inputs).items()}
+def python(system: Any, page: Any) -> dict[str, Any]:
+    """The Python model at the inputs the page computed with."""
+    return {k: v.item() for k, v in system.evaluate(inputs(page)).items()}
 
 
 def same(got: str, want: object) -> bool:
@@ -89,22 +108,23 @@ def same(got: str, want: object) -> bool:
     return x == y or abs(x - y) <= 5e-5 * max(abs(x), abs(y))
 
 
-def draw(system: Any, rng: np.random.Generator) -> dict[str, str]:
-    """One random input combination as field texts: choices at random, ranges log-uniform where they
-    span a decade or more (uniform otherwise), whole numbers rounded."""
+def draw(system: Any, rng: np.random.Generator) -> dict[str, float]:
+    """One random input combination in the formulas' units (choices left as they are: a test picks
+    them as a reader does, :func:`choose`): ranges log-uniform where they span a decade or more
+    (uniform otherwise), whole numbers rounded."""
     out = {}
     for i in system.inputs:
         if i.choices:
-            out[i.name] = format(rng.choice([c for _, c in i.choices]), "g")
             continue
         lo, hi = i.min, i.max
-        if i.name == "tokens" and rng.random() < 0.3:
-            v = 0.0  # tokens per parameter x parameters
+        if i.name in ("tokens", "speedup_given") and rng.random() < 0.3:
+            v = 0.0  # tokens per parameter x parameters; the planner's speed-up
         elif lo > 0 and hi / lo >= 10:
             v = math.exp(rng.uniform(math.log(lo), math.log(hi)))
         else:
             v = rng.uniform(max(lo, 0.0) if lo >= 0 else lo, hi)
-        v = float(np.round(v)) if i.integer else float(f"{v / i.scale:.6g}") * i.scale
-        v = min(max(v, lo), hi)
-        out[i.name] = format(v / i.scale, ".15g")
+        v = float(np.round(v)) if i.integer else float(f"{v / i.scale:.4g}") * i.scale
+        # inside the bounds by a little: a money field shows eight figures, which may round a bound over it
+        inside = min(max(v, lo + (hi - lo) * 1e-6), hi - (hi - lo) * 1e-6)
+        out[i.name] = v if i.integer or v == 0 else inside
     return out

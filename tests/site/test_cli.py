@@ -63,3 +63,41 @@ def test_run_writes_notebook_and_html_reflecting_the_value(tmp_path):
     assert "25%" in text  # the glued utilisation in the prose
     assert re.search(r"<td[^>]*>2019\.\d-2025\.\d</td>", text)  # the fitted window in the rates table
     assert "cdn.jsdelivr" not in text.split("</head>")[0] and "vegaEmbed" in text
+
+
+def test_plan_json_gives_the_steady_state_and_the_whole_run_with_bands_at_a_pinned_layout():
+    """``plan --format json``: one record per recommended option with tokens/s per GPU, MFU, step time,
+    steady-state and whole-run GPU-hours and days, each inside its 90% band; a pinned layout and an exact
+    GPU count are kept, a named stack's fitted efficiency applied, and nothing else is printed."""
+    proc = _run(
+        "plan", "--format", "json",
+        "-p", "model_shape", "generic", "-p", "n_params", "7e9", "-p", "vocab", "32000", "-p", "n_kv_heads", "8",
+        "-p", "gpus", "A100", "-p", "min_gpus", "64", "-p", "max_gpus", "64", "-p", "precision", "fp16",
+        "-p", "tp", "2", "-p", "pp", "1", "-p", "recompute", "full", "-p", "stack", "neox", "-p", "tokens", "1e11",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    (r,) = json.loads(proc.stdout)
+    assert (r["gpu"], r["n_gpus"], r["tp"], r["pp"], r["dp"], r["recompute"]) == ("A100", 64, 2, 1, 32, "full")
+    assert r["layout_pinned"] and r["layout_factor"] == 1.0 and r["stack"] == "gpt-neox" and r["precision"] == "fp16"
+    for name in ("tokens_per_s_per_gpu", "mfu", "step_s", "steady_gpu_hours", "gpu_hours", "days"):
+        assert r[f"{name}_lo"] < r[name] < r[f"{name}_hi"], name
+    assert r["gpu_hours"] == pytest.approx(r["days"] * 24 * 64)
+    assert r["gpu_hours"] > r["steady_gpu_hours"] and 0 < r["goodput"] <= 1
+    assert r["steady_gpu_hours"] == pytest.approx(1e11 / r["tokens_per_s_per_gpu"] / 3600, rel=1e-6)
+
+
+def test_plan_csv_and_a_pin_no_count_allows():
+    proc = _run(
+        "plan", "--format", "csv", "-p", "model_shape", "llama2-7b", "-p", "gpus", "H100",
+        "-p", "min_gpus", "16", "-p", "max_gpus", "16", "-p", "stack", "megatron",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert len(rows) == 1 and rows[0]["n_gpus"] == "16" and rows[0]["layout_pinned"] == "False"
+    bad = _run(
+        "plan", "--no-html", "-p", "model_shape", "llama2-7b", "-p", "min_gpus", "16", "-p", "max_gpus", "16",
+        "-p", "dp", "3", "-p", "tp", "2", "-p", "pp", "2",
+    )  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no layout of" in bad.stderr

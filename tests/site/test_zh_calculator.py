@@ -79,56 +79,55 @@ def page(browser, tmp_path_factory, fragment, calculators):
 def test_random_inputs_give_the_python_model_to_4_significant_figures(system, page, calculators):
     rng = np.random.default_rng(SEED)
     for _ in range(CASES):
-        fields = calculators.draw(system, rng)
-        calculators.set_fields(page, fields)
+        calculators.set_inputs(page, calculators.draw(system, rng))  # written in 元 per server, 万 for large sums
         assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "ok", page.inner_text("[data-calc-error]")
-        expected = calculators.python(system, calculators.fields(page))
-        got = calculators.values(page)
+        expected, got = calculators.python(system, page), calculators.values(page)
         bad = {k: (got[k], expected[k]) for k in got if not calculators.same(got[k], expected[k])}
-        assert not bad, (fields, bad)
+        assert not bad, bad
         text = page.inner_text(f"#{pc.ELEMENT_ID}")
         assert "NaN" not in text and "undefined" not in text
     assert not page.errors
 
 
 def test_money_in_wan_and_yi_and_the_verdict_in_chinese(system, page, calculators):
-    defaults = {i.name: format(i.default / i.scale, ".15g") for i in system.inputs}
-    calculators.set_fields(page, defaults | {"currency": "1"})  # 元
-    cost = page.inner_text('[data-result="cost_b300"]')
-    value = float(page.get_attribute('[data-result="cost_b300"]', "data-value"))
+    calculators.set_inputs(page, {i.name: i.default for i in system.inputs if not i.choices})
+    assert page.input_value('[data-param="currency"]') == "1"  # 元 by default
+    cost = page.inner_text('[data-result="cost_owned_b300"]')
+    value = float(page.get_attribute('[data-result="cost_owned_b300"]', "data-value"))
     assert value >= 1e4 and cost.endswith(("万", "亿")), cost
     size = 1e8 if cost.endswith("亿") else 1e4
     assert float(cost[:-1].replace(",", "")) == pytest.approx(value / size, rel=5e-4)
-    assert page.inner_text('[data-result="cost_b300"] + .calc-unit') == "元"
+    assert page.inner_text('[data-result="cost_owned_b300"] + .calc-unit') == "元"
     verdict = page.inner_text('[data-result="claim_payback_verdict"]')
     assert verdict in data.terms_zh("verdict").values()
 
 
 def test_a_bad_input_shows_its_allowed_range_in_chinese(system, words, page, calculators):
-    defaults = {i.name: format(i.default / i.scale, ".15g") for i in system.inputs}
-    for name, bad in (("utilisation", "2"), ("n_gpus_b300", "12.5"), ("pue", "")):
-        calculators.set_fields(page, defaults | {name: bad})
+    defaults = {i.name: i.default for i in system.inputs if not i.choices}
+    for name, bad in (("owned_busy_share", "200"), ("n_gpus_b300", "12.5"), ("pue", "")):
+        calculators.set_inputs(page, defaults)
+        calculators.set_fields(page, {name: bad})
         assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "error"
-        message = page.inner_text("[data-calc-error]")
+        message = page.inner_text(f"#{pc.FIELD_ID}-{name}-error")  # under the field itself
         i = system.input[name]
         assert words.allowed(i) in message and words.label(i, buying.gpus()) in message, message
+        assert name not in message  # the reader's words, never the internal name
         assert set(page.eval_on_selector_all("[data-result]", "els => els.map(e => e.textContent)")) == {"—"}
-    calculators.set_fields(page, defaults)
+    calculators.set_inputs(page, defaults)
     assert page.get_attribute(f"#{pc.ELEMENT_ID}", "data-state") == "ok"
 
 
 def test_a_preset_sets_the_documents_workload_by_its_chinese_name(res, system, page, calculators):
     name = data.calculator_zh()[f"workload:{res.workloads[1].key}"]
     page.select_option("[data-preset]", label=name)
-    fields = calculators.fields(page)
-    assert float(fields["n_params"]) == pytest.approx(res.workloads[1].shape.n_params)
-    got, expected = calculators.values(page), calculators.python(system, fields)
+    assert calculators.inputs(page)["n_params"] == pytest.approx(res.workloads[1].shape.n_params)
+    got, expected = calculators.values(page), calculators.python(system, page)
     assert all(calculators.same(got[k], expected[k]) for k in got)
 
 
 def test_on_a_phone_nothing_scrolls_sideways(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     right = page.eval_on_selector_all(
-        "[data-result]", "els => Math.max(...els.map(e => e.getBoundingClientRect().right))"
+        "[data-result]", "els => Math.max(...els.filter(e => e.offsetParent).map(e => e.getBoundingClientRect().right))"
     )
     assert right <= 390

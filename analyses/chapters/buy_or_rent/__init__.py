@@ -17,11 +17,12 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from analyses import scenario
+from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.models import gpu_hour_cost
-from analyses.scenario import buying
+from analyses.scenario import buying, calculator
 from analyses.scenario.params import ChapterSpec, Config, Param
+from analyses.verdicts import robustness
 
 SLUG = "buy-or-rent"
 
@@ -114,6 +115,10 @@ class Result:
     not_covered: tuple[str, ...]  # generations of the documents' span the planner cannot price yet
     rate: scenario.Assumption  # the exchange rate, with its source and date
     related: pd.DataFrame  # ledger rows of the claims the documents' workloads replay
+    # What the page's calculator needs from the chapters, as data: the bounds of the reader's run (this
+    # chapter's parameters) and the ledger's assessment of each case it replays (scenario.calculator.CASES)
+    bounds: dict[str, Param]
+    cases: dict[str, robustness.Assessment]
 
     @property
     def currency(self) -> str:
@@ -179,4 +184,6 @@ def compute(cfg: Config) -> Result:
         not_covered=tuple(buying.not_covered()),
         rate=scenario.assumption("usd_cny"),
         related=ledger.ledger(ids=list(dict.fromkeys(claims))),
+        bounds={p.name: p for p in SPEC.params if p.name in calculator.WORKLOAD},
+        cases={c.claim: ledger.evaluate(data.claim(c.claim), robust=False) for c in calculator.CASES},
     )

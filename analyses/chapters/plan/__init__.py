@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -23,7 +23,7 @@ import pandas as pd
 from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters.plan import wiring
-from analyses.models import gpu_hour_cost, layouts
+from analyses.models import flops, gpu_hour_cost, layouts, memory
 from analyses.models import plan as pl
 from analyses.scenario import buying, calibration, planning
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
@@ -39,8 +39,30 @@ planner's own 90% interval, from the model's out-of-sample errors, must contain 
 
 MAX_MC_SAMPLES = 200_000  # the worst allowed run (every generation, 131,072 GPUs) stays near a second
 # Planner fields whose chapter parameter has another name, and the parameters a planner error involves
-PARAM_OF_FIELD = {"global_batch_tokens": "batch_million_tokens"}
+PARAM_OF_FIELD = {"global_batch_tokens": "batch_million_tokens", "virtual_stages": "interleave"}
+SEARCH = "search"  # the value of recompute (and 0, -1 of the sizes) that leaves a part of the layout to the search
+ARCH = ("n_layers", "d_model", "ffn_hidden", "n_heads", "n_kv_heads", "vocab", "shared_experts", "dense_layers")
+ATTENTION = ("full", "sliding", "mla")
+MLA_HEAD_DIMS = (192, 128)  # query-key (128 + 64 rotary) and value head sizes of DeepSeek-V2/V3's MLA
+PIN_PARAMS = {  # plan parameter: (request pin, value that searches)
+    "tp": ("tp", 0),
+    "pp": ("pp", 0),
+    "dp": ("dp", 0),
+    "cp": ("cp", 0),
+    "ep": ("ep", 0),
+    "zero_stage": ("zero_stage", -1),
+    "micro_batch": ("micro_batch", 0),
+    "interleave": ("virtual_stages", 0),
+    "recompute": ("recompute", SEARCH),
+}
 RELATED = {
+    "stack": ("stack",),
+    "tp": tuple(PIN_PARAMS),
+    "pp": tuple(PIN_PARAMS),
+    "dp": tuple(PIN_PARAMS),
+    "ep": ("ep", "n_experts", "active_params"),
+    **{name: ("model_shape", name) for name in (*ARCH, "attention")},
+    "window": ("attention", "window"),
     "max_gpus": ("min_gpus", "max_gpus"),
     "active_params": ("model_shape", "n_params", "active_params"),
     "n_experts": ("n_experts", "experts_active"),
@@ -62,6 +84,12 @@ def _shape_choices() -> list[str]:
 
 def _preset_choices() -> list[str]:
     return list(_choices(str(data.DATA_DIR))[1])
+
+
+def _stack_choices() -> list[str]:
+    frame = calibration.stack_table()
+    aliases = [a for x in frame["aliases"].fillna("") for a in str(x).split(";") if a]
+    return [*frame["id"], *aliases]
 
 
 def _prices() -> tuple[Param, ...]:
@@ -111,6 +139,76 @@ SPEC = ChapterSpec(
         ),
         Param("n_experts", "int", 256, "experts", "routed experts of a mixture of experts (DeepSeek-V3: 256)", 2, 4096),
         Param("experts_active", "int", 8, "experts", "routed experts each token uses (DeepSeek-V3: 8)", 1, 256),
+        Param("n_layers", "int", 0, "layers", "layers of a generic shape (0: from the parameters)", 0, 1000),
+        Param("d_model", "int", 0, "-", "hidden size of a generic shape (0: from the parameters)", 0, 131_072),
+        Param("ffn_hidden", "int", 0, "-", "FFN width of a dense layer (0: 4 × d_model)", 0, 1_048_576),
+        Param("n_heads", "int", 0, "heads", "attention (query) heads (0: d_model / 128)", 0, 4096),
+        Param(
+            "n_kv_heads", "int", 0, "heads", "key/value heads, fewer with grouped-query attention (0: n_heads)", 0, 4096
+        ),
+        Param(
+            "vocab",
+            "int",
+            0,
+            "tokens",
+            "vocabulary (0: not known; its embeddings are then counted as layers)",
+            0,
+            10_000_000,
+        ),
+        Param(
+            "shared_experts",
+            "int",
+            0,
+            "experts",
+            "experts every token uses besides the routed ones (counted in active_params)",
+            0,
+            64,
+        ),
+        Param(
+            "dense_layers",
+            "int",
+            0,
+            "layers",
+            "layers of a mixture of experts with a dense FFN (DeepSeek-V3: 3)",
+            0,
+            1000,
+        ),
+        Param(
+            "attention",
+            "str",
+            "full",
+            "-",
+            "attention: full, sliding (window) or mla (multi-head latent)",
+            choices=ATTENTION,
+        ),
+        Param("window", "int", 0, "tokens", "sliding window of attention sliding", 0, 10_000_000),
+        Param("head_dim", "int", 0, "-", "query-key size of a head (0: d_model / n_heads; mla: 192)", 0, 4096),
+        Param("v_head_dim", "int", 0, "-", "value size of a head where it differs (0: head_dim; mla: 128)", 0, 4096),
+        Param(
+            "stack",
+            "str",
+            "unspecified",
+            "-",
+            "training stack (data/training_stacks.csv; an alias works too): its fitted efficiency and what it "
+            "runs; unspecified pools every published run",
+            choices=_stack_choices,
+        ),
+        Param("tp", "int", 0, "GPUs", "tensor-parallel size (0: searched)", 0, 1024),
+        Param("pp", "int", 0, "stages", "pipeline-parallel stages (0: searched)", 0, 1024),
+        Param("dp", "int", 0, "GPUs", "data-parallel size (0: searched)", 0, 131_072),
+        Param("cp", "int", 0, "GPUs", "context-parallel size (0: searched)", 0, 1024),
+        Param("ep", "int", 0, "GPUs", "expert-parallel size (0: searched)", 0, 4096),
+        Param("zero_stage", "int", -1, "-", "ZeRO stage 0-3 (-1: searched; 3 is FSDP's full sharding)", -1, 3),
+        Param("micro_batch", "int", 0, "sequences", "micro-batch per GPU (0: searched)", 0, 4096),
+        Param("interleave", "int", 0, "-", "virtual pipeline stages per GPU (0: searched; 1: none)", 0, 64),
+        Param(
+            "recompute",
+            "str",
+            SEARCH,
+            "-",
+            "activation recomputation: none, selective, full or search",
+            choices=(SEARCH, *pl.RECOMPUTE_PINS),
+        ),
         Param(
             "seq_len",
             "int",
@@ -210,6 +308,11 @@ SPEC = ChapterSpec(
                 "active_params",
                 "n_experts",
                 "experts_active",
+                *ARCH,
+                "attention",
+                "window",
+                "stack",
+                *PIN_PARAMS,
             ),
             lambda c: planner_problem(c),
         ),
@@ -272,35 +375,99 @@ class Result:
 
 def request(cfg: Mapping[str, Any]) -> pl.Request:
     """The planner request of a (validated) chapter configuration: its preset filled in, the scenario
-    at ``cfg``; a wrong combination raises :class:`~analyses.models.plan.PlanError` naming the parameter."""
+    at ``cfg``, the architecture, stack and pinned layout it gives; a wrong combination raises
+    :class:`~analyses.models.plan.PlanError` naming the parameter."""
     s = scenario.values(cfg)
     m = wiring.merged(cfg, s, SPEC.param_defaults())
     try:
-        if m["active_params"] and m["model_shape"] != GENERIC:
-            raise pl.PlanError(
-                "active_params",
-                "a mixture of experts is a generic shape: set model_shape generic (named shapes are dense)",
-            )
-        if m["model_shape"] == GENERIC:
-            shape = pl.Shape.from_params(
-                m["n_params"],
-                m["seq_len"] or GENERIC_SEQ_LEN,
-                active_params=m["active_params"],
-                n_experts=m["n_experts"],
-                experts_active=m["experts_active"],
-            )
-        else:
-            shape = planning.shape(m["model_shape"], m["seq_len"] or None)
+        shape = _shape(m)
         kwargs = {k: m[k] for k in pl.REQUEST_FIELDS if k in m and k not in ("shape", "s")}
         kwargs |= {
             "gpus": tuple(m["gpus"]),
             "holdout_sources": tuple(m["holdout_sources"]),
             "tokens": m["tokens"] or s["tokens_per_param"] * shape.n_params,
             "global_batch_tokens": m["batch_million_tokens"] * MB,
+            "pinned": pins(m),
         }
         return planning.request(shape=shape, s=s, **kwargs)
     except pl.PlanError as err:
         raise pl.PlanError(PARAM_OF_FIELD.get(err.field, err.field), err.detail) from None
+
+
+def pins(m: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The layout parts ``m`` pins (the parameters of :data:`PIN_PARAMS` not at their searched value)."""
+    return tuple((field_, m[name]) for name, (field_, search) in PIN_PARAMS.items() if m.get(name, search) != search)
+
+
+def _shape(m: Mapping[str, Any]) -> pl.Shape:
+    """The planner's shape of a merged configuration: a named shape, or a generic one from the parameters
+    and whatever architecture fields are given (:data:`ARCH`, the attention)."""
+    given = {k: m[k] for k in ARCH if m.get(k)}
+    if m["model_shape"] != GENERIC:
+        if m["active_params"] or given or m["attention"] != "full":
+            at_fault = "active_params" if m["active_params"] else next(iter(given), "attention")
+            raise pl.PlanError(
+                at_fault,
+                "a mixture of experts or an architecture field describes a generic shape: set model_shape generic "
+                "(named shapes are dense and complete)",
+            )
+        return planning.shape(m["model_shape"], m["seq_len"] or None)
+    seq_len = m["seq_len"] or GENERIC_SEQ_LEN
+    base = pl.Shape.from_params(
+        m["n_params"],
+        seq_len,
+        active_params=m["active_params"],
+        n_experts=m["n_experts"],
+        experts_active=m["experts_active"],
+        vocab=m["vocab"],
+    )
+    layers, hidden = m["n_layers"] or base.layers, m["d_model"] or base.hidden
+    heads = m["n_heads"] or max(1, hidden // pl.HEAD_SIZE)
+    if hidden % heads:
+        raise pl.PlanError("n_heads", f"the heads must divide d_model {hidden}, got {heads}")
+    kv = m["n_kv_heads"] or heads
+    if heads % kv:
+        raise pl.PlanError("n_kv_heads", f"key/value heads must divide the {heads} heads, got {kv}")
+    if m["dense_layers"] >= layers:
+        raise pl.PlanError("dense_layers", f"expected fewer than the {layers} layers, got {m['dense_layers']}")
+    qk, v = m["head_dim"], m["v_head_dim"]
+    if m["attention"] == "mla":
+        qk, v = qk or MLA_HEAD_DIMS[0], v or MLA_HEAD_DIMS[1]
+    if m["attention"] == "sliding" and not m["window"]:
+        raise pl.PlanError("window", "attention sliding needs its window (tokens)")
+    n_params = base.n_params
+    if (m["n_layers"] or m["d_model"]) and m["n_params"] == SPEC.param_defaults()["n_params"] and not base.moe:
+        n_params = float(  # the reader gave the shape, not the count: count it
+            memory.parameter_count(
+                layers,
+                hidden,
+                heads,
+                m["vocab"],
+                seq_len,
+                m["ffn_hidden"] or None,
+                kv_heads=kv,
+                gated_mlp=bool(m["ffn_hidden"]),
+                tied_embeddings=False,
+                rotary=True,
+                bias=False,
+                norm="rmsnorm",
+            )
+        )
+    named = "MoE" if base.moe else ""
+    return replace(
+        base,
+        name=base.name if not given else f"{n_params / 1e9:g}B {named} ({layers} layers × {hidden})".replace("  ", " "),
+        n_params=n_params,
+        params_active=base.params_active if base.moe else n_params,
+        layers=int(layers),
+        hidden=int(hidden),
+        heads=int(heads),
+        kv_heads=int(kv),
+        ffn_hidden=int(m["ffn_hidden"]),
+        moe_layers=int(layers - m["dense_layers"]),
+        attention_width=int(round(float(flops.attention_width(hidden, heads, qk, v)))),
+        window=int(m["window"]) if m["attention"] == "sliding" else 0,
+    )
 
 
 def shape_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
@@ -328,7 +495,10 @@ def planner_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
 
     A model that fits on no GPU is not refused: the page and the command line say so."""
     try:
-        request(cfg)
+        req = request(cfg)
+        if req.pinned:  # a pinned layout that no GPU count allows fails here, not in the page
+            for gpu in req.gpus:
+                pl.candidates(req, gpu)
     except pl.PlanError as err:
         names = RELATED.get(err.field, (err.field,))
         return tuple(n for n in names if n in cfg), err.detail

@@ -42,6 +42,80 @@ def _cost(res_or_run: Result | Run, row: pd.Series) -> str:
     return f"{money(res_or_run, row['cost'])} ({req.cost_basis})"
 
 
+RECORD_FIGURES = ("tokens_per_s_per_gpu", "mfu", "step_s", "steady_gpu_hours", "gpu_hours", "days")
+"""Each recommended option's figures that carry a 90% band in :func:`records` (``<name>_lo``, ``<name>_hi``)."""
+
+
+def records(run: Run) -> list[dict[str, Any]]:
+    """Every recommended option (one per GPU generation that fits) as a flat record, for ``--format
+    csv|json``: the layout, the steady state (tokens/s per GPU, MFU on model FLOPs, step time,
+    steady-state GPU-hours), the whole run (GPU-hours, wall-clock days), each with its 90% band, the
+    goodput, the fitted terms (stack efficiency, layout factor, campaign overhead) and both costs with
+    their bands in the run's currency; ``recommended`` marks the overall recommendation."""
+    req, rec = run.request, run.recommended
+    best = run.plan.best
+    k = run.money_factor
+    by = run.per_run.set_index(["gpu", "basis"]) if len(run.per_run) else None
+    out = []
+    for _, x in rec.iterrows():
+        r: dict[str, Any] = {
+            "model": req.shape.name,
+            "n_params": float(req.shape.n_params),
+            "params_active": float(req.shape.params_active),
+            "tokens": float(req.tokens),
+            "precision": req.precision,
+            "gpu": x["gpu"],
+            "n_gpus": int(x["n_gpus"]),
+            "layout": layouts.label(x),
+            **{
+                c: (str(x[c]) if c == "recompute" else int(x[c])) for c in layouts.COLUMNS if c not in ("gpu", "n_gpus")
+            },
+            "layout_pinned": req.layout_pinned,
+            "stack": req.stack,
+            "stack_efficiency": float(req.stack_efficiency),
+            "layout_factor": float(req.layout_factor),
+            "campaign_overhead": float(req.campaign_overhead),
+            "memory_gib": float(x["mem_bytes"]) / 2**30,
+        }
+        for name in RECORD_FIGURES:
+            r[name], r[f"{name}_lo"], r[f"{name}_hi"] = (float(x[name]), float(x[f"{name}_lo"]), float(x[f"{name}_hi"]))
+        r["goodput"] = float(x["goodput"])
+        r["currency"] = run.currency
+        for b in pl.COST_BASES:
+            if by is not None and (x["gpu"], b) in by.index:
+                c = by.loc[(x["gpu"], b)]
+                central, lo, hi = c["cost_usd"], c["cost_usd_lo"], c["cost_usd_hi"]
+            else:
+                central, lo, hi = x[f"cost_{b}"], x[f"cost_{b}_lo"], x[f"cost_{b}_hi"]
+            r[f"cost_{b}"], r[f"cost_{b}_lo"], r[f"cost_{b}_hi"] = (float(v) * k for v in (central, lo, hi))
+        r["meets_deadline"] = bool(x["meets_deadline"])
+        r["recommended"] = best is not None and x["gpu"] == best["gpu"] and int(x["n_gpus"]) == int(best["n_gpus"])
+        out.append(r)
+    return out
+
+
+def figures_table(run: Run) -> pd.DataFrame:
+    """The steady state and the whole run of each recommended option, each figure with its 90% band."""
+    def band(r: dict[str, Any], n: str, f: Any) -> str:
+        return f"{f(r[n])} ({f(r[n + '_lo'])}-{f(r[n + '_hi'])})"
+
+    rows = []
+    for r in records(run):
+        rows.append(
+            {
+                "GPU": r["gpu"],
+                "tokens/s/GPU": band(r, "tokens_per_s_per_gpu", lambda v: f"{v:,.0f}"),
+                "MFU": band(r, "mfu", lambda v: f"{100 * v:.0f}%"),
+                "step s": band(r, "step_s", lambda v: f"{v:.3g}"),
+                "steady GPU-h": band(r, "steady_gpu_hours", lambda v: f"{v:,.3g}"),
+                "run GPU-h": band(r, "gpu_hours", lambda v: f"{v:,.3g}"),
+                "days": band(r, "days", lambda v: f"{v:.3g}"),
+                "goodput": f"{100 * r['goodput']:.1f}%",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def summary(run: Run) -> str:
     """The recommendation as plain text for the terminal (``python -m analyses plan``)."""
     req, p = run.request, run.plan
@@ -57,6 +131,14 @@ def summary(run: Run) -> str:
     frame = recommended_table(run.recommended, run.plan.efficiency_basis, run.per_run, run.currency, run.money_factor)
     shown = frame.drop(columns=["memory (GiB)", "MFU", "goodput", "GEMM eff.", "eff. from"])
     lines.append(shown.to_string(index=False, na_rep="n/a", float_format=lambda x: f"{x:,.2f}"))
+    lines.append("")
+    lines.append(
+        "Steady state and whole run (central, 90% band from grouped cross-validation on published runs); "
+        f"stack {req.stack} (efficiency {req.stack_efficiency:.2f}), "
+        + ("layout pinned" if req.layout_pinned else f"layout the planner's pick × {req.layout_factor:.2f}")
+        + f", campaign overhead {100 * req.campaign_overhead:.1f}%:"
+    )
+    lines.append(figures_table(run).to_string(index=False))
     best = p.best
     verdict = "meets the deadline" if best["meets_deadline"] else "is the fastest, but misses the deadline"
     cost = _cost(run, best)

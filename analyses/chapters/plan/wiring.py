@@ -52,6 +52,7 @@ FIELDS = (
     "deadline_days",
     "precision",
     "batch_million_tokens",
+    "stack",
 )
 
 

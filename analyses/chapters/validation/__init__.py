@@ -82,7 +82,7 @@ class Result:
 
     @property
     def met(self) -> dict[str, bool]:
-        """Issue 21's three targets on the scored validation rows."""
+        """Issue 21's three targets on the scored rows (grouped cross-validation)."""
         h = self.headline
         return {
             "median": h["median"] <= TARGET_MEDIAN,

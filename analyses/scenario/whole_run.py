@@ -1,0 +1,353 @@
+"""What real runs do beyond the step-time model at a printed layout, fitted on published runs and
+scored by grouped cross-validation: the gap between the planner's pick and what runs reach, the
+campaign overhead of a whole run, and the 90% bands a plan's figures carry.
+
+Stated once:
+
+- **the planner's pick.** A reader who gives no layout gets the layout the planner finds fastest
+  on their GPU count (:func:`picks`). Published runs rarely reach it: their teams choose layouts, micro-batches
+  and recomputation by other rules, on stacks of their day. ``layout_factor`` is the median of
+  ``published / predicted`` tokens per second over every published step-time run, each predicted at
+  the planner's pick on its GPU count, batch and sequence length, at its stack's efficiency: the
+  factor a plan that pins no layout is multiplied by (1 when the tensor and pipeline sizes are pinned).
+- **the campaign overhead.** A published whole run (GPU-hours or days for its tokens) takes longer
+  than its steady-state throughput, the data-loading stall and the modelled failures and checkpoints
+  give: warm-up and batch ramps, evaluations, restarts and reruns beyond the failure model, idle and
+  queue time, data stalls, sometimes a share of post-training. ``campaign_overhead`` is the
+  geometric mean excess of published whole runs over that time, shrunk toward none
+  (:data:`CAMPAIGN_PRIOR_ROWS`), fitted on the whole-run rows alone, apart from the steady-state rows.
+- **the bands.** Every error is grouped cross-validation: a row is predicted by a fit without every row
+  that shares a source with it (:func:`analyses.scenario.calibration.cv_groups`), the core and the
+  stack efficiencies (:func:`analyses.scenario.calibration.cv_models`), the layout factor and the
+  campaign overhead alike. A plan's steady-state figures take the band of the steady-state errors of
+  its kind (layout pinned or picked, stack named or not), its whole-run figures the band of the
+  whole-run errors.
+
+Errors are ``ln(published time / predicted time)`` (= ``ln(predicted / published)`` of a rate),
+:mod:`analyses.scenario.calibration`'s sign. Everything is computed once per data folder.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyses import data, scenario
+from analyses.models import layouts
+from analyses.models import performance as pf
+from analyses.models import plan as pl
+from analyses.models.training_run import HEAD_SIZE
+from analyses.scenario import calibration
+
+CAMPAIGN_PRIOR_ROWS = 2.0  # weight, in rows, of the anchor of no campaign overhead
+UNPRINTED_GPUS = (1024, 2048)  # GPU counts searched where a whole run prints none (Llama 2's model card)
+DEADLINE_DAYS = 3650.0  # published runs are planned without a deadline
+
+
+# --------------------------------------------------------------------------------------------
+# A published run as a plan request
+# --------------------------------------------------------------------------------------------
+
+
+def _int(x: Any, default: int = 0) -> int:
+    """A cell as an integer, ``default`` where it is empty."""
+    return default if x is None or x != x or x == "" else int(x)
+
+
+def run_shape(r: dict[str, Any]) -> pl.Shape:
+    """The planner's shape of one published run (dense or mixture of experts), with its architecture."""
+    moe = r["arch"] == "moe"
+    heads = _int(r["n_heads"], int(r["d_model"]) // HEAD_SIZE)
+    width = calibration.inputs(pd.DataFrame([r]))["attention_width"][0]
+    return pl.Shape(
+        name=r["run"],
+        n_params=float(r["params_total"]),
+        layers=int(r["n_layers"]),
+        hidden=int(r["d_model"]),
+        heads=heads,
+        seq_len=int(r["seq_len"]),
+        params_active=float(r["params_active"]),
+        n_experts=_int(r["n_experts"]) if moe else 0,
+        experts_active=_int(r["experts_active"]) if moe else 0,
+        kv_heads=_int(r["n_kv_heads"]),
+        vocab=int(r["vocab"]),
+        ffn_hidden=_int(r["ffn_hidden"]),
+        moe_layers=int(r["n_layers"]) - _int(r["dense_layers"]),
+        attention_width=int(round(float(width))),
+        window=_int(r["window"]),
+    )
+
+
+def printed_layout(r: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The run's own layout as pins (:data:`analyses.models.plan.PIN_FIELDS`), with the rules of
+    :data:`analyses.scenario.calibration.ASSUMED` for cells it leaves empty; empty where it prints no TP/PP."""
+    if not (r["tp"] == r["tp"] and r["pp"] == r["pp"] and r["n_gpus"] == r["n_gpus"]):
+        return ()
+    zero = {"zero3-fsdp": 3, "zero1": 1, "none": 0}.get(r["sharding"])
+    pins = {
+        "tp": int(r["model_tp"]),
+        "pp": int(r["model_pp"]),
+        "cp": int(r["model_cp"]),
+        "ep": int(r["model_ep"]) if r["arch"] == "moe" else 1,
+        "dp": int(round(r["model_dp"])),
+        "micro_batch": int(r["model_micro_batch"]),
+        "virtual_stages": int(r["model_vp"]),
+        "recompute": str(r["model_recompute"]),
+    }
+    if zero is not None:
+        pins["zero_stage"] = zero
+    return tuple(pins.items())
+
+
+def published_request(r: dict[str, Any], *, pinned: bool, **fields: Any) -> pl.Request:
+    """The plan request of a published run: its shape, GPU, precision, GPU count (or
+    :data:`UNPRINTED_GPUS`), batch and sequence length and tokens, at the scenario's central values and
+    its stack's rules (:func:`analyses.scenario.calibration.stack_rules`); its printed layout pinned if
+    ``pinned`` (and it prints one)."""
+    fields = calibration.stack_rules(r["stack"]) | fields
+    batch = float(r["global_batch_seqs"] * r["seq_len"]) if r["global_batch_seqs"] == r["global_batch_seqs"] else None
+    counts = (int(r["n_gpus"]),) * 2 if r["n_gpus"] == r["n_gpus"] else UNPRINTED_GPUS
+    tokens = float(r["training_tokens"]) if r["training_tokens"] == r["training_tokens"] else 1e12
+    return pl.Request(
+        shape=run_shape(r),
+        tokens=tokens,
+        deadline_days=DEADLINE_DAYS,
+        s=scenario.values(),
+        hardware={r["gpu"]: calibration.plan_hardware(r["gpu"])},
+        gpus=(r["gpu"],),
+        precision=str(r["precision"]),
+        min_gpus=counts[0],
+        max_gpus=counts[1],
+        global_batch_tokens=batch,
+        pinned=printed_layout(r) if pinned else (),
+        **fields,
+    ).validate()
+
+
+def _fastest(frame: pd.DataFrame) -> pd.DataFrame:
+    """The fitting layout of fewest GPU-hours (ties: fewer GPUs), as a one-row frame; empty if none fits."""
+    ok = frame[frame["fits"]]
+    return ok.sort_values(["gpu_hours", "n_gpus"], kind="stable").iloc[:1]
+
+
+# --------------------------------------------------------------------------------------------
+# The planner's pick on every step-time row, and the layout factor
+# --------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _picks(data_dir: str) -> pd.DataFrame:
+    rows = calibration.step_time_rows()
+    coef = calibration.coefficients()
+    out = []
+    for r in rows.to_dict("records"):
+        req = published_request(r, pinned=False)
+        best = _fastest(pl.evaluate(req, r["gpu"], coef))
+        out.append(best.iloc[0] if len(best) else pd.Series({"gpu": r["gpu"]}))
+    frame = pd.DataFrame(out).reset_index(drop=True)
+    frame.insert(0, "id", rows["id"].to_numpy())
+    return frame
+
+
+def picks() -> pd.DataFrame:
+    """The planner's pick (the fitting layout of fewest GPU-hours, at the full fit and the reference
+    stack) for every step-time row at its GPU count, batch and sequence length: one row each, NaN
+    where no layout fits."""
+    return _picks(str(data.DATA_DIR)).copy()
+
+
+@functools.cache
+def _pick_predictions(data_dir: str) -> pd.DataFrame:
+    rows = calibration.step_time_rows()
+    chosen = _picks(data_dir)
+    models = calibration.cv_models()
+    full_eff = calibration.stack_efficiencies()
+    out = []
+    for r, (_, pick) in zip(rows.to_dict("records"), chosen.iterrows(), strict=True):
+        if pick.get("tp") != pick.get("tp") or "tp" not in pick:
+            out.append((np.nan, np.nan, np.nan))
+            continue
+        layout = pd.DataFrame([pick[list(layouts.COLUMNS)]])
+        req = published_request(r, pinned=False)
+        coef, eff = models[r["cv_group"]]
+        ref = float(pl.evaluate(req, r["gpu"], coef, layout)["tokens_per_s_per_gpu"].iloc[0])
+        full = float(pl.evaluate(req, r["gpu"], calibration.coefficients(), layout)["tokens_per_s_per_gpu"].iloc[0])
+        out.append((full * full_eff[r["stack"]], ref * eff[r["stack"]], ref * eff[calibration.POOLED_STACK]))
+    frame = rows[["id", "stack", "cv_group", "source"]].copy()
+    frame["published"] = rows["tokens_per_s_per_gpu"].to_numpy(float)
+    frame["pick_in_sample"], frame["pick_cv"], frame["pick_cv_pooled"] = np.array(out, float).T
+    frame["pick_layout"] = [layouts.label(p) if p.get("tp") == p.get("tp") else "" for _, p in chosen.iterrows()]
+    groups = frame["cv_group"].to_numpy()
+    gap = np.log(frame["published"] / frame["pick_in_sample"]).to_numpy()
+    gap_cv = np.log(frame["published"] / frame["pick_cv"]).to_numpy()
+    pooled_cv = np.log(frame["published"] / frame["pick_cv_pooled"]).to_numpy()
+    factor = np.array([np.exp(np.nanmedian(gap_cv[groups != g])) for g in groups])
+    factor_pooled = np.array([np.exp(np.nanmedian(pooled_cv[groups != g])) for g in groups])
+    frame["layout_factor_cv"] = factor
+    frame["log_error"] = np.log(frame["pick_cv"] * factor / frame["published"])
+    frame["log_error_pooled"] = np.log(frame["pick_cv_pooled"] * factor_pooled / frame["published"])
+    frame["log_error_in_sample"] = np.log(frame["pick_in_sample"] * np.exp(np.nanmedian(gap)) / frame["published"])
+    return frame
+
+
+def pick_predictions() -> pd.DataFrame:
+    """Every step-time row predicted at the planner's pick: in sample (the full fit) and by grouped
+    cross-validation (the fit without the row's group; ``_pooled``: at the efficiency of a stack not
+    named), with the layout factor of the other groups applied, and the errors (``log_error``...)."""
+    return _pick_predictions(str(data.DATA_DIR)).copy()
+
+
+def layout_factor(stack_known: bool = True) -> float:
+    """Published runs' tokens per second over the model's at the planner's pick: the median ratio over
+    every step-time row (each predicted by grouped cross-validation, at its stack's efficiency or, if
+    ``stack_known`` is false, at the pooled one). A plan that pins no layout is multiplied by it."""
+    p = _pick_predictions(str(data.DATA_DIR))
+    column = "pick_cv" if stack_known else "pick_cv_pooled"
+    return float(np.exp(np.nanmedian(np.log(p["published"] / p[column]))))
+
+
+# --------------------------------------------------------------------------------------------
+# Whole runs and the campaign overhead
+# --------------------------------------------------------------------------------------------
+
+
+def whole_run_rows() -> pd.DataFrame:
+    """The published runs that print GPU-hours, or wall-clock days and a GPU count, for their tokens."""
+    runs = calibration.runs()
+    has_total = runs["gpu_hours"].notna() | (runs["wall_clock_days"].notna() & runs["n_gpus"].notna())
+    return runs[has_total & runs["training_tokens"].notna()].reset_index(drop=True)
+
+
+def _plan_whole(r: dict[str, Any], coef: pf.Coefficients, eff: dict[str, float], gap: float) -> tuple[pd.Series, str]:
+    """One whole run planned with ``coef``, the stack efficiencies ``eff`` and layout factor ``gap``, no
+    campaign overhead: at its printed layout if it prints one, else at the planner's pick."""
+    pinned = bool(printed_layout(r))
+    req = published_request(r, pinned=pinned, stack_efficiency=eff[r["stack"]], layout_factor=1.0 if pinned else gap)
+    best = _fastest(pl.evaluate(req, r["gpu"], coef))
+    how = "its own layout" if pinned else "the planner's pick"
+    return best.iloc[0], how
+
+
+@functools.cache
+def _whole_runs(data_dir: str) -> pd.DataFrame:
+    rows = whole_run_rows()
+    models = calibration.cv_models()
+    full = (calibration.coefficients(), calibration.stack_efficiencies(), layout_factor())
+    groups = rows["cv_group"].to_numpy()
+    pick = _pick_predictions(data_dir)
+    out = []
+    for r in rows.to_dict("records"):
+        g = r["cv_group"]
+        coef, eff = models.get(g, full[:2])
+        others = pick["cv_group"] != g
+        gap = float(np.exp(np.nanmedian(np.log(pick.loc[others, "published"] / pick.loc[others, "pick_cv"]))))
+        planned, how = _plan_whole(r, coef, eff, gap)
+        in_sample, _ = _plan_whole(r, *full)
+        if r["gpu_hours"] == r["gpu_hours"]:
+            kind, published = "GPU-hours", float(r["gpu_hours"])
+            value, value_in = float(planned["gpu_hours"]), float(in_sample["gpu_hours"])
+        else:
+            kind, published = "wall-clock days", float(r["wall_clock_days"])
+            value, value_in = float(planned["days"]), float(in_sample["days"])
+        out.append(
+            {
+                "id": r["id"],
+                "kind": kind,
+                "cv_group": g,
+                "stack": r["stack"],
+                "published": published,
+                "planned": value,  # grouped cross-validation, no campaign overhead
+                "planned_in_sample": value_in,
+                "n_gpus": int(planned["n_gpus"]),
+                "layout": layouts.label(planned),
+                "how": how,
+                "goodput": float(planned["goodput"]),
+                "mfu": float(planned["mfu"]),
+                "tokens_per_s_per_gpu": float(planned["tokens_per_s_per_gpu"]),
+                "steady_ratio": float(planned["gpu_hours"] / planned["steady_gpu_hours"]),
+                **{f"plan_{c}": planned[c] for c in layouts.COLUMNS if c != "gpu"},
+            }
+        )
+    frame = pd.DataFrame(out)
+    excess = np.log(frame["published"] / frame["planned"]).to_numpy()
+    excess_in = np.log(frame["published"] / frame["planned_in_sample"]).to_numpy()
+    k = CAMPAIGN_PRIOR_ROWS
+    frame["campaign_cv"] = [
+        np.expm1(np.maximum(excess[groups != g].sum() / ((groups != g).sum() + k), 0.0)) for g in groups
+    ]
+    frame["predicted"] = frame["planned"] * (1.0 + frame["campaign_cv"])
+    frame["log_error"] = np.log(frame["published"] / frame["predicted"])  # ln(published / predicted time)
+    campaign_in = np.expm1(max(excess_in.sum() / (excess_in.size + k), 0.0))
+    frame["predicted_in_sample"] = frame["planned_in_sample"] * (1.0 + campaign_in)
+    frame["log_error_in_sample"] = np.log(frame["published"] / frame["predicted_in_sample"])
+    return frame
+
+
+def whole_runs() -> pd.DataFrame:
+    """Every published whole run: planned GPU-hours (or days) by grouped cross-validation, with the
+    campaign overhead fitted without the run's group (``campaign_cv``), and in sample; the layout (its
+    own, or the planner's pick at the layout factor) and the errors."""
+    return _whole_runs(str(data.DATA_DIR)).copy()
+
+
+def campaign_overhead() -> float:
+    """A whole run's time beyond its steady state, data stall, failures and checkpoints, as a share:
+    the geometric mean excess of every published whole run, shrunk toward none
+    (:data:`CAMPAIGN_PRIOR_ROWS`), never below none."""
+    excess = np.log(whole_runs_planned()["published"] / whole_runs_planned()["planned_in_sample"]).to_numpy()
+    return float(np.expm1(max(excess.sum() / (excess.size + CAMPAIGN_PRIOR_ROWS), 0.0)))
+
+
+def whole_runs_planned() -> pd.DataFrame:
+    """:func:`whole_runs` (the name the campaign overhead's fit reads)."""
+    return _whole_runs(str(data.DATA_DIR))
+
+
+# --------------------------------------------------------------------------------------------
+# What a plan carries
+# --------------------------------------------------------------------------------------------
+
+
+def steady_errors(layout_pinned: bool, stack_known: bool) -> np.ndarray:
+    """Grouped cross-validation errors of the steady state a plan of this kind gets: at published
+    layouts (pinned) or at the planner's pick; at each run's stack efficiency, or the pooled one."""
+    if layout_pinned:
+        return calibration.errors(stack_known)
+    p = _pick_predictions(str(data.DATA_DIR))
+    e = p["log_error" if stack_known else "log_error_pooled"].to_numpy(float)
+    return e[np.isfinite(e)]
+
+
+def whole_errors() -> np.ndarray:
+    """Grouped cross-validation errors of the whole runs, ``ln(published / predicted time)``."""
+    return _whole_runs(str(data.DATA_DIR))["log_error"].to_numpy(float)
+
+
+def terms(stack: str, layout_pinned: bool, holdout_sources: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The request fields of a plan on ``stack`` (an id or alias; the pooled one for ``unspecified``):
+    ``stack_efficiency``, ``layout_factor`` (1 when the layout is pinned), ``campaign_overhead``, and
+    what the stack runs (``zero_stages``, ``model_parallel``); the efficiency fitted without rows citing
+    ``holdout_sources``."""
+    sid = calibration.stack_id(stack)
+    known = sid != calibration.POOLED_STACK
+    return {
+        "stack": sid,
+        "stack_efficiency": calibration.stack_efficiency(sid, holdout_sources),
+        "layout_factor": 1.0 if layout_pinned else layout_factor(known),
+        "campaign_overhead": campaign_overhead(),
+        **calibration.stack_rules(sid),
+    }
+
+
+def bands(stack: str, layout_pinned: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The errors (steady state, whole run) a plan of this kind is banded by."""
+    known = calibration.stack_id(stack) != calibration.POOLED_STACK
+    return steady_errors(layout_pinned, known), whole_errors()
+
+
+def clear_cache() -> None:
+    for fn in (_picks, _pick_predictions, _whole_runs):
+        fn.cache_clear()
