@@ -171,7 +171,7 @@
     var cell = row.querySelector("td.c-about") || row.cells[0];
     if (!cell) return;
     var line = document.createElement("div");
-    line.className = "lk";
+    line.className = "back";
     var a = document.createElement("a");
     a.className = "back-link";
     a.href = from;

@@ -120,9 +120,9 @@ def block(rows: Sequence[Answer], currency: str, labels: dict[str, str] | None =
             f'<td class="bl-own">{html.escape(own)}</td><td class="bl-share{never}">{wins}</td></tr>'
         )
         plain.append(f"{a.label}: rent {rent}; own {own}; owning wins above {wins} busy")
-    head = (
-        '<thead><tr><th scope="col">workload</th><th scope="col">cheapest to rent</th>'
-        '<th scope="col">cheapest to own (its run hours)</th><th scope="col">owning wins if busy over</th></tr></thead>'
+    head = (  # header cells of a thead are column headers
+        "<thead><tr><th>workload</th><th>cheapest to rent</th><th>cheapest to own (its run hours)</th>"
+        "<th>owning wins if busy over</th></tr></thead>"
     )
     out = (
         f'<div class="audit-bottom-line"><p class="bl-sentence"><b>Bottom line.</b> {html.escape(said)}'

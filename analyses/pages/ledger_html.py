@@ -95,17 +95,15 @@ VERDICT_STYLE = (
 )
 # The columns the ledger pages filter on (a filter for each of these a ledger has).
 LEDGER_FILTERS = ("verdict", "direction", "document", "chapter", "kind")
+FILTER_VALUE_DIFFERS = ("direction",)  # a filtered column whose cell shows more than its value ("▲ overstates")
 LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "document": "doc", "claim": "claim"}
 # Which way a claim errs, as a word and a symbol (never colour alone): above the evidence, below it.
 DIRECTION_SYMBOLS = {"overstates": "▲", "understates": "▼"}
 DIRECTION_HELP = {
-    "overstates": "the stated figure lies above what the evidence gives, or the claim credits more than it allows",
-    "understates": "the stated figure lies below what the evidence gives",
+    "overstates": "the stated figure is above what the evidence gives, or credits more than it allows",
+    "understates": "below it",
 }
-MARGIN_HELP = (
-    "how far the flip point lies from the assumption's central value, in units of its 90% range's half-width: "
-    "below 1, inside the range"
-)
+MARGIN_HELP = "the flip point's distance from the assumption's central value in half-widths of its 90% range"
 VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
 # What a column measures, as its header's title (once per table: a page stays small on a phone).
 COLUMN_HELP = {
@@ -155,7 +153,7 @@ def ledger_cell(
         cid, chapter = html.escape(str(value)), str(row.get("chapter", ""))
         code = f"<code>{cid}</code>"
         if written is None or chapter in written:
-            return f'<a class="check-link" href="{base}{check_href(str(value), chapter)}">{code}</a>', None
+            return f'<a href="{base}{check_href(str(value), chapter)}">{code}</a>', None
         return code, None
     if column == "holds":
         if _blank(value):
@@ -194,7 +192,7 @@ def ledger_cell(
 
 
 def _sort_attr(key: str | None) -> str:
-    return "" if key is None else f' data-sort="{html.escape(key)}"'
+    return "" if not key else f' data-sort="{html.escape(key)}"'  # no key, or a blank's: its text sorts
 
 
 def _attrs(column: str, row: Mapping[str, Any], key: str | None, interactive: bool = True) -> str:
@@ -204,7 +202,7 @@ def _attrs(column: str, row: Mapping[str, Any], key: str | None, interactive: bo
     if not interactive:
         return f' data-field="{column}"' if column in (*LEDGER_FILTERS, *ABOUT) else ""
     out = f' data-field="{column}"{_sort_attr(key)}'
-    if column in LEDGER_FILTERS:
+    if column in FILTER_VALUE_DIFFERS:  # elsewhere the filter compares the value's text (audit.js)
         value = row.get(column)
         out += f' data-value="{html.escape("" if _blank(value) else filter_value(column, value))}"'
     return out
@@ -241,7 +239,7 @@ ABOUT = tuple(c for name, lines in STACKS if name == "about" for line in lines f
 # The printable ledger (a landscape page) keeps a column for each but the short ones of the about cell.
 PRINT_STACKS = tuple((name, lines) for name, lines in STACKS if name == "about")
 # Lines of a stack that name their column in the cell (the others speak for themselves: a verdict,
-# a direction, an id, the document and section, the claim).
+# a direction, an id, the document and section, the claim); audit.css writes the names on screen.
 NAMED = ("kind", "topic", "chapter", "stated", "recomputed", "reason", "holds", "margin", "flips_if")
 CALCULATOR_PAGE = (
     "buy-or-rent"  # its calculator recomputes the payback claims at a reader's prices (a link, not a copy)
@@ -262,7 +260,9 @@ def _line(
 ) -> str:
     """One line of a stacked cell: a single column's value in a ``div`` that carries its attributes
     (:func:`_attrs`), several columns' each in its own element; a named column after its name."""
-    name = lambda c: f"<i>{_label(c)}</i> " if named and c in NAMED else ""  # noqa: E731
+    # on a screen the stylesheet writes the name before the value (audit.css: [data-field]::before), in print
+    # the page's own text does
+    name = lambda c: f"<i>{_label(c)}</i> " if named and c in NAMED and not interactive else ""  # noqa: E731
     if len(line) == 1:
         shown, key = ledger_cell(line[0], row, written, base)
         return f"<div{_attrs(line[0], row, key, interactive)}>{name(line[0])}{shown}</div>"
@@ -284,14 +284,14 @@ def _cell(
         shown, key = ledger_cell(stack, row, written, base)
         inner = _field(stack, row, written, base, interactive) if stack in LEDGER_FILTERS else shown
         return f"<td{_sort_attr(key) if interactive else ''}>{inner}</td>"
-    out = "".join(_line(line, row, written, base, len(lines) > 1, interactive) for line in lines)
+    out = [_line(line, row, written, base, len(lines) > 1, interactive) for line in lines]
     cid, chapter = str(row.get("id")), str(row.get("chapter", ""))
     if stack == "about" and interactive and chapter and (written is None or chapter in written):
         more = [f'<a href="{base}{section_href(cid, chapter)}">arithmetic</a>']
         if cid in PAYBACK_CLAIMS and (written is None or CALCULATOR_PAGE in written):
             more.append(f'<a href="{base}{CALCULATOR_PAGE}.html#{ELEMENT_ID}">recompute at your prices</a>')
-        out += f'<div class="lk">{" · ".join(more)}</div>'
-    return f'<td class="c-{stack}">{out}</td>'
+        out[-1] = out[-1].removesuffix("</div>") + f'<br><span class="lk">{" · ".join(more)}</span></div>'
+    return f'<td class="c-{stack}">{"".join(out)}</td>'
 
 
 def ledger_layout(

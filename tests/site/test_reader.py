@@ -179,7 +179,7 @@ def test_ledger_filters_follow_the_columns_it_has(whole_ledger):
     assert 'data-filter="document"' not in one and 'data-field="document"' not in one and 'data-filter="chapter"' in one
     rich = _ledger_with_new_columns()
     shown = ledger_html.LedgerTable(rich)._repr_html_()
-    assert 'data-filter="kind"' in shown and '<span data-field="kind" data-value="recommendation">recommendation</span>' in shown
+    assert 'data-filter="kind"' in shown and '<span data-field="kind">recommendation</span>' in shown
     assert 'data-sort-field="kind"' in shown and 'data-sort="0.750000"' in shown
     headers = re.findall(r'data-sort-col="(\d+)"(?: data-sort-field="(\w+)")?>([^<]+)<', shown)
     labels = [h[2] for h in headers]
@@ -474,7 +474,7 @@ def test_ledger_page_filters_sorts_and_links_at_1280_px(site, browser, whole_led
 
     target = _visible_rows(page)[-1]
     claim = ledger.set_index("id").loc[target["id"]]
-    page.click(f'.audit-ledger tbody tr a.check-link[href$="#check-{target["id"]}"]')
+    page.click(f'.audit-ledger tbody tr [data-field="id"] a[href$="#check-{target["id"]}"]')
     page.wait_for_load_state()
     assert page.url.endswith(f"book/{claim['chapter']}.html#check-{target['id']}")
     landed = page.locator(f'tr[id="check-{target["id"]}"]')

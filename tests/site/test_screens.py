@@ -441,9 +441,9 @@ def test_ledger_as_cards_with_filters_at_390_px(site, tab, whole_ledger):
         """() => { const tr = document.querySelector('.audit-ledger tbody tr'),
                          td = tr.querySelector('td.c-claim'), stated = td.querySelector('[data-field="stated"]');
                    return [getComputedStyle(tr).display, getComputedStyle(td).display,
-                           stated.querySelector('i').textContent, tr.getBoundingClientRect().right]; }"""
+                           getComputedStyle(stated, '::before').content, tr.getBoundingClientRect().right]; }"""
     )
-    assert shape[0] == "block" and shape[1] == "block" and shape[2] == "stated" and shape[3] <= 390
+    assert shape[0] == "block" and shape[1] == "block" and shape[2] == '"stated "' and shape[3] <= 390
     # issue 22's direction: on the card's first line beside the verdict, as word and symbol
     first = page.evaluate(
         """() => [...document.querySelectorAll('.audit-ledger tbody tr')].map(tr => {

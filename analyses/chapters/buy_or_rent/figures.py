@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 
 import altair as alt
 import pandas as pd
@@ -58,14 +59,12 @@ def bottom_line(res: Result) -> bl.BottomLine:
     return bl.block(rows, res.currency, labels=labels, more=text.bottom_line_more(res))
 
 
-def summary_view(res: Result) -> Table:
-    """The cheapest rented and owned answer of every workload."""
-    return table(text.summary_table(res))
-
-
 def cost_chart(res: Result) -> alt.Chart:
     """Cost per run of every workload on every generation, rented and owned, with 90% ranges (log scale)."""
-    frame = res.runs[["label", "gpu", "basis", "cost", "cost_lo", "cost_hi", "cheapest"]].copy()
+    frame = res.runs[["workload", "gpu", "basis", "cost", "cost_lo", "cost_hi", "cheapest"]].copy()
+    # each workload's name once, in its panel's header, not on each of its rows (the page's weight)
+    names = dict(zip(res.runs["workload"], res.runs["label"], strict=False))
+    header = "".join(f"datum.value == {json.dumps(k)} ? {json.dumps(v)} : " for k, v in names.items()) + "datum.value"
     for col in ("cost", "cost_lo", "cost_hi"):
         frame[col] = [round_sig(x, 4) for x in frame[col]]
     frame["cheapest"] = frame["cheapest"].map({True: "cheapest", False: ""})
@@ -83,7 +82,6 @@ def cost_chart(res: Result) -> alt.Chart:
         x="cost:Q",
         shape=alt.Shape("basis:N", sort=["rented", "owned"], title="basis"),
         tooltip=[
-            "label:N",
             "gpu:N",
             "basis:N",
             alt.Tooltip("cost:Q", format=",.0f", title=f"cost ({unit})"),
@@ -100,7 +98,7 @@ def cost_chart(res: Result) -> alt.Chart:
         f"Dot-and-range chart (log scale) of the cost of one run in {unit} of each workload on each GPU generation, "
         "rented (circles, solid range) and owned (squares, dashed range), one panel per workload; the cheapest of "
         "each basis starred: "
-        + "; ".join(f"{r.label}, {r.basis}: {r.gpu} at {fixed(r.cost)} {unit}" for r in cheapest.itertuples())
+        + "; ".join(f"{names[r.workload]}, {r.basis}: {r.gpu} at {fixed(r.cost)} {unit}" for r in cheapest.itertuples())
         + "."
     )
     chart = (
@@ -108,11 +106,13 @@ def cost_chart(res: Result) -> alt.Chart:
         .properties(width=480, height=110)
         .facet(
             row=alt.Row(
-                "label:N",
+                "workload:N",
                 title=None,
-                sort=list(dict.fromkeys(frame["label"])),
+                sort=list(dict.fromkeys(frame["workload"])),
                 # each workload's name above its panel, read left to right (a rotated label overlaps the next)
-                header=alt.Header(labelAngle=0, labelOrient="top", labelAnchor="start", labelFontWeight="bold"),
+                header=alt.Header(
+                    labelAngle=0, labelOrient="top", labelAnchor="start", labelFontWeight="bold", labelExpr=header
+                ),
             )
         )
         .resolve_scale(x="independent")

@@ -75,8 +75,8 @@ def cheapest_sentence(res: Result, workload: str) -> str:
 def bottom_line_more(res: Result) -> str:
     """What follows the bottom line's sentence (HTML): where the ranges and the reader's own prices are."""
     return (
-        f"Each answer with its {fmt(INTERVAL_LEVEL, pct=True, sig=2)} range and every generation follow below; "
-        '<a href="#sec-bor-calculator">the calculator</a> answers at your own prices and busy share.'
+        f"Every generation with {fmt(INTERVAL_LEVEL, pct=True, sig=2)} ranges below; "
+        '<a href="#sec-bor-calculator">the calculator</a> answers at your prices and busy share.'
     )
 
 
@@ -117,28 +117,6 @@ def workload_title(w: buying.Workload) -> str:
         f"{w.label}: {billions(w.shape.n_params)} parameters, {token_count(w.tokens)} tokens, "
         f"within {fmt(w.deadline_days, 'days', 2)}"
     )
-
-
-def summary_table(res: Result) -> pd.DataFrame:
-    """The cheapest rented and the cheapest owned answer of every workload, one row per workload: the
-    GPUs and days, and the cost with its 90% range (the header names the currency)."""
-    unit = f" {res.currency}"
-    rows = []
-    for w in res.workloads:
-        row = {"workload": w.label}
-        for basis in ("rented", "owned"):
-            r = res.cheapest(w.key, basis)
-            if r is None:
-                row |= {f"cheapest {basis}": "no layout fits", f"{basis} ({res.currency}, 90% range)": "n/a"}
-                continue
-            cost = money(res, r["cost"]).removesuffix(unit)
-            band = money_span(res, r["cost_lo"], r["cost_hi"]).replace(unit, "")
-            row |= {
-                f"cheapest {basis}": f"{int(r['n_gpus']):,} × {r['gpu']}, {days(r['days'])}",
-                f"{basis} ({res.currency}, 90% range)": f"{cost} ({band})",
-            }
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def span_days(row: pd.Series) -> str:
