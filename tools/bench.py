@@ -345,7 +345,8 @@ def bench_jupyter_book(work: Path, repeat: int) -> float:
 def bench_models(repeat: int) -> dict[str, float]:
     import numpy as np
 
-    from analyses.models import memory, scaling, tco
+    from analyses.models import memory, performance, tco
+    from analyses.scenario import calibration
 
     rng = np.random.default_rng(0)
     n = N_CONFIGS
@@ -364,21 +365,39 @@ def bench_models(repeat: int) -> dict[str, float]:
         memory.total_bytes_per_gpu(params, layers, seq, 1, hidden, heads, zero_stage=zero, dp=dp, tp=tp, pp=pp)
         return time.perf_counter() - t
 
+    coef = calibration.coefficients()  # fitted once, before the clock starts
+
     def step() -> float:
         t = time.perf_counter()
-        scaling.step_time(
-            params=params,
-            tokens_per_step=seq * 1024,
-            n_gpus=tp * pp * dp,
-            peak_flops=989e12,
-            compute_efficiency=0.5,
-            nvlink_bytes_per_s=450e9,
-            nic_bytes_per_s=50e9,
-            tp=tp,
-            pp=pp,
-            microbatch_tokens=seq,
+        performance.step_time(
+            coef,
+            params_active=params,
+            params_total=params,
             n_layers=layers,
             d_model=hidden,
+            seq_len=seq,
+            kv_ratio=1.0,
+            n_experts=0,
+            experts_active=0,
+            n_gpus=tp * pp * dp,
+            tp=tp,
+            pp=pp,
+            vp=1,
+            cp=1,
+            ep=1,
+            micro_batch=1,
+            global_batch=1024,
+            recompute="selective",
+            zero3=zero == 3,
+            die="H100",
+            peak_flops=989e12,
+            peak_flops_bf16=989e12,
+            hbm_bytes_per_s=3.35e12,
+            nvlink_bytes_per_s=450e9,
+            nic_bytes_per_s=50e9,
+            gpus_per_node=8,
+            nvlink_domain_gpus=8,
+            latency_s=5e-6,
         )
         return time.perf_counter() - t
 

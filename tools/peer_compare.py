@@ -5,6 +5,8 @@ Usage (the peers are the pyproject ``bench`` extra)::
     .venv/bin/pip install llm-analysis==0.2.2 mlsysim==0.3.0
     .venv/bin/python tools/peer_compare.py            # rewrite the table
     .venv/bin/python tools/peer_compare.py --check    # only verify the committed table reproduces
+    .venv/bin/python tools/peer_compare.py --ours     # rewrite only our column (after a change of our models;
+                                                      # needs no peer: their figures are kept as recorded)
 
 Each row holds one quantity of one configuration: our value and the peer's (see
 ``analyses/models/peers.py`` for the grid, the wrappers and the conventions). The peer's version is
@@ -23,7 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analyses import data, peers  # noqa: E402
+from analyses import data  # noqa: E402
+from analyses.chapters.peers import step_model  # noqa: E402
+from analyses.models import peers  # noqa: E402
 
 OUT = data.DATA_DIR / "measurements" / "peer_comparison.csv"
 COLUMNS = [
@@ -35,13 +39,20 @@ COLUMNS = [
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="compare with the committed table instead of writing it")
+    ap.add_argument("--ours", action="store_true", help="recompute only our column of the committed table")
     args = ap.parse_args(argv)
+    if args.ours:
+        table = data.measurements("peer_comparison")
+        table["ours"] = peers.recompute_ours(table, data.model_shapes(), step_model())
+        table[COLUMNS].to_csv(OUT, index=False, float_format="%.10g")
+        print(f"rewrote our column of {len(table)} rows in {OUT.relative_to(data.REPO_ROOT)}")
+        return 0
     for tool, version in peers.TOOLS.items():
         installed = importlib.metadata.version(tool)
         if installed != version:
             print(f"error: {tool} {installed} is installed; the table is for {version}", file=sys.stderr)
             return 2
-    table = peers.compare(data.model_shapes())[COLUMNS]
+    table = peers.compare(data.model_shapes(), step_model())[COLUMNS]
     if args.check:
         committed = data.measurements("peer_comparison")
         same = len(committed) == len(table) and all(

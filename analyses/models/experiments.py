@@ -4,9 +4,8 @@ Conventions: times in days; a run needs a fixed amount of work. On the whole clu
 at parallel efficiency ``e_full`` a run takes ``t_full``; on a slice of ``n/k`` GPUs at efficiency
 ``e_slice`` it takes ``t_full · k · e_full / e_slice`` (same work, ``1/k`` of the GPUs, each GPU
 ``e_slice/e_full`` as productive). A new cluster ``speedup`` times faster per GPU (same GPU count)
-divides every run's time. The efficiencies come from :mod:`analyses.models.scaling`
-(:func:`run_efficiency`, with a compute efficiency calibrated on a published run by
-:func:`calibrated_step_kwargs`).
+divides every run's time. The efficiencies come from the book's one step-time model
+(:func:`run_efficiency`: :func:`analyses.models.performance.step_time` at the coefficients given).
 
 Early stopping is modelled as successive halving (Jamieson & Talwalkar 2016, AISTATS, Alg. 1;
 Li et al. 2018, "Hyperband", JMLR 18(185), Sec 3, Alg. 1 and Table 1): ``n`` configurations are
@@ -22,8 +21,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from analyses.models import scaling
-from analyses.units import DAYS_PER_MONTH, TERA
+from analyses.models import performance
+from analyses.units import DAYS_PER_MONTH
 
 
 def serial_days(runs: int, run_days_full: float) -> float:
@@ -84,35 +83,14 @@ def required_efficiency_ratio(
     return float(np.ceil(runs / concurrent) * concurrent * per_run / (target_days * speedup))
 
 
-def run_efficiency(gpus: npt.ArrayLike, **step_kwargs: Any) -> np.ndarray:
-    """Parallel efficiency (compute / step time) of one run on ``gpus`` GPUs.
-
-    :func:`analyses.models.scaling.step_time` with ``step_kwargs``; the run keeps its global batch
-    (its hyper-parameters) on any slice, so splitting a cluster is strong scaling in reverse.
-    """
-    return np.asarray(scaling.step_time(n_gpus=np.asarray(gpus, float), **step_kwargs).efficiency)
-
-
-def calibrated_step_kwargs(
-    benchmark: dict[str, Any],
-    benchmark_cluster: dict[str, Any],
-    benchmark_peak_flops: float,
-    cluster: dict[str, Any],
-    peak_flops: float,
-) -> dict[str, Any]:
-    """Step-time arguments for a published run's recipe on another cluster, without ``n_gpus``.
-
-    The compute efficiency is solved so that the scaling model reproduces the run's measured model
-    FLOP/s per GPU (``value``, TFLOP/s) on its own cluster (:func:`analyses.models.scaling.solve_compute_efficiency`);
-    the recipe (shape, batch, microbatch, tensor and pipeline sizes) comes from the benchmark row
-    (``data/scaling_benchmarks.csv``) and the fabric from ``cluster`` (``data/cluster_configs.csv``).
-    """
-    recipe = scaling.benchmark_kwargs(benchmark)
-    efficiency = scaling.solve_compute_efficiency(
-        benchmark["value"] * TERA, **(recipe | scaling.cluster_kwargs(benchmark_cluster, benchmark_peak_flops))
-    )
-    recipe.pop("n_gpus")
-    return recipe | scaling.cluster_kwargs(cluster, peak_flops) | {"compute_efficiency": efficiency}
+def run_efficiency(coef: performance.Coefficients, gpus: npt.ArrayLike, **run: Any) -> np.ndarray:
+    """Parallel efficiency of one run on ``gpus`` GPUs: the share of its step spent computing,
+    ``compute / step`` of :func:`analyses.models.performance.step_time` at ``coef`` with the run's other
+    inputs ``run``. The run keeps its global batch (its hyper-parameters) on any slice, so splitting a
+    cluster is strong scaling in reverse, and compute × GPUs is the same on every slice: the ratio of two
+    efficiencies is the ratio of their per-GPU throughputs."""
+    step = performance.step_time(coef, n_gpus=np.asarray(gpus, float), **run)
+    return np.asarray(step.compute_s / step.step_s)
 
 
 # --------------------------------------------------------------------------------------------

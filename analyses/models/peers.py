@@ -10,21 +10,25 @@ The grid: GPT-style shapes from ``data/model_shapes.csv`` plus Llama 2 7B (a gat
 layouts of tensor (tp), pipeline (pp) and data (dp) parallelism with ZeRO stages; bf16 mixed
 precision with Adam; sequence 2,048 tokens, micro-batch 1; selective recomputation, sequence
 parallelism and a fused attention kernel. Step times use 1,024 GPUs (MLSys·im's reference fleets
-``Clusters.Training_1K`` and ``Training_1K_A100``) at 50% of the dense bf16 peak, with every model
-given the same link figures (:data:`FLEETS`), so what differs is the formulas, not the inputs.
+``Clusters.Training_1K`` and ``Training_1K_A100``), with every model given the same link figures
+(:data:`FLEETS`). The peers are told the kernels reach 50% of the dense bf16 peak; ours is the book's
+one step-time model (:func:`analyses.models.performance.step_time`) at its calibrated coefficients
+(:class:`StepModel`), which predicts the kernels' efficiency from the shape, so the compute terms
+differ by what the calibration says about these shapes and the rest by the formulas.
 
 Conventions: bytes are bytes (GB = 1e9 bytes, GiB = 2**30); times in seconds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analyses.models import memory, scaling
+from analyses.models import memory, performance
 from analyses.models.peer_tools import (
     FLEETS,
     GLOBAL_BATCH,
@@ -85,38 +89,60 @@ def ours_memory(shape: dict, tp: int, pp: int, dp: int, zero_stage: int) -> dict
     }
 
 
-def ours_step(shape: dict, gpu: str, tp: int, pp: int, dp: int) -> dict[str, float]:
-    """Our step time (s) on the shared fleet figures: :func:`analyses.models.scaling.step_time`.
+@dataclass(frozen=True)
+class StepModel:
+    """Our side of the step-time comparison: the calibrated coefficients of the book's one step-time
+    model and each fleet GPU's HBM bandwidth (bytes/s, from our GPU table; the peers do not need it)."""
 
-    No overlap of the gradient all-reduce (both peers expose it by default); latency per ring hop
-    as the fleet's fabric; two-level all-reduce.
+    coef: performance.Coefficients
+    hbm_bytes_per_s: Mapping[str, float]
+
+
+def ours_step(shape: dict, gpu: str, tp: int, pp: int, dp: int, model: StepModel) -> dict[str, float]:
+    """Our step time (s) on the shared fleet figures: :func:`analyses.models.performance.step_time`.
+
+    The fleet's GPU as its compute die, bf16 on its dense peak; no overlap of the gradient all-reduce
+    (both peers expose it by default); selective recomputation; latency per ring hop as the fleet's
+    fabric; two-level all-reduce.
     """
-    f = FLEETS[gpu]
-    st = scaling.step_time(
-        params=memory.shape_parameter_count(shape),
-        tokens_per_step=GLOBAL_BATCH * SEQ_LEN,
+    f, n = FLEETS[gpu], memory.shape_parameter_count(shape)
+    st = performance.step_time(
+        replace(model.coef, dp_overlap=0.0),
+        params_active=n,
+        params_total=n,
+        n_layers=shape["layers"],
+        d_model=shape["hidden"],
+        seq_len=SEQ_LEN,
+        kv_ratio=shape["kv_heads"] / shape["heads"],
+        n_experts=0,
+        experts_active=0,
         n_gpus=tp * pp * dp,
+        tp=tp,
+        pp=pp,
+        vp=1,
+        cp=1,
+        ep=1,
+        micro_batch=MICRO_BATCH,
+        global_batch=GLOBAL_BATCH,
+        recompute="selective",
+        zero3=False,
+        die=gpu,
         peak_flops=f["peak_bf16"],
-        compute_efficiency=MFU,
+        peak_flops_bf16=f["peak_bf16"],
+        hbm_bytes_per_s=model.hbm_bytes_per_s[gpu],
         nvlink_bytes_per_s=f["nvlink_bytes_per_s"],
         nic_bytes_per_s=f["link_bytes_per_s"],
         gpus_per_node=8,
         nvlink_domain_gpus=8,
-        tp=tp,
-        pp=pp,
-        microbatch_tokens=MICRO_BATCH * SEQ_LEN,
-        n_layers=shape["layers"],
-        d_model=shape["hidden"],
-        overlap=0.0,
-        grad_bytes_per_param=2.0,
-        activation_bytes=2.0,
         latency_s=f["latency_s"],
     )
     return {
         "compute_s": float(st.compute_s),
         "bubble_s": float(st.bubble_s),
         "step_s": float(st.step_s),
-        "p2p_s": float(st.pipeline_p2p_s),  # pipeline sends: not in the comparison table (no peer has them)
+        "p2p_s": float(st.pp_s),  # pipeline sends: not in the comparison table (no peer has them)
+        # 6·N·D FLOPs over our compute time: the kernel efficiency the peers are told (MFU) on their basis
+        "compute_efficiency": float(6.0 * st.tokens_per_step * n / (st.n_gpus * st.compute_s * f["peak_bf16"])),
     }
 
 
@@ -150,12 +176,12 @@ def config_id(c: dict[str, Any]) -> str:
     return f"step/{c['gpu']}/{c['shape']}/{layout}"
 
 
-def ours(c: dict[str, Any], shapes: dict[str, dict]) -> dict[str, float]:
+def ours(c: dict[str, Any], shapes: dict[str, dict], model: StepModel) -> dict[str, float]:
     """Our values for one configuration of :func:`grid`."""
     shape = shapes[c["shape"]]
     if c["kind"] == "memory":
         return ours_memory(shape, c["tp"], c["pp"], c["dp"], c["zero_stage"])
-    return ours_step(shape, c["gpu"], c["tp"], c["pp"], c["dp"])
+    return ours_step(shape, c["gpu"], c["tp"], c["pp"], c["dp"], model)
 
 
 def peer(tool: str, c: dict[str, Any], shapes: dict[str, dict]) -> dict[str, float]:
@@ -168,12 +194,12 @@ def peer(tool: str, c: dict[str, Any], shapes: dict[str, dict]) -> dict[str, flo
     return fn(shape, c["gpu"], c["tp"], c["pp"], c["dp"])
 
 
-def compare(shapes: pd.DataFrame, tools: Iterable[str] = tuple(TOOLS)) -> pd.DataFrame:
+def compare(shapes: pd.DataFrame, model: StepModel, tools: Iterable[str] = tuple(TOOLS)) -> pd.DataFrame:
     """The long comparison table: one row per configuration, quantity and peer (both sides)."""
     by_name = {r["name"]: r for r in shapes.to_dict("records")}
     rows = []
     for c in grid(shapes):
-        mine = ours(c, by_name)
+        mine = ours(c, by_name, model)
         for tool in tools:
             theirs = peer(tool, c, by_name)
             for q in MEMORY_QUANTITIES if c["kind"] == "memory" else STEP_QUANTITIES:
@@ -195,14 +221,14 @@ def compare(shapes: pd.DataFrame, tools: Iterable[str] = tuple(TOOLS)) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def recompute_ours(table: pd.DataFrame, shapes: pd.DataFrame) -> np.ndarray:
+def recompute_ours(table: pd.DataFrame, shapes: pd.DataFrame, model: StepModel) -> np.ndarray:
     """Our side of a comparison table recomputed now (the page's freshness check)."""
     by_name = {r["name"]: r for r in shapes.to_dict("records")}
     cache: dict[str, dict[str, float]] = {}
     out = []
     for r in table.to_dict("records"):
         if r["config"] not in cache:
-            cache[r["config"]] = ours(r, by_name)
+            cache[r["config"]] = ours(r, by_name, model)
         out.append(cache[r["config"]][r["quantity"]])
     return np.asarray(out, dtype=float)
 
@@ -249,19 +275,26 @@ def fp32_gradient_gap(rows: pd.DataFrame, shapes: pd.DataFrame) -> float:
     return float(np.max(np.abs(rows["peer"].to_numpy(float) / ours_fp32 - 1.0)))
 
 
-def pipeline_send_gap(step_rows: pd.DataFrame, shapes: pd.DataFrame) -> pd.DataFrame:
-    """Per step configuration: our step time minus the peer's, beside our pipeline-send time (s).
+def pipeline_send_gap(step_rows: pd.DataFrame, shapes: pd.DataFrame, model: StepModel) -> pd.DataFrame:
+    """Per step configuration: our step time minus the peer's, beside our pipeline-send time (s), our
+    compute minus compute at the peers' kernel efficiency (:data:`MFU` of the peak on 6·N·D FLOPs), and
+    our calibrated compute efficiency on that basis.
 
     ``step_rows`` are one peer's ``step_s`` rows of the comparison table; our pipeline
     point-to-point time comes from :func:`ours_step` (no peer models it).
     """
     by_name = {r["name"]: r for r in shapes.to_dict("records")}
-    rows = [
-        {
-            "config": r["config"],
-            "ours − peer (s)": r["ours"] - r["peer"],
-            "our pipeline sends (s)": ours_step(by_name[r["shape"]], r["gpu"], r["tp"], r["pp"], r["dp"])["p2p_s"],
-        }
-        for r in step_rows.to_dict("records")
-    ]
-    return pd.DataFrame(rows, columns=["config", "ours − peer (s)", "our pipeline sends (s)"])
+    rows = []
+    for r in step_rows.to_dict("records"):
+        mine = ours_step(by_name[r["shape"]], r["gpu"], r["tp"], r["pp"], r["dp"], model)
+        rows.append(
+            {
+                "config": r["config"],
+                "ours − peer (s)": r["ours"] - r["peer"],
+                "our pipeline sends (s)": mine["p2p_s"],
+                "our compute − the peers' (s)": mine["compute_s"] * (1.0 - mine["compute_efficiency"] / MFU),
+                "our compute efficiency": mine["compute_efficiency"],
+            }
+        )
+    columns = ["config", "ours − peer (s)", "our pipeline sends (s)", "our compute − the peers' (s)"]
+    return pd.DataFrame(rows, columns=[*columns, "our compute efficiency"])

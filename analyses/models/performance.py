@@ -38,7 +38,9 @@ e_gemm = e_max(GPU generation) / (1 + w0 / (d / tp) + t0 / (micro-batch tokens /
 (Levenberg-Marquardt, numpy only) on the log of published throughput of declared calibration
 rows, each term pulled gently toward its textbook value (:data:`PRIOR`) so that a term few rows
 inform stays where physics puts it. Bandwidths are bytes/s per direction, already multiplied by
-the achievable share (nccl-tests busbw over wire rate), as in :mod:`analyses.models.scaling`.
+the achievable share (nccl-tests busbw over wire rate). Collectives follow NCCL's bus-bandwidth
+convention (nccl-tests ``doc/PERFORMANCE.md``): an all-reduce of ``S`` bytes over ``n`` ranks at bus
+bandwidth ``B`` takes ``S/B · 2(n−1)/n``.
 """
 
 from __future__ import annotations
@@ -51,7 +53,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from analyses.models import flops
-from analyses.models.scaling import allreduce_time_s, hierarchical_allreduce_time_s
 
 DIES = ("A100", "H100", "B200", "B300")
 """The compute dies whose GEMM ceilings are fitted: a GPU is counted as the die it is a variant of
@@ -191,6 +192,35 @@ e^1 ≈ 2.7× either way, so the data decide whenever a few rows inform a term."
 RESIDUAL_SD = 0.15
 """The scatter expected of one published row around the model, in ``ln`` (about 15%): software
 stacks, clocks and unprinted settings differ. It weighs the rows against the anchors."""
+
+
+# --------------------------------------------------------------------------------------------
+# Collectives
+# --------------------------------------------------------------------------------------------
+
+
+def allreduce_time_s(size_bytes: ArrayLike, bus_bytes_per_s: ArrayLike, n: ArrayLike) -> np.ndarray:
+    """All-reduce of ``size_bytes`` over ``n`` ranks at bus bandwidth B: ``S/B · 2(n−1)/n`` seconds."""
+    n = np.asarray(n, float)
+    return np.asarray(size_bytes, float) / np.asarray(bus_bytes_per_s, float) * 2.0 * (n - 1.0) / np.maximum(n, 1.0)
+
+
+def hierarchical_allreduce_time_s(
+    size_bytes: ArrayLike,
+    local_ranks: ArrayLike,
+    nodes: ArrayLike,
+    nvlink_bytes_per_s: ArrayLike,
+    nic_bytes_per_s: ArrayLike,
+) -> np.ndarray:
+    """Two-level all-reduce: reduce-scatter + all-gather over NVLink among ``local_ranks`` GPUs of a
+    node, and an all-reduce of each GPU's ``S/local_ranks`` shard across ``nodes`` on its own NIC.
+
+    ``t = S/B_nvl · 2(k−1)/k + (S/k)/B_nic · 2(M−1)/M`` seconds. The inter-node term equals a ring whose
+    bus bandwidth is ``k · B_nic``, the node's aggregate NIC bandwidth, which multi-node nccl-tests report.
+    """
+    k = np.maximum(np.asarray(local_ranks, float), 1.0)
+    size = np.asarray(size_bytes, float)
+    return allreduce_time_s(size, nvlink_bytes_per_s, k) + allreduce_time_s(size / k, nic_bytes_per_s, nodes)
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from analyses.models import gpu_hour_cost, interruptions, scaling
-from analyses.models.gpu_hour_cost import COST_BASES
+from analyses.models import interruptions
+from analyses.models.tco import COST_BASES, ELECTRICITY_REGIONS, RENT_CLASSES
 from analyses.units import precision_problem
 
 PRECISIONS = ("bf16", "fp16", "fp8", "fp4")
@@ -31,7 +31,7 @@ PIN_FIELDS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "micro_batch", "virtua
 """Parts of a layout a request may pin (``Request.pinned``); the planner searches the rest."""
 RECOMPUTE_PINS = ("none", "selective", "full")
 CHECKPOINT_METHODS = ("young", "daly")
-# The scenario's assumptions the time of a layout reads (its cost reads gpu_hour_cost.inputs)
+# The scenario's assumptions the time of a layout reads (its cost reads the prices analyses.scenario.costs.inputs names)
 TIME_ASSUMPTIONS = (
     "framework_memory_gb",
     "input_bytes_per_token",
@@ -141,13 +141,14 @@ class Shape:
         )
 
 
+ASPECT = 128  # d_model / layers of the generic shape (GPT-3 175B: 12,288 / 96)
 HEAD_SIZE = 128  # the head size of the generic shape (Llama, Mistral, Qwen, GPT-3 175B)
 WIDTH_STEP = 8 * HEAD_SIZE  # widths in multiples of 1,024: heads in multiples of 8
 
 
 def generic_layers_and_width(params: float, vocab: int = 0, tied_embeddings: bool = False) -> tuple[int, int]:
     """Layers and width of a generic transformer of ``params`` (active) parameters, as real models are
-    shaped: the width ``128·L`` of :func:`analyses.models.scaling.default_shape`'s aspect (GPT-3 175B:
+    shaped: the width ``128·L`` (:data:`ASPECT`; ``N = 12·L·d²`` with ``d = 128·L``; GPT-3 175B:
     12,288 for 96 layers; Llama 2 7B 4,096 for 32) rounded to a multiple of :data:`WIDTH_STEP`, then the
     layers that hold the parameters left for the blocks, ``(N − embeddings) / (12·d²)``, rounded (at
     least 2). ``vocab`` (0: unknown) takes one ``vocab × d`` matrix (two, untied) off first."""
@@ -156,8 +157,8 @@ def generic_layers_and_width(params: float, vocab: int = 0, tied_embeddings: boo
     for _ in range(3):  # the embeddings depend on the width, the width on what is left
         embed = vocab * hidden * (1 if tied_embeddings else 2)
         body = max(float(params) - embed, float(params) / 2.0)
-        layers = float(scaling.default_shape(body)[0])
-        hidden = max(WIDTH_STEP, int(round(scaling.ASPECT * layers / WIDTH_STEP)) * WIDTH_STEP)
+        layers = float(np.cbrt(body / (12.0 * ASPECT**2)))
+        hidden = max(WIDTH_STEP, int(round(ASPECT * layers / WIDTH_STEP)) * WIDTH_STEP)
     return max(2, int(round(body / (12.0 * hidden**2)))), int(hidden)
 
 
@@ -250,8 +251,8 @@ class Request:
             raise PlanError("max_gpus", f"expected at most {2**17}, got {self.max_gpus}")
         choices = {
             "checkpoint_method": CHECKPOINT_METHODS,
-            "rent_class": gpu_hour_cost.RENT_CLASSES,
-            "electricity_region": gpu_hour_cost.ELECTRICITY_REGIONS,
+            "rent_class": RENT_CLASSES,
+            "electricity_region": ELECTRICITY_REGIONS,
             "cost_basis": COST_BASES,
             "operations": OPERATIONS,
         }

@@ -15,7 +15,6 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from analyses import chapters
 from analyses.pages import links
 from analyses.pages.calculator import ELEMENT_ID, PAYBACK_CLAIMS
 from analyses.pages.links import check_anchor, check_href, section_href, source_links
@@ -319,6 +318,7 @@ def ledger_table(
     anchors: bool = False,
     css: str = "ledger-table",
     buttons: bool = True,
+    hints: bool = True,
 ) -> str:
     """The ledger as an HTML table, every column of ``ledger`` except ``leave_out``, stacked into five
     cells (:func:`ledger_layout`: verdict, about, claim, finding, robustness), any other column in a
@@ -327,7 +327,8 @@ def ledger_table(
     the about cell links to the section that does the claim's arithmetic. ``anchors`` gives each row
     the id ``check-<claim id>``. Without ``buttons`` (for print: browsers leave form controls out of
     the header rows they repeat on every page) the headers are plain text and only the about columns
-    share a cell (:data:`PRINT_STACKS`: a landscape page has the width)."""
+    share a cell (:data:`PRINT_STACKS`: a landscape page has the width); ``hints`` puts what a column
+    measures (:data:`COLUMN_HELP`) in its header's title."""
     layout = ledger_layout(ledger_columns(ledger, leave_out), STACKS if buttons else PRINT_STACKS)
     heads, cols_html = [], []
     for i, (name, lines) in enumerate(layout):
@@ -336,8 +337,8 @@ def ledger_table(
         if not buttons:
             heads.append(f'<th scope="col">{" · ".join(_label(c) for c in fields)}</th>')
             continue
-        hints = [COLUMN_HELP[c] for c in fields if c in COLUMN_HELP]
-        hint = f' title="{html.escape("; ".join(hints), quote=True)}"' if hints else ""
+        helps = [COLUMN_HELP[c] for c in fields if c in COLUMN_HELP and hints]
+        hint = f' title="{html.escape("; ".join(helps), quote=True)}"' if helps else ""
         sort = " ".join(
             f'<button type="button" data-sort-col="{i}" data-sort-field="{c}">{_label(c)}</button>' for c in fields
         )
@@ -371,7 +372,8 @@ def verdict_table(ledger: pd.DataFrame) -> HtmlTable:
     (the ledger page links there), the verdict first and coloured, then the claim id with its
     document, section and kind, the claim, the figures as stated and recomputed, the reason, and
     the ledger's holds and flips_if where present (see :func:`ledger_table`)."""
-    text = ledger_table(ledger, leave_out=("topic", "chapter"), anchors=True, css="audit-verdicts")
+    # the columns' help is the ledger pages' (they say what a direction and a margin are)
+    text = ledger_table(ledger, leave_out=("topic", "chapter"), anchors=True, css="audit-verdicts", hints=False)
     return HtmlTable(f'<div class="audit-table">{text}</div>', ledger[ledger_columns(ledger, ("topic", "chapter"))])
 
 
@@ -384,10 +386,10 @@ def ledger_html(
     anchors: bool = False,
 ) -> str:
     """The ledger as a table (:func:`analyses.pages.ledger_html.ledger_table`): every column but
-    ``leave_out``, verdict first; the claim id links to the row of its check in its chapter
-    (``base`` prefixes links); ``anchors`` gives each row the id ``check-<claim id>`` (a ledger page's
-    rows, which a chapter's evidence row leads back to)."""
-    written = frozenset(chapters.chapter_slugs()) if written is None else written
+    ``leave_out``, verdict first; the claim id links to the row of its check in its chapter, every
+    chapter a claim names being written unless ``written`` lists the ones that are (the data refuses a
+    claim whose chapter is not in the book; ``base`` prefixes links); ``anchors`` gives each row the id
+    ``check-<claim id>`` (a ledger page's rows, which a chapter's evidence row leads back to)."""
     return ledger_table(frame, leave_out=leave_out, written=written, base=base, buttons=buttons, anchors=anchors)
 
 

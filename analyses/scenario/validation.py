@@ -20,27 +20,24 @@ Three kinds of validation row (stated once):
 
 The 90% band of a row is leave-one-group-out: the split-conformal band of the cross-validation errors of
 every *other* group's rows of its kind, so no row's band is widened by its own error. ``before`` is the step-time
-model the book used before issue 21 (one kernel efficiency per GPU and precision, fitted on one run
-each from ``data/scaling_benchmarks.csv``, 6N FLOPs, data-parallel overlap 0.5:
-:mod:`analyses.models.kernel_efficiency`), on the same layout.
+model the book used before issue 21 (one kernel efficiency per GPU and precision, 6N FLOPs,
+data-parallel overlap 0.5), on the same layout: that model is gone (issue 33: one step-time model), and
+its errors are the record it left, ``data/measurements/validation_before.csv`` (a run added since has
+none).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analyses import data, scenario
-from analyses.models import flops, scaling
-from analyses.models import kernel_efficiency as ke
+from analyses import data
+from analyses.models import flops
 from analyses.models.uncertainty import INTERVAL_LEVEL, error_band
 from analyses.scenario import calibration, whole_run
-from analyses.units import HOURS_PER_DAY, MB
 
-PREVIOUS_OVERLAP = 0.5  # the data-parallel overlap the previous model used (the scenario's typed central)
 KINDS = ("step time", "GPU-hours", "wall-clock days", "ratio")
 
 
@@ -64,51 +61,20 @@ def source_bands(frame: pd.DataFrame, column: str = "log_error", by: str = "sour
 
 
 # --------------------------------------------------------------------------------------------
-# Before: the model the book used until issue 21
+# Before: the record of the model the book used until issue 21
 # --------------------------------------------------------------------------------------------
 
 
 @functools.cache
-def _previous_calibration(data_dir: str) -> pd.DataFrame:
-    frame = ke.validation(
-        data.table("scaling_benchmarks"),
-        data.table("cluster_configs"),
-        lambda g, p: data.gpu(g).peak_flops(p),
-        overlap=PREVIOUS_OVERLAP,
-    )
-    return ke.calibrations(frame)
+def _before(data_dir: str) -> dict[tuple[str, str], float]:
+    frame = data.measurements("validation_before")
+    return {(i, k): float(e) for i, k, e in zip(frame["id"], frame["kind"], frame["error_before"], strict=True)}
 
 
-def previous_tokens_per_s(frame: pd.DataFrame) -> np.ndarray:
-    """Tokens per second per GPU of the previous model for rows of :func:`calibration.runs` with a layout:
-    one kernel efficiency per GPU and precision (exact, else borrowed), 6·N_active FLOPs, the
-    recomputation factor, context parallelism counted as data parallelism (it had no CP term)."""
-    cal = _previous_calibration(str(data.DATA_DIR))
-    out = []
-    for r in frame.to_dict("records"):
-        prec = "bf16" if r["precision"] == "fp16" else r["precision"]
-        c = calibration.cluster(r["gpu"])
-        peak = data.gpu(r["gpu"]).peak_flops(r["precision"])
-        eff, _ = ke.kernel_efficiency(cal, r["gpu"], prec)
-        rc = r["model_recompute"]
-        factor = 4.0 / 3.0 if rc == "full" else 1.0 + r["seq_len"] / (18.0 * r["d_model"] + 3.0 * r["seq_len"])
-        st = scaling.step_time(
-            params=r["params_active"],
-            tokens_per_step=r["global_batch_seqs"] * r["seq_len"],
-            n_gpus=r["n_gpus"],
-            compute_efficiency=eff / factor,
-            tp=r["model_tp"],
-            pp=r["model_pp"],
-            virtual_stages=r["model_vp"],
-            microbatch_tokens=r["model_micro_batch"] * r["seq_len"],
-            n_layers=r["n_layers"],
-            d_model=r["d_model"],
-            overlap=PREVIOUS_OVERLAP,
-            dp_volume=1.5 if r["sharding"] == "zero3-fsdp" else 1.0,
-            **scaling.cluster_kwargs(c, peak),
-        )
-        out.append(r["global_batch_seqs"] * r["seq_len"] / (float(st.step_s) * r["n_gpus"]))
-    return np.asarray(out, float)
+def error_before(run_id: str, kind: str) -> float:
+    """The error the model before issue 21 had on published run ``run_id`` of ``kind`` (step time,
+    GPU-hours or wall-clock days), from its record; NaN for a run it never saw."""
+    return _before(str(data.DATA_DIR)).get((run_id, kind), float("nan"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -124,7 +90,6 @@ def _step_rows(data_dir: str) -> pd.DataFrame:
     model_flops = flops.model_flops_per_token(rows["params_active"], rows["n_layers"], rows["d_model"], rows["seq_len"])
     published = rows["tokens_per_s_per_gpu"].to_numpy(float)
     predicted = pred["out_of_sample"].to_numpy(float)
-    previous = previous_tokens_per_s(rows)
     out = pd.DataFrame(
         {
             "id": rows["id"],
@@ -143,7 +108,7 @@ def _step_rows(data_dir: str) -> pd.DataFrame:
             "predicted_mfu": predicted * np.asarray(model_flops) / peak,
             "log_error": np.log(predicted / published),  # ln(published / predicted step time)
             "error": published / predicted - 1.0,  # predicted step time / published − 1
-            "error_before": published / previous - 1.0,
+            "error_before": [error_before(i, "step time") for i in rows["id"]],
             "note": rows["validation_note"].fillna(""),
             "stack": rows["stack"],
             "cv_group": rows["cv_group"],
@@ -166,8 +131,6 @@ def _step_rows(data_dir: str) -> pd.DataFrame:
 def _whole_runs(data_dir: str) -> pd.DataFrame:
     planned = whole_run.whole_runs()
     rows = whole_run.whole_run_rows().set_index("id").loc[planned["id"]].reset_index()
-    before = [_previous_days(r, p) for r, p in zip(rows.to_dict("records"), planned.to_dict("records"), strict=True)]
-    scale = np.where(planned["kind"] == "GPU-hours", planned["n_gpus"] * HOURS_PER_DAY, 1.0)
     out = pd.DataFrame(
         {
             "id": planned["id"],
@@ -188,7 +151,7 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
             "log_error": planned["log_error"],
             "error": planned["predicted"] / planned["published"] - 1.0,
             "error_in_sample": planned["predicted_in_sample"] / planned["published"] - 1.0,
-            "error_before": np.asarray(before) * scale / planned["published"] - 1.0,
+            "error_before": [error_before(i, k) for i, k in zip(planned["id"], planned["kind"], strict=True)],
             "campaign_overhead": planned["campaign_cv"],
             "layout": planned["layout"],
             "how": planned["how"],
@@ -198,30 +161,6 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
         }
     )
     return source_bands(out, by="cv_group")
-
-
-def _previous_days(r: dict[str, Any], planned: dict[str, Any]) -> float:
-    """Days of the same run and layout under the previous step-time model (same goodput and stall)."""
-    one = pd.DataFrame(
-        [
-            {
-                **r,
-                "n_gpus": planned["plan_n_gpus"],
-                "model_tp": planned["plan_tp"],
-                "model_pp": planned["plan_pp"],
-                "model_vp": planned["plan_virtual_stages"],
-                "model_micro_batch": planned["plan_micro_batch"],
-                "model_recompute": planned["plan_recompute"],
-                "global_batch_seqs": r["global_batch_seqs"]
-                if r["global_batch_seqs"] == r["global_batch_seqs"]
-                else scenario.values()["batch_million_tokens"] * MB / r["seq_len"],
-                "sharding": "zero3-fsdp" if planned["plan_zero_stage"] == 3 else "zero1",
-            }
-        ]
-    )
-    tps = float(previous_tokens_per_s(one)[0])
-    seconds = float(r["training_tokens"]) / (tps * float(planned["plan_n_gpus"]))
-    return seconds / float(planned["goodput"]) / 86400.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -370,7 +309,7 @@ def outliers(limit: float, frame: pd.DataFrame | None = None) -> pd.DataFrame:
 
 
 def clear_cache() -> None:
-    for fn in (_previous_calibration, _step_rows, _whole_runs, _ratios):
+    for fn in (_before, _step_rows, _whole_runs, _ratios):
         fn.cache_clear()
 
 

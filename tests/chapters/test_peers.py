@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from analyses import data
@@ -56,14 +57,22 @@ def test_known_differences_hold(result):
     assert f["mlsysim_states_max_diff"] < 1e-9
     assert f["llama_llm_analysis_diff"] < -0.2
     assert f["llama_published"] == data.model_shape("llama2-7b")["published_params"]
-    assert f["step_la_max"] < 0 < f["compute_la_min"]
+    assert f["step_la_max"] < 0
+    # llm-analysis's compute at the 50% it is told lies on both sides of our calibrated compute: our kernels
+    # reach more than 50% of the peak on these shapes on A100, less on H100
+    assert f["compute_la_min"] < 0 < f["compute_la_max"]
 
 
 def test_the_sentences_follow_the_figures(result):
     res = result()
     assert "agree once conventions are aligned" in text.memory_takeaway(res)
     assert "undercounts by the factor p" in text.memory_takeaway(res)
-    assert "same model up to the pipeline sends" in text.step_takeaway(res)
+    # at the defaults one config's compute is faster than the peers' while its pipeline sends make the
+    # step slower, so the compute difference does not set the sign of every gap
+    mixed = (np.sign(res.sends["ours − MLSys·im (s)"]) != np.sign(res.sends["our compute − the peers' (s)"])).any()
+    assert mixed and "does not set the sign of the gap" in text.step_takeaway(res)
+    aligned = res.sends.assign(**{"our compute − the peers' (s)": res.sends["ours − MLSys·im (s)"]})
+    assert "in the direction of our compute" in text.step_takeaway(dataclasses.replace(res, sends=aligned))
     assert "lower bound" in text.step_takeaway(res)
     assert text.diff_states(res) == "MLSys·im matches our model states exactly"
     assert text.diff_acts(res) == "its activations are a fixed fraction of ours"
@@ -74,10 +83,10 @@ def test_the_sentences_follow_the_figures(result):
         "step_la_max": 0.1,
         "grad_fp32_max_gap": 0.5,
     }
-    sends = res.sends.assign(**{"our pipeline sends (s)": 0.0})
+    sends = res.sends.assign(**{"our compute − the peers' (s)": -res.sends["ours − MLSys·im (s)"]})
     changed = dataclasses.replace(res, facts=other, sends=sends)
     assert "still differ" in text.memory_takeaway(changed) and "at worst" in text.memory_takeaway(changed)
-    assert "do not account for the gap" in text.step_takeaway(changed)
+    assert "does not set the sign of the gap" in text.step_takeaway(changed)
     assert "not always below ours" in text.step_takeaway(changed)
     assert "within 2.0% of ours" in text.diff_states(changed) and text.diff_acts(changed) == "its activations differ"
 

@@ -416,7 +416,7 @@ def test_cli_plan_preset_prints_what_the_chapter_computes(capsys):
 @pytest.mark.parametrize(
     ("text_", "needle"),
     [
-        ("gpuz: [A100]\n", "unknown field 'gpuz'"),
+        ("gpuz: [A100]\n", "field 1 is not a parameter (did you mean gpus?)"),  # names no text of the file
         ("max_gpus: lots\n", "parameter 'max_gpus'"),
         ("- a\n- b\n", "expected a mapping"),
         ("min_gpus: 100\nmax_gpus: 10\n", "min_gpus 100, max_gpus 10: expected integers 1 <= min_gpus <= max_gpus"),

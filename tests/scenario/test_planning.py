@@ -16,18 +16,16 @@ import pytest
 from analyses import data, scenario
 from analyses.models import (
     flops,
-    gpu_hour_cost,
     layouts,
     memory,
     performance,
     pipeline,
     reliability,
-    scaling,
     tco,
     uncertainty,
 )
 from analyses.models import plan as pl
-from analyses.scenario import calibration, planning, whole_run
+from analyses.scenario import calibration, costs, planning, whole_run
 from analyses.units import GB, SECONDS_PER_DAY
 
 
@@ -74,7 +72,7 @@ def test_supported_generations_have_a_cluster_and_the_priced_ones_prices_in_the_
     assert {"A100", "H100", "H200", "H800", "B200", "GB200", "B300", "GB300"} <= set(gpus)
     assert "V100" not in gpus  # no InfiniBand configuration
     for g in planning.priced_gpus():
-        assert gpu_hour_cost.server_name(g) in s and gpu_hour_cost.rent_name(g) in s
+        assert costs.server_name(g) in s and costs.rent_name(g) in s
     # a generation the scenario does not price is planned with NaN costs, never an invented price
     assert planning.priced_bases("H800", s) == () and planning.priced_bases("GB300", s) == ("owned",)
     assert planning.priced_bases("H200", s) == ("rented",)
@@ -238,12 +236,6 @@ def test_zero3_moves_one_and_a_half_times_the_data_of_an_all_reduce(req, b300):
     z3 = performance.step_time(coef, **(kw | {"zero3": True})).dp_s
     plain = performance.step_time(coef, **(kw | {"zero3": False})).dp_s
     assert float(z3[0]) == pytest.approx(1.5 * float(plain[0]), rel=1e-12)
-    # and the classic scaling model agrees (the same two-level all-reduce)
-    old = dict(params=7e10, tokens_per_step=4e6, n_gpus=64, peak_flops=1e15, compute_efficiency=0.5)
-    old |= dict(nvlink_bytes_per_s=4e11, nic_bytes_per_s=4e10, latency_s=0.0)
-    assert float(scaling.step_time(dp_volume=1.5, **old).data_parallel_s) == pytest.approx(
-        1.5 * float(scaling.step_time(**old).data_parallel_s), rel=1e-12
-    )
 
 
 def test_a_synchronous_zero3_gathers_at_its_own_rate_in_the_open(req, b300):
@@ -291,13 +283,13 @@ def test_scenario_assumptions_move_the_plan_the_way_they_should(req, b300):
 
 
 def test_gpu_hour_cost_names_and_missing_rents(s):
-    assert gpu_hour_cost.rent_name("H100", "hyperscaler") == "rent_h100_hyperscaler_usd_per_gpu_hour"
-    cost = gpu_hour_cost.per_gpu_hour(s, "B300", 1100.0, "hyperscaler", "china")
+    assert costs.rent_name("H100", "hyperscaler") == "rent_h100_hyperscaler_usd_per_gpu_hour"
+    cost = costs.per_gpu_hour(s, "B300", 1100.0, "hyperscaler", "china")
     assert np.isnan(cost["rented"]) and np.isfinite(cost["owned"])  # no B300 hyperscaler rent in the scenario
     with pytest.raises(ValueError, match="rent_class"):
-        gpu_hour_cost.rent_name("B300", "spot")
+        costs.rent_name("B300", "spot")
     with pytest.raises(ValueError, match="region"):
-        gpu_hour_cost.per_gpu_hour(s, "B300", 1100.0, "neocloud", "mars")
+        costs.per_gpu_hour(s, "B300", 1100.0, "neocloud", "mars")
 
 
 def test_price_draws_are_the_scenarios_so_the_tco_chapter_sees_the_same(req, s):
@@ -305,9 +297,9 @@ def test_price_draws_are_the_scenarios_so_the_tco_chapter_sees_the_same(req, s):
     makes with the same seed and count, whatever else it draws."""
     china = req.with_(electricity_region="china", mc_samples=2000)
     draws = planning.hourly_cost_draws(china, "B300")
-    names = gpu_hour_cost.inputs("B300", "neocloud", "china", s)
+    names = costs.inputs("B300", "neocloud", "china", s)
     sample = scenario.sample([*names, "speedup_b300_a100", "utilisation"], 2000, china.seed)
-    expected = gpu_hour_cost.per_gpu_hour(sample, "B300", data.gpu("B300").tdp_w, "neocloud", "china")
+    expected = costs.per_gpu_hour(sample, "B300", data.gpu("B300").tdp_w, "neocloud", "china")
     np.testing.assert_array_equal(draws["owned"], expected["owned"])
     np.testing.assert_array_equal(draws["rented"], expected["rented"])
     assert {"depreciation_years", "cost_of_capital", "server_b300_usd_per_gpu"} <= set(names)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 
 import altair as alt
 import pandas as pd
@@ -61,10 +60,7 @@ def bottom_line(res: Result) -> bl.BottomLine:
 
 def cost_chart(res: Result) -> alt.Chart:
     """Cost per run of every workload on every generation, rented and owned, with 90% ranges (log scale)."""
-    frame = res.runs[["workload", "gpu", "basis", "cost", "cost_lo", "cost_hi", "cheapest"]].copy()
-    # each workload's name once, in its panel's header, not on each of its rows (the page's weight)
-    names = dict(zip(res.runs["workload"], res.runs["label"], strict=False))
-    header = "".join(f"datum.value == {json.dumps(k)} ? {json.dumps(v)} : " for k, v in names.items()) + "datum.value"
+    frame = res.runs[["label", "gpu", "basis", "cost", "cost_lo", "cost_hi", "cheapest"]].copy()
     for col in ("cost", "cost_lo", "cost_hi"):
         frame[col] = [round_sig(x, 4) for x in frame[col]]
     frame["cheapest"] = frame["cheapest"].map({True: "cheapest", False: ""})
@@ -82,6 +78,7 @@ def cost_chart(res: Result) -> alt.Chart:
         x="cost:Q",
         shape=alt.Shape("basis:N", sort=["rented", "owned"], title="basis"),
         tooltip=[
+            "label:N",
             "gpu:N",
             "basis:N",
             alt.Tooltip("cost:Q", format=",.0f", title=f"cost ({unit})"),
@@ -98,7 +95,7 @@ def cost_chart(res: Result) -> alt.Chart:
         f"Dot-and-range chart (log scale) of the cost of one run in {unit} of each workload on each GPU generation, "
         "rented (circles, solid range) and owned (squares, dashed range), one panel per workload; the cheapest of "
         "each basis starred: "
-        + "; ".join(f"{names[r.workload]}, {r.basis}: {r.gpu} at {fixed(r.cost)} {unit}" for r in cheapest.itertuples())
+        + "; ".join(f"{r.label}, {r.basis}: {r.gpu} at {fixed(r.cost)} {unit}" for r in cheapest.itertuples())
         + "."
     )
     chart = (
@@ -106,13 +103,11 @@ def cost_chart(res: Result) -> alt.Chart:
         .properties(width=480, height=110)
         .facet(
             row=alt.Row(
-                "workload:N",
+                "label:N",
                 title=None,
-                sort=list(dict.fromkeys(frame["workload"])),
+                sort=list(dict.fromkeys(frame["label"])),
                 # each workload's name above its panel, read left to right (a rotated label overlaps the next)
-                header=alt.Header(
-                    labelAngle=0, labelOrient="top", labelAnchor="start", labelFontWeight="bold", labelExpr=header
-                ),
+                header=alt.Header(labelAngle=0, labelOrient="top", labelAnchor="start", labelFontWeight="bold"),
             )
         )
         .resolve_scale(x="independent")

@@ -68,7 +68,7 @@ class Sweep:
     slice_gpus: float
     e_full: float
     e_slice: float
-    compute_efficiency: float  # calibrated on the published recipe
+    mfu_slice: float  # the step-time model's MFU of one run on a slice
     old_concurrent_days: float
     b300_serial_days: float
     b300_concurrent_days: float
@@ -125,7 +125,8 @@ class Result:
 
 
 def _sweep(s: dict[str, float]) -> Sweep:
-    kwargs, gpus, e_full, e_slice = checks.sweep_setup()
+    setup = checks.sweep_setup()
+    gpus, e_full, e_slice = setup.gpus, setup.e_full, setup.e_slice
     n = checks.sweep_numbers(s)
     sw = cases.sweep()
     return Sweep(
@@ -134,7 +135,7 @@ def _sweep(s: dict[str, float]) -> Sweep:
         slice_gpus=gpus / sw.concurrent_runs,
         e_full=e_full,
         e_slice=e_slice,
-        compute_efficiency=float(kwargs["compute_efficiency"]),
+        mfu_slice=setup.mfu_slice,
         old_concurrent_days=float(n["old_concurrent_days"]),
         b300_serial_days=float(n["b300_serial_days"]),
         b300_concurrent_days=float(n["b300_concurrent_days"]),
@@ -188,8 +189,8 @@ def _early_stopping(cfg: Config, s: dict[str, float], sw: Sweep) -> EarlyStoppin
     eta, r0, resume = cfg["sh_eta"], cfg["sh_min_budget"], cfg["sh_resume"]
     rungs = ex.successive_halving_rungs(n, eta, r0)
     full_runs = float(ex.successive_halving_full_runs(n, eta, r0, resume))
-    kwargs = checks.sweep_setup()[0]
-    by_concurrency = ex.run_efficiency(sw.gpus / np.arange(1, k + 1), **kwargs)
+    setup = checks.sweep_setup()
+    by_concurrency = ex.run_efficiency(setup.coef, sw.gpus / np.arange(1, k + 1), **setup.run)
     wall = ex.successive_halving_wall_days(
         n,
         eta,

@@ -1,8 +1,8 @@
 """Checks of the experiments chapter: runs a month, update cadence, tuning rounds, the sweep and its labour.
 
 Each check recomputes its claim from the documents' own run lengths (:mod:`analyses.scenario.cases`), the
-scenario (``s``: the B300/A100 per-GPU speed-up) and the scaling model (the efficiency one run
-keeps on the whole cluster and on a slice), and returns a :class:`~analyses.verdicts.Finding`;
+scenario (``s``: the B300/A100 per-GPU speed-up) and the book's one step-time model (the efficiency one
+run keeps on the whole cluster and on a slice), and returns a :class:`~analyses.verdicts.Finding`;
 the rule of the claim's kind decides. Every check is numpy-vectorised in ``s``.
 """
 
@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from analyses import data
 from analyses.models import experiments as ex
-from analyses.scenario import cases, operations
+from analyses.models import performance
+from analyses.scenario import calibration, cases, operations
 from analyses.scenario.generations import NEW, NEW_PRECISION, speedup
 from analyses.units import DAYS_PER_MONTH, DAYS_PER_WEEK
 from analyses.units.formats import fmt, in_words, stated
 from analyses.verdicts import Arithmetic, Credit, Finding, Reading, at_least, between, check, exactly, rounded
 
-SWEEP_RECIPE = (
-    cases.SWEEP_RECIPE
-)  # published Blackwell FP8 run whose recipe each sweep run follows (scaling_benchmarks)
+SWEEP_RECIPE = cases.SWEEP_RECIPE  # the published Blackwell FP8 run each sweep run follows (published_runs)
 ROUNDS = "001-2.1-7b-experiments-12-to-8"
 THIRTEEN_B = "000-2.1-13b-anecdote-days"  # the 13B anecdote whose run lengths give "1 -> 4 a month"
 
@@ -38,36 +38,48 @@ READING_COUNTS = (
 # --------------------------------------------------------------------------------------------
 
 
-@functools.cache
-def sweep_setup() -> tuple[dict[str, Any], float, float, float]:
-    """(step-time arguments, GPUs, e_full, e_slice) of the sweep's cluster.
+@dataclass(frozen=True)
+class SweepSetup:
+    """The sweep's cluster and one run on it: the step-time model's inputs (``run``, without ``n_gpus``),
+    its coefficients, the cluster's GPUs and node size, the efficiency of one run on the whole cluster and
+    on a slice, and the model's MFU of one run on a slice."""
 
-    The case gives neither cluster nor model: each of the ``concurrent`` runs is read as one
-    8-GPU server of the B300 reference cluster (``data/cluster_configs.csv``), the whole cluster
-    as that many servers, and each run as the published Megatron-Bridge Llama 3 8B FP8 recipe
-    (:data:`SWEEP_RECIPE`), whose measured throughput calibrates the scaling model.
+    coef: performance.Coefficients
+    run: dict[str, Any]
+    gpus: float
+    gpus_per_node: float
+    e_full: float
+    e_slice: float
+    mfu_slice: float
+
+
+@functools.cache
+def sweep_setup() -> SweepSetup:
+    """The sweep's cluster and its runs.
+
+    The case gives neither cluster nor model: each of the ``concurrent`` runs is read as one 8-GPU server
+    of the B300 reference cluster (its InfiniBand cluster in ``data/cluster_configs.csv``), the whole
+    cluster as that many servers, and each run as the published Megatron-Bridge Llama 3 8B FP8 recipe
+    (:data:`SWEEP_RECIPE`: its shape, batch and layout) on B300, timed by the book's one step-time model
+    at its one calibration (:mod:`analyses.scenario.calibration`).
     """
-    bench = data.table("scaling_benchmarks").set_index("id").loc[SWEEP_RECIPE].to_dict()
-    clusters = data.table("cluster_configs")
-    by_name = clusters.set_index("name")
-    b300 = clusters[clusters["gpu"] == NEW].iloc[0].to_dict()
-    kwargs = ex.calibrated_step_kwargs(
-        bench,
-        by_name.loc[bench["cluster"]].to_dict(),
-        data.gpu(bench["gpu"]).peak_flops(bench["precision"]),
-        b300,
-        data.gpu(NEW).peak_flops(NEW_PRECISION),
-    )
-    gpus = float(cases.sweep().concurrent_runs * b300["gpus_per_node"])
-    e_full, e_slice = (float(e) for e in ex.run_efficiency([gpus, b300["gpus_per_node"]], **kwargs))
-    return kwargs, gpus, e_full, e_slice
+    recipe = calibration.runs().set_index("id").loc[[SWEEP_RECIPE]].reset_index()
+    recipe["gpu"], recipe["precision"], recipe["nic_gbit_per_s_per_gpu"] = NEW, NEW_PRECISION, np.nan
+    run = {k: v[0] if isinstance(v, np.ndarray) else v for k, v in calibration.inputs(recipe).items()}
+    run.pop("n_gpus")
+    coef = calibration.coefficients()
+    node = float(calibration.cluster(NEW)["gpus_per_node"])
+    gpus = float(cases.sweep().concurrent_runs * node)
+    e_full, e_slice = (float(e) for e in ex.run_efficiency(coef, [gpus, node], **run))
+    mfu = float(performance.step_time(coef, n_gpus=node, **run).mfu(run["peak_flops"]))
+    return SweepSetup(coef, run, gpus, node, e_full, e_slice, mfu)
 
 
 def sweep_numbers(s: Mapping[str, Any]) -> dict[str, Any]:
     """The sweep recomputed: serial and concurrent days on the old cluster and on B300, speed-ups."""
     sw = cases.sweep()
     runs, k = int(sw.configs), int(sw.concurrent_runs)
-    _, _, e_full, e_slice = sweep_setup()
+    e_full, e_slice = sweep_setup().e_full, sweep_setup().e_slice
     x = speedup(s, "sweep-8b")
     return {
         "old_concurrent_days": float(ex.concurrent_days(runs, sw.run_days, k, e_full, e_slice, 1.0)),
@@ -221,13 +233,13 @@ def check_7b_experiments_12_to_8(claim: data.Claim, s: Mapping[str, Any], cfg: M
 def check_dozens_parallel_experiments(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.5: dozens of parallel experiments are easy to manage on B300."""
     g = data.gpu(NEW)
-    per_server = sweep_setup()[0]["gpus_per_node"] * g.mig_max_instances
+    per_server = sweep_setup().gpus_per_node * g.mig_max_instances
     return Finding(
         stated=between(claim.value("parallel_experiments_low"), claim.value("parallel_experiments_high")),
         value=float(per_server),
         unit="experiments",
         recomputed=lambda: (
-            f"one {fmt(sweep_setup()[0]['gpus_per_node'], sig=1)}-GPU {NEW} server splits into {fmt(per_server, sig=2)} "
+            f"one {fmt(sweep_setup().gpus_per_node, sig=1)}-GPU {NEW} server splits into {fmt(per_server, sig=2)} "
             f"MIG instances ({g.mig_max_instances} per GPU); experiment trackers follow many more runs than that"
         ),
         context="dozens of small experiments fit on one or two servers, as on earlier MIG-capable GPUs",
@@ -240,7 +252,8 @@ def check_dozens_parallel_experiments(claim: data.Claim, s: Mapping[str, Any], c
 def check_hyperparam_sweep_36_to_9_days(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.5: 12 hyper-parameter sets, 36 days serially, 9 days on B300 six at a time, 27 days early."""
     sw, n = cases.sweep(), sweep_numbers(s)
-    _, gpus, e_full, e_slice = sweep_setup()
+    setup = sweep_setup()
+    gpus, e_full, e_slice = setup.gpus, setup.e_full, setup.e_slice
     return Finding(
         stated=exactly(n["stated_speedup"]),
         value=n["speedup"],

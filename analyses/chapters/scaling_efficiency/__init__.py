@@ -3,8 +3,11 @@
 Checks document 000's interconnect and scaling claims (parts 2.2, 2.3, 3, 5 and 6): NVLink-C2C and
 NVSwitch bandwidths, the "+50%" of the comparison table, "64 -> 256 GPUs gave 2.1x", microsecond
 latency, ">90% at a thousand GPUs", near-linear scaling, the >= 200 Gbps network, the 4-8-node plan
-and the 4-8-GPU proof of concept. :func:`compute` runs the step-time model, the inverse questions,
-the validation and the checks once; :mod:`.figures` and :mod:`.text` only read its :class:`Result`.
+and the 4-8-GPU proof of concept. :func:`compute` runs the book's one step-time model
+(:func:`analyses.models.performance.step_time` at its one calibration, through
+:mod:`analyses.models.scaling_efficiency`), the inverse questions, the validation against published
+jobs measured at several GPU counts and the checks once; :mod:`.figures` and :mod:`.text` only read
+its :class:`Result`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ import pandas as pd
 from analyses import data, scenario, units
 from analyses.chapters import ledger
 from analyses.chapters.scaling_efficiency import checks, wiring
-from analyses.models import scaling
+from analyses.models import plan as pl
+from analyses.models import scaling_efficiency as se
+from analyses.scenario import calibration, planning
 from analyses.scenario.generations import NEW, OLD
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.verdicts.sweeps import Slider
@@ -55,7 +60,7 @@ SPEC = ChapterSpec(
     slug=SLUG,
     title="More GPUs, how much faster? Scaling efficiency",
     params=(
-        Param("gpu", "str", "B300", "-", "GPU of your cluster", choices=data.gpu_names),
+        Param("gpu", "str", "B300", "-", "GPU of your cluster", choices=planning.supported_gpus),
         Param("precision", "str", "fp8", "-", "training precision", choices=("bf16", "fp16", "fp8", "fp4")),
         Param("gpus_min", "int", 8, "GPUs", "smallest cluster of the curve (the reference)", 1, 16384),
         Param("gpus_max", "int", 16384, "GPUs", "largest cluster of the curve", 8, 131072),
@@ -69,7 +74,7 @@ SPEC = ChapterSpec(
             3200,
         ),
         Param("model_params", "float", 13e9, "parameters", "model size", 1e8, 2e12),
-        Param("seq_len", "int", 8192, "tokens", "sequence length (one micro-batch of tokens)", 128, 131072),
+        Param("seq_len", "int", 8192, "tokens", "sequence length (one sequence per micro-batch)", 128, 131072),
         Param("tp", "int", 1, "GPUs", "tensor-parallel size", 1, 72),
         Param("pp", "int", 1, "GPUs", "pipeline-parallel size", 1, 128),
         Param(
@@ -98,33 +103,17 @@ SPEC = ChapterSpec(
 # --------------------------------------------------------------------------------------------
 
 
-def layout(cfg: Mapping[str, Any]) -> dict[str, Any]:
-    """Step-time arguments of the reader's model layout: size, tensor and pipeline parallelism, microbatch."""
-    return {"params": cfg["model_params"], "tp": cfg["tp"], "pp": cfg["pp"], "microbatch_tokens": cfg["seq_len"]}
+def model(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """Step-time inputs of the reader's model: the planner's generic shape of ``model_params`` at
+    ``seq_len`` (:meth:`analyses.models.plan.Shape.from_params`) at tensor size ``tp`` and pipeline size ``pp``."""
+    return wiring.model(pl.Shape.from_params(cfg["model_params"], cfg["seq_len"]), cfg["tp"], cfg["pp"])
 
 
-def user_kwargs(cfg: Mapping[str, Any], s: Mapping[str, Any]) -> dict[str, Any]:
-    """Step-time arguments of the reader's cluster: its GPU, precision and NIC rate (parameters), the
-    measured NVLink share of its NVLink generation, and the scenario's RDMA share, latency, MFU and overlap."""
-    g = wiring.gpu(cfg["gpu"])
-    return layout(cfg) | {
-        "peak_flops": g.peak_flops(cfg["precision"]),
-        "compute_efficiency": wiring.kernel_efficiency(s, cfg["precision"]),
-        "nvlink_bytes_per_s": g.nvlink_bytes_per_s_per_direction * wiring.nvlink_share_for(cfg["gpu"]),
-        "nic_bytes_per_s": wiring.nic_bytes_per_s(s, cfg["nic_gbit_per_s"]),
-        "gpus_per_node": g.nvlink_domain_gpus,
-        "nvlink_domain_gpus": g.nvlink_domain_gpus,
-        "latency_s": s["rdma_latency_us"] * scaling.MICROSECOND,
-        "overlap": s["dp_overlap"],
-    }
-
-
-def config_kwargs(cfg: Mapping[str, Any], name: str, precision: str | None = None) -> dict[str, Any]:
-    """Step-time arguments of a reference cluster running the reader's layout (the scenario at ``cfg``);
-    the experiments chapter reads its sweep cluster through this."""
-    s = scenario.values(cfg)
-    prec = precision or wiring.precision_for(wiring.cluster_row(name)["gpu"], cfg["precision"])
-    return wiring.cluster(s, name, prec) | layout(cfg)
+def your_cluster(cfg: Mapping[str, Any], s: Mapping[str, Any]) -> dict[str, Any]:
+    """Hardware inputs of the reader's cluster: its GPU's InfiniBand cluster (``data/cluster_configs.csv``:
+    NVLink, node size) at the parameters' precision and NIC rate, the scenario's RDMA share and latency."""
+    row = calibration.cluster(cfg["gpu"]) | {"nic_gbit_per_s_per_gpu": cfg["nic_gbit_per_s"]}
+    return wiring.hardware(row, cfg["precision"], s)
 
 
 def gpu_counts(cfg: Mapping[str, Any]) -> np.ndarray:
@@ -135,15 +124,18 @@ def gpu_counts(cfg: Mapping[str, Any]) -> np.ndarray:
 
 def curves(cfg: Config, s: Mapping[str, Any]) -> pd.DataFrame:
     """Scaling-efficiency curves (strong or weak per ``weak_scaling``) for every reference cluster and yours."""
-    n = gpu_counts(cfg)
-    sets = [(name, config_kwargs(cfg, name)) for name in wiring.cluster_names()] + [(YOUR_CLUSTER, user_kwargs(cfg, s))]
+    n, run, coef = gpu_counts(cfg), model(cfg), wiring.coefficients(s)
+    batch = wiring.batch_sequences(s, run)
+    sets = [
+        (name, wiring.cluster(s, name, wiring.precision_for(wiring.cluster_row(name)["gpu"], cfg["precision"])))
+        for name in wiring.cluster_names()
+    ]
+    sets.append((YOUR_CLUSTER, your_cluster(cfg, s)))
     frames = []
-    for name, kw in sets:
-        c = scaling.scaling_curve(
-            n, cfg["gpus_min"], weak=cfg["weak_scaling"], tokens_per_step=wiring.batch_tokens(s), **kw
-        )
+    for name, hw in sets:
+        eff = se.efficiency(coef, n, cfg["gpus_min"], weak=cfg["weak_scaling"], global_batch=batch, **run, **hw)
         frames.append(
-            pd.DataFrame({"cluster": name, "GPUs": n, "efficiency": c["efficiency"], "speed-up": c["speedup"]})
+            pd.DataFrame({"cluster": name, "GPUs": n, "efficiency": eff, "speed-up": eff * n / cfg["gpus_min"]})
         )
     return pd.concat(frames, ignore_index=True)
 
@@ -151,15 +143,16 @@ def curves(cfg: Config, s: Mapping[str, Any]) -> pd.DataFrame:
 def bandwidth_for(cfg: Config, s: Mapping[str, Any], efficiency: float, n_gpus: float) -> float:
     """NIC wire rate per GPU (Gbit/s) that keeps ``efficiency`` from ``gpus_min`` to ``n_gpus`` on your
     cluster (NaN when no bandwidth does: compute per GPU is then too short)."""
-    ratio = n_gpus / cfg["gpus_min"]
+    run = model(cfg) | your_cluster(cfg, s)
     try:
-        b = scaling.solve_nic_bandwidth_for_speedup(
-            efficiency * ratio,
+        b = se.nic_for_speedup(
+            wiring.coefficients(s),
+            efficiency * n_gpus / cfg["gpus_min"],
             cfg["gpus_min"],
             n_gpus,
             weak=cfg["weak_scaling"],
-            tokens_per_step=wiring.batch_tokens(s),
-            **user_kwargs(cfg, s),
+            global_batch=wiring.batch_sequences(s, run),
+            **run,
         )
     except ValueError:
         return float("nan")
@@ -195,7 +188,7 @@ def ethernet(s: Mapping[str, Any]) -> Ethernet:
         model_x=float(checks.ethernet_speedup(claim, s)),
         gbit_per_gpu=gbit,
         gbit_per_server=gbit * wiring.cluster_row(wiring.ETHERNET_CLUSTER)["gpus_per_node"],
-        lost=float(scaling.communication_share_for_speedup(claim.value("speedup_actual_x"), n1 / n0)),
+        lost=float(se.communication_share_for_speedup(claim.value("speedup_actual_x"), n1 / n0)),
     )
 
 
@@ -214,7 +207,7 @@ class Result:
     thousand_weak: float
     thousand_strong: float
     bandwidth_90: float  # your cluster's NIC per GPU for >90% at a thousand GPUs
-    validation: pd.DataFrame
+    validation: pd.DataFrame  # published jobs at several GPU counts (wiring.published_scaling)
     ledger: pd.DataFrame
     sliders: tuple[Slider, ...]
 
@@ -224,17 +217,8 @@ class Result:
 
     @property
     def validated(self) -> pd.DataFrame:
-        return self.validation[self.validation["role"] == "validate"]
-
-
-def validation(s: Mapping[str, Any]) -> pd.DataFrame:
-    """Model against published measurements (kernel efficiency calibrated on ``role == calibrate`` rows)."""
-    return scaling.model_vs_measurement(
-        data.table("scaling_benchmarks"),
-        data.table("cluster_configs"),
-        lambda g, p: wiring.gpu(g).peak_flops(p),
-        overlap=float(s["dp_overlap"]),
-    )
+        """The published scaling efficiencies no side of which the model was fitted on."""
+        return self.validation[~self.validation["in_sample"]]
 
 
 def compute(cfg: Config) -> Result:
@@ -254,10 +238,10 @@ def compute(cfg: Config) -> Result:
         thousand_weak=float(checks.thousand_gpu_efficiency(thousand, s)),
         thousand_strong=float(checks.thousand_gpu_efficiency(thousand, s, weak=False)),
         bandwidth_90=bandwidth_for(cfg, s, thousand.value("scaling_efficiency_min_pct") / 100, n),
-        validation=validation(s),
+        validation=wiring.published_scaling(),
         ledger=ledger.ledger(SLUG, cfg),
         sliders=tuple(ledger.slider(name, ids, {SLUG: cfg}) for name, ids in SLIDERS),
     )
 
 
-__all__ = ["SPEC", "Result", "checks", "compute", "config_kwargs"]
+__all__ = ["SPEC", "Result", "checks", "compute"]

@@ -2,9 +2,11 @@
 thousand GPUs, and the deployment plan's network, node count and proof of concept.
 
 Each check recomputes its claim from datasheets, the reference clusters and the documents'
-deployment plan with the scenario's assumptions (:mod:`.clusters`), and returns a
-:class:`~analyses.verdicts.Finding`; the rule of the claim's kind decides the verdict. The step-time
-model (:mod:`analyses.models.scaling`) broadcasts over ``s``, so every check is vectorised.
+deployment plan with the scenario's assumptions (:mod:`.wiring`), and returns a
+:class:`~analyses.verdicts.Finding`; the rule of the claim's kind decides the verdict. Step times and
+scaling efficiencies come from the book's one step-time model at its one calibration
+(:mod:`analyses.models.scaling_efficiency` on :func:`analyses.models.performance.step_time`), which
+broadcasts over ``s``, so every check is vectorised.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 
 from analyses import data, units
 from analyses.chapters.scaling_efficiency import wiring
-from analyses.models import flops, scaling, throughput
+from analyses.models import scaling_efficiency as se
 from analyses.scenario.generations import NEW, OLD
 from analyses.units.formats import fmt, millions, stated
 from analyses.verdicts import (
@@ -149,19 +151,18 @@ def check_internode_latency_microseconds(claim: data.Claim, s: Mapping[str, Any]
 def ethernet_speedup(claim: data.Claim, s: Mapping[str, Any]) -> Any:
     """Speed-up of the anecdote's job from ``gpus_before`` to ``gpus_after`` A100s on ordinary Ethernet
     (strong scaling: the same global batch on both)."""
-    n0, n1 = claim.value("gpus_before"), claim.value("gpus_after")
-    return scaling.scaling_curve(n1, n0, weak=False, tokens_per_step=wiring.batch_tokens(s), **wiring.ethernet(s))[
-        "speedup"
-    ]
+    n0, n1, run = claim.value("gpus_before"), claim.value("gpus_after"), wiring.ethernet(s)
+    return se.speedup(wiring.coefficients(s), n1, n0, weak=False, global_batch=wiring.batch_sequences(s, run), **run)
 
 
 def ethernet_gbit_for(claim: data.Claim, s: Mapping[str, Any]) -> float:
     """Ethernet wire rate per GPU (Gbit/s) at which the model reproduces the stated speed-up (central
     scenario; NaN when no rate does)."""
     n0, n1, target = claim.value("gpus_before"), claim.value("gpus_after"), claim.value("speedup_actual_x")
+    run = wiring.ethernet(s)
     try:
-        achievable = scaling.solve_nic_bandwidth_for_speedup(
-            target, n0, n1, weak=False, tokens_per_step=wiring.batch_tokens(s), **wiring.ethernet(s)
+        achievable = se.nic_for_speedup(
+            wiring.coefficients(s), target, n0, n1, weak=False, global_batch=wiring.batch_sequences(s, run), **run
         )
     except ValueError:
         return float("nan")
@@ -175,7 +176,7 @@ def check_64_to_256_gpus_2p1x(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
     n0, n1 = claim.value("gpus_before"), claim.value("gpus_after")
     got, ideal = claim.value("speedup_actual_x"), claim.value("speedup_ideal_x")
     model = ethernet_speedup(claim, s)
-    lost = 100 * scaling.communication_share_for_speedup(got, n1 / n0)
+    lost = 100 * se.communication_share_for_speedup(got, n1 / n0)
     node = wiring.cluster_row(wiring.ETHERNET_CLUSTER)["gpus_per_node"]
     gbit = functools.cache(lambda: ethernet_gbit_for(claim, s))
     return Finding(
@@ -210,27 +211,27 @@ def check_64_to_256_gpus_2p1x(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
 def thousand_gpu_efficiency(claim: data.Claim, s: Mapping[str, Any], weak: bool = True) -> Any:
     """Scaling efficiency of the B300 cluster from one node to the claim's thousand GPUs, the batch
     growing with the cluster (``weak``) or fixed at the scenario's global batch."""
-    ref = wiring.plan().gpus_per_node
-    return scaling.efficiency(
-        claim.value("gpus_order"), ref, weak=weak, tokens_per_step=wiring.batch_tokens(s), **wiring.b300(s)
+    ref, run = wiring.plan().gpus_per_node, wiring.b300(s)
+    return se.efficiency(
+        wiring.coefficients(s),
+        claim.value("gpus_order"),
+        ref,
+        weak=weak,
+        global_batch=wiring.batch_sequences(s, run),
+        **run,
     )
-
-
-def published_retention() -> dict[str, float]:
-    """Per-GPU throughput kept by published runs that moved a job to more GPUs (see the model)."""
-    return scaling.published_retention(data.table("scaling_benchmarks"))
 
 
 def thousand_gpu_text(claim: data.Claim, s: Mapping[str, Any], weak: Any) -> str:
     """The recomputed figures of the thousand-GPU claims."""
-    pub = published_retention()
+    pub = wiring.published_retention()
     strong = thousand_gpu_efficiency(claim, s, weak=False)
     return (
         f"model {stated(wiring.plan().gpus_per_node)} -> {fmt(claim.value('gpus_order'))} {NEW} (800G InfiniBand): "
         f"{fmt(weak, pct=True)} with the batch growing, {fmt(strong, pct=True)} at a fixed "
-        f"{millions(wiring.batch_tokens(s))}-token batch; published runs keep {fmt(pub['ratio_min'], pct=True, sig=2)}-"
-        f"{fmt(pub['ratio_max'], pct=True, sig=2)} of their per-GPU throughput at {fmt(pub['gpus_min'])}-"
-        f"{fmt(pub['gpus_max'])} GPUs"
+        f"{millions(wiring.batch_tokens(s))}-token batch; published jobs moved to {fmt(pub['gpus_min'])}-"
+        f"{fmt(pub['gpus_max'])} GPUs at a fixed batch kept {fmt(pub['ratio_min'], pct=True, sig=2)}-"
+        f"{fmt(pub['ratio_max'], pct=True, sig=2)} of their per-GPU throughput"
     )
 
 
@@ -288,8 +289,10 @@ def check_nccl_90pct_linear_1000_gpus(claim: data.Claim, s: Mapping[str, Any], c
 def network_share_kept(s: Mapping[str, Any], gbit_per_gpu: Any, n_gpus: Any) -> Any:
     """Throughput ``n_gpus`` B300s keep on ``gbit_per_gpu`` of RDMA network per GPU, against an unlimited
     network (the plan's model, the scenario's global batch and NIC share)."""
-    kw = wiring.b300(s) | {"nic_bytes_per_s": wiring.nic_bytes_per_s(s, gbit_per_gpu)}
-    return scaling.network_share_kept(n_gpus=n_gpus, tokens_per_step=wiring.batch_tokens(s), **kw)
+    run = wiring.b300(s) | {"nic_bytes_per_s": wiring.nic_bytes_per_s(s, gbit_per_gpu)}
+    return se.network_share_kept(
+        wiring.coefficients(s), n_gpus=n_gpus, global_batch=wiring.batch_sequences(s, run), **run
+    )
 
 
 @check("000-5-network-200gbps")
@@ -333,11 +336,13 @@ def check_network_200gbps(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
 
 def plan_days(s: Mapping[str, Any], n_gpus: Any) -> tuple[Any, Any]:
     """(days, scaling efficiency from one node) to train the plan's model compute-optimally on ``n_gpus``
-    B300s: ``6·N·(r·N) / (n · peak · MFU · efficiency)`` with the scenario's tokens per parameter r."""
-    p, kw = wiring.plan(), wiring.b300(s)
-    eff = scaling.efficiency(n_gpus, p.gpus_per_node, weak=False, tokens_per_step=wiring.batch_tokens(s), **kw)
-    work = flops.training_flops(p.params, p.params * np.asarray(s["tokens_per_param"]))
-    seconds = throughput.time_to_train_s(work, n_gpus, kw["peak_flops"], kw["compute_efficiency"] * eff)
+    B300s: ``r·N`` tokens (the scenario's tokens per parameter ``r``) at the step-time model's tokens per
+    second per GPU, steady state (no checkpoints or failures: the plan's days are a few)."""
+    p, run, coef = wiring.plan(), wiring.b300(s), wiring.coefficients(s)
+    batch = wiring.batch_sequences(s, run)
+    eff = se.efficiency(coef, n_gpus, p.gpus_per_node, weak=False, global_batch=batch, **run)
+    rate = se.step(coef, n_gpus=n_gpus, global_batch=batch, **run).tokens_per_s_per_gpu
+    seconds = p.params * np.asarray(s["tokens_per_param"]) / (rate * np.asarray(n_gpus, float))
     return seconds / units.SECONDS_PER_DAY, eff
 
 
@@ -374,7 +379,10 @@ def check_poc_4_8_gpus(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str
     """Document 000 §6: run a real-workload proof of concept on 4-8 B300 GPUs and record the comparison."""
     p = wiring.plan()
     poc, target = p.poc_gpus_high, p.gpus_high
-    kept = scaling.efficiency(target, poc, weak=False, tokens_per_step=wiring.batch_tokens(s), **wiring.b300(s))
+    run = wiring.b300(s)
+    kept = se.efficiency(
+        wiring.coefficients(s), target, poc, weak=False, global_batch=wiring.batch_sequences(s, run), **run
+    )
     return Finding(
         stated=exactly(1.0),
         value=kept,

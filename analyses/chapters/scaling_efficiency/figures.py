@@ -11,8 +11,6 @@ from analyses.pages import sliders
 from analyses.pages.encodings import dashes, describe, end_labels, fixed, label_layer, percent, shapes
 from analyses.units.formats import stated
 
-DIAGONAL = (0.5, 4000)  # span of the validation chart's perfect-agreement line (TFLOP/s and ratios)
-
 
 def curves(res: Result) -> alt.LayerChart:
     """Efficiency against GPU count for every cluster, with the documents' two points (diamonds)."""
@@ -70,38 +68,36 @@ def curves(res: Result) -> alt.LayerChart:
 
 
 def validation(res: Result) -> alt.LayerChart:
-    """Model against published per-GPU TFLOP/s and scaling efficiencies (log-log) with the diagonal."""
-    frame = res.validation.round({"measured": 4, "predicted": 4, "error": 4})
-    base = alt.Chart(frame).encode(
-        x=alt.X("measured:Q", scale=alt.Scale(type="log"), title="published"),
-        y=alt.Y("predicted:Q", scale=alt.Scale(type="log"), title="model"),
-    )
-    quantities = list(dict.fromkeys(frame["quantity"]))
-    encoding = {
-        "color": alt.Color("role:N", title="row used to", sort=["calibrate", "validate"]),
-        "shape": shapes("quantity:N", quantities, title=None),
-        "tooltip": ["id", "role", "quantity", alt.Tooltip("error:Q", format="+.1%")],
-    }
-    # calibration rows filled, validation rows open: the role is told by fill as well as colour
-    fitted = base.transform_filter("datum.role == 'calibrate'").mark_point(filled=True, size=80).encode(**encoding)
-    checked = (
-        base.transform_filter("datum.role != 'calibrate'")
+    """Published against predicted scaling efficiencies of jobs measured at several GPU counts, with the
+    diagonal; the shape tells whether the batch was fixed, grew with the GPUs or changed otherwise."""
+    frame = res.validation.round({"published": 4, "predicted": 4, "error": 4})
+    kinds = list(dict.fromkeys(frame["batch"]))
+    lo = float(min(frame["published"].min(), frame["predicted"].min()))
+    hi = float(max(frame["published"].max(), frame["predicted"].max()))
+    domain = [round(lo - 0.05, 2), round(hi + 0.05, 2)]
+    points = (
+        alt.Chart(frame)
         .mark_point(filled=False, size=80, strokeWidth=2)
-        .encode(**encoding)
+        .encode(
+            x=alt.X("published:Q", scale=alt.Scale(domain=domain), title="published scaling efficiency"),
+            y=alt.Y("predicted:Q", scale=alt.Scale(domain=domain), title="model"),
+            shape=shapes("batch:N", kinds, title="batch"),
+            tooltip=["id", "GPUs", "batch", alt.Tooltip("error:Q", format="+.1%")],
+        )
     )
     diag = (
-        alt.Chart(pd.DataFrame({"v": list(DIAGONAL)}))
+        alt.Chart(pd.DataFrame({"v": domain}))
         .mark_line(strokeDash=[4, 3], color="grey")
         .encode(x="v:Q", y="v:Q")
     )
-    held = frame[frame["role"] != "calibrate"]
     text = (
-        f"Scatter plot (log-log) of the model's predictions against {len(frame)} published figures: per-GPU TFLOP/s "
-        f"and scaling efficiencies, filled points used to calibrate the model, open points held out "
-        f"({len(held)}, errors from {percent(held['error'].min(), sign=True)} to {percent(held['error'].max(), sign=True)}), against the dashed "
-        "line of perfect agreement."
+        f"Scatter plot of the model's scaling efficiency against the published one for {len(frame)} jobs measured at "
+        f"two GPU counts (published efficiencies {percent(frame['published'].min())} to "
+        f"{percent(frame['published'].max())}; errors from {percent(frame['error'].min(), sign=True)} to "
+        f"{percent(frame['error'].max(), sign=True)}), one shape per batch rule, against the dashed line of perfect "
+        "agreement."
     )
-    return describe((diag + fitted + checked).properties(width=400, height=320), text)
+    return describe((diag + points).properties(width=400, height=320), text)
 
 
 def slider(res: Result, index: int = 0) -> alt.HConcatChart:

@@ -38,16 +38,17 @@ def bandwidth_sentence(res: Result) -> str:
 
 
 def worst_validation(res: Result) -> str:
-    """The validation row with the largest error and the calibration row it was predicted from."""
-    val = res.validation
+    """The published scaling efficiency the model misses most, and its GPU counts."""
     rows = res.validated
     worst = rows.loc[rows["error"].abs().idxmax()]
-    cal = val[(val["role"] == "calibrate") & (val["gpu"] == worst["gpu"]) & (val["precision"] == worst["precision"])]
-    text = f"{worst['benchmark']} on {int(worst['n_gpus']):,} {worst['gpu']}s"
-    if len(cal):
-        c = cal.iloc[0]
-        text += f", calibrated on {c['benchmark']} on {int(c['n_gpus']):,} GPUs"
-    return text
+    return f"{worst['job']}, {worst['GPUs']} {worst['gpu']}s"
+
+
+def worst_direction(res: Result) -> str:
+    """Whether the model's worst miss on published scaling over- or understates the efficiency."""
+    rows = res.validated
+    worst = rows.loc[rows["error"].abs().idxmax()]
+    return "above" if worst["error"] > 0 else "below"
 
 
 def slider_caption(res: Result, index: int = 0) -> str:
@@ -93,4 +94,7 @@ def glued(res: Result) -> dict[str, Any]:
         "val_median": fmt(float(res.validated["error"].abs().median()), pct=True, sig=2),
         "val_max": fmt(float(res.validated["error"].abs().max()), pct=True, sig=2),
         "val_worst": worst_validation(res),
+        "val_direction": worst_direction(res),
+        "val_n": fmt(len(res.validated)),
+        "val_within_10": fmt(float((res.validated["error"].abs() <= 0.10).mean()), pct=True, sig=2),
     }
