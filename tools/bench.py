@@ -20,7 +20,10 @@ What it measures, all on this machine in one run:
 - chapters: each chapter's ``compute()`` at its defaults, and the whole ledger (every check with
   its holds and flips_if), each in a fresh interpreter after imports: the first call, and the median
   of five more (warm caches, what a test grid or a reader's next setting pays), wall-clock and CPU;
-- pages: bytes of every built chapter page and of the shared chart script.
+- pages: bytes of every built chapter page and of the shared chart script; and every page of the
+  site (both editions) as a browser loads it: the HTML with every script, stylesheet, font and image
+  it requests, from a visit in headless Chromium (``--weights-only`` measures the site already built
+  in ``_build/html``, in seconds).
 
 Targets (printed with pass/fail): no-op rebuild <= 1.5 s; the verdicts command <= 2 s; one chapter
 rerun <= 2.5 s; ``make test`` <= 150 s (with ``--with-tests``); each model on 100,000
@@ -134,7 +137,88 @@ def bench_build(work: Path, repeat: int, with_tests: bool) -> dict[str, float]:
     out |= {f"page:{p.name}": float(p.stat().st_size) for p in pages}
     script = root / "_build" / "html" / "_static" / "vega-offline.js"
     out["chart_script_bytes"] = float(script.stat().st_size) if script.exists() else float("nan")
+    out |= {f"weight:{k}": v for k, v in page_weights(root / "_build" / "html").items()}
     return out
+
+
+# A page's files by kind, from the path of what it requested.
+KINDS = (("chart library", ("vega-offline.js",)), ("search", ("searchindex.js", "searchtools.js", "language_data.js")),
+         ("fonts", (".woff2", ".woff", ".ttf")), ("CSS", (".css",)), ("scripts", (".js",)))  # fmt: skip
+
+
+def _kind(path: str) -> str:
+    return next((kind for kind, ends in KINDS if path.endswith(ends)), "HTML and images")
+
+
+def page_weights(site: Path) -> dict[str, float]:
+    """Every page of the built ``site`` (redirects and ``_static`` aside) as a browser loads it: the
+    bytes of the HTML and of every local file the page requests (scripts, stylesheets, fonts, images),
+    from a visit in headless Chromium once the page has drawn its charts; ``<page>`` is the total and
+    ``<page>|<kind>`` each kind's share (:data:`KINDS`). Empty, with a message, without Chromium."""
+    import re
+    import urllib.parse
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium or importlib.util.find_spec("playwright") is None or not site.is_dir():
+        print("page weights skipped: needs the built site, Chromium and Playwright (make chromium)", flush=True)
+        return {}
+    from playwright.sync_api import sync_playwright
+
+    pages = sorted(
+        p
+        for p in site.rglob("*.html")
+        if not {"_static", "_sources", "downloads"} & set(p.relative_to(site).parts)
+        and "http-equiv" not in p.read_text()
+    )
+    out: dict[str, float] = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        for path in pages:
+            files: set[Path] = set()
+
+            def handler(request: object, found: set[Path] = files) -> None:
+                if request.url.startswith("file:"):
+                    found.add(Path(urllib.parse.unquote(urllib.parse.urlparse(request.url).path)))
+
+            page.on("requestfinished", handler)
+            page.goto(path.as_uri())
+            n = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
+            if n:
+                page.wait_for_function(f"document.querySelectorAll('.vega-embed .marks').length >= {n}", timeout=30_000)
+            page.wait_for_load_state("load")
+            page.evaluate("document.fonts.ready.then(() => true)")
+            page.wait_for_timeout(200)  # a font or image the charts asked for last
+            page.remove_listener("requestfinished", handler)
+            name = str(path.relative_to(site))
+            sizes = {f: float(f.stat().st_size) for f in files | {path} if f.is_file()}
+            out[name] = sum(sizes.values())
+            for f, size in sizes.items():
+                key = f"{name}|{_kind(f.name)}"
+                out[key] = out.get(key, 0.0) + size
+        browser.close()
+    return out
+
+
+def weight_lines(weights: dict[str, float]) -> list[str]:
+    """The table of page weights (see :func:`page_weights`), in KB."""
+    pages = [k for k in weights if "|" not in k]
+    if not pages:
+        return ["Pages as a browser loads them: not measured (no built site or no Chromium)"]
+    kinds = ["HTML and images", *(k for k, _ in reversed(KINDS))]
+    width = max(len(n) for n in pages) + 2
+    head = f"  {'page':<{width}}{'total':>8}" + "".join(f"{k:>16}" for k in kinds)
+    lines = ["Pages as a browser loads them (KB: the HTML and every file it requests, once its charts are drawn)", head]
+    for name in pages:
+        cells = "".join(f"{weights.get(f'{name}|{k}', 0.0) / 1000:16.1f}" for k in kinds)
+        lines.append(f"  {name:<{width}}{weights[name] / 1000:8.1f}{cells}")
+    charted = sum(1 for n in pages if weights.get(f"{n}|chart library"))
+    searching = sum(1 for n in pages if weights.get(f"{n}|search"))
+    lines.append(
+        f"  {charted} of {len(pages)} pages load the chart library (those with a chart); {searching} load search "
+        "files (the search pages: the index; the ledger pages: the figure normaliser of their text filter)"
+    )
+    return lines
 
 
 def bench_rerun(root: Path, repeat: int) -> dict[str, float]:
@@ -541,6 +625,7 @@ def report(build: dict, jb_s: float | None, models: dict, peer: dict | str, repe
     lines.append(
         f"  shared chart script (vega-offline.js) {build['chart_script_bytes'] / 1000:8.1f} KB, loaded once per chart page"
     )
+    lines += ["", *weight_lines({k.split(":", 1)[1]: v for k, v in build.items() if k.startswith("weight:")})]
     fails = [n for n, s in pages.items() if s >= TARGETS["page_bytes"]]
     fails += [k for k in ("noop_s", "verdicts_s", "rerun_s", "tests_s") if k in build and build[k] > TARGETS[k]]
     fails += [k for k in ("memory_s", "step_s", "cost_s") if models[k] >= TARGETS["model_s"]]
@@ -561,8 +646,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rerun-only", action="store_true", help="time only the chapter rerun (no build; seconds)")
     ap.add_argument("--tests-only", action="store_true", help="time only `make test` in a fresh copy (minutes)")
     ap.add_argument("--chapters-only", action="store_true", help="time only each chapter's compute() (a minute)")
+    ap.add_argument(
+        "--weights-only", action="store_true", help="only the page weights of the site already built in _build/html"
+    )
     args = ap.parse_args(argv)
     repeat = 1 if args.quick else max(args.repeat, 1)
+    if args.weights_only:
+        print("\n".join(weight_lines(page_weights(REPO / "_build" / "html"))))
+        return 0
     if args.chapters_only:
         print(f"Machine: {machine()}", flush=True)
         print("\n".join(chapter_lines(bench_chapters(repeat))))

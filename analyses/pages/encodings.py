@@ -51,19 +51,24 @@ SHAPES: tuple[str, ...] = (
     "stroke",
 )
 LABEL_SIZE = 10  # font size of labels drawn in charts (px)
-# The colours of categories (Vega's tableau10, its light hues darkened): each at least 3:1 against
-# the charts' white background, as graphics need to be seen (analyses.pages.charts.chart_html sets it).
+# The colours of categories, in the order series take them: chosen (by search over sRGB) so that each
+# has at least 3:1 against the charts' white background, as graphics need to be seen
+# (analyses.pages.charts.chart_html sets it), and any two stay apart for readers with red-green
+# (protan, deutan) or blue-yellow (tritan) colour blindness: the first eight at least 16 CAM02-UCS
+# units apart under a full simulated dichromacy (Machado et al. 2009, through colorspacious), all ten
+# at least 13 (tests/site/test_screens.py). Tableau's red and green, which a deutan reader cannot
+# tell apart, are gone; a series beyond the sixth is also named or dashed in its chart.
 CATEGORY_COLOURS: tuple[str, ...] = (
-    "#4c78a8",
-    "#dd720a",
-    "#e45756",
-    "#509c97",
-    "#53a04a",
-    "#aa8b0f",
-    "#b279a2",
-    "#d1467f",
-    "#9d755d",
-    "#9b8c86",
+    "#476e88",  # slate blue
+    "#a23506",  # rust
+    "#04a88e",  # teal
+    "#ec4cd3",  # magenta
+    "#a8892d",  # ochre
+    "#5e5c55",  # warm grey
+    "#28033d",  # aubergine
+    "#52070d",  # maroon
+    "#3d15a1",  # indigo
+    "#701cdf",  # violet
 )
 
 

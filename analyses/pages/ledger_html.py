@@ -17,27 +17,30 @@ import pandas as pd
 
 from analyses.pages import links
 from analyses.pages.calculator import ELEMENT_ID, PAYBACK_CLAIMS
-from analyses.pages.links import check_anchor, check_href, source_links
+from analyses.pages.links import check_anchor, check_href, section_href, source_links
 from analyses.units.formats import fmt, readable, share
 from analyses.verdicts import verdict_order
 
-# The verdict palette: Dark2's hues darkened (light theme) or lightened (dark theme) until each
-# colour has a contrast of at least 4.5:1 as text on the theme's page, its zebra rows and the
-# highlighted target row (tests/site/test_screens.py computes the ratios). Charts, drawn on white
-# in either theme, use the light one; a verdict is always also written out or marked by shape.
+# The verdict palette, chosen (by search over sRGB) so that each colour has a contrast of at least
+# 4.5:1 as text on the theme's page, its zebra rows and the highlighted target row (light theme; the
+# dark theme's on its own backgrounds: tests/site/test_screens.py computes the ratios), and any two
+# stay at least 20 CAM02-UCS units apart for readers with red-green (protan, deutan) or blue-yellow
+# (tritan) colour blindness, simulated at full severity (Machado et al. 2009): blue, orange, purple
+# and grey, not the green and magenta a deutan reader confuses. Charts, drawn on white in either
+# theme, use the light one; a verdict is always also written out or marked (✓ ✗ ! ?).
 VERDICT_COLOURS = {
-    "consistent": "#157c5d",
+    "consistent": "#1a64b8",
     "inconsistent": "#b34f02",
-    "implausible": "#ce1775",
-    "unverifiable": "#5e58a7",
+    "implausible": "#570e5c",
+    "unverifiable": "#6e6e6e",
 }
 VERDICT_COLOURS_DARK = {
-    "consistent": "#1eae83",
-    "inconsistent": "#fd6f02",
-    "implausible": "#ef6caf",
-    "unverifiable": "#9894c6",
+    "consistent": "#7fc0ef",
+    "inconsistent": "#fcbd77",
+    "implausible": "#ee718e",
+    "unverifiable": "#d9d9d9",
 }
-# Figures reuse two of them: orange for what a document states, green for what the book recomputes.
+# Figures reuse two of them: orange for what a document states, blue for what the book recomputes.
 STATED_COLOUR = VERDICT_COLOURS["inconsistent"]
 RECOMPUTED_COLOUR = VERDICT_COLOURS["consistent"]
 
@@ -89,17 +92,17 @@ VERDICT_STYLE = (
     + "".join(f"[data-theme=dark] .verdict-{v}{{color:{c}}}" for v, c in VERDICT_COLOURS_DARK.items())
     + "</style>"
 )
+# The columns the ledger pages filter on (a filter for each of these a ledger has).
+LEDGER_FILTERS = ("verdict", "direction", "document", "chapter", "kind")
+FILTER_VALUE_DIFFERS = ("direction",)  # a filtered column whose cell shows more than its value ("▲ overstates")
 LEDGER_LABELS = {"flips_if": "flips if", "id": "claim id", "section": "§", "document": "doc", "claim": "claim"}
 # Which way a claim errs, as a word and a symbol (never colour alone): above the evidence, below it.
 DIRECTION_SYMBOLS = {"overstates": "▲", "understates": "▼"}
 DIRECTION_HELP = {
-    "overstates": "the stated figure lies above what the evidence gives, or the claim credits more than it allows",
-    "understates": "the stated figure lies below what the evidence gives",
+    "overstates": "the stated figure is above what the evidence gives, or credits more than it allows",
+    "understates": "below it",
 }
-MARGIN_HELP = (
-    "how far the flip point lies from the assumption's central value, in units of its 90% range's half-width: "
-    "below 1, inside the range"
-)
+MARGIN_HELP = "the flip point's distance from the assumption's central value in half-widths of its 90% range"
 VERDICT_RANK = {v: i for i, v in enumerate(VERDICT_COLOURS)}
 # What a column measures, as its header's title (once per table: a page stays small on a phone).
 COLUMN_HELP = {
@@ -160,12 +163,10 @@ def doubt_html(row: Mapping[str, Any]) -> str:
 
 def verdict_cell(row: Mapping[str, Any]) -> str:
     """A row's verdict as HTML: coloured and written out, or, in doubt, what it depends on
-    (:func:`doubt_html`); either way one element with ``data-field="verdict"`` holding the verdict word,
-    which the ledger's filter reads (hidden when the doubt is shown)."""
+    (:func:`doubt_html`; the element that holds it carries the verdict word as ``data-value``, which the
+    ledger's filter reads: :func:`_attrs`)."""
     v = html.escape(str(row.get("verdict")))
-    if not in_doubt(row):
-        return f'<b class="verdict verdict-{v}" data-field="verdict">{v}</b>'
-    return f'{doubt_html(row)}<span data-field="verdict" hidden>{v}</span>'
+    return doubt_html(row) if in_doubt(row) else f'<b class="verdict verdict-{v}">{v}</b>'
 
 
 def ledger_cell(
@@ -186,7 +187,7 @@ def ledger_cell(
         cid, chapter = html.escape(str(value)), str(row.get("chapter", ""))
         code = f"<code>{cid}</code>"
         if written is None or chapter in written:
-            return f'<a class="check-link" href="{base}{check_href(str(value), chapter)}">{code}</a>', None
+            return f'<a href="{base}{check_href(str(value), chapter)}">{code}</a>', None
         return code, None
     if column == "holds":
         if _blank(value):
@@ -225,25 +226,58 @@ def ledger_cell(
 
 
 def _sort_attr(key: str | None) -> str:
-    return "" if key is None else f' data-sort="{html.escape(key)}"'
+    return "" if not key else f' data-sort="{html.escape(key)}"'  # no key, or a blank's: its text sorts
 
 
-def _field(column: str, row: Mapping[str, Any], written: frozenset[str] | None, base: str) -> str:
-    """One value of the about cell as a single element carrying ``data-field`` (and its sort key):
-    on the link or span :func:`ledger_cell` made, or on a span around plain text."""
+def _attrs(column: str, row: Mapping[str, Any], key: str | None, interactive: bool = True) -> str:
+    """The attributes a value carries for audit.js: ``data-field`` (what a filter or a sort button
+    reads), its sort key, and for a filtered column ``data-value``, what the filter compares
+    ("overstates", not "▲ overstates"; a verdict in doubt's word, not what it depends on); on a printed
+    page only the field of a filtered or about column."""
+    if not interactive:
+        return f' data-field="{column}"' if column in (*LEDGER_FILTERS, *ABOUT) else ""
+    out = f' data-field="{column}"{_sort_attr(key)}'
+    if column == "verdict" and in_doubt(row):
+        out += f' data-value="{html.escape(str(row.get(column)))}"'
+    if column in FILTER_VALUE_DIFFERS:  # elsewhere the filter compares the value's text (audit.js)
+        value = row.get(column)
+        out += f' data-value="{html.escape("" if _blank(value) else filter_value(column, value))}"'
+    return out
+
+
+def _field(
+    column: str, row: Mapping[str, Any], written: frozenset[str] | None, base: str, interactive: bool = True
+) -> str:
+    """One value of a line of several as a single element carrying :func:`_attrs`: on the link,
+    span or bold word :func:`ledger_cell` made, or on a span around anything else."""
     shown, key = ledger_cell(column, row, written, base)
-    attrs = f' data-field="{column}"{_sort_attr(key)}'
-    if shown.startswith(("<a ", "<span ")) and shown.count("<a ") + shown.count("<span ") == 1:
+    attrs = _attrs(column, row, key, interactive)
+    if not attrs:
+        return shown
+    if shown.startswith(("<a ", "<span ", "<b ")) and shown.count("<") == 2:  # one element, no child
         tag = shown.split(" ", 1)[0]
         return f"{tag}{attrs} {shown[len(tag) + 1 :]}"
     return f"<span{attrs}>{shown}</span>"
 
 
-# Short columns stacked in one "about" cell, each still sortable from its own header button: the
-# id; document, section and kind; topic and chapter (labelled).
-ABOUT_LINES = (("id",), ("document", "section", "kind"), ("topic", "chapter"))
-ABOUT_LABELLED = ("topic", "chapter")
-ABOUT = tuple(c for line in ABOUT_LINES for c in line)
+# The ledger's columns stacked into the five cells of a row, each a list of lines of columns, so that
+# at a desk's width the long texts (the claim, what was recomputed and why) get the width they need
+# and the short ones share a cell: the verdict and its direction; the id with its document, section,
+# kind, topic and chapter; the claim with the figures it states; what the book recomputes and the
+# reason; how robust the verdict is. Each column keeps its own sort button in the cell's header.
+STACKS: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
+    ("verdict", (("verdict",), ("direction",))),
+    ("about", (("id",), ("document", "section", "kind"), ("topic", "chapter"))),
+    ("claim", (("claim",), ("stated",))),
+    ("finding", (("recomputed",), ("reason",))),
+    ("robustness", (("holds", "margin"), ("flips_if",))),
+)
+ABOUT = tuple(c for name, lines in STACKS if name == "about" for line in lines for c in line)
+# The printable ledger (a landscape page) keeps a column for each but the short ones of the about cell.
+PRINT_STACKS = tuple((name, lines) for name, lines in STACKS if name == "about")
+# Lines of a stack that name their column in the cell (the others speak for themselves: a verdict,
+# a direction, an id, the document and section, the claim); audit.css writes the names on screen.
+NAMED = ("kind", "topic", "chapter", "stated", "recomputed", "reason", "holds", "margin", "flips_if")
 CALCULATOR_PAGE = (
     "buy-or-rent"  # its calculator recomputes the payback claims at a reader's prices (a link, not a copy)
 )
@@ -254,20 +288,64 @@ def filter_value(column: str, value: Any) -> str:
     return short_document(value) if column == "document" else str(value)
 
 
-def _about_cell(fields: list[str], row: Mapping[str, Any], written: frozenset[str] | None, base: str) -> str:
-    """The stacked short columns of one claim, one line each of :data:`ABOUT_LINES` that has any."""
-    lines = []
-    for group in ABOUT_LINES:
-        parts = [
-            (f"<i>{LEDGER_LABELS.get(c, c)}</i> " if c in ABOUT_LABELLED else "") + _field(c, row, written, base)
-            for c in group
-            if c in fields
-        ]
-        if parts:
-            lines.append(" ".join(parts))
-    if "id" in fields and str(row.get("id")) in PAYBACK_CLAIMS and (written is None or CALCULATOR_PAGE in written):
-        lines.append(f'<a href="{base}{CALCULATOR_PAGE}.html#{ELEMENT_ID}">recompute at your prices</a>')
-    return "<br>".join(lines)
+def _label(column: str) -> str:
+    return LEDGER_LABELS.get(column, column).replace("_", " ")
+
+
+def _line(
+    line: list[str], row: Mapping[str, Any], written: frozenset[str] | None, base: str, named: bool, interactive: bool
+) -> str:
+    """One line of a stacked cell: a single column's value in a ``div`` that carries its attributes
+    (:func:`_attrs`), several columns' each in its own element; a named column after its name."""
+    # on a screen the stylesheet writes the name before the value (audit.css: [data-field]::before), in print
+    # the page's own text does
+    name = lambda c: f"<i>{_label(c)}</i> " if named and c in NAMED and not interactive else ""  # noqa: E731
+    if len(line) == 1:
+        shown, key = ledger_cell(line[0], row, written, base)
+        return f"<div{_attrs(line[0], row, key, interactive)}>{name(line[0])}{shown}</div>"
+    return "<div>" + " ".join(name(c) + _field(c, row, written, base, interactive) for c in line) + "</div>"
+
+
+def _cell(
+    stack: str,
+    lines: list[list[str]],
+    row: Mapping[str, Any],
+    written: frozenset[str] | None,
+    base: str,
+    interactive: bool = True,
+) -> str:
+    """One cell of a row: its lines (:func:`_line`); a cell of one column, its value alone. The about
+    cell ends, on a screen (``interactive``), with a link to the section of the claim's chapter that
+    does its arithmetic and, for a payback claim, one to the calculator."""
+    if len(lines) == 1 and len(lines[0]) == 1 and stack == lines[0][0]:
+        shown, key = ledger_cell(stack, row, written, base)
+        inner = _field(stack, row, written, base, interactive) if stack in LEDGER_FILTERS else shown
+        return f"<td{_sort_attr(key) if interactive else ''}>{inner}</td>"
+    out = [_line(line, row, written, base, len(lines) > 1, interactive) for line in lines]
+    cid, chapter = str(row.get("id")), str(row.get("chapter", ""))
+    if stack == "about" and interactive and chapter and (written is None or chapter in written):
+        more = [f'<a href="{base}{section_href(cid, chapter)}">arithmetic</a>']
+        if cid in PAYBACK_CLAIMS and (written is None or CALCULATOR_PAGE in written):
+            more.append(f'<a href="{base}{CALCULATOR_PAGE}.html#{ELEMENT_ID}">recompute at your prices</a>')
+        out[-1] = out[-1].removesuffix("</div>") + f'<br><span class="lk">{" · ".join(more)}</span></div>'
+    return f'<td class="c-{stack}">{"".join(out)}</td>'
+
+
+def ledger_layout(
+    cols: list[str], stacks: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = STACKS
+) -> list[tuple[str, list[list[str]]]]:
+    """The cells of a row for the columns ``cols``: each of ``stacks`` with the lines it has any column
+    of, then every other column in a cell of its own, as (cell name, lines of columns); the verdict
+    first wherever it is."""
+    layout: list[tuple[str, list[list[str]]]] = []
+    for name, lines in stacks:
+        present = [[c for c in line if c in cols] for line in lines]
+        present = [line for line in present if line]
+        if present:
+            layout.append((name, present))
+    stacked = {c for _, lines in layout for line in lines for c in line}
+    layout += [(c, [[c]]) for c in cols if c not in stacked]
+    return sorted(layout, key=lambda cell: cell[0] != "verdict" and "verdict" not in cell[1][0])
 
 
 def ledger_table(
@@ -278,50 +356,36 @@ def ledger_table(
     anchors: bool = False,
     css: str = "ledger-table",
     buttons: bool = True,
+    hints: bool = True,
 ) -> str:
-    """The ledger as an HTML table, every column of ``ledger`` except ``leave_out``: the verdict
-    first, then one cell stacking the short columns (:data:`ABOUT`), then the claim, the figures
-    stated and recomputed, the reason, holds and flips_if, then any other column. Every column has
-    a sort button (``_static/audit.js``), and its value a ``data-field`` element that the ledger
-    page's filters read. ``anchors`` gives each row the id ``check-<claim id>``. Without
-    ``buttons`` the headers are plain text (for print: browsers leave form controls out of the
-    header rows they repeat on every page)."""
-    cols = ledger_columns(ledger, leave_out)
-    about = [c for c in cols if c in ABOUT]
-    main = [c for c in cols if c not in ABOUT]
-    layout: list[str | list[str]] = [*main[:1], *([about] if about else []), *main[1:]]
-
-    def label(c: str) -> str:
-        return LEDGER_LABELS.get(c, c).replace("_", " ")
-
+    """The ledger as an HTML table, every column of ``ledger`` except ``leave_out``, stacked into five
+    cells (:func:`ledger_layout`: verdict, about, claim, finding, robustness), any other column in a
+    cell of its own after them. Every column has a sort button in its cell's header
+    (``_static/audit.js``), and its value a ``data-field`` element that the ledger page's filters read;
+    the about cell links to the section that does the claim's arithmetic. ``anchors`` gives each row
+    the id ``check-<claim id>``. Without ``buttons`` (for print: browsers leave form controls out of
+    the header rows they repeat on every page) the headers are plain text and only the about columns
+    share a cell (:data:`PRINT_STACKS`: a landscape page has the width); ``hints`` puts what a column
+    measures (:data:`COLUMN_HELP`) in its header's title."""
+    layout = ledger_layout(ledger_columns(ledger, leave_out), STACKS if buttons else PRINT_STACKS)
     heads, cols_html = [], []
-    for i, item in enumerate(layout):
+    for i, (name, lines) in enumerate(layout):
+        fields = [c for line in lines for c in line]
+        cols_html.append(f'<col class="col-{name}">')
         if not buttons:
-            text = " · ".join(label(c) for c in item) if isinstance(item, list) else label(item)
-            heads.append(f'<th scope="col">{text}</th>')
-            cols_html.append(f'<col class="col-{"about" if isinstance(item, list) else item}">')
+            heads.append(f'<th scope="col">{" · ".join(_label(c) for c in fields)}</th>')
             continue
-        if isinstance(item, list):
-            buttons = " ".join(
-                f'<button type="button" data-sort-col="{i}" data-sort-field="{c}">{label(c)}</button>' for c in item
-            )
-            heads.append(f'<th scope="col" class="about">{buttons}</th>')
-            cols_html.append('<col class="col-about">')
-        else:
-            hint = f' title="{html.escape(COLUMN_HELP[item], quote=True)}"' if item in COLUMN_HELP else ""
-            heads.append(f'<th scope="col"{hint}><button type="button" data-sort-col="{i}">{label(item)}</button></th>')
-            cols_html.append(f'<col class="col-{item}">')
+        helps = [COLUMN_HELP[c] for c in fields if c in COLUMN_HELP and hints]
+        hint = f' title="{html.escape("; ".join(helps), quote=True)}"' if helps else ""
+        sort = " ".join(
+            f'<button type="button" data-sort-col="{i}" data-sort-field="{c}">{_label(c)}</button>' for c in fields
+        )
+        heads.append(f'<th scope="col" class="c-{name}"{hint}>{sort}</th>')
     rows = []
     for row in ledger.to_dict("records"):
         attrs = f' id="{check_anchor(str(row["id"]))}"' if anchors else ""
-        cells = []
-        for item in layout:
-            if isinstance(item, list):
-                cells.append(f'<td class="about">{_about_cell(item, row, written, base)}</td>')
-            else:
-                shown, key = ledger_cell(item, row, written, base)
-                cells.append(f"<td{_sort_attr(key)}>{shown}</td>")
-        rows.append(f"<tr{attrs}>{''.join(cells)}</tr>")
+        cells = "".join(_cell(name, lines, row, written, base, buttons) for name, lines in layout)
+        rows.append(f"<tr{attrs}>{cells}</tr>")
     return (
         f'{VERDICT_STYLE}<table class="{css}"{" data-sortable" if buttons else ""}><colgroup>{"".join(cols_html)}</colgroup>'
         f"<thead><tr>{''.join(heads)}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -346,12 +410,9 @@ def verdict_table(ledger: pd.DataFrame) -> HtmlTable:
     (the ledger page links there), the verdict first and coloured, then the claim id with its
     document, section and kind, the claim, the figures as stated and recomputed, the reason, and
     the ledger's holds and flips_if where present (see :func:`ledger_table`)."""
-    text = ledger_table(ledger, leave_out=("topic", "chapter"), anchors=True, css="audit-verdicts")
+    # the columns' help is the ledger pages' (they say what a direction and a margin are)
+    text = ledger_table(ledger, leave_out=("topic", "chapter"), anchors=True, css="audit-verdicts", hints=False)
     return HtmlTable(f'<div class="audit-table">{text}</div>', ledger[ledger_columns(ledger, ("topic", "chapter"))])
-
-
-# The ledger table with its filters, on the ledger pages (one per document) and in the printable ledger.
-LEDGER_FILTERS = ("verdict", "direction", "document", "chapter", "kind")  # a filter for each of these a ledger has
 
 
 def ledger_html(
@@ -360,12 +421,14 @@ def ledger_html(
     base: str = "",
     buttons: bool = True,
     leave_out: tuple[str, ...] = (),
+    anchors: bool = False,
 ) -> str:
     """The ledger as a table (:func:`analyses.pages.ledger_html.ledger_table`): every column but
     ``leave_out``, verdict first; the claim id links to the row of its check in its chapter, every
     chapter a claim names being written unless ``written`` lists the ones that are (the data refuses a
-    claim whose chapter is not in the book; ``base`` prefixes links)."""
-    return ledger_table(frame, leave_out=leave_out, written=written, base=base, buttons=buttons)
+    claim whose chapter is not in the book; ``base`` prefixes links); ``anchors`` gives each row the id
+    ``check-<claim id>`` (a ledger page's rows, which a chapter's evidence row leads back to)."""
+    return ledger_table(frame, leave_out=leave_out, written=written, base=base, buttons=buttons, anchors=anchors)
 
 
 class LedgerTable:
@@ -381,7 +444,8 @@ class LedgerTable:
         for col in LEDGER_FILTERS:
             if col not in self.frame.columns or col in self.leave_out:
                 continue
-            values = verdict_order(self.frame["verdict"]) if col == "verdict" else sorted(set(self.frame[col].astype(str)))
+            shown = [v for v in self.frame[col] if not _blank(v)]  # a blank value is "all" (no duplicate option)
+            values = verdict_order(self.frame["verdict"]) if col == "verdict" else sorted(set(map(str, shown)))
             options = "".join(
                 f'<option value="{html.escape(filter_value(col, v))}" title="{html.escape(v)}">'
                 f"{html.escape(filter_value(col, v))}</option>"
@@ -395,7 +459,8 @@ class LedgerTable:
         return f'<div class="ledger-controls" hidden>{"".join(selects)}{search}{count}</div>'
 
     def _repr_html_(self) -> str:
-        return f'<div class="audit-ledger">{self._controls()}{ledger_html(self.frame, leave_out=self.leave_out)}</div>'
+        table = ledger_html(self.frame, leave_out=self.leave_out, anchors=True)
+        return f'<div class="audit-ledger">{self._controls()}{table}</div>'
 
     def __repr__(self) -> str:
         return self.frame[[c for c in ("id", "verdict", "chapter") if c in self.frame.columns]].to_string(index=False)

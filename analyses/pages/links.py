@@ -30,6 +30,29 @@ def check_anchor(claim_id: str) -> str:
     return f"check-{claim_id}"
 
 
+SECTION_PREFIX = "sec-"
+
+
+def section_label(claim_id: str) -> str:
+    """The MyST label a chapter puts above the heading of the section that checks ``claim_id``."""
+    return f"{SECTION_PREFIX}{claim_id}"
+
+
+def section_anchor(claim_id: str) -> str:
+    """The HTML id Sphinx gives :func:`section_label` (docutils ids: lower case, runs of characters
+    other than letters and digits as one hyphen: ``sec-000-2-1-per-gpu-2-3x``)."""
+    from docutils.nodes import make_id
+
+    return make_id(section_label(claim_id))
+
+
+def section_href(claim_id: str, chapter: str, page: str | None = None) -> str:
+    """Link to the section of ``chapter`` that checks ``claim_id`` (its arithmetic), from the page
+    ``page`` (a chapter slug; None: any page of the book)."""
+    anchor = section_anchor(claim_id)
+    return f"#{anchor}" if page == chapter else f"{chapter}.html#{anchor}"
+
+
 def source_href(source_id: str) -> str:
     """Relative link from a book page to a source's entry on the sources page."""
     return f"{SOURCES_PAGE}#{source_anchor(source_id)}"

@@ -79,8 +79,7 @@ def packed(grid: pd.DataFrame) -> pd.DataFrame:
     """The slider grid with one row per claim (label) and :data:`PACKED` as lists in grid order:
     Vega-Lite's ``flatten`` transform gives back one row per grid point."""
     rows = [
-        {"label": label, **{c: strip[c].tolist() for c in PACKED}}
-        for label, strip in grid.groupby("label", sort=False)
+        {"label": label, **{c: strip[c].tolist() for c in PACKED}} for label, strip in grid.groupby("label", sort=False)
     ]
     return pd.DataFrame(rows, columns=["label", *PACKED])
 

@@ -18,26 +18,13 @@ import pandas as pd
 
 from analyses import verdicts
 from analyses.pages.ledger_html import DOUBT_MARK, VERDICT_STYLE, doubt_html, in_doubt, short_document
+from analyses.pages.links import SECTION_PREFIX, section_anchor, section_href, section_label  # noqa: F401 (re-exported)
 
 # A mark for each verdict and each direction, so neither is told by colour alone.
 VERDICT_MARKS = {"consistent": "✓", "inconsistent": "✗", "implausible": "!", "unverifiable": "?"}
 DIRECTION_MARKS = {"overstates": "▲", "understates": "▼"}
 DIRECTIONS = tuple(DIRECTION_MARKS)
-SECTION_PREFIX = "sec-"
 SUMMARY_ANCHOR = "summary"  # the id Sphinx gives every chapter's "## Summary" section
-
-
-def section_label(claim_id: str) -> str:
-    """The MyST label a chapter puts above the heading of the section that checks ``claim_id``."""
-    return f"{SECTION_PREFIX}{claim_id}"
-
-
-def section_anchor(claim_id: str) -> str:
-    """The HTML id Sphinx gives :func:`section_label` (docutils ids: lower case, runs of characters
-    other than letters and digits as one hyphen: ``sec-000-2-1-per-gpu-2-3x``)."""
-    from docutils.nodes import make_id
-
-    return make_id(section_label(claim_id))
 
 
 def has_direction(ledger: pd.DataFrame) -> bool:
@@ -111,13 +98,6 @@ class VerdictBox:
         return self._text
 
 
-def section_href(claim_id: str, chapter: str, page: str | None = None) -> str:
-    """Link to the section of ``chapter`` that checks ``claim_id``, from the page ``page`` (a chapter
-    slug; None: the claim's own chapter)."""
-    anchor = section_anchor(claim_id)
-    return f"#{anchor}" if page in (None, chapter) else f"{chapter}.html#{anchor}"
-
-
 def verdict_box(ledger: pd.DataFrame, page: str | None = None, summary: str = SUMMARY_ANCHOR) -> VerdictBox:
     """A chapter's verdicts for its first screen: a line of counts, then one line per claim (verdict,
     direction where the ledger has it, the document and section with the claim, the reason, each cut to
@@ -143,7 +123,7 @@ def verdict_box(ledger: pd.DataFrame, page: str | None = None, summary: str = SU
         if direction:
             cells.append(direction_word(d) or "<span>–</span>")
         cells += [
-            f'<a href="{section_href(cid, str(row["chapter"]), page)}"><b>{where}</b> {claim}</a>',
+            f'<a href="{section_href(cid, str(row["chapter"]), page or str(row["chapter"]))}"><b>{where}</b> {claim}</a>',
             f"<span>{shown}</span>",
         ]
         rows.append(f"<li>{''.join(cells)}</li>")

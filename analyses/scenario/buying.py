@@ -55,6 +55,10 @@ WORKLOADS: tuple[tuple[str, str, str], ...] = (
     ("finetune-13b", "doc001-case-finetune", "monthly 13B fine-tune (001 part 4)"),
 )
 READER = "yours"
+# The reader's run and the planner's settings the buy-or-rent page starts from (its parameters'
+# defaults): the front page's bottom line answers for the same runs at the same settings.
+READER_RUN = {"n_params": 7e9, "tokens": 0.0, "deadline_days": 30.0}
+PLAN_SETTINGS = {"precision": "bf16", "max_gpus": 4096, "mc_samples": 20_000, "seed": 2026}
 
 COLUMNS = (
     "workload",

@@ -246,6 +246,9 @@ class Page:
             )
         if name == "dropdown":
             return f"<details><summary>{html.escape(argument)}</summary>\n{self.md.render(body)}</details>\n"
+        if name == "container":  # docutils' container: a div with the given classes (a chapter's takeaway)
+            classes = " ".join(html.escape(c) for c in argument.split())
+            return f'<div class="{classes} docutils container">\n{self.md.render(body)}</div>\n'
         if name in ("code", "code-block", "code-cell"):
             return _highlight(body + "\n", argument or "python")
         self.problems.append(f"unknown directive {{{name}}}")

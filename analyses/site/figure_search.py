@@ -17,6 +17,9 @@ one canonical search term, the same at index time (Python, :func:`index_terms`) 
 - a range, with ``~``, ``至``, ``到``, ``-`` or ``to``, is ``<low>to<high>``: ``6~12个月`` and
   ``6-12 months`` are ``mo6to12``, ``35%~45%`` and ``35%-45%`` are ``pct35to45``.
 
+A page that uses a word of one of :data:`SYNONYMS` (payback, 回本, 回收期; rent, 租用; owned, 自建)
+is indexed under all of them, so a reader's word finds the page that uses another.
+
 At index time each figure is also kept without its unit (``6to12``), so a query without a unit
 finds it; a query term matches an index term that contains it, as Sphinx's partial matching does.
 Chinese runs are indexed by single characters and pairs of characters, and a Chinese query is
@@ -268,6 +271,43 @@ def query_terms(query: str) -> list[str]:
     return [t for t in terms if t]
 
 
+# Words the documents and buyers use for one idea, in either language (the documents write 投资回报周期
+# and 收回; a Chinese buyer types 回本 or 回收期; the English pages say payback, rent, owned). A page
+# that uses any word of a group is indexed under every word of it, so 回本 finds the English and the
+# Chinese payback pages and "rent" the pages that say 租用. Latin words match whole words; the
+# stemmer then joins their forms (rented, renting).
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "payback": (
+        "payback",
+        "pays back",
+        "pay back",
+        "pays for itself",
+        "回本",
+        "回本周期",
+        "回收期",
+        "投资回报",
+        "收回",
+    ),
+    "rent": ("rent", "rented", "renting", "rental", "租", "租用", "租赁"),
+    "own": ("owned", "owning", "自建", "自购", "自有", "购买", "采购"),
+}
+_SYNONYM_RES = {
+    group: re.compile("|".join(rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w) for w in words))
+    for group, words in SYNONYMS.items()
+}
+
+
+def synonym_terms(text: str) -> list[str]:
+    """The search terms of every word of each :data:`SYNONYMS` group that ``text`` uses a word of
+    (what a query of any of those words looks up: :func:`query_terms`)."""
+    folded = fold(text)
+    out: list[str] = []
+    for group, pattern in _SYNONYM_RES.items():
+        if pattern.search(folded):
+            out += [term for word in SYNONYMS[group] for term in query_terms(word)]
+    return list(dict.fromkeys(out))
+
+
 def js_config() -> dict[str, Any]:
     """The tables and pattern the JavaScript normaliser compiles."""
     return {
@@ -290,7 +330,7 @@ class _Figures:
     lang: str
 
     def split(self, input: str) -> list[str]:  # noqa: A002 (Sphinx's name)
-        return super().split(fold(input)) + index_terms(input)  # type: ignore[misc]
+        return super().split(fold(input)) + index_terms(input) + synonym_terms(input)  # type: ignore[misc]
 
     @property
     def js_splitter_code(self) -> str:  # type: ignore[override]

@@ -6,6 +6,12 @@ stylesheet already draws the same icons from Font Awesome's web font, so the boo
 theme's ``static/webpack-macros.html`` (``analyses/site/templates/``) with one that leaves the
 script out and keeps everything else the theme loads.
 
+The book's ``layout.html`` (same folder) trims the page itself: one ``h1`` a page (the theme's
+print-only copy of the title becomes a paragraph), and the search index (``searchindex.js``, about
+170 KB) with Sphinx's search script only on the search page, which the search box on every page
+opens (the theme's search-as-you-type, which would need them everywhere, is off); the figure
+normaliser (``language_data.js``) loads where a ledger's text filter uses it.
+
 The theme's templates also indent every line of every page (2-10 KB a page, the claims ledger
 near its 150 KB budget): after the build, runs of blank space that hold a line break collapse to
 one line break (:func:`collapse_blank_lines`), which changes nothing a browser shows: HTML

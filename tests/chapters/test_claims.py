@@ -68,6 +68,8 @@ def test_ledger_table_shows_every_column_and_filters_on_its_cells(default):
     # the document filter's values are the short names the cells show, titled with the file name
     assert '<option value="000" title="000_f164c1abc5db046d.txt">' in page
     assert '<span data-field="document">000</span>' in page  # the file name once, in the filter, not on 80 rows
+    # a blank value is the "all" option already: no second, empty option (a consistent claim has no direction)
+    assert '<option value="" title=""></option>' not in page
     assert repr(LedgerTable(default.ledger)).count("\n") == len(default.ledger)  # header + one line a claim
     assert [link for link, _ in download_links().items][-1].endswith("ledger-print.html")
 

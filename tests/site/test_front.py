@@ -14,6 +14,7 @@ from analyses.chapters import intro
 from analyses.chapters import ledger as book_ledger
 from analyses.data import REPO_ROOT
 from analyses.pages import links, verdict_box
+from analyses.units import formats
 
 VIEWPORT = {"width": 1280, "height": 800}
 BOX_GLUE = "```{glue} verdict-box"
@@ -159,3 +160,91 @@ def test_clip_cuts_at_a_word_and_says_so():
     assert verdict_box.short_reason("Nothing public recomputes this figure; a case.") == (
         "Nothing public recomputes this figure; a case."
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The buyer's answer first (issue 35): the bottom line in the first screen of the front page and the
+# buy-or-rent page, at a desk's and a phone's size; every chapter's takeaway above its first section
+# --------------------------------------------------------------------------------------------
+
+SCREENS = ({"width": 1280, "height": 800}, {"width": 390, "height": 844})
+
+
+@pytest.fixture(scope="module")
+def bottom_rows() -> list:
+    """The bottom line's rows as the package computes them (the front page's own computation)."""
+    from analyses.pages import bottom_line
+
+    res = intro.compute(intro.SPEC.defaults())
+    return bottom_line.answers(res.runs, res.workloads)
+
+
+def test_the_bottom_line_names_the_cheapest_options_and_the_break_even(bottom_rows):
+    """Four workloads (the documents' three and the reader's default run), each with a rented and an
+    owned option and the busy share above which owning wins: the owned run's cost over the rented
+    run's, below 1 at the scenario's prices, and the sentence gives its range."""
+    from analyses.pages import bottom_line
+    from analyses.scenario import buying
+
+    assert [a.key for a in bottom_rows] == [*(k for k, _, _ in buying.WORKLOADS), buying.READER]
+    for a in bottom_rows:
+        assert a.rented["basis"] == "rented" and a.owned["basis"] == "owned"
+        assert a.owning_wins_above == pytest.approx(a.owned["cost"] / a.rented["cost"])
+        assert 0 < a.owning_wins_above < 1
+    said = bottom_line.sentence(bottom_rows)
+    shares = sorted({formats.percent(a.owning_wins_above) for a in bottom_rows})
+    assert shares[0].removesuffix("%") in said and shares[-1] in said and "rent" in said
+    never = [bottom_line.Answer(a.key, a.label, a.rented, a.owned, 1.2) for a in bottom_rows]
+    assert "at any busy share" in bottom_line.sentence(never) or "however busy" in bottom_line.sentence(never)
+    html = bottom_line.block(bottom_rows, "RMB")._repr_html_()
+    assert html.count('class="bl-share"') == len(bottom_rows)
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s['width']}px")
+@pytest.mark.parametrize("slug", ["intro", "buy-or-rent"])
+def test_the_bottom_line_is_in_the_first_screen(site, tab, bottom_rows, slug, screen):
+    """The sentence, and the cheapest rented and owned option with the break-even busy share of each
+    workload, start and end inside the first screen (at 390 px the table is a block per workload)."""
+    page = tab(**screen)
+    page.goto((site / "book" / f"{slug}.html").as_uri())
+    shown = page.evaluate(
+        """h => [...document.querySelectorAll('.audit-bottom-line .bl-sentence, .audit-bottom-line tbody tr')].map(e => {
+              const r = e.getBoundingClientRect();
+              return {text: e.textContent, inside: r.height > 0 && r.top >= 0 && r.bottom <= h}; })""",
+        screen["height"],
+    )
+    assert len(shown) == 1 + len(bottom_rows), shown
+    assert all(s["inside"] for s in shown), [s for s in shown if not s["inside"]]
+    sentence, rows = shown[0]["text"], [s["text"] for s in shown[1:]]
+    assert "busy" in sentence and "%" in sentence
+    for a, text in zip(bottom_rows, rows, strict=True):
+        assert f"× {a.rented['gpu']}" in text and f"× {a.owned['gpu']}" in text, text
+        assert formats.percent(a.owning_wins_above) in text, text
+
+
+def _sections_and_takeaways(page) -> dict:
+    return page.evaluate(
+        """() => { const top = s => { const e = document.querySelector(s); return e ? e.getBoundingClientRect().top : null; };
+                   return {takeaway: top('.bd-article .audit-takeaway, .bd-article .audit-bottom-line'),
+                           section: top('.bd-article section section > h2'),
+                           h1: document.querySelectorAll('h1').length}; }"""
+    )
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s['width']}px")
+def test_every_chapter_has_its_takeaway_above_its_first_section(site, tab, screen):
+    page = tab(**screen)
+    missing = {}
+    for path in sorted((site / "book").glob("*.html")):
+        page.goto(path.as_uri())
+        where = _sections_and_takeaways(page)
+        if where["takeaway"] is None or (where["section"] is not None and where["takeaway"] >= where["section"]):
+            missing[path.name] = where
+    assert missing == {}
+
+
+def test_every_page_has_one_h1(site):
+    pages = [p for p in site.rglob("*.html") if "_static" not in p.parts and "downloads" not in p.parts]
+    counts = {str(p.relative_to(site)): p.read_text().count("<h1") for p in pages}
+    redirects = {k for k, v in counts.items() if v == 0 and "http-equiv" in (site / k).read_text()}
+    assert {k: v for k, v in counts.items() if v != 1 and k not in redirects} == {}

@@ -474,7 +474,7 @@ def test_ledger_page_filters_sorts_and_links_at_1280_px(site, browser, whole_led
 
     target = _visible_rows(page)[-1]
     claim = ledger.set_index("id").loc[target["id"]]
-    page.click(f'.audit-ledger tbody tr a.check-link[href$="#check-{target["id"]}"]')
+    page.click(f'.audit-ledger tbody tr [data-field="id"] a[href$="#check-{target["id"]}"]')
     page.wait_for_load_state()
     assert page.url.endswith(f"book/{claim['chapter']}.html#check-{target['id']}")
     landed = page.locator(f'tr[id="check-{target["id"]}"]')

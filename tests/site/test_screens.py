@@ -214,7 +214,8 @@ def _charts(path: Path) -> list[dict]:
     specs = []
     for cell in nb.cells:
         for out in cell.get("outputs", []):
-            text = out.get("data", {}).get("text/html", "")
+            shown = out.get("data", {})  # a chart a cell shows, or one it glues (papermill's record)
+            text = shown.get("text/html") or shown.get("application/papermill.record/text/html") or ""
             text = "".join(text) if isinstance(text, list) else text
             for m in re.finditer(r"\}\)\((\{.*\})\);\s*</script>", text, flags=re.S):
                 specs.append(json.loads(m.group(1)))
@@ -270,6 +271,7 @@ LABELLED_BY_ANOTHER_LAYER = {
     ("series", "line"): "solid or dashed by kind, each line named at its end",
     ("series", "point"): "the points of the named lines",
     ("gpu", "rule"): "the error bars of the Pareto points, which have a shape per GPU",
+    ("role", "point"): "calibration rows filled, validation rows open, a layer each",
 }
 
 
@@ -423,7 +425,7 @@ def test_the_javascript_normaliser_gives_the_pythons_terms(site, tab):
         w for pair in SAME_FIGURE for w in pair
     ]
     page = tab()
-    page.goto((site / "book" / "claims.html").as_uri())
+    page.goto((site / "book" / "claims-000.html").as_uri())  # a ledger page: its text filter uses it
     js = page.evaluate("texts => texts.map(t => [auditSearch.queryTerms(t), auditSearch.indexTerms(t)])", texts)
     py = [[figure_search.query_terms(t), figure_search.index_terms(t)] for t in texts]
     assert js == py
@@ -437,17 +439,20 @@ def test_ledger_as_cards_with_filters_at_390_px(site, tab, whole_ledger):
     page.wait_for_selector(".ledger-controls:not([hidden])")
     shape = page.evaluate(
         """() => { const tr = document.querySelector('.audit-ledger tbody tr'),
-                         td = tr.querySelector('td[data-label="claim"]');
-                   return [getComputedStyle(tr).display, td.getAttribute('data-label'),
-                           getComputedStyle(td, '::before').content, tr.getBoundingClientRect().right]; }"""
+                         td = tr.querySelector('td.c-claim'), stated = td.querySelector('[data-field="stated"]');
+                   return [getComputedStyle(tr).display, getComputedStyle(td).display,
+                           getComputedStyle(stated, '::before').content, tr.getBoundingClientRect().right]; }"""
     )
-    assert shape[0] == "block" and shape[1] == "claim" and "claim" in shape[2] and shape[3] <= 390
-    # issue 22's direction column: a labelled line of the card, as word and symbol
-    direction = page.evaluate(
-        """() => { const td = document.querySelector('.audit-ledger tbody td[data-label="direction"]');
-                   return td ? getComputedStyle(td, '::before').content : null; }"""
+    assert shape[0] == "block" and shape[1] == "block" and shape[2] == '"stated "' and shape[3] <= 390
+    # issue 22's direction: on the card's first line beside the verdict, as word and symbol
+    first = page.evaluate(
+        """() => [...document.querySelectorAll('.audit-ledger tbody tr')].map(tr => {
+                   const v = tr.querySelector('[data-field="verdict"]'), d = tr.querySelector('[data-field="direction"]');
+                   return [d.textContent.trim(), Math.round(v.getBoundingClientRect().top) === Math.round(d.getBoundingClientRect().top),
+                           d.getBoundingClientRect().left - v.getBoundingClientRect().right]; })
+                 .filter(x => x[0] !== '–')[0]"""
     )
-    assert direction is not None and "direction" in direction
+    assert first[0].endswith(("overstates", "understates")) and first[1] and first[2] >= 6, first
     rows = ".audit-ledger tbody tr"
     page.select_option('select[data-filter="verdict"]', "inconsistent")
     shown = page.eval_on_selector_all(rows, "rs => rs.filter(r => r.offsetParent !== null).length")
@@ -513,3 +518,247 @@ def test_print_hides_the_controls(site, browser):
     )
     page.close()
     assert hidden == ["none", "none", "none"]
+
+
+# --------------------------------------------------------------------------------------------
+# Evidence that reads on a desk, the ledger's direction filter, a buyer's words in search (issue 35)
+# --------------------------------------------------------------------------------------------
+
+# A cell holds a sentence when its text has this many words or more.
+SENTENCE_WORDS = 6
+
+
+def test_no_sentence_cell_is_narrower_than_12_characters_at_1280_px(site, tab):
+    """Every table cell of every page of either edition that holds a sentence is at least 12
+    characters of its own font wide (the width of "0" twelve times, measured in that font) at 1280 px:
+    the ledger-style tables once gave "recomputed" 46 px, 3-4 letters a line."""
+    page = tab(1280, 800)
+    narrow = {}
+    for path in _pages(site):
+        if "http-equiv" in path.read_text():
+            continue  # a redirect (index.html): measured where it lands
+        page.goto(path.as_uri())
+        found = page.evaluate(
+            """n => { const ctx = document.createElement('canvas').getContext('2d'), out = [];
+                      for (const td of document.querySelectorAll('.bd-article td')) {
+                        if (td.offsetParent === null || td.textContent.trim().split(/\\s+/).length < n) continue;
+                        const s = getComputedStyle(td);
+                        ctx.font = s.font;
+                        const twelve = ctx.measureText('0'.repeat(12)).width;
+                        const inner = td.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+                        if (inner < twelve) out.push([td.textContent.trim().slice(0, 40), Math.round(inner), Math.round(twelve)]);
+                      }
+                      return out; }""",
+            SENTENCE_WORDS,
+        )
+        if found:
+            narrow[str(path.relative_to(site))] = found[:3]
+    assert narrow == {}
+
+
+@pytest.mark.parametrize("doc", ["000", "001"])
+def test_the_direction_filter_returns_the_rows_of_each_direction(site, tab, whole_ledger, doc):
+    """Each direction of the ledger page's filter keeps exactly the claims of that direction (it once
+    kept none: the cell's text is "▲ overstates"), and its options are each direction once."""
+    ledger = whole_ledger[whole_ledger["document"].str.startswith(doc)]
+    page = tab(1280, 800)
+    page.goto((site / "book" / f"claims-{doc}.html").as_uri())
+    page.wait_for_selector(".ledger-controls:not([hidden])")
+    options = page.eval_on_selector_all('select[data-filter="direction"] option', "os => os.map(o => o.value)")
+    assert options == ["", "overstates", "understates"]
+    for direction in ("overstates", "understates"):
+        page.select_option('select[data-filter="direction"]', direction)
+        ids = page.eval_on_selector_all(
+            ".audit-ledger tbody tr",
+            "rs => rs.filter(r => r.offsetParent !== null).map(r => r.querySelector('[data-field=id]').textContent.trim())",
+        )
+        expected = ledger.loc[ledger["direction"] == direction, "id"]
+        assert sorted(ids) == sorted(expected) and ids, direction
+        assert page.inner_text(".ledger-count") == f"{len(ids)} of {len(ledger)} claims"
+    page.select_option('select[data-filter="direction"]', "")
+
+
+def test_an_evidence_row_links_to_its_arithmetic_and_back(site, browser):
+    """A chapter's evidence row links to the section that does its arithmetic; arrived at from the
+    front page, it offers the way back there."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto((site / "book" / "intro.html").as_uri())
+    link = page.locator(".audit-findings a.ledger-link").first
+    href = link.get_attribute("href")
+    link.click()
+    page.wait_for_load_state()
+    row = page.locator(f'tr[id="{href.partition("#")[2]}"]')
+    arithmetic = row.locator('a[href*="#sec-"]').first.get_attribute("href")
+    assert page.locator(f'[id="{arithmetic.partition("#")[2]}"]').count() == 1
+    back = row.locator("a.back-link")
+    assert back.count() == 1
+    back.click()
+    page.wait_for_load_state()
+    assert page.url.split("#")[0].endswith("book/intro.html")
+    page.close()
+
+
+def test_a_buyers_words_find_each_other(site):
+    """回本 (the everyday word for payback) is indexed wherever payback is, in either edition, and so
+    are 租/租用 with rent and 自建/自购 with owned (:data:`analyses.site.figure_search.SYNONYMS`)."""
+    assert set(figure_search.query_terms("回本")) <= set(figure_search.synonym_terms("the upgrade pays back in months"))
+    assert set(figure_search.query_terms("payback")) <= set(figure_search.synonym_terms("回收期≤12个月"))
+    assert set(figure_search.query_terms("rent")) <= set(figure_search.synonym_terms("租用A100"))
+    assert set(figure_search.query_terms("自建")) <= set(figure_search.synonym_terms("an owned cluster"))
+    assert figure_search.synonym_terms("our own words") == []  # "own" alone is not owning
+
+
+@pytest.mark.parametrize(
+    ("edition", "pages"),
+    [("", ["book/tco.html", "book/buy-or-rent.html"]), ("zh/", ["chapters/tco.html", "buy-or-rent.html"])],
+)
+@pytest.mark.parametrize("query", ["回本", "回收期", "payback"])
+def test_payback_words_find_the_payback_pages(site, tab, edition, pages, query):
+    page = tab()
+    page.goto((site / edition / "search.html").as_uri() + "?q=" + urllib.parse.quote(query))
+    page.wait_for_selector("#search-results .search-summary:not(:empty)", timeout=10_000)
+    hits = page.eval_on_selector_all("#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))")
+    assert set(pages) <= {h.split("#")[0].split("?")[0] for h in hits}, hits
+
+
+# --------------------------------------------------------------------------------------------
+# Charts for every reader: colours that stay apart in colour blindness (issue 35)
+# --------------------------------------------------------------------------------------------
+
+# Full dichromacy of each kind, simulated with Machado, Oliveira & Fernandes (2009) as colorspacious
+# implements it; distances in CAM02-UCS (Luo et al. 2006), where about 1 is a just noticeable difference.
+VISIONS = (None, "protanomaly", "deuteranomaly", "tritanomaly")
+VERDICT_DISTANCE = 20  # the verdict colours of either theme, and a chart's stated and recomputed pair
+SERIES_DISTANCE = {8: 16, 10: 13}  # the first 8 category colours, and all of them
+
+
+def _cvd_distance(colours: list[str]) -> dict[str, float]:
+    """The smallest CAM02-UCS distance between any two of ``colours`` as a reader with normal vision
+    and one with each full dichromacy sees them."""
+    import itertools
+
+    import numpy as np
+    from colorspacious import cspace_convert, deltaE
+
+    named = {"black": "#000000", "white": "#ffffff", "grey": "#808080", "gray": "#808080"}
+    rgb = np.array([[int(named.get(c, c)[i : i + 2], 16) / 255 for i in (1, 3, 5)] for c in colours])
+    out = {}
+    for vision in VISIONS:
+        seen = rgb
+        if vision:
+            space = {"name": "sRGB1+CVD", "cvd_type": vision, "severity": 100}
+            seen = np.clip(cspace_convert(rgb, space, "sRGB1"), 0, 1)
+        ucs = cspace_convert(seen, "sRGB1", "CAM02-UCS")
+        pairs = itertools.combinations(range(len(colours)), 2)
+        out[vision or "normal"] = min(float(deltaE(ucs[i], ucs[j], input_space="CAM02-UCS")) for i, j in pairs)
+    return out
+
+
+def test_the_simulation_tells_red_from_green_only_with_colour_vision():
+    """The check can fail: pure red and green are far apart to normal vision and close for a deutan."""
+    d = _cvd_distance(["#d62728", "#2ca02c"])
+    assert d["normal"] > 30 and d["deuteranomaly"] < 10
+
+
+@pytest.mark.parametrize("palette", ["VERDICT_COLOURS", "VERDICT_COLOURS_DARK"])
+def test_verdict_colours_stay_apart_in_colour_blindness(palette):
+    distances = _cvd_distance(list(getattr(ledger_html, palette).values()))
+    assert min(distances.values()) >= VERDICT_DISTANCE, distances
+    pair = _cvd_distance([ledger_html.STATED_COLOUR, ledger_html.RECOMPUTED_COLOUR])
+    assert min(pair.values()) >= VERDICT_DISTANCE, pair
+
+
+def test_category_colours_stay_apart_in_colour_blindness():
+    for n, floor in SERIES_DISTANCE.items():
+        distances = _cvd_distance(list(encodings.CATEGORY_COLOURS[:n]))
+        assert min(distances.values()) >= floor, (n, distances)
+
+
+def _series_colours(spec: dict) -> list[list[str]]:
+    """The colours of each view of ``spec`` that encodes a field by colour: its scale's range, or the
+    first of the book's category colours, one per value the field takes in the chart's data."""
+    out = []
+    views = [spec]
+    data = [row for rows in (spec.get("datasets") or {}).values() for row in rows]
+    while views:
+        v = views.pop()
+        for key in ("layer", "hconcat", "vconcat", "concat"):
+            views.extend(v.get(key, []))
+        if "spec" in v:
+            views.append(v["spec"])
+        colour = v.get("encoding", {}).get("color")
+        if not isinstance(colour, dict) or not colour.get("field"):
+            continue
+        scale = colour.get("scale") or {}
+        if isinstance(scale.get("range"), list):
+            out.append(scale["range"])
+            continue
+        values = {row[colour["field"]] for row in data if colour["field"] in row}
+        domain = scale.get("domain") if isinstance(scale.get("domain"), list) else sorted(values, key=str)
+        out.append(list(encodings.CATEGORY_COLOURS[: min(len(domain), len(encodings.CATEGORY_COLOURS))]))
+    return out
+
+
+@pytest.mark.parametrize("path", build.notebooks(), ids=lambda p: p.name)
+def test_every_charts_palette_stays_apart_in_colour_blindness(path):
+    """Every chart's colours for the series it tells apart, to a reader with each full dichromacy:
+    no two closer than the palette's floor (a chart of more series than the palette has colours names
+    or dashes each of them: test_no_chart_tells_a_field_by_colour_alone)."""
+    problems = []
+    for spec in _charts(path):
+        for colours in _series_colours(spec):
+            distinct = list(dict.fromkeys(colours))
+            if len(distinct) < 2:
+                continue
+            floor = SERIES_DISTANCE[8] if len(distinct) <= 8 else SERIES_DISTANCE[10]
+            if distinct[0] in ledger_html.VERDICT_COLOURS.values():
+                floor = VERDICT_DISTANCE
+            d = _cvd_distance(distinct)
+            if min(d.values()) < floor:
+                problems.append((distinct, {k: round(x, 1) for k, x in d.items()}))
+    assert problems == []
+
+
+def test_chart_text_is_at_least_10_px_on_a_phone(site, tab):
+    """At 390 px every chart's smallest text is drawn at 10 px or more: a chart scales down to its
+    column only as far as that allows (audit.js) and scrolls sideways in its own box beyond; it was
+    7 px (every chart scaled to 70%)."""
+    page = tab(390, 844)
+    small = {}
+    for path in sorted((site / "book").glob("*.html")):
+        n = len(set(re.findall(r'id="(altair-viz-[0-9a-f]+)"', path.read_text())))
+        if not n:
+            continue
+        page.goto(path.as_uri())
+        page.wait_for_function(f"document.querySelectorAll('.vega-embed .marks').length >= {n}", timeout=20_000)
+        least = page.evaluate(
+            """() => [...document.querySelectorAll('.vega-embed > svg.marks')].map(svg => {
+                  const scale = svg.getBoundingClientRect().width / parseFloat(svg.getAttribute('width'));
+                  const sizes = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim())
+                      .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+                  return Math.min(...sizes); })"""
+        )
+        if min(least) < 10 - 1e-6:
+            small[path.name] = [round(x, 1) for x in least]
+    assert small == {}
+
+
+def test_a_page_loads_the_chart_library_only_with_a_chart_and_the_search_index_only_to_search(site):
+    """The chart library (vega-offline.js, about 0.9 MB) loads on a page that has a chart and nowhere
+    else; the search index (searchindex.js, about 170 KB) and Sphinx's search script on the search
+    pages only (the search box of every page opens them); the figure normaliser where a ledger's text
+    filter uses it. ``make bench`` reports what each page loads in all (tools/bench.py)."""
+    problems = []
+    pages = _pages(site)
+    for path in pages:
+        text = path.read_text()
+        charts = "altair-viz-" in text
+        if ("vega-offline.js" in text) != charts:
+            problems.append((path.name, "chart library", charts))
+        searching = path.name == "search.html"
+        for script in ("searchindex.js", "searchtools.js"):
+            if (script in text) != searching:
+                problems.append((path.name, script, searching))
+        if "language_data.js" in text and not searching and "audit-ledger" not in text:
+            problems.append((path.name, "language_data.js", False))
+    assert problems == [] and sum("altair-viz-" in p.read_text() for p in pages) >= 10

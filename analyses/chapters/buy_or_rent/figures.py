@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import html
+
 import altair as alt
 import pandas as pd
 
 from analyses.chapters.buy_or_rent import Result, text
+from analyses.pages import bottom_line as bl
 from analyses.pages.encodings import describe, fixed
 from analyses.pages.notebook import Table, table
+from analyses.scenario.buying import READER
 from analyses.units.formats import percent, round_sig
 
 CHEAPEST = "★"  # marks the cheapest generation of a basis (also said in words in the table's column)
@@ -46,9 +50,12 @@ def answer_view(res: Result, workload: str) -> Table:
     return table(answer_frame(res, workload))
 
 
-def summary_view(res: Result) -> Table:
-    """The cheapest rented and owned answer of every workload."""
-    return table(text.summary_table(res))
+def bottom_line(res: Result) -> bl.BottomLine:
+    """The page's answer for its first screen (:mod:`analyses.pages.bottom_line`): the cheapest rented and
+    owned option of each workload and the busy share above which owning wins, the reader's run by its size."""
+    rows = bl.answers(res.runs, res.workloads)
+    labels = {w.key: html.escape(text.workload_title(w)) for w in res.workloads if w.key == READER}
+    return bl.block(rows, res.currency, labels=labels, more=text.bottom_line_more(res))
 
 
 def cost_chart(res: Result) -> alt.Chart:

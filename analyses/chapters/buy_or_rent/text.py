@@ -13,7 +13,7 @@ from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.pages.currency import rate_words
 from analyses.scenario import buying
 from analyses.units import SECONDS_PER_DAY
-from analyses.units.formats import duration, fmt, percent, span
+from analyses.units.formats import billions, duration, fmt, millions, percent, span
 
 
 def money(res: Result, x: float, sig: int = 3) -> str:
@@ -72,6 +72,14 @@ def cheapest_sentence(res: Result, workload: str) -> str:
     )
 
 
+def bottom_line_more(res: Result) -> str:
+    """What follows the bottom line's sentence (HTML): where the ranges and the reader's own prices are."""
+    return (
+        f"Every generation with {fmt(INTERVAL_LEVEL, pct=True, sig=2)} ranges below; "
+        '<a href="#sec-bor-calculator">the calculator</a> answers at your prices and busy share.'
+    )
+
+
 def sensitive_sentence(res: Result, workload: str) -> str:
     """What moves the cheapest answers most."""
     parts = []
@@ -98,34 +106,17 @@ def not_covered_sentence(res: Result) -> str:
     )
 
 
+def token_count(x: float) -> str:
+    """A token count as prose writes it: "140B", "277M"."""
+    return billions(x) if x >= 1e9 else millions(x)
+
+
 def workload_title(w: buying.Workload) -> str:
     """A workload in words with its size, tokens and deadline."""
     return (
-        f"{w.label}: {w.shape.n_params / 1e9:,.3g}B parameters, {fmt(w.tokens, 'tokens', 2)}, "
+        f"{w.label}: {billions(w.shape.n_params)} parameters, {token_count(w.tokens)} tokens, "
         f"within {fmt(w.deadline_days, 'days', 2)}"
     )
-
-
-def summary_table(res: Result) -> pd.DataFrame:
-    """The cheapest rented and the cheapest owned answer of every workload, one row per workload: the
-    GPUs and days, and the cost with its 90% range (the header names the currency)."""
-    unit = f" {res.currency}"
-    rows = []
-    for w in res.workloads:
-        row = {"workload": w.label}
-        for basis in ("rented", "owned"):
-            r = res.cheapest(w.key, basis)
-            if r is None:
-                row |= {f"cheapest {basis}": "no layout fits", f"{basis} ({res.currency}, 90% range)": "n/a"}
-                continue
-            cost = money(res, r["cost"]).removesuffix(unit)
-            band = money_span(res, r["cost_lo"], r["cost_hi"]).replace(unit, "")
-            row |= {
-                f"cheapest {basis}": f"{int(r['n_gpus']):,} × {r['gpu']}, {days(r['days'])}",
-                f"{basis} ({res.currency}, 90% range)": f"{cost} ({band})",
-            }
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def span_days(row: pd.Series) -> str:

@@ -160,7 +160,7 @@ table.summary td:not(:first-child) { text-align: right; }
 table.ledger-table { width: 100%; font-size: 8pt; table-layout: fixed; }
 col.col-verdict { width: 8.2em; } col.col-about { width: 11em; } col.col-holds { width: 3.6em; }
 col.col-flips_if { width: 8em; } col.col-direction { width: 6.5em; } col.col-margin { width: 3.6em; }
-b.verdict { white-space: nowrap; } td.about i { color: #666; }
+b.verdict { white-space: nowrap; } td.c-about i { color: #666; }
 table.ledger-table th button { all: unset; font-weight: bold; }
 table.ledger-table td { overflow-wrap: anywhere; }
 code { font-size: .95em; }

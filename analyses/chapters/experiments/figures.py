@@ -7,7 +7,7 @@ import pandas as pd
 
 from analyses.chapters.experiments import Result
 from analyses.pages import sliders
-from analyses.pages.encodings import dashes, describe, fixed, number, percent
+from analyses.pages.encodings import dashes, describe, end_labels, fixed, label_layer, number, percent
 from analyses.units.formats import stated
 
 
@@ -79,18 +79,16 @@ def early_stopping_chart(res: Result) -> alt.HConcatChart:
                 axis=alt.Axis(format="%"),
                 title="P(best configuration kept)",
             ),
-            color=alt.Color(
-                "eta:N",
-                title=None,
-                scale=alt.Scale(domain=etas),
-                legend=alt.Legend(orient="bottom", direction="vertical"),
-            ),
-            strokeDash=dashes("eta:N", etas, title=None, legend=alt.Legend(orient="bottom", direction="vertical")),
+            color=alt.Color("eta:N", title=None, scale=alt.Scale(domain=etas), legend=None),
+            strokeDash=dashes("eta:N", etas, title=None, legend=None),
             tooltip=["eta", "rank correlation", alt.Tooltip("P(best kept):Q", format=".1%")],
         )
         .properties(width=260, height=240)
     )
-    chart = alt.hconcat(left, right + rule).resolve_scale(color="independent", strokeDash="independent")
+    # each eta's line named at its end (the lines meet at a correlation of 1: spread the names apart)
+    ends = end_labels(res.by_rank, "rank correlation", "P(best kept)", "eta", gap=0.07)
+    names = label_layer(ends, alt.X("x:Q"), alt.Y("y:Q"))
+    chart = alt.hconcat(left, right + rule + names).resolve_scale(color="independent", strokeDash="independent")
     text = (
         "Two line charts, lines told apart by dash as well as colour. Left: against eta, the share of the full "
         "sweep's compute successive halving spends and the probability it keeps the best configuration ("
@@ -99,7 +97,7 @@ def early_stopping_chart(res: Result) -> alt.HConcatChart:
             for r in res.by_eta[res.by_eta["quantity"] == quantities[-1]].itertuples()
         )
         + "). Right: that probability against the rank correlation between the first rung and the final result, one "
-        f"line per eta, with the scenario's correlation of {fixed(res.s['early_stop_rank_correlation'], 2)} dashed."
+        f"line per eta named at its end, with the scenario's correlation of {fixed(res.s['early_stop_rank_correlation'], 2)} dashed."
     )
     return describe(chart, text)
 

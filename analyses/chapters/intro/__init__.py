@@ -6,6 +6,10 @@ chapter's defaults), so a rerun or a changed verdict changes the page. Which way
 from the ledger's ``direction`` column (``overstates``, ``understates``; empty for consistent rows);
 while the ledger has no such column the page groups the claims it disagrees with instead, and says so.
 
+Above the findings stands the buyer's bottom line: the documents' workloads and the buy-or-rent page's
+default run of a reader, each on every generation, rented and owned (:func:`analyses.scenario.buying.buy_or_rent`
+at that page's defaults, so both pages give the same answer), money in RMB.
+
 The claims that matter most to a purchase are picked by :func:`purchase_ranking`, a rule stated on the
 page (:data:`PURCHASE_RULE`): a buy-or-rent decision turns on what a GPU-hour costs and how much work
 it does, so a claim matters the more of those figures its check combines.
@@ -21,7 +25,7 @@ import pandas as pd
 
 from analyses import scenario, verdicts
 from analyses.chapters import ledger
-from analyses.scenario import cases, generations, speedups
+from analyses.scenario import buying, cases, generations, speedups
 from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_PRECISION, SPEEDUP
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.verdicts import robustness
@@ -193,6 +197,8 @@ class Result:
     purchase: pd.DataFrame  # the claims that matter most to a purchase (:func:`figures_frame`)
     speedups: pd.DataFrame  # the three B300/A100 speed-ups the reader meets (:func:`speedup_table`)
     groups: tuple[Group, ...]  # right, then overstated and understated (or disagreed with)
+    workloads: tuple[buying.Workload, ...]  # the documents' workloads and the reader's default run
+    runs: pd.DataFrame  # buying.buy_or_rent's rows of them, with their cost in RMB (``cost``)
 
     @property
     def total(self) -> int:
@@ -210,14 +216,25 @@ def _group(key: str, rows: list[robustness.Assessment], frame: pd.DataFrame, sho
     return Group(key, len(rows), figures_frame(examples, frame))
 
 
+def buying_runs(s: dict[str, float]) -> tuple[tuple[buying.Workload, ...], pd.DataFrame]:
+    """The documents' workloads and the reader's default run, each on every generation rented and owned,
+    at the buy-or-rent page's defaults (:data:`analyses.scenario.buying.PLAN_SETTINGS`), with the cost of
+    each run in the documents' currency (``cost``)."""
+    workloads = (*buying.documents_workloads(s), buying.reader_workload(**buying.READER_RUN, s=s))
+    runs = buying.buy_or_rent(workloads, s, **buying.PLAN_SETTINGS)
+    runs["cost"] = buying.in_currency(runs["cost_usd"].astype(float), buying.DEFAULT_CURRENCY, s)
+    return workloads, runs
+
+
 def compute(cfg: Config) -> Result:
-    """The front page from every claim's assessment."""
+    """The front page from every claim's assessment, and the buyer's bottom line."""
     rows = ledger.assessments()
     frame = ledger.frame(rows)
     direction = dict(zip(frame["id"], frame["direction"], strict=True)) if "direction" in frame.columns else None
     purchase = purchase_ranking(rows, cfg["purchase_claims"])
     shown = {_check_of(a) for a in purchase}
     n = cfg["examples"]
+    workloads, runs = buying_runs(scenario.values())
     groups = [_group("right", [a for a in rows if a.verdict == "consistent"], frame, shown, n)]
     if direction is not None:
         for d in DIRECTIONS:
@@ -234,4 +251,6 @@ def compute(cfg: Config) -> Result:
         purchase=figures_frame(purchase, frame),
         speedups=speedup_table(),
         groups=tuple(groups),
+        workloads=workloads,
+        runs=runs,
     )

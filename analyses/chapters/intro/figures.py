@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from analyses.chapters.intro import Result, text
+from analyses.pages import bottom_line as bl
 from analyses.pages.ledger_html import VERDICT_STYLE, doubt_html, in_doubt, short_document
 from analyses.pages.links import check_href
 from analyses.pages.verdict_box import (
@@ -25,6 +26,8 @@ from analyses.pages.verdict_box import (
     direction_word,
     verdict_word,
 )
+from analyses.scenario import buying
+from analyses.scenario.buying import READER
 from analyses.units.formats import share
 from analyses.verdicts import VERDICTS
 
@@ -113,6 +116,22 @@ def speedup_table(res: Result) -> pd.DataFrame:
     out = res.speedups.copy()
     out.insert(1, "speed-up", [text._span(r) for r in out.to_dict("records")])
     return out.drop(columns=["low", "high"])
+
+
+BUY_OR_RENT = "buy-or-rent.html"
+
+
+def bottom_line(res: Result) -> bl.BottomLine:
+    """The buyer's answer for the first screen: the cheapest rented and owned option of each of the
+    documents' workloads and of the buy-or-rent page's default run, and the busy share above which
+    owning wins (:mod:`analyses.pages.bottom_line`), with the way to the page that answers for yours."""
+    rows = bl.answers(res.runs, res.workloads)
+    reader = next(w for w in res.workloads if w.key == READER)
+    labels = {READER: f'<a href="{BUY_OR_RENT}#your-run">a run of yours</a>: {html.escape(text.reader_run(reader))}'}
+    more = (
+        f'Each option\'s 90% range, every generation and your own run: <a href="{BUY_OR_RENT}">what to buy or rent</a>.'
+    )
+    return bl.block(rows, buying.DEFAULT_CURRENCY, labels=labels, more=more)
 
 
 def purchase_table(res: Result) -> pd.DataFrame:

@@ -7,7 +7,8 @@ from typing import Any
 
 from analyses.chapters.intro import PURCHASE_RULE, Group, Result
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.units.formats import fmt, in_words, stated
+from analyses.scenario import buying
+from analyses.units.formats import billions, fmt, in_words, stated
 from analyses.verdicts import VERDICTS
 
 TITLES = {
@@ -70,6 +71,11 @@ def speedup_sentence(res: Result) -> str:
         f"precisions beside the documents' unexplained figure: the buy-or-rent page trains both GPUs in BF16, the "
         "ledger gives B300 the FP8 both documents credit it with, and each row judges its own workload."
     )
+
+
+def reader_run(w: buying.Workload) -> str:
+    """The buy-or-rent page's default run in words ("7B parameters, 140B tokens, within 30 days")."""
+    return f"{billions(w.shape.n_params)} parameters, {billions(w.tokens)} tokens, within {fmt(w.deadline_days, 'days', 2)}"
 
 
 def glued(res: Result) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import pandas as pd
 from analyses.chapters.reliability import Result
 from analyses.models import reliability as rel
 from analyses.pages import sliders
-from analyses.pages.encodings import LABEL_SIZE, dashes, describe, number, percent, shapes
+from analyses.pages.encodings import LABEL_SIZE, dashes, describe, end_labels, label_layer, number, percent, shapes
 from analyses.units.formats import stated
 
 
@@ -75,6 +75,8 @@ def failures_chart(res: Result) -> alt.LayerChart:
     hline = (
         alt.Chart(rule).mark_rule(strokeDash=[6, 4], color="black").encode(y="failures per day:Q", tooltip=["label"])
     )
+    ends = end_labels(curves, "GPUs", "failures per day", "calibration", log_y=True, gap=0.1)
+    names = label_layer(ends, alt.X("x:Q", scale=alt.Scale(type="log")), alt.Y("y:Q", scale=alt.Scale(type="log")))
     last = curves.sort_values("GPUs", kind="stable").groupby("calibration", sort=False).tail(1)
     text = (
         f"Line chart (log scales) of interruptions per day against the GPUs in a job, one line per published failure "
@@ -84,7 +86,7 @@ def failures_chart(res: Result) -> alt.LayerChart:
         )
         + f". The black dashed rule is the document's one crash every {stated(days)} days."
     )
-    return describe((lines + hline).properties(width=520, height=300), text)
+    return describe((lines + hline + names).properties(width=520, height=300), text)
 
 
 def causes_chart(res: Result) -> alt.Chart:

@@ -58,7 +58,7 @@ def _replica_problem(cfg: Config) -> str | None:
 
 SPEC = ChapterSpec(
     slug=SLUG,
-    title="Scaling efficiency",
+    title="More GPUs, how much faster? Scaling efficiency",
     params=(
         Param("gpu", "str", "B300", "-", "GPU of your cluster", choices=planning.supported_gpus),
         Param("precision", "str", "fp8", "-", "training precision", choices=("bf16", "fp16", "fp8", "fp4")),

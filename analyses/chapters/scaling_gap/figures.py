@@ -158,23 +158,25 @@ def centuries(res: Result) -> alt.LayerChart:
         .encode(
             x=alt.X("tokens per parameter:Q", scale=alt.Scale(type="log")),
             y=alt.Y("years:Q", scale=alt.Scale(type="log"), title="years on one server"),
-            color=alt.Color("server:N", scale=alt.Scale(domain=servers), legend=alt.Legend(orient="bottom")),
-            strokeDash=dashes("server:N", servers, legend=alt.Legend(orient="bottom")),
+            color=alt.Color("server:N", scale=alt.Scale(domain=servers), legend=None),
+            strokeDash=dashes("server:N", servers, legend=None),
         )
     )
+    ends = end_labels(res.server_years, "tokens per parameter", "years", "server", log_y=True, gap=0.12)
+    names = label_layer(ends, alt.X("x:Q", scale=alt.Scale(type="log")), alt.Y("y:Q", scale=alt.Scale(type="log")))
     stated = alt.Chart(band).mark_rect(opacity=0.2, color=STATED_COLOUR).encode(y="low:Q", y2="high:Q")
     rule = alt.Chart(pd.DataFrame({"x": [res.s["tokens_per_param"]]})).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
     at = res.server_years.assign(gap=(res.server_years["tokens per parameter"] - res.s["tokens_per_param"]).abs())
     at = at.sort_values("gap", kind="stable").groupby("server", sort=False).head(1)
     text = (
         "Line chart (log scales) of the years one server would take to train document 000's hundred-billion-parameter "
-        "model against tokens per parameter, one dashed line per server, with the stated 'several hundred years' as a "
+        "model against tokens per parameter, one dashed line per server named at its end, with the stated 'several hundred years' as a "
         f"shaded band ({number(band['low'][0])} to {number(band['high'][0])} years) and the scenario's "
         f"{number(res.s['tokens_per_param'])} tokens per parameter as a dashed rule, where: "
         + "; ".join(f"{r.server} {number(r.years)} years" for r in at.itertuples())
         + "."
     )
-    return describe((stated + lines + rule).properties(width=520, height=300), text)
+    return describe((stated + lines + rule + names).properties(width=520, height=300), text)
 
 
 def slider(res: Result) -> alt.HConcatChart:

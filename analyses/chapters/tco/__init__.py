@@ -39,7 +39,7 @@ CURRENCIES = buying.CURRENCIES
 
 SPEC = ChapterSpec(
     slug=SLUG,
-    title="What does a useful PFLOP-day cost?",
+    title="What training costs: B300 against A100, owned and rented",
     params=(
         *buying.currency_params(),
         scenario.param(generations.SPEEDUP),

@@ -29,7 +29,7 @@ SCORED = ("step time", "GPU-hours", "wall-clock days")
 
 SPEC = ChapterSpec(
     slug=SLUG,
-    title="Validation: the step-time model against published runs",
+    title="How far to trust the book's times: the step-time model against published runs",
     params=(
         Param(
             "rows",
