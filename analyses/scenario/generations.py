@@ -179,20 +179,25 @@ def model_workload(workload: str) -> speedups.Workload | None:
 
 
 @functools.cache
-def _factor(workload: str, data_dir: str) -> float:
+def _factor(workload: str, data_dir: str, new_precision: str | None) -> float:
     model = model_workload(workload)
-    if model is None:
+    if model is None and new_precision is None:
         return 1.0
     central = scenario.values()
     ref = speedups.reference(central)
+    model = ref if model is None else model
+    if new_precision is not None:
+        model = speedups.with_(model, new_precision=new_precision)
     return speedups.model_speedup(model, NEW, OLD, central) / speedups.model_speedup(ref, NEW, OLD, central)
 
 
-def workload_factor(workload: str) -> float:
+def workload_factor(workload: str, new_precision: str | None = None) -> float:
     """The step-time model's speed-up on ``workload`` (a key of :data:`WORKLOADS`) over its speed-up on
     the reference workload (1 for the reference itself), at the central scenario: computed once per
-    data folder, so the speed-up of a draw is that draw's :data:`SPEEDUP` times a fixed factor."""
-    return _factor(_check(workload), str(data.DATA_DIR))
+    data folder, so the speed-up of a draw is that draw's :data:`SPEEDUP` times a fixed factor.
+    ``new_precision`` trains the new generation at that precision instead of the workload's own
+    (``"bf16"``: both generations in BF16, as the buy-or-rent page compares them)."""
+    return _factor(_check(workload), str(data.DATA_DIR), new_precision)
 
 
 @named(
@@ -206,16 +211,17 @@ def workload_factor(workload: str) -> float:
     wraps=("model_speedup",),
     audit="R9",
 )
-def speedup(s: Mapping[str, Any], workload: str = "pretrain") -> np.ndarray:
+def speedup(s: Mapping[str, Any], workload: str = "pretrain", new_precision: str | None = None) -> np.ndarray:
     """The per-GPU speed-up of :data:`NEW` over :data:`OLD` on ``workload``, a key of :data:`WORKLOADS`
-    ("pretrain": the reference workload, ``s[SPEEDUP]``).
+    ("pretrain": the reference workload, ``s[SPEEDUP]``); with ``new_precision``, the new generation
+    trains at that precision instead of the workload's (:func:`workload_factor`).
 
     ``s[SPEEDUP] × model(workload) / model(reference)``: the scenario's speed-up (floats or arrays of
     draws) scaled by the step-time model's ratio of the two workloads' speed-ups at the central
     scenario (:func:`workload_factor`). The one place a check or chapter obtains it: a claim about a
     13B pretraining, an 8-GPU fine-tune or the documents' generic "training" asks this function with
     its own workload."""
-    return np.asarray(s[SPEEDUP], dtype=float) * workload_factor(workload)
+    return np.asarray(s[SPEEDUP], dtype=float) * workload_factor(workload, new_precision)
 
 
 def speedup_basis() -> str:

@@ -25,7 +25,7 @@ import pandas as pd
 
 from analyses import scenario, verdicts
 from analyses.chapters import ledger
-from analyses.scenario import buying, cases, generations, speedups
+from analyses.scenario import buying, cases, generations
 from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_PRECISION, SPEEDUP
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.verdicts import robustness
@@ -141,10 +141,8 @@ def speedup_table(s: dict[str, float] | None = None) -> pd.DataFrame:
     the precision the documents credit: analyses/scenario/frame.py), each a range over the workloads."""
     s = scenario.values() if s is None else s
     stated = [cases.stated_speedup(c) for c in STATED_SPEEDUPS]
-    ref = speedups.reference(s)
-    models = [generations.model_workload(w) or ref for w in SPEEDUP_WORKLOADS]
-    fp8 = [float(generations.speedup(s, m)) for m in models]
-    bf16 = [float(generations.speedup(s, speedups.with_(m, new_precision=OLD_PRECISION))) for m in models]
+    fp8 = [float(generations.speedup(s, w)) for w in SPEEDUP_WORKLOADS]
+    bf16 = [float(generations.speedup(s, w, new_precision=OLD_PRECISION)) for w in SPEEDUP_WORKLOADS]
     where = "; ".join(f"{c[:3]} §{c.split('-')[1]}" for c in STATED_SPEEDUPS)
     return pd.DataFrame(
         [
@@ -168,7 +166,7 @@ def speedup_table(s: dict[str, float] | None = None) -> pd.DataFrame:
                 "where the reader meets it": "the ledger and the chapters",
                 "low": min(fp8),
                 "high": max(fp8),
-                "workload": f"each claim's own; {float(generations.speedup(s, None)):.3g}× on the reference 100B pretraining",
+                "workload": f"each claim's own; {float(generations.speedup(s)):.3g}× on the reference 100B pretraining",
                 "precision": f"{NEW} in {NEW_PRECISION.upper()}, {OLD} in {OLD_PRECISION.upper()} (no FP8)",
                 "source": "the same model, at the precision the documents credit",
             },
