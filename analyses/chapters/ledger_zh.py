@@ -38,7 +38,7 @@ from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.scenario.generations import NEW
 from analyses.units import zh
 from analyses.units.formats import fmt
-from analyses.verdicts import RULES, Finding, Interval, Rule, direction, robustness, verdict_codes
+from analyses.verdicts import RULES, Finding, Interval, Rule, robustness, verdict_codes
 
 ZH_COLUMNS = [
     "id",
@@ -378,17 +378,6 @@ def robust_text(a: robustness.Assessment, w: dict[str, dict[str, str]], chapter:
     return text
 
 
-def side(f: Finding, rule: Rule, verdict: str) -> str:
-    """Which way a claim errs (``overstates``/``understates``), by the rule's own comparison, for a
-    ledger without a ``direction`` column."""
-    return direction(f, rule, verdict)
-
-
-def has_direction() -> bool:
-    """Whether the English ledger has a ``direction`` column."""
-    return "direction" in ledger.LEDGER_COLUMNS
-
-
 def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
     """Assessments as the Chinese ledger (:data:`ZH_COLUMNS`), in ledger order."""
     w = words()
@@ -405,7 +394,7 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
         f = finding(c)
         row = text.loc[c.id]
         q = str(row.get("quantity_zh", "") or "")
-        direction = str(a.direction or "") if has_direction() else side(f, RULES[a.kind], a.verdict)
+        direction = str(a.direction or "")
         records.append(
             {
                 "id": c.id,
