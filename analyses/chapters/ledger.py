@@ -93,7 +93,9 @@ def verify(chapter: str | None = None) -> None:
     # the chapters claims name, and those with a checks module (found without importing the others:
     # a chapter's kernel imports only what it reads, and the build records it)
     folder = Path(chapters.__file__).parent
-    with_checks = {s for s in chapters.CHAPTERS if (folder / s.replace("-", "_") / "checks.py").exists()}
+    with_checks = {
+        s for s in chapters.CHAPTERS if any((folder / s.replace("-", "_") / f).exists() for f in ("checks.py", "checks"))
+    }
     named = {c.chapter for c in by_id.values()}
     for slug in [chapter] if chapter is not None else [s for s in chapters.CHAPTERS if s in with_checks | named]:
         for claim_id, fn in checks(slug).items():

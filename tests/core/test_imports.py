@@ -54,7 +54,7 @@ def test_the_import_contracts_hold():
 PLANTED = (
     ("analyses/models/tco.py", "from analyses import scenario", "floors"),
     ("analyses/models/flops.py", "from analyses import data", "pure-models"),
-    ("analyses/chapters/tco/checks.py", "from analyses.pages import links", "chapters-below-pages"),
+    ("analyses/chapters/tco/checks/case_studies.py", "from analyses.pages import links", "chapters-below-pages"),
     ("analyses/pages/links.py", "from analyses.chapters.tco import text", "chapter-pages"),
     ("analyses/pages/encodings.py", "from analyses.chapters import memory", "pages-know-no-chapter"),
     ("analyses/chapters/memory/wiring.py", "from analyses.chapters.tco import wiring", "chapters-apart"),

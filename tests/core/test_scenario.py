@@ -51,10 +51,10 @@ def _literal(node: ast.AST) -> float | None:
 
 
 def _check_modules() -> list[Path]:
-    return sorted(CHAPTER_DIR.glob("*/checks.py"))
+    return sorted([*CHAPTER_DIR.glob("*/checks.py"), *CHAPTER_DIR.glob("*/checks/*.py")])
 
 
-@pytest.mark.parametrize("path", _check_modules(), ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", _check_modules(), ids=lambda p: p.relative_to(CHAPTER_DIR).with_suffix("").as_posix())
 def test_checks_compare_nothing_with_a_private_threshold(path):
     """A check returns a finding and the rule of its kind decides: no comparison with a typed number
     (``x > 10``, ``ratio <= 1.1``) and no literal equal to a typed assumption of the scenario."""

@@ -169,9 +169,8 @@ def slider_caption(res: Result, index: int) -> str:
     return sliders.caption(_page_slider(res, index), "tco")
 
 
-def glued(res: Result) -> dict[str, Any]:
-    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
-    money, stated_money = res.money, res.stated_money
+def _hour_glued(res: Result) -> dict[str, Any]:
+    """The GPU-hour and the useful PFLOP-day: costs per hour, their capital share, the speed-up and MFUs."""
     row = res.stack.set_index("gpu")
     capital = (row["server"] + row["network_storage"]) / row["owned total"]
     per_hour = f"{res.unit}/GPU-h"
@@ -212,7 +211,7 @@ def glued(res: Result) -> dict[str, Any]:
     own = central[f"{NEW} owned"] / central[f"{OLD} owned"]
     rent = central[f"{NEW} rented"] / central[f"{OLD} rented"]
     docs = res.bought_documents
-    out |= {
+    return out | {
         "pfd_owned_word": _cheaper(own),
         "pfd_owned_ratio": times(own),
         "pfd_rented_word": _cheaper(rent),
@@ -221,11 +220,14 @@ def glued(res: Result) -> dict[str, Any]:
         "docs_owned_ratio_lo": times(docs[0]),
         "docs_owned_ratio_hi": times(docs[1]),
     }
-    # the TCO row of document 000's table
+
+
+def _tco_row_glued(res: Result) -> dict[str, Any]:
+    """The TCO row of document 000's table."""
     lo, hi = res.tco_row_stated
     x_lo, x_hi = res.documents_speedup
     docs = res.same_task_documents
-    out |= {
+    return {
         "tco_row_low": fmt(lo, pct=True, sig=2),
         "tco_row_high": fmt(hi, pct=True, sig=2),
         "price_ratio": fmt(res.tco_price_ratio.central, "x", 2),
@@ -239,9 +241,15 @@ def glued(res: Result) -> dict[str, Any]:
         "docs_more_less": "more" if min(docs) > 1 else "less",
         "slider_speedup_caption": slider_caption(res, 0),
     }
-    # case study 1: the recommender system of document 000
-    r = res.recommender
-    out |= {
+
+
+def _cases_glued(res: Result) -> dict[str, Any]:
+    """The two case studies: document 000's recommender system (``c0_``) and document 001's
+    customer-service fine-tune (``c1_``)."""
+    money, stated_money = res.money, res.stated_money
+    r, c = res.recommender, res.customer
+    top = res.tornado.iloc[0]["input"]
+    return {
         "c0_gpus_before": fmt(int(r.gpus_before)),
         "c0_gpus_after": fmt(int(r.gpus_after)),
         "c0_days_before": fmt(r.days_before, "days", 2),
@@ -261,11 +269,6 @@ def glued(res: Result) -> dict[str, Any]:
         "c0_runs_fit": fmt(r.runs_per_month_after, sig=3),
         "c0_fit": recommender_fit(res),
         "c0_caption": recommender_caption(res),
-    }
-    # case study 2: the customer-service fine-tune of document 001
-    c = res.customer
-    top = res.tornado.iloc[0]["input"]
-    out |= {
         "c1_years": fmt(c.years, "years", 1),
         "c1_stated": stated_money(c.own_stated_rmb),
         "c1_rent": stated_money(c.rent_stated_rmb),
@@ -286,11 +289,14 @@ def glued(res: Result) -> dict[str, Any]:
         "tornado_reach": tornado_reach(res),
         "slider_price_caption": slider_caption(res, 1),
     }
-    # payback
+
+
+def _payback_glued(res: Result) -> dict[str, Any]:
+    """Payback: the documents' window, ours and the other status quos'."""
     lo, hi = res.payback_window
     central_pb = _payback_central(res)
     docs_pb = central_pb.iloc[4:6]
-    out |= {
+    return {
         "pay_low": fmt(lo, sig=1),
         "pay_high": fmt(hi, "months", 2),
         "hours_month": fmt(units.HOURS_PER_MONTH, "hours", 4),
@@ -302,11 +308,12 @@ def glued(res: Result) -> dict[str, Any]:
         "pay_001": months(central_pb.iloc[2]),
         "pay_000_other": months(central_pb.iloc[1]),
     }
-    # the China context
-    out |= china_glued(res)
-    # one training run
+
+
+def _run_glued(res: Result) -> dict[str, Any]:
+    """One training run, rented and owned, on each generation; and the other cost claims."""
     run = res.run.set_index(["gpu", "basis"])
-    out["run_label"] = res.run_label
+    out: dict[str, Any] = {"run_label": res.run_label}
     for basis in ("rented", "owned"):
         for gpu, key in ((NEW, "new"), (OLD, "old")):
             line = run.loc[(gpu, basis)]
@@ -314,15 +321,20 @@ def glued(res: Result) -> dict[str, Any]:
             out[f"run_{basis}_{key}_days"] = fmt(line["days"], "days", 2)
             out[f"run_{basis}_{key}_cost"] = amount(line["cost"], res.unit, 3)
         out[f"run_{basis}_cheaper"] = run_cheaper(res, basis)
-    # the other cost claims
     band_lo, band_hi = res.several_million
     n_lo, n_hi = (n / 1e9 for n in res.several_million_sizes)
-    out |= {
+    return out | {
         "tpp": fmt(res.s["tokens_per_param"], sig=2),
-        "several_low": stated_money(band_lo),
-        "several_high": stated_money(band_hi),
+        "several_low": res.stated_money(band_lo),
+        "several_high": res.stated_money(band_hi),
         "several_sizes": f"{fmt(n_lo, sig=2)}-{fmt(n_hi, sig=2)}B",
         "wasted_share": percent(res.wasted_share),
         "idle_share": idle_share(res),
     }
-    return out
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the chapter's page glues, by name, formatted for the page: the GPU-hour
+    and useful PFLOP-day, the TCO row, the two case studies, payback, the China context, one run."""
+    parts = (_hour_glued, _tco_row_glued, _cases_glued, _payback_glued, china_glued, _run_glued)
+    return {name: value for part in parts for name, value in part(res).items()}

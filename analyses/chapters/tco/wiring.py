@@ -20,7 +20,8 @@ from analyses.models import tco
 from analyses.scenario import cases, costs, frame
 from analyses.scenario.generations import NEW, OLD
 from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
-from analyses.units.formats import NEVER_MONTHS, amount, scalar
+from analyses.units.formats import NEVER_MONTHS, amount, scalar, stated
+from analyses.verdicts import Reading
 
 # --------------------------------------------------------------------------------------------
 # Amounts in RMB
@@ -40,6 +41,23 @@ def rmb(usd: Any, s: Mapping[str, Any], sig: int = 3) -> str:
 def documents_speedup() -> tuple[float, float]:
     """The documents' own per-GPU speed-up of B300 over A100 (000 §3: about 2.5-3x)."""
     return cases.stated_speedup()
+
+
+def at_documents(fn: Any) -> tuple[Reading, Reading]:
+    """A claim recomputed at the documents' own per-GPU speed-up (000 §3: about 2.5-3x): ``fn(x)`` is its value."""
+    lo, hi = documents_speedup()
+    return (Reading(f"{stated(lo)}× per GPU", value=fn(lo)), Reading(f"{stated(hi)}×", value=fn(hi)))
+
+
+def valuation_of(cfg: Mapping[str, Any]) -> tuple[str, str]:
+    """(the frame's valuation of an existing fleet at ``cfg``, the reader's alternative)."""
+    value = frame.fleet_value(cfg)
+    return value, next(v for v in frame.FLEET_VALUES if v != value)
+
+
+def fleet_words(valuation: str) -> str:
+    """An owned A100 fleet at ``valuation`` in words, as the cost checks' reasons name it."""
+    return f"its {OLD}s at book value" if valuation == "book" else f"its {OLD}s at today's second-hand price"
 
 
 TCO_ROW = "000-3-table-tco"
@@ -115,6 +133,25 @@ def payback_baseline(document: str, valuation: str = "book") -> str:
     status quo (:func:`analyses.scenario.frame.status_quo`), an owned fleet's avoidable cost at ``valuation``."""
     quo = frame.status_quo(document).value
     return costs.avoidable_basis(valuation) if quo == "owned" else quo
+
+
+def payback_terms(document: str, valuation: str, other: str) -> tuple[str, tuple[tuple[str, str], ...], str]:
+    """What a document's payback claim is recomputed on: the workload of its case (000: the reference
+    pretraining; 001: its fine-tune), the other status quos it is also shown against (label, basis of
+    :func:`payback_value`), and what the bought B300 replaces in words (``{x}``: its speed-up)."""
+    if not document.startswith("000"):
+        was = f"instead of renting in China the {{x}} {OLD}s whose work it does"
+        return "finetune", ((f"against {OLD}s rented at a neocloud", "rent"),), was
+    alternatives = (
+        (f"{fleet_words(other)} (selling them frees their value)", payback_baseline(document, other)),
+        (f"against {OLD}s rented in China", "rent in China"),
+    )
+    kept = (
+        "their remaining depreciation is carried either way, so the upgrade saves their running cost"
+        if valuation == "book"
+        else "selling them frees their value"
+    )
+    return "pretrain", alternatives, f"instead of running the {{x}} owned {OLD}s whose work it does ({fleet_words(valuation)}: {kept})"
 
 
 SEVERAL_MILLION = "001-0-several-million"
