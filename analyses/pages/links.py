@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from docutils.nodes import make_id
+
 from analyses import data
 from analyses.units.formats import readable_text
 
@@ -41,8 +43,6 @@ def section_label(claim_id: str) -> str:
 def section_anchor(claim_id: str) -> str:
     """The HTML id Sphinx gives :func:`section_label` (docutils ids: lower case, runs of characters
     other than letters and digits as one hyphen: ``sec-000-2-1-per-gpu-2-3x``)."""
-    from docutils.nodes import make_id
-
     return make_id(section_label(claim_id))
 
 

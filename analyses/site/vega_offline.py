@@ -10,6 +10,9 @@ the page's chart scripts ask for. Pages without charts load nothing extra.
 from __future__ import annotations
 
 import functools
+import importlib.metadata
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +30,10 @@ def bundle_js() -> str:
     Building it takes vl-convert seconds, so it is kept in ``_build/cache/`` under vl-convert's
     version (the bundle is a function of that version only) and reused by later processes.
     """
-    import importlib.metadata
-    import os
-    import tempfile
-
     cache = CACHE_DIR / f"vega-offline-{importlib.metadata.version('vl-convert-python')}.js"
     if cache.exists():
         return cache.read_text()
-    import vl_convert
+    import vl_convert  # heavy (a V8 engine), and needed only to build the bundle once per version
 
     js = "(function(){\n" + vl_convert.javascript_bundle() + "\n})();\n"
     cache.parent.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,7 @@ from typing import Any
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
 
+from analyses import data
 from analyses.data import REPO_ROOT
 
 STATIC = REPO_ROOT / "_static"
@@ -50,8 +51,6 @@ OTHER_CHAPTERS = ("plan", "validation", "peers")
 
 def zh_chapters() -> tuple[str, ...]:
     """The chapters with a Chinese page: every chapter that checks a claim, in ledger order."""
-    from analyses import data
-
     seen: dict[str, None] = {}
     for claim in data.claims():
         seen.setdefault(claim.chapter, None)

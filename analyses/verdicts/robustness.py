@@ -36,6 +36,7 @@ from analyses.verdicts import (
     show_interval,
     verdict_codes,
 )
+from analyses.verdicts.doubt import DOUBT_HOLDS, Doubt, doubt_of  # noqa: F401 (DOUBT_HOLDS re-exported)
 
 # --------------------------------------------------------------------------------------------
 # Assessing one claim: central verdict, robustness, flip point
@@ -102,54 +103,6 @@ class Assessment:
         return self.verdict if self.doubt is None else self.doubt.text()
 
 
-DOUBT_HOLDS = 0.5  # a verdict that holds in fewer draws than this is shown with what it depends on
-
-
-@dataclass(frozen=True)
-class Doubt:
-    """A verdict in doubt: it holds in fewer than :data:`DOUBT_HOLDS` of the draws, or its flip point lies
-    inside its input's 90% range. ``depends_on`` names the input (its label; ``input`` its scenario
-    name, "" for a reading or the joint draws), ``threshold`` the flip point (``threshold_text`` as
-    the ledger writes it), ``above`` and ``below`` the verdicts on each side of it; without a flip
-    point on one input, ``above`` is the verdict and ``below`` the other verdict, and the text says
-    how often each holds."""
-
-    depends_on: str
-    input: str
-    threshold: float | None
-    threshold_text: str
-    above: str
-    below: str
-    holds: float
-
-    def text(self) -> str:
-        """ "depends on <input>: consistent above X, implausible below"."""
-        if self.threshold is None:
-            return (
-                f"depends on {self.depends_on}: {self.above} in {fmt(self.holds, pct=True, sig=2)} of the draws, "
-                f"{self.below} in the rest"
-            )
-        return f"depends on {self.depends_on}: {self.above} above {self.threshold_text}, {self.below} below"
-
-
-def doubt_of(verdict: str, holds: float, margin: float | None, flip: dict[str, Any] | None, others: tuple) -> Doubt | None:
-    """The :class:`Doubt` of a verdict that holds in fewer than :data:`DOUBT_HOLDS` of the draws or whose
-    flip point (``flip``, ``margin`` in units of the 90% range's half-width) lies inside its input's
-    90% range; None for a verdict that may be shown bare."""
-    inside = margin is not None and margin <= 1.0
-    if holds >= DOUBT_HOLDS and not inside:
-        return None
-    other = next((v for _, v in others if v != verdict), None)
-    if flip is not None and (inside or other is None):  # a flip point inside the range, or nothing else to name
-        beyond = flip["verdict"]
-        above, below = (verdict, beyond) if flip["side"] == "below" else (beyond, verdict)
-        return Doubt(flip["label"], flip["input"], float(flip["threshold"]), flip["threshold_text"], above, below, holds)
-    if other is not None:  # the readings of a vague word split the verdict
-        label = next(label for label, v in others if v != verdict)
-        return Doubt(f"the reading ({label})", "", None, "", verdict, other, holds)
-    return Doubt("the scenario's inputs taken together", "", None, "", verdict, "another verdict", holds)
-
-
 def _call(fn: CheckFn, claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     out = fn(claim, s, cfg)
     if not isinstance(out, Finding):
@@ -189,6 +142,27 @@ def _bounds(f: Finding, n: int) -> np.ndarray:
     return np.stack([lo, hi])
 
 
+def _reading_clause(f: Finding, verdict: str, others: Sequence[tuple[str, str]]) -> list[str]:
+    """The reason's clause on the reading taken of the claim's words (the charitable one where the
+    check names none but has others) and each other reading that would turn the verdict."""
+    taken = f.taken or (f"charitably, {show_interval(f.stated, f.unit, f.sig, as_stated=True)}" if others else "")
+    if not taken:
+        return []
+    turns = [
+        f"read {'' if label.startswith('strictly') else 'as '}{label}, it would be {v}" for label, v in others if v != verdict
+    ]
+    return ["; ".join([f"reading taken: {taken}", *turns])]
+
+
+def _flip_clauses(flip: Mapping[str, Any]) -> list[str]:
+    """The reason's clauses on a flip point (and the key input's other side, and where it flips nothing)."""
+    out = [
+        f"it would turn {f['verdict']} if {f['label']} {f['side']} {f['threshold_text']}{f['range_text']}"
+        for f in (flip, *flip.get("also", ()))
+    ]
+    return out + ([flip["steady"]["text"]] if "steady" in flip else [])
+
+
 def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool = True) -> Assessment:
     """Run ``fn`` for ``claim``: its verdict at the central scenario (with ``cfg``'s overrides), how
     much of the readings x the scenario's range it holds in, its direction and the nearest
@@ -211,14 +185,7 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
     if f.readings and not f.taken:
         raise ValueError(f"the check of {claim.id} gives other readings but does not name the one it takes (taken=)")
     others = tuple((label, VERDICTS[int(verdict_codes(g, rule, 1)[0])]) for label, g in alternatives)
-    taken = f.taken or (
-        f"charitably, {show_interval(f.stated, f.unit, f.sig, as_stated=True)}" if alternatives else ""
-    )
-    if taken:
-        turns = [
-            f"read {'' if label.startswith('strictly') else 'as '}{label}, it would be {v}" for label, v in others if v != verdict
-        ]
-        clauses.append("; ".join([f"reading taken: {taken}", *turns]))
+    clauses += _reading_clause(f, verdict, others)
     if f.documents:
         at = [f"{r.label}: {VERDICTS[int(verdict_codes(r.apply(f), rule, 1)[0])]}" for r in f.documents]
         clauses.append("at the documents' own " + "; at ".join(at))
@@ -233,14 +200,8 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
             flips, flip = flip["text"], None
             clauses.append(flips)
         elif flip is not None:
-            flips = flip["text"]
-            margin = flip["margin"]
-            for f_ in (flip, *flip.get("also", ())):
-                clauses.append(
-                    f"it would turn {f_['verdict']} if {f_['label']} {f_['side']} {f_['threshold_text']}{f_['range_text']}"
-                )
-            if "steady" in flip:
-                clauses.append(flip["steady"]["text"])
+            flips, margin = flip["text"], flip["margin"]
+            clauses += _flip_clauses(flip)
     if f.value is None:  # nothing recomputed (a business result, an unstated size): no input can turn it
         flips = NO_FIGURE
     if choices:
@@ -307,6 +268,55 @@ def own_workload(used: Sequence[tuple[str, tuple[Any, ...]]]) -> tuple[str, floa
     return generations.WORKLOADS[w].label, own[w]
 
 
+def _value_span(lows: np.ndarray, highs: np.ndarray) -> tuple[float, float] | None:
+    """The 90% range of a recomputed value over the draws (``lows``, ``highs``: each draw's span), or
+    None where no draw recomputes it."""
+    if not (np.isfinite(lows).any() and np.isfinite(highs).any()):
+        return None
+    tail = (1 - INTERVAL_LEVEL) / 2
+    lo = np.quantile(lows[np.isfinite(lows)], tail, method="inverted_cdf")
+    hi = np.quantile(highs[np.isfinite(highs)], 1 - tail, method="inverted_cdf")
+    return float(lo), float(hi)
+
+
+def _grid_flips(
+    fn: CheckFn,
+    claim: data.Claim,
+    cfg: Mapping[str, Any],
+    code: int,
+    grids: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    codes: np.ndarray,
+) -> dict[str, tuple]:
+    """Each input's nearest flip on its grid (``grids``: values and scores; ``codes``: the verdict codes
+    along the grids, input after input), narrowed between the last grid point that keeps verdict
+    ``code`` and the first that turns it: (|score|, new code, threshold, side) by input, the key
+    input's on each side (``<input>:below``, ``<input>:above``). An input whose first change lies no
+    nearer than a flip already found is not narrowed."""
+    found: dict[str, tuple] = {}
+    start = 0
+    for name, (xs, z) in grids.items():
+        grid_codes = codes[start : start + xs.size]
+        start += xs.size
+        changed = np.flatnonzero(grid_codes != code)
+        if changed.size == 0:
+            continue
+        sides = [changed[z[changed] < 0], changed[z[changed] > 0]] if name == KEY_INPUT else [changed]
+        for side_points in sides:
+            if side_points.size == 0:
+                continue
+            i = side_points[np.argmin(np.abs(z[side_points]))]
+            key = name if name != KEY_INPUT else f"{name}:{'below' if z[i] < 0 else 'above'}"
+            others = [v[0] for k, v in found.items() if not k.startswith(KEY_INPUT)]
+            if name != KEY_INPUT and others and abs(z[i]) >= min(others):
+                continue  # a nearer flip is known: no need to narrow this one
+            # the flip lies between grid point i and its neighbour towards the centre: narrowed there
+            j = i + 1 if z[i] < 0 else i - 1
+            outside = float(xs[i])
+            threshold = refine_flip(fn, claim, cfg, name, float(xs[j]), outside) if 0 <= j < xs.size else outside
+            found[key] = (abs(z[i]), int(grid_codes[i]), threshold, "below" if z[i] < 0 else "above")
+    return found
+
+
 def _robustness(
     fn: CheckFn,
     claim: data.Claim,
@@ -341,36 +351,8 @@ def _robustness(
     n = n_draws + sum(g[0].size for g in grids.values())
     codes, values, alts = _evaluate(fn, claim, blocks, cfg, n, rule)
     holds = float(np.mean(np.concatenate([codes[:n_draws], *(a[:n_draws] for a in alts)]) == code))
-    lows, highs = values[0, :n_draws], values[1, :n_draws]
-    span = None
-    if np.isfinite(lows).any() and np.isfinite(highs).any():
-        tail = (1 - INTERVAL_LEVEL) / 2
-        lo = np.quantile(lows[np.isfinite(lows)], tail, method="inverted_cdf")
-        hi = np.quantile(highs[np.isfinite(highs)], 1 - tail, method="inverted_cdf")
-        span = (float(lo), float(hi))
-    found: dict[str, tuple] = {}  # each input's nearest flip: (|score|, new code, threshold, side)
-    start = n_draws
-    for name in inputs:
-        xs, z = grids[name]
-        grid_codes = codes[start : start + xs.size]
-        start += xs.size
-        changed = np.flatnonzero(grid_codes != code)
-        if changed.size == 0:
-            continue
-        sides = [changed[z[changed] < 0], changed[z[changed] > 0]] if name == KEY_INPUT else [changed]
-        for side_points in sides:
-            if side_points.size == 0:
-                continue
-            i = side_points[np.argmin(np.abs(z[side_points]))]
-            key = name if name != KEY_INPUT else f"{name}:{'below' if z[i] < 0 else 'above'}"
-            others = [v[0] for k, v in found.items() if not k.startswith(KEY_INPUT)]
-            if name != KEY_INPUT and others and abs(z[i]) >= min(others):
-                continue  # a nearer flip is known: no need to narrow this one
-            # the flip lies between grid point i and its neighbour towards the centre: narrowed there
-            j = i + 1 if z[i] < 0 else i - 1
-            outside = float(xs[i])
-            threshold = refine_flip(fn, claim, cfg, name, float(xs[j]), outside) if 0 <= j < xs.size else outside
-            found[key] = (abs(z[i]), int(grid_codes[i]), threshold, "below" if z[i] < 0 else "above")
+    span = _value_span(values[0, :n_draws], values[1, :n_draws])
+    found = _grid_flips(fn, claim, cfg, code, grids, codes[n_draws:])
     steady = None  # the speed-up read, searched over every value a reader may set, and no flip on it
     if KEY_INPUT in grids and vectorised and not any(k.startswith(KEY_INPUT) for k in found):
         a, xs = scenario.assumption(KEY_INPUT), grids[KEY_INPUT][0]

@@ -33,9 +33,6 @@ OTHERS_MODULE_LINES = {
 }
 OTHERS_FUNCTION_LINES = {
     "analyses/models/performance.py:step_time": (102, "planner: one model of a training run"),
-    "analyses/verdicts/robustness.py:_robustness": (89, "cost: doubt on show (verdicts/robustness.py)"),
-    "analyses/chapters/tco/text.py:glued": (151, "cost: the TCO chapter"),
-    "analyses/chapters/utilisation/text.py:glued": (88, "cost: the utilisation chapter"),
 }
 OTHERS_FUNCTION_IMPORTS = {
     "analyses/site/zh_site.py": (23, "zh: the Chinese edition's Sphinx extension (15 before its last merge)"),
@@ -43,9 +40,7 @@ OTHERS_FUNCTION_IMPORTS = {
     "analyses/site/build.py": (5, "build (after data): each says why (chapters, papermill, preflight, twins)"),
     "analyses/tables.py": (1, "data"),
     "analyses/scenario/params.py": (2, "data: parameter parsing"),
-    "analyses/site/vega_offline.py": (4, "pages: page weight"),
     "analyses/models/scaling_efficiency.py": (1, "stepmodel"),
-    "analyses/pages/verdict_box.py": (1, "cost: the doubt display"),
 }
 
 

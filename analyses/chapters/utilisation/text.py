@@ -164,13 +164,11 @@ def slider_caption(res: Result, i: int) -> str:
     return sliders.caption(s, "utilisation", f"What if the {s.label} were different?")
 
 
-def glued(res: Result) -> dict[str, Any]:
-    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
-    n, load, p, sim = res.input_need, res.loading, res.provider, res.sim
+def _loading_glued(res: Result) -> dict[str, Any]:
+    """Data loading, utilisation, electricity and GPUDirect Storage."""
+    n, load = res.input_need, res.loading
     u = scenario.ranges(res.cfg)["utilisation"]  # a range read: what the page states of the assumption
-    mig_cases = res.mig_cases.set_index("claim")
-    provider, table_row = mig_cases.loc[PROVIDER], mig_cases.loc["000-3-table-mig"]
-    out: dict[str, Any] = {
+    return {
         # when a GPU waits for data
         "cv": fmt(res.cfg["prefetch_cv"], sig=2),
         "depth_max": fmt(max(PREFETCH_DEPTHS)),
@@ -215,7 +213,15 @@ def glued(res: Result) -> dict[str, Any]:
         "gds_date": res.gds.released,
         "gds_verdict": res.verdict("001-2.2-gds-latency-60-80pct"),
         "gds_table_verdict": res.verdict("000-3-table-data-loading"),
-        # MIG
+    }
+
+
+def _mig_glued(res: Result) -> dict[str, Any]:
+    """MIG: the provider's case, the comparison table's row, the simulation and the procurement cut."""
+    p, sim = res.provider, res.sim
+    mig_cases = res.mig_cases.set_index("claim")
+    provider, table_row = mig_cases.loc[PROVIDER], mig_cases.loc["000-3-table-mig"]
+    return {
         "slices_c": fmt(COMPUTE_SLICES),
         "slices_m": fmt(MEMORY_SLICES),
         "p_before": percent(p.utilisation_before),
@@ -249,6 +255,9 @@ def glued(res: Result) -> dict[str, Any]:
         "provider_gain_verdict": res.verdict(PROVIDER),
         "table_mig_verdict": res.verdict("000-3-table-mig"),
     }
-    for name, i in (("cap_slider_idle", 0), ("cap_slider_util", 1), ("cap_slider_mig", 2)):
-        out[name] = slider_caption(res, i)
-    return out
+
+
+def glued(res: Result) -> dict[str, Any]:
+    """Every number and phrase the chapter's page glues, by name, formatted for the page."""
+    captions = {name: slider_caption(res, i) for i, name in enumerate(("cap_slider_idle", "cap_slider_util", "cap_slider_mig"))}
+    return _loading_glued(res) | _mig_glued(res) | captions
