@@ -145,7 +145,9 @@ def test_what_decides_the_verdicts(result):
     assert led.loc["001-2.2-utilisation-below-50pct", "flips_if"] == (
         "consistent if GPU utilisation (a job's busy share) < 55%; no B300/A100 per-GPU speed-up from 0.50–100× turns it"
     )
-    assert "11.5 kB/s" in led.loc["001-2.2-utilisation-below-50pct", "reason"]
+    # 2,940 tokens/s of a 100B model on B300, 4 bytes a token: the scenario's 11.3x speed-up and A100 MFU 50%
+    # (11.5 kB/s at 11.1x and 49.6% before the step-time model's refit)
+    assert "11.8 kB/s" in led.loc["001-2.2-utilisation-below-50pct", "reason"]
     # the procurement cut is below the 43% that 4-for-7 allows: no arithmetic failure, so unverifiable
     assert 30 < 100 * (1 - 4 / 7)
     assert "business result" in led.loc["001-2.3-procurement-30pct", "reason"]
