@@ -18,6 +18,13 @@ one line break (:func:`collapse_blank_lines`), which changes nothing a browser s
 renders a run of white space as one space, and ``<pre>``, ``<textarea>`` and scripts are kept
 as they are.
 
+A page's large inline script (the buy-or-rent calculator's formulas, about 58 KB, in both editions)
+is marked ``<script data-static="NAME">`` where it is made; the build moves its text into
+``_static/NAME-<digest>.js`` and leaves ``<script src=...>`` in its place (:func:`externalise`), so
+the page stays small and only the pages that embed it load it, once, from the browser's cache (the
+name changes with the text, so a cached copy is never stale). It runs at the same point of the page
+as before. A chapter rerun's standalone page keeps it inline (``analyses/site/export.py``).
+
 Sphinx copies ``_static/`` only when some page is rebuilt: a change to ``audit.css`` alone ends in
 "no targets are out of date" and an old stylesheet in the site. When a static file changed since
 the last build, the front page is marked updated (:func:`_static_changed`), so the build goes on
@@ -27,6 +34,7 @@ and copies them.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -80,6 +88,41 @@ def static_digest(confdir: str | Path, static_paths: list[str]) -> str:
     return h.hexdigest()
 
 
+_STATIC_SCRIPT = re.compile(r'<script data-static="([a-z][a-z0-9-]*)">(.*?)</script>', re.DOTALL)
+
+
+def externalise(body: str, write: Any, href: Any) -> str:
+    """``body`` with each ``<script data-static="NAME">TEXT</script>`` replaced by a script loaded from
+    ``_static/NAME-<digest of TEXT>.js``: ``write(file name, text)`` stores it, ``href(file name)``
+    gives its address from the page."""
+
+    def moved(m: re.Match) -> str:
+        name = f"{m.group(1)}-{hashlib.sha256(m.group(2).encode()).hexdigest()[:12]}.js"
+        write(name, m.group(2))
+        return f'<script src="{href(name)}"></script>'
+
+    return _STATIC_SCRIPT.sub(moved, body)
+
+
+def _write_static(app: Any, name: str, text: str) -> None:
+    target = Path(app.outdir) / "_static" / name
+    if target.exists() and target.read_text(encoding="utf-8") == text:
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)  # atomic: a page written in parallel sees the whole file or none
+
+
+def _page_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    body = context.get("body", "")
+    if "<script data-static=" in body:
+        pathto = context["pathto"]
+        context["body"] = externalise(
+            body, lambda name, text: _write_static(app, name, text), lambda name: pathto(f"_static/{name}", 1)
+        )
+
+
 def _static_changed(app: Any, env: Any) -> list[str]:
     digest = static_digest(app.confdir, list(app.config.html_static_path))
     if getattr(env, "audit_static_digest", None) == digest:
@@ -92,5 +135,6 @@ def setup(app: Any) -> dict[str, Any]:
     """Sphinx entry point."""
     app.connect("config-inited", _add_templates)
     app.connect("env-get-updated", _static_changed)
+    app.connect("html-page-context", _page_scripts)
     app.connect("build-finished", _collapse_pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

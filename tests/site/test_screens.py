@@ -332,6 +332,28 @@ def test_blank_lines_collapse_outside_pre_and_scripts():
     )
 
 
+def test_a_marked_inline_script_moves_to_a_static_file_named_by_its_text():
+    """The calculator's script (``data-static``) leaves the page for _static/, loaded where it stood; an
+    unmarked script stays; another text gets another name (a browser never runs a stale cached copy)."""
+    written: dict[str, str] = {}
+    page = '<div id="c"></div><script data-static="calculator">run(1);</script><script>keep();</script>'
+    out = theme_assets.externalise(page, written.__setitem__, lambda name: f"../_static/{name}")
+    ((name, text),) = written.items()
+    assert re.fullmatch(r"calculator-[0-9a-f]{12}\.js", name) and text == "run(1);"
+    assert out == f'<div id="c"></div><script src="../_static/{name}"></script><script>keep();</script>'
+    theme_assets.externalise(page.replace("run(1)", "run(2)"), written.__setitem__, str)
+    assert len(written) == 2
+
+
+def test_the_calculator_pages_load_its_script_from_static(site):
+    """Both editions' buy-or-rent pages carry the calculator's script as a file of _static/, which exists."""
+    for page in (site / "book" / "buy-or-rent.html", site / "zh" / "buy-or-rent.html"):
+        text = page.read_text(encoding="utf-8")
+        found = re.findall(r'<script src="(_static/calculator-[0-9a-f]{12}\.js|\.\./_static/calculator-[0-9a-f]{12}\.js)"', text)
+        assert len(found) == 1 and (page.parent / found[0]).is_file(), page
+        assert "data-static" not in text
+
+
 # --------------------------------------------------------------------------------------------
 # In a browser: every page at 390 and 1280 px
 # --------------------------------------------------------------------------------------------
