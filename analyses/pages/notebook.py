@@ -76,7 +76,9 @@ def glue_all(mapping: Mapping[str, Any]) -> None:
         _glue(name, Text(value), display=False)
 
 
-_CELL_CLASS = re.compile(r' class="(?:data|row_heading level0) row\d+ col\d+"| class="data row\d+ col\d+"')
+_CELL_CLASS = re.compile(r' class="(?:data|row_heading level0) row\d+ col\d+"| class="col_heading level0 col\d+"')
+_EMPTY_ATTRS = re.compile(r"<(td|th) >")  # what pandas leaves of a cell's attributes once they are gone
+_EMPTY_STYLE = re.compile(r'<style type="text/css">\s*</style>\s*')  # a table without a styled cell
 
 
 class Table:
@@ -91,10 +93,11 @@ class Table:
         self._styler, self._frame = styler.set_uuid(charts.digest(self._rows, 12)), frame
 
     def _repr_html_(self) -> str:
-        # ids only where a cell has a style (pandas' cell_ids=False), and no per-cell position classes
-        # (no stylesheet uses them): a wide table is half attributes otherwise
+        # ids only where a cell has a style (pandas' cell_ids=False), and no per-cell or per-header position
+        # classes (no stylesheet uses them): a wide table is half attributes otherwise
         self._styler.cell_ids = False
-        return _CELL_CLASS.sub("", self._styler.to_html())
+        text = _EMPTY_STYLE.sub("", _CELL_CLASS.sub("", self._styler.to_html()))
+        return _EMPTY_ATTRS.sub(r"<\1>", text)
 
     def __repr__(self) -> str:
         header, *body = self._rows or [[]]

@@ -25,6 +25,10 @@ the page stays small and only the pages that embed it load it, once, from the br
 name changes with the text, so a cached copy is never stale). It runs at the same point of the page
 as before. A chapter rerun's standalone page keeps it inline (``analyses/site/export.py``).
 
+MyST-NB wraps every number a page glues into its prose in ``<span class="output text_plain">``, a
+class no stylesheet styles outside a cell's output (the cost chapter glues 159 of them, 5 KB): the
+build writes the number alone (:func:`unwrap_glued`).
+
 Sphinx copies ``_static/`` only when some page is rebuilt: a change to ``audit.css`` alone ends in
 "no targets are out of date" and an old stylesheet in the site. When a static file changed since
 the last build, the front page is marked updated (:func:`_static_changed`), so the build goes on
@@ -114,13 +118,25 @@ def _write_static(app: Any, name: str, text: str) -> None:
     os.replace(tmp, target)  # atomic: a page written in parallel sees the whole file or none
 
 
-def _page_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    body = context.get("body", "")
+_GLUED = re.compile(r'<span class="output text_plain">([^<]*)</span>')
+
+
+def unwrap_glued(body: str) -> str:
+    """``body`` with each number glued into prose (MyST-NB's ``<span class="output text_plain">``
+    around plain text) written alone."""
+    return _GLUED.sub(r"\1", body)
+
+
+def _slim_body(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    if "body" not in context:  # the index and search pages
+        return
+    body = unwrap_glued(context["body"])
     if "<script data-static=" in body:
         pathto = context["pathto"]
-        context["body"] = externalise(
+        body = externalise(
             body, lambda name, text: _write_static(app, name, text), lambda name: pathto(f"_static/{name}", 1)
         )
+    context["body"] = body
 
 
 def _static_changed(app: Any, env: Any) -> list[str]:
@@ -135,6 +151,6 @@ def setup(app: Any) -> dict[str, Any]:
     """Sphinx entry point."""
     app.connect("config-inited", _add_templates)
     app.connect("env-get-updated", _static_changed)
-    app.connect("html-page-context", _page_scripts)
+    app.connect("html-page-context", _slim_body)
     app.connect("build-finished", _collapse_pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

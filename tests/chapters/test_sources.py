@@ -49,3 +49,13 @@ def test_a_bare_address_is_shown_short_and_linked_whole():
         for _text, url in sources.reference_links(str(reference)):
             if url:  # every address is a link's target, whole
                 assert f'href="{url.replace("&", "&amp;")}"' in html, sid
+
+
+def test_a_table_is_described_by_its_first_sentence():
+    assert figures.first_sentence("Per-GPU datasheet figures.") == "Per-GPU datasheet figures."
+    assert figures.first_sentence("Rows of runs (e.g. 1.5 GB each). `role` says which fit. More.") == (
+        "Rows of runs (e.g. 1.5 GB each)."
+    )
+    view = figures.data_files_view()._repr_html_()
+    claims = data.schema("claims").description
+    assert figures.first_sentence(claims) in view and claims not in view

@@ -345,6 +345,13 @@ def test_a_marked_inline_script_moves_to_a_static_file_named_by_its_text():
     assert len(written) == 2
 
 
+def test_a_glued_number_is_written_alone():
+    prose = '<p>costs <span class="output text_plain">126,000 RMB</span> a month</p>'
+    assert theme_assets.unwrap_glued(prose) == "<p>costs 126,000 RMB a month</p>"
+    block = '<div class="cell_output"><span class="output text_plain"><b>x</b></span></div>'
+    assert theme_assets.unwrap_glued(block) == block  # not plain text: kept as it is
+
+
 def test_the_calculator_pages_load_its_script_from_static(site):
     """Both editions' buy-or-rent pages carry the calculator's script as a file of _static/, which exists."""
     for page in (site / "book" / "buy-or-rent.html", site / "zh" / "buy-or-rent.html"):

@@ -4,6 +4,7 @@ data files linked to their copies in the site's downloads."""
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -69,8 +70,20 @@ def sources_view(frame: pd.DataFrame) -> HtmlTable:
     return HtmlTable(f'<div class="audit-sources">{sources_html(frame)}</div>', frame)
 
 
+# A description's first sentence ends at a full stop after a word, a figure or a bracket, before a capital
+# or a column name in backticks (not inside "e.g. x" or "1.5 GB").
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]%])\.\s+(?=[A-Z`])")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a table's description (its schema, linked beside it, has the rest)."""
+    first = _SENTENCE_END.split(str(text).strip(), maxsplit=1)[0].rstrip(".")
+    return f"{first}."
+
+
 def data_files_view() -> HtmlTable:
-    """:func:`data_files` with each file and schema linked to its copy in the site's downloads."""
+    """:func:`data_files` with each file and schema linked to its copy in the site's downloads, and
+    what each table holds in its description's first sentence (the page lists about forty tables)."""
     frame = data_files()
     prefix = links.FROM_BOOK + "data/"
 
@@ -83,7 +96,7 @@ def data_files_view() -> HtmlTable:
         rows.append(
             f"<tr><td><code>{html.escape(r['table'])}</code></td><td>{r['rows']:,}</td>"
             f"<td>{files} · {link(r['schema'], 'schema')}</td>"
-            f"<td>{html.escape(readable_text(r['description']), quote=False)}</td></tr>"
+            f"<td>{html.escape(readable_text(first_sentence(r['description'])), quote=False)}</td></tr>"
         )
     head = "".join(
         f'<th scope="col"><button type="button">{h}</button></th>' for h in ("table", "rows", "CSV", "what it holds")
