@@ -67,8 +67,9 @@ WORDS_EN: dict[str, str] = {
     "money:per kW per month": "{currency} per kW per month",
     "money:per GPU per year": "{currency} per GPU per year",
     "accuracy": (
-        "Time per run is the planner's at {sizes} model sizes from 100 million to 2 trillion parameters and every "
-        "cluster size it plans, interpolated between them: half-way between two of those sizes it differs from the "
+        "Time per run is the planner's at {sizes} model sizes from 100 million to 2 trillion parameters (each preset's "
+        "among them) and every cluster size it plans, interpolated between them: half-way between two of those sizes "
+        "it differs from the "
         "planner's own answer by {median} at the median and by at most {p90} at nine points in ten (most of that "
         "above a thousand GPUs, where the batch limits the layouts). A rented GPU is paid for the hours the run "
         "holds it, storage and network included; an owned one every hour, busy or not."
