@@ -19,7 +19,7 @@ import pandas as pd
 
 from analyses import data, scenario
 from analyses.pages.ledger_html import DOUBT_MARK, VERDICT_COLOURS, VERDICT_MARKS, VERDICT_STYLE
-from analyses.pages.links import check_href
+from analyses.pages.links import check_href, source_anchor, source_links
 from analyses.pages.verdict_box import section_anchor
 from analyses.units import zh as zh_units
 from analyses.units.formats import fmt
@@ -401,10 +401,11 @@ def _link(reference: str) -> str:
 
 def sources_table() -> str:
     """Every source the data tables cite: its id (as the tables name it), title and publisher as
-    published, date, and a link."""
+    published, date, and a link; each row's id is the English sources page's (``source-<id>``), so a
+    source id on a Chinese page links to its row here."""
     frame = data.table("sources")
     body = "".join(
-        f'<tr id="src-{_e(r.id)}"><td data-label="编号"><code>{_e(r.id)}</code></td>'
+        f'<tr id="{source_anchor(r.id)}"><td data-label="编号"><code>{_e(r.id)}</code></td>'
         f'<td data-label="来源" lang="en">{_quoted(r.title)}<br><small>{_quoted(r.publisher)}</small></td>'
         f'<td data-label="日期">{_e(when(r.date))}</td>'
         f'<td data-label="出处">{_link(str(r.reference))}</td></tr>'
@@ -422,11 +423,12 @@ CHINA_STATUS_ZH = {"presumption of denial": "推定拒绝", "licence required": 
 PRICE_ITEM_ZH = {"server_price_per_gpu": "整机价（每卡）", "rent_per_gpu_hour": "租金（每卡每小时）"}
 
 
-def china_section() -> str:
+def china_section(root: str = "../") -> str:
     """The cost chapter's China context in Chinese: what the US export rules allow (data/export_controls.csv,
     each with its date and Federal Register locator) and the public prices of GPUs in China
     (data/prices.csv, in 元 at the scenario's exchange rate), with the sentence that says which prices the
-    book's cost rows assume."""
+    book's cost rows assume; each source id links to its row of the Chinese sources page (``root``: the
+    edition's folder from the page)."""
     rules = data.table("export_controls").sort_values("effective", kind="stable")
     by = rules.set_index("id")
     rate = float(scenario.values()["usd_cny"])
@@ -444,7 +446,7 @@ def china_section() -> str:
     )
     rows = "".join(
         f"<tr><td>{_e(r['effective'])}</td><td>{_e(r['action_zh'])}</td><td>{_e(r['parts'].replace(';', '、'))}</td>"
-        f"<td>{_e(CHINA_STATUS_ZH[r['china']])}</td><td>{_e(r['locator'])}</td><td>{_e(r['source'])}</td></tr>"
+        f"<td>{_e(CHINA_STATUS_ZH[r['china']])}</td><td>{_e(r['locator'])}</td><td>{source_links(r['source'], root)}</td></tr>"
         for r in rules.to_dict("records")
     )
     head = "<tr><th>生效</th><th>内容</th><th>涉及芯片</th><th>对华出口</th><th>联邦公报</th><th>来源</th></tr>"
@@ -455,7 +457,7 @@ def china_section() -> str:
     price_rows = "".join(
         f"<tr><td>{_e(r['gpu'])}</td><td>{_e(PRICE_ITEM_ZH.get(r['item'], r['item']))}</td>"
         f"<td>{yuan(r['low'], r['currency'])}–{yuan(r['high'], r['currency'])}</td><td>{_e(r['date'])}</td>"
-        f"<td>{_e(r['source'])}</td></tr>"
+        f"<td>{source_links(r['source'], root)}</td></tr>"
         for r in china.to_dict("records")
     )
     price_head = "<tr><th>GPU</th><th>项目</th><th>价格区间</th><th>时间</th><th>来源</th></tr>"

@@ -182,7 +182,7 @@ class ZhChina(_ZhDirective):
     def html(self, docname: str) -> str:
         from analyses.pages import zh
 
-        return zh.china_section()
+        return zh.china_section("../" * docname.count("/"))
 
 
 class ZhCounts(_ZhDirective):
