@@ -188,6 +188,9 @@ def test_ledger_filters_follow_the_columns_it_has(whole_ledger):
         if col == ledger_html.WRITTEN:  # shown under `stated`, in its cell, sorted with it
             assert f'<small lang="zh-CN">{rich[col].iloc[0]}</small>' in shown
             continue
+        if col in (*ledger_html.DOUBT_FIELDS, ledger_html.FRAME):  # a doubt shows in the verdict cell, the
+            assert f'data-sort-field="{col}"' not in shown  # frame in the reason: no column of their own
+            continue
         assert ledger_html.LEDGER_LABELS.get(col, col).replace("_", " ") in labels, col
 
 
@@ -422,10 +425,12 @@ def test_the_printable_ledger_holds_the_counts_and_every_claim(site, whole_ledge
 
 
 def _visible_rows(page) -> list[dict]:
+    """Each shown row's verdict (what the filter compares: a verdict in doubt's data-value, else the text)
+    and id."""
     return page.eval_on_selector_all(
         ".audit-ledger tbody tr",
         """rows => rows.filter(r => r.offsetParent !== null).map(r => ({
-            verdict: r.querySelector('[data-field="verdict"]').textContent.trim(),
+            verdict: (f => f.getAttribute('data-value') || f.textContent.trim())(r.querySelector('[data-field="verdict"]')),
             id: r.querySelector('[data-field="id"]').textContent.trim()}))""",
     )
 

@@ -473,13 +473,14 @@ def test_ledger_as_cards_with_filters_at_390_px(site, tab, whole_ledger):
                            getComputedStyle(stated, '::before').content, tr.getBoundingClientRect().right]; }"""
     )
     assert shape[0] == "block" and shape[1] == "block" and shape[2] == '"stated "' and shape[3] <= 390
-    # issue 22's direction: on the card's first line beside the verdict, as word and symbol
+    # issue 22's direction: on the card's first line beside a bare verdict, as word and symbol (a verdict in
+    # doubt, data-value on its field, is a phrase that fills the line: its direction follows on the next)
     first = page.evaluate(
         """() => [...document.querySelectorAll('.audit-ledger tbody tr')].map(tr => {
                    const v = tr.querySelector('[data-field="verdict"]'), d = tr.querySelector('[data-field="direction"]');
                    return [d.textContent.trim(), Math.round(v.getBoundingClientRect().top) === Math.round(d.getBoundingClientRect().top),
-                           d.getBoundingClientRect().left - v.getBoundingClientRect().right]; })
-                 .filter(x => x[0] !== '–')[0]"""
+                           d.getBoundingClientRect().left - v.getBoundingClientRect().right, v.hasAttribute('data-value')]; })
+                 .filter(x => x[0] !== '–' && !x[3])[0]"""
     )
     assert first[0].endswith(("overstates", "understates")) and first[1] and first[2] >= 6, first
     rows = ".audit-ledger tbody tr"
