@@ -248,7 +248,13 @@ def _own(x: Any) -> float | None:
 
 @functools.cache
 def _runs(data_dir: str) -> pd.DataFrame:
-    frame = data.published_runs().copy()
+    return prepare(data.published_runs())
+
+
+def prepare(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the columns of ``data/published_runs.csv`` with the model's view of each (:func:`runs`):
+    the committed table, or rows not yet in it (a new row's first score, :func:`analyses.scenario.whole_run.first_scores`)."""
+    frame = rows.copy()
     n = frame["n_gpus"]
     tp, pp = frame["tp"].fillna(1), frame["pp"].fillna(1)
     cp, ep = frame["cp"].fillna(1), frame["ep"].fillna(1)

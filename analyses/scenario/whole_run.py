@@ -351,3 +351,47 @@ def bands(stack: str, layout_pinned: bool) -> tuple[np.ndarray, np.ndarray]:
 def clear_cache() -> None:
     for fn in (_picks, _pick_predictions, _whole_runs):
         fn.cache_clear()
+
+
+# --------------------------------------------------------------------------------------------
+# A new row's first score
+# --------------------------------------------------------------------------------------------
+
+
+def first_scores(rows: pd.DataFrame) -> pd.DataFrame:
+    """The model as it stands (fitted on the committed ``data/``, which must not hold ``rows``) against
+    rows of ``data/published_runs.csv``'s columns: a whole run (GPU-hours, or days on a printed GPU
+    count, for its tokens) planned as :func:`whole_runs` plans one, a steady-state row (layout and
+    throughput printed) by the step-time model at its stack; columns ``id``, ``kind``, ``published``,
+    ``predicted`` and ``first_score_error`` (``predicted / published − 1`` of tokens per second, GPU-hours
+    or days: the schema's sign). The record a new row keeps whatever later fits do."""
+    known = set(calibration.runs()["id"])
+    clash = sorted(set(rows["id"]) & known)
+    if clash:
+        raise ValueError(f"rows already in data/published_runs.csv (scored before they were added): {', '.join(clash)}")
+    frame = calibration.prepare(rows)
+    coef, eff = calibration.coefficients(), calibration.stack_efficiencies()
+    terms = (coef, eff, layout_factor())
+    overhead = campaign_overhead()
+    out = []
+    for r in frame.to_dict("records"):
+        whole = r["training_tokens"] == r["training_tokens"] and (
+            r["gpu_hours"] == r["gpu_hours"]
+            or (r["wall_clock_days"] == r["wall_clock_days"] and r["n_gpus"] == r["n_gpus"])
+        )
+        if whole:
+            planned, _ = _plan_whole(r, *terms)
+            hours = r["gpu_hours"] == r["gpu_hours"]
+            kind = "GPU-hours" if hours else "wall-clock days"
+            published = float(r["gpu_hours"] if hours else r["wall_clock_days"])
+            predicted = float(planned["gpu_hours" if hours else "days"]) * (1.0 + overhead)
+        elif r["step_time_row"]:
+            step = pf.step_time(coef, **calibration.inputs(pd.DataFrame([r])), stack_efficiency=eff[r["stack"]])
+            kind, published = "step time", float(r["tokens_per_s_per_gpu"])
+            predicted = float(step.tokens_per_s_per_gpu[0])
+        else:
+            raise ValueError(f"row {r['id']!r} is neither a whole run nor a steady-state row (layout and throughput)")
+        out.append({"id": r["id"], "kind": kind, "published": published, "predicted": predicted})
+    result = pd.DataFrame(out)
+    result["first_score_error"] = result["predicted"] / result["published"] - 1.0
+    return result
