@@ -94,16 +94,10 @@ def request(shape: pl.Shape, tokens: float, deadline_days: float, **fields: Any)
     generation; ``s`` defaults to the scenario's central values. The training stack (``stack``, an id
     or alias of ``data/training_stacks.csv``; ``unspecified`` by default) sets what the search may use
     and the fitted terms of a real run (:func:`analyses.scenario.whole_run.terms`: the stack's
-    efficiency, the layout factor unless the tensor and pipeline sizes are pinned, the campaign
-    overhead), each unless given."""
+    efficiency and the campaign overhead), each unless given."""
     s = fields.pop("s", None)
-    pinned = dict(fields.get("pinned", ()))
     try:
-        terms = whole_run.terms(
-            fields.get("stack", calibration.POOLED_STACK),
-            {"tp", "pp"} <= set(pinned),
-            tuple(fields.get("holdout_sources", ())),
-        )
+        terms = whole_run.terms(fields.get("stack", calibration.POOLED_STACK), tuple(fields.get("holdout_sources", ())))
     except KeyError as err:
         raise PlanError("stack", str(err.args[0])) from None
     fields = terms | fields | {"stack": terms["stack"]}
@@ -154,8 +148,9 @@ def _efficiency_basis(data_dir: str, gpu: str, compute_efficiency: float, holdou
 
 def validation_errors(req: pl.Request) -> np.ndarray:
     """The errors a plan's whole-run figures are banded by, ``ln(published / predicted time)`` of published
-    whole runs by grouped cross-validation (:func:`analyses.scenario.whole_run.whole_errors`)."""
-    return whole_run.whole_errors()
+    whole runs by grouped cross-validation: the steady-state errors of the plan's kind combined with the
+    campaign overhead's spread (:func:`analyses.scenario.whole_run.whole_band_errors`)."""
+    return whole_run.whole_band_errors(req.layout_pinned, req.stack != calibration.POOLED_STACK)
 
 
 def steady_errors(req: pl.Request) -> np.ndarray:

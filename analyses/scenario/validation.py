@@ -14,7 +14,7 @@ Three kinds of validation row (stated once):
   goodput, and the campaign overhead fitted on the other groups' whole runs:
   :func:`analyses.scenario.whole_run.whole_runs`) on the printed layout where the source prints one,
   else the planner's pick at the printed GPU count (1,024-2,048 GPUs where no count is printed:
-  Llama 2) times the layout factor;
+  Llama 2);
 - **ratio** (two runs of one recipe on two GPUs, ``ratio_group``): the per-GPU speed-up of the newer
   GPU over the older, predicted against published (:func:`analyses.scenario.calibration.ratio_errors`).
 
@@ -35,7 +35,7 @@ import pandas as pd
 
 from analyses import data
 from analyses.models import flops
-from analyses.models.uncertainty import INTERVAL_LEVEL, error_band
+from analyses.models.uncertainty import INTERVAL_LEVEL, combined_errors, error_band
 from analyses.scenario import calibration, whole_run
 
 KINDS = ("step time", "GPU-hours", "wall-clock days", "ratio")
@@ -115,7 +115,7 @@ def _step_rows(data_dir: str) -> pd.DataFrame:
         }
     )
     pick = whole_run.pick_predictions().set_index("id").loc[rows["id"]]
-    out["predicted_pick"] = (pick["pick_cv"] * pick["layout_factor_cv"]).to_numpy(float)
+    out["predicted_pick"] = pick["pick_cv"].to_numpy(float)
     out["error_pick"] = published / out["predicted_pick"] - 1.0
     out["pick_layout"] = pick["pick_layout"].to_numpy()
     out["first_score_error"] = rows["first_score_error"].to_numpy(float)
@@ -160,7 +160,26 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
             "first_score_error": rows["first_score_error"].to_numpy(float),
         }
     )
-    return source_bands(out, by="cv_group")
+    return whole_bands(out)
+
+
+def whole_bands(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each whole run's 90% band as a plan of its kind gets it (:func:`analyses.scenario.whole_run.whole_band_errors`),
+    leave-one-group-out: the steady-state errors at its layout's kind (its own, or the planner's pick) and the
+    whole-run errors, both without the run's group, combined (:func:`analyses.models.uncertainty.combined_errors`)."""
+    pinned = calibration.predictions()[["cv_group", "log_error"]]
+    picked = whole_run.pick_predictions()[["cv_group", "log_error"]].dropna()
+    out = frame.copy()
+    lows, highs = [], []
+    for g, how in zip(frame["cv_group"], frame["how"], strict=True):
+        steady = pinned if how == "its own layout" else picked
+        s = steady.loc[steady["cv_group"] != g, "log_error"].to_numpy(float)
+        w = frame.loc[frame["cv_group"] != g, "log_error"].to_numpy(float)
+        lo, hi = _q(combined_errors(s, w)[0])
+        lows.append(lo)
+        highs.append(hi)
+    out["band_lo"], out["band_hi"] = lows, highs
+    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,15 +1,14 @@
 """What real runs do beyond the step-time model at a printed layout, fitted on published runs and
-scored by grouped cross-validation: the gap between the planner's pick and what runs reach, the
-campaign overhead of a whole run, and the 90% bands a plan's figures carry.
+scored by grouped cross-validation: the planner's pick on every published run, the campaign overhead
+of a whole run, and the 90% bands a plan's figures carry.
 
 Stated once:
 
 - **the planner's pick.** A reader who gives no layout gets the layout the planner finds fastest
-  on their GPU count (:func:`picks`). Published runs rarely reach it: their teams choose layouts, micro-batches
-  and recomputation by other rules, on stacks of their day. ``layout_factor`` is the median of
-  ``published / predicted`` tokens per second over every published step-time run, each predicted at
-  the planner's pick on its GPU count, batch and sequence length, at its stack's efficiency: the
-  factor a plan that pins no layout is multiplied by (1 when the tensor and pipeline sizes are pinned).
+  on their GPU count (:func:`picks`) among those their stack runs (its ZeRO stages and model
+  parallelism) with the recomputation their attention kernel allows (a run of 2021-22 without
+  FlashAttention had no selective recomputation). Every published step-time run is scored at that
+  pick too (:func:`pick_predictions`); no factor is fitted on the gap.
 - **the campaign overhead.** A published whole run (GPU-hours or days for its tokens) takes longer
   than its steady-state throughput, the data-loading stall and the modelled failures and checkpoints
   give: warm-up and batch ramps, evaluations, restarts and reruns beyond the failure model, idle and
@@ -18,10 +17,10 @@ Stated once:
   (:data:`CAMPAIGN_PRIOR_ROWS`), fitted on the whole-run rows alone, apart from the steady-state rows.
 - **the bands.** Every error is grouped cross-validation: a row is predicted by a fit without every row
   that shares a source with it (:func:`analyses.scenario.calibration.cv_groups`), the core and the
-  stack efficiencies (:func:`analyses.scenario.calibration.cv_models`), the layout factor and the
-  campaign overhead alike. A plan's steady-state figures take the band of the steady-state errors of
-  its kind (layout pinned or picked, stack named or not), its whole-run figures the band of the
-  whole-run errors.
+  stack efficiencies (:func:`analyses.scenario.calibration.cv_models`) and the campaign overhead
+  alike. A plan's steady-state figures take the band of the steady-state errors of its kind (layout
+  pinned or picked, stack named or not); its whole-run figures the band of that steady-state error
+  and the campaign overhead's spread together (:func:`whole_band`).
 
 Errors are ``ln(published time / predicted time)`` (= ``ln(predicted / published)`` of a rate),
 :mod:`analyses.scenario.calibration`'s sign. Everything is computed once per data folder.
@@ -40,6 +39,7 @@ from analyses.models import layouts
 from analyses.models import performance as pf
 from analyses.models import plan as pl
 from analyses.models.training_run import HEAD_SIZE
+from analyses.models.uncertainty import combined_errors
 from analyses.scenario import calibration
 
 CAMPAIGN_PRIOR_ROWS = 2.0  # weight, in rows, of the anchor of no campaign overhead
@@ -79,6 +79,7 @@ def run_shape(r: dict[str, Any]) -> pl.Shape:
         attention_width=int(round(float(width))),
         window=_int(r["window"]),
     )
+
 
 
 def printed_layout(r: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -123,6 +124,8 @@ def published_request(r: dict[str, Any], *, pinned: bool, **fields: Any) -> pl.R
         max_gpus=counts[1],
         global_batch_tokens=batch,
         pinned=printed_layout(r) if pinned else (),
+        attention_kernel=str(r["attention_kernel"]),
+        gather_bytes_per_s=calibration.zero3_gather_rate(r["zero3_gathers"]),
         **fields,
     ).validate()
 
@@ -134,7 +137,7 @@ def _fastest(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------------------------
-# The planner's pick on every step-time row, and the layout factor
+# The planner's pick on every step-time row
 # --------------------------------------------------------------------------------------------
 
 
@@ -180,33 +183,18 @@ def _pick_predictions(data_dir: str) -> pd.DataFrame:
     frame["published"] = rows["tokens_per_s_per_gpu"].to_numpy(float)
     frame["pick_in_sample"], frame["pick_cv"], frame["pick_cv_pooled"] = np.array(out, float).T
     frame["pick_layout"] = [layouts.label(p) if p.get("tp") == p.get("tp") else "" for _, p in chosen.iterrows()]
-    groups = frame["cv_group"].to_numpy()
-    gap = np.log(frame["published"] / frame["pick_in_sample"]).to_numpy()
-    gap_cv = np.log(frame["published"] / frame["pick_cv"]).to_numpy()
-    pooled_cv = np.log(frame["published"] / frame["pick_cv_pooled"]).to_numpy()
-    factor = np.array([np.exp(np.nanmedian(gap_cv[groups != g])) for g in groups])
-    factor_pooled = np.array([np.exp(np.nanmedian(pooled_cv[groups != g])) for g in groups])
-    frame["layout_factor_cv"] = factor
-    frame["log_error"] = np.log(frame["pick_cv"] * factor / frame["published"])
-    frame["log_error_pooled"] = np.log(frame["pick_cv_pooled"] * factor_pooled / frame["published"])
-    frame["log_error_in_sample"] = np.log(frame["pick_in_sample"] * np.exp(np.nanmedian(gap)) / frame["published"])
+    frame["log_error"] = np.log(frame["pick_cv"] / frame["published"])
+    frame["log_error_pooled"] = np.log(frame["pick_cv_pooled"] / frame["published"])
+    frame["log_error_in_sample"] = np.log(frame["pick_in_sample"] / frame["published"])
     return frame
 
 
 def pick_predictions() -> pd.DataFrame:
     """Every step-time row predicted at the planner's pick: in sample (the full fit) and by grouped
     cross-validation (the fit without the row's group; ``_pooled``: at the efficiency of a stack not
-    named), with the layout factor of the other groups applied, and the errors (``log_error``...)."""
+    named), and the errors (``log_error``, ``log_error_pooled``, ``log_error_in_sample``: ``ln(predicted /
+    published)`` tokens per second, the step time's ``ln(published / predicted)``)."""
     return _pick_predictions(str(data.DATA_DIR)).copy()
-
-
-def layout_factor(stack_known: bool = True) -> float:
-    """Published runs' tokens per second over the model's at the planner's pick: the median ratio over
-    every step-time row (each predicted by grouped cross-validation, at its stack's efficiency or, if
-    ``stack_known`` is false, at the pooled one). A plan that pins no layout is multiplied by it."""
-    p = _pick_predictions(str(data.DATA_DIR))
-    column = "pick_cv" if stack_known else "pick_cv_pooled"
-    return float(np.exp(np.nanmedian(np.log(p["published"] / p[column]))))
 
 
 # --------------------------------------------------------------------------------------------
@@ -221,11 +209,11 @@ def whole_run_rows() -> pd.DataFrame:
     return runs[has_total & runs["training_tokens"].notna()].reset_index(drop=True)
 
 
-def _plan_whole(r: dict[str, Any], coef: pf.Coefficients, eff: dict[str, float], gap: float) -> tuple[pd.Series, str]:
-    """One whole run planned with ``coef``, the stack efficiencies ``eff`` and layout factor ``gap``, no
-    campaign overhead: at its printed layout if it prints one, else at the planner's pick."""
+def _plan_whole(r: dict[str, Any], coef: pf.Coefficients, eff: dict[str, float]) -> tuple[pd.Series, str]:
+    """One whole run planned with ``coef`` and the stack efficiencies ``eff``, no campaign overhead: at its
+    printed layout if it prints one, else at the planner's pick."""
     pinned = bool(printed_layout(r))
-    req = published_request(r, pinned=pinned, stack_efficiency=eff[r["stack"]], layout_factor=1.0 if pinned else gap)
+    req = published_request(r, pinned=pinned, stack_efficiency=eff[r["stack"]])
     best = _fastest(pl.evaluate(req, r["gpu"], coef))
     how = "its own layout" if pinned else "the planner's pick"
     return best.iloc[0], how
@@ -235,16 +223,13 @@ def _plan_whole(r: dict[str, Any], coef: pf.Coefficients, eff: dict[str, float],
 def _whole_runs(data_dir: str) -> pd.DataFrame:
     rows = whole_run_rows()
     models = calibration.cv_models()
-    full = (calibration.coefficients(), calibration.stack_efficiencies(), layout_factor())
+    full = (calibration.coefficients(), calibration.stack_efficiencies())
     groups = rows["cv_group"].to_numpy()
-    pick = _pick_predictions(data_dir)
     out = []
     for r in rows.to_dict("records"):
         g = r["cv_group"]
-        coef, eff = models.get(g, full[:2])
-        others = pick["cv_group"] != g
-        gap = float(np.exp(np.nanmedian(np.log(pick.loc[others, "published"] / pick.loc[others, "pick_cv"]))))
-        planned, how = _plan_whole(r, coef, eff, gap)
+        coef, eff = models.get(g, full)
+        planned, how = _plan_whole(r, coef, eff)
         in_sample, _ = _plan_whole(r, *full)
         if r["gpu_hours"] == r["gpu_hours"]:
             kind, published = "GPU-hours", float(r["gpu_hours"])
@@ -289,7 +274,7 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
 def whole_runs() -> pd.DataFrame:
     """Every published whole run: planned GPU-hours (or days) by grouped cross-validation, with the
     campaign overhead fitted without the run's group (``campaign_cv``), and in sample; the layout (its
-    own, or the planner's pick at the layout factor) and the errors."""
+    own, or the planner's pick) and the errors."""
     return _whole_runs(str(data.DATA_DIR)).copy()
 
 
@@ -326,17 +311,35 @@ def whole_errors() -> np.ndarray:
     return _whole_runs(str(data.DATA_DIR))["log_error"].to_numpy(float)
 
 
-def terms(stack: str, layout_pinned: bool, holdout_sources: tuple[str, ...] = ()) -> dict[str, Any]:
+def whole_band_errors(layout_pinned: bool, stack_known: bool) -> np.ndarray:
+    """The errors a plan's whole-run figures are banded by: the steady-state errors of its kind
+    (:func:`steady_errors`) combined with the campaign overhead's own spread, sized so that the band holds
+    90% of the published whole runs' grouped cross-validation errors
+    (:func:`analyses.models.uncertainty.combined_errors`): a whole run carries the steady state's
+    uncertainty and the campaign's."""
+    return _whole_band(str(data.DATA_DIR), layout_pinned, stack_known)[0]
+
+
+def campaign_spread(layout_pinned: bool = False, stack_known: bool = False) -> float:
+    """The standard deviation (in ``ln``) of the campaign overhead's spread a plan's whole-run band adds to
+    the steady state's (:func:`whole_band_errors`)."""
+    return _whole_band(str(data.DATA_DIR), layout_pinned, stack_known)[1]
+
+
+@functools.lru_cache(maxsize=8)
+def _whole_band(data_dir: str, layout_pinned: bool, stack_known: bool) -> tuple[np.ndarray, float]:
+    return combined_errors(steady_errors(layout_pinned, stack_known), whole_errors())
+
+
+def terms(stack: str, holdout_sources: tuple[str, ...] = ()) -> dict[str, Any]:
     """The request fields of a plan on ``stack`` (an id or alias; the pooled one for ``unspecified``):
-    ``stack_efficiency``, ``layout_factor`` (1 when the layout is pinned), ``campaign_overhead``, and
+    ``stack_efficiency``, ``campaign_overhead``, and
     what the stack runs (``zero_stages``, ``model_parallel``); the efficiency fitted without rows citing
     ``holdout_sources``."""
     sid = calibration.stack_id(stack)
-    known = sid != calibration.POOLED_STACK
     return {
         "stack": sid,
         "stack_efficiency": calibration.stack_efficiency(sid, holdout_sources),
-        "layout_factor": 1.0 if layout_pinned else layout_factor(known),
         "campaign_overhead": campaign_overhead(),
         **calibration.stack_rules(sid),
     }
@@ -345,11 +348,11 @@ def terms(stack: str, layout_pinned: bool, holdout_sources: tuple[str, ...] = ()
 def bands(stack: str, layout_pinned: bool) -> tuple[np.ndarray, np.ndarray]:
     """The errors (steady state, whole run) a plan of this kind is banded by."""
     known = calibration.stack_id(stack) != calibration.POOLED_STACK
-    return steady_errors(layout_pinned, known), whole_errors()
+    return steady_errors(layout_pinned, known), whole_band_errors(layout_pinned, known)
 
 
 def clear_cache() -> None:
-    for fn in (_picks, _pick_predictions, _whole_runs):
+    for fn in (_picks, _pick_predictions, _whole_runs, _whole_band):
         fn.cache_clear()
 
 
@@ -371,7 +374,7 @@ def first_scores(rows: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"rows already in data/published_runs.csv (scored before they were added): {', '.join(clash)}")
     frame = calibration.prepare(rows)
     coef, eff = calibration.coefficients(), calibration.stack_efficiencies()
-    terms = (coef, eff, layout_factor())
+    terms = (coef, eff)
     overhead = campaign_overhead()
     out = []
     for r in frame.to_dict("records"):

@@ -190,15 +190,16 @@ def test_published_runs_land_within_the_stated_tolerance(default):
     (carbon table: 1,022,362 GPU-hours), planned without their own throughput in the calibration.
 
     Each published figure must lie inside the plan's own 90% interval (the whole-run band of grouped
-    cross-validation) and within issue 33's worst-error target (40%); planned at the planner's pick
-    times the layout factor, on Meta's in-house stack, with the campaign overhead.
+    cross-validation: the steady state at the planner's pick and the campaign's spread together) and within
+    issue 33's worst-error target (40%); planned at the planner's pick, on Meta's in-house stack, with the
+    campaign overhead.
     """
     outside = wiring.out_of_sample(default.comparison).set_index("preset")
     assert set(outside.index) == {"llama3-405b", "llama1-65b"}
     assert outside.loc["llama3-405b", "published GPU-hours"] == data.model("Llama 3.1 405B")["gpu_hours"]
     assert outside.loc["llama1-65b", "published GPU-hours"] == data.model("LLaMA-65B")["gpu_hours"]
     assert (outside["error"].abs() <= 0.40).all()
-    lo, hi = np.exp(error_band(whole_run.whole_errors()))
+    lo, hi = np.exp(error_band(whole_run.whole_band_errors(False, True)))
     assert lo < 1 < hi and ((1 + outside["error"]) * lo <= 1).all() and ((1 + outside["error"]) * hi >= 1).all()
     # the planner finds the Llama 3 paper's tensor parallelism by itself (TP8; Table 4: TP8 PP16)
     assert default.published_layout == "TP8 PP16"
@@ -209,7 +210,10 @@ def test_published_runs_land_within_the_stated_tolerance(default):
     inside = default.comparison[default.comparison["run's own throughput"] == "in the calibration"].iloc[0]
     # its own throughput rows move the in-house stack's efficiency, so the plan moves (either way)
     assert inside["error"] != pytest.approx(outside.loc["llama3-405b", "error"], abs=1e-3)
-    assert "every published run lands within" in text.validation_takeaway(default)
+    # the takeaway says which: LLaMA-65B lands at +15.x%, just past the chapter's ±15% (the planner's pick
+    # now follows its stack's recipes instead of a fitted 0.82 layout factor)
+    within = bool((outside["error"].abs() <= ch.PUBLISHED_TOLERANCE).all())
+    assert ("every published run lands within" in text.validation_takeaway(default)) == within
 
 
 def test_document_scenarios(default):

@@ -193,6 +193,15 @@ SPEC = ChapterSpec(
             "runs; unspecified pools every published run",
             choices=_stack_choices,
         ),
+        Param(
+            "attention_kernel",
+            "str",
+            "flash",
+            "-",
+            "attention kernel: flash (FlashAttention-class, every stack since 2023) or materialized (the score "
+            "matrix in HBM: Megatron-LM and DeepSpeed of 2021-22, PyTorch eager attention)",
+            choices=pl.ATTENTION_KERNELS,
+        ),
         Param("tp", "int", 0, "GPUs", "tensor-parallel size (0: searched)", 0, 1024),
         Param("pp", "int", 0, "stages", "pipeline-parallel stages (0: searched)", 0, 1024),
         Param("dp", "int", 0, "GPUs", "data-parallel size (0: searched)", 0, 131_072),

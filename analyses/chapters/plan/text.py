@@ -50,7 +50,7 @@ def records(run: Run) -> list[dict[str, Any]]:
     """Every recommended option (one per GPU generation that fits) as a flat record, for ``--format
     csv|json``: the layout, the steady state (tokens/s per GPU, MFU on model FLOPs, step time,
     steady-state GPU-hours), the whole run (GPU-hours, wall-clock days), each with its 90% band, the
-    goodput, the fitted terms (stack efficiency, layout factor, campaign overhead) and both costs with
+    goodput, the fitted terms (stack efficiency, attention kernel, campaign overhead) and both costs with
     their bands in the run's currency; ``recommended`` marks the overall recommendation."""
     req, rec = run.request, run.recommended
     best = run.plan.best
@@ -73,7 +73,7 @@ def records(run: Run) -> list[dict[str, Any]]:
             "layout_pinned": req.layout_pinned,
             "stack": req.stack,
             "stack_efficiency": float(req.stack_efficiency),
-            "layout_factor": float(req.layout_factor),
+            "attention_kernel": req.attention_kernel,
             "campaign_overhead": float(req.campaign_overhead),
             "memory_gib": float(x["mem_bytes"]) / 2**30,
         }
@@ -135,7 +135,8 @@ def summary(run: Run) -> str:
     lines.append(
         "Steady state and whole run (central, 90% band from grouped cross-validation on published runs); "
         f"stack {req.stack} (efficiency {req.stack_efficiency:.2f}), "
-        + ("layout pinned" if req.layout_pinned else f"layout the planner's pick × {req.layout_factor:.2f}")
+        + ("layout pinned" if req.layout_pinned else "layout the planner's pick")
+        + f", {req.attention_kernel} attention"
         + f", campaign overhead {100 * req.campaign_overhead:.1f}%:"
     )
     lines.append(figures_table(run).to_string(index=False))
