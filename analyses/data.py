@@ -178,8 +178,9 @@ def gpus() -> pd.DataFrame:
 
 
 def gpu_names() -> list[str]:
-    """Names of every GPU in the table, in launch order."""
-    frame = gpus().sort_values(["launch_year", "name"], kind="stable")
+    """Names of every GPU in the table, in launch order: by launch date (``YYYY-MM-DD``, or a
+    shorter ``YYYY-MM`` or ``YYYY`` that sorts first in its month or year), then name."""
+    frame = gpus().sort_values(["launch_date", "name"], kind="stable")
     return list(frame["name"])
 
 

@@ -52,7 +52,7 @@ def test_chinese_words_cover_every_verdict_direction_and_kind_once():
     assert set(data.terms_zh("direction")) == {"overstates", "understates"}
     words = [*verdicts.values(), *data.terms_zh("kind").values(), *data.terms_zh("direction").values()]
     assert len(words) == len(set(words))  # no word means two things
-    with pytest.raises(KeyError, match="groups: direction, kind, verdict"):
+    with pytest.raises(KeyError, match="groups: direction, feature, input, kind, verdict"):
         data.terms_zh("verdicts")
 
 

@@ -18,6 +18,8 @@ from typing import Any
 import pandas as pd
 
 from analyses import chapters, data, verdicts
+from analyses.scenario import cases
+from analyses.scenario.generations import SPEEDUP
 from analyses.verdicts import robustness, sweeps
 from analyses.verdicts.sweeps import Slider
 
@@ -168,9 +170,6 @@ def ledger(
 def documents_values(name: str) -> tuple[float, ...]:
     """The documents' own figures for assumption ``name`` (their 2.5-3x for the B300/A100 speed-up), which
     every slider over it reaches so a reader can dial the documents' claim; none for other assumptions."""
-    from analyses.scenario import cases
-    from analyses.scenario.generations import SPEEDUP
-
     return tuple(cases.stated_speedup()) if name == SPEEDUP else ()
 
 

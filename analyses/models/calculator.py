@@ -3,7 +3,7 @@ time and cost of one training run on two or more GPU generations, rented and own
 busy share above which owning is cheaper, and the payback of buying over renting, in the reader's
 currency.
 
-The formulas are the book's cost model (:mod:`analyses.models.tco`, :mod:`analyses.models.gpu_hour_cost`)
+The formulas are the book's cost model (:mod:`analyses.models.tco`, :func:`analyses.scenario.costs.per_gpu_hour`)
 restated, term for term and in the same order of operations, so that they give the same numbers
 (tests compare them at many points):
 
@@ -53,7 +53,7 @@ from analyses.units import (
     SECONDS_PER_HOUR,
 )
 
-COST_BASES = ("rented", "owned")  # as analyses.models.gpu_hour_cost.COST_BASES (a test keeps them equal)
+COST_BASES = ("rented", "owned")  # as analyses.models.tco.COST_BASES (a test keeps them equal)
 CURRENCIES = ("USD", "CNY")
 USD, CNY = 0.0, 1.0  # codes of the currency choice
 MONEY = "{currency}"  # a unit a page replaces with the chosen currency
@@ -130,7 +130,7 @@ def _throughput(g: Generation) -> list[Formula]:
     return []
 
 
-def _hourly(g: Generation, electricity: str) -> list[Formula]:
+def _hourly(g: Generation) -> list[Formula]:
     """One owned GPU-hour (tco.owned_cost_per_gpu_hour, its terms in its order) and one rented, USD."""
     k, server = g.key, input_names(g)["server"]
     return [
@@ -139,7 +139,7 @@ def _hourly(g: Generation, electricity: str) -> list[Formula]:
         Formula(
             f"network_storage_usd_{k}", f"{server} * network_storage_fraction * crf / HOURS_PER_YEAR", result=False
         ),
-        Formula(f"energy_usd_{k}", f"node_kw_{k} * pue * {electricity}", result=False),
+        Formula(f"energy_usd_{k}", f"node_kw_{k} * pue * electricity_usd_per_kwh", result=False),
         Formula(
             f"hosting_usd_{k}",
             f"node_kw_{k} * hosting_usd_per_kw_month * MONTHS_PER_YEAR / HOURS_PER_YEAR",
@@ -156,7 +156,7 @@ def _hourly(g: Generation, electricity: str) -> list[Formula]:
     ]
 
 
-def _generation_formulas(g: Generation, electricity: str) -> list[Formula]:
+def _generation_formulas(g: Generation) -> list[Formula]:
     k, n = g.key, g.name
     achieved = f"achieved_flop_per_s_{k}"
     compute = (
@@ -170,7 +170,7 @@ def _generation_formulas(g: Generation, electricity: str) -> list[Formula]:
         Formula(f"gpu_hours_{k}", compute, f"GPU-hours of compute ({n})", "GPU-hours"),
         Formula(f"held_gpu_hours_{k}", held, f"GPU-hours the run holds ({n})", "GPU-hours"),
         Formula(f"days_{k}", f"held_gpu_hours_{k} / n_gpus_{k} / HOURS_PER_DAY", f"time per run ({n})", "days"),
-        *_hourly(g, electricity),
+        *_hourly(g),
         Formula(f"hourly_rented_{k}", f"rented_usd_{k} * fx", f"rented GPU-hour ({n})", f"{MONEY} per GPU-hour"),
         Formula(f"hourly_owned_{k}", f"owned_usd_{k} * fx", f"owned GPU-hour ({n})", f"{MONEY} per GPU-hour"),
         Formula(f"cost_rented_{k}", f"held_gpu_hours_{k} * rented_usd_{k} * fx", f"cost per run, rented ({n})", MONEY),
@@ -280,13 +280,12 @@ def decision(generations: Sequence[Generation], fits: Mapping[str, str] | None =
 def formulas(
     generations: Sequence[Generation],
     *,
-    electricity: str = "electricity_usd_per_kwh",
     china_rent: str | None = None,
     speedup_given: bool = False,
     fits: Mapping[str, str] | None = None,
 ) -> list[Formula]:
     """Every formula of the calculator for ``generations`` (the first is the baseline the others
-    are compared with), the owned GPUs paying the tariff ``electricity`` (a scenario name).
+    are compared with), the owned GPUs paying the tariff of the input ``electricity_usd_per_kwh``.
 
     ``china_rent`` (a scenario name in CNY per GPU-hour of the baseline) adds the payback against
     renting the baseline in China; ``speedup_given`` lets the input :data:`SPEEDUP_GIVEN` replace the
@@ -312,7 +311,7 @@ def formulas(
         Formula("staff_usd", "staff_usd_per_gpu_year / HOURS_PER_YEAR", result=False),
     ]
     for g in generations:
-        out += _generation_formulas(g, electricity)
+        out += _generation_formulas(g)
     for g in generations[1:]:
         out += _comparison(g, generations[0], china_rent, speedup_given and g is generations[-1])
     return out + decision(generations, fits)
@@ -322,7 +321,6 @@ def build(
     generations: Sequence[Generation],
     inputs: Mapping[str, Input],
     *,
-    electricity: str = "electricity_usd_per_kwh",
     china_rent: str | None = None,
     constants: Mapping[str, float] | None = None,
     name: str = "calculator",
@@ -339,9 +337,7 @@ def build(
     interpolated from a grid has ``n_params`` and its GPU count bounded to the grid's span.
     ``speedup_given`` and ``fits`` are :func:`formulas`'.
     """
-    fs = formulas(
-        generations, electricity=electricity, china_rent=china_rent, speedup_given=speedup_given, fits=fits
-    ) + list(extra)
+    fs = formulas(generations, china_rent=china_rent, speedup_given=speedup_given, fits=fits) + list(extra)
     consts = dict(CONSTANTS) | {f"TDP_W_{g.key.upper()}": float(g.tdp_w) for g in generations} | dict(constants or {})
     grids = {f"throughput_{g.key}": g.throughput for g in generations if isinstance(g.throughput, LogGrid)} | dict(
         grids or {}

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analyses.models import scipy_special
 from analyses.models.flops import flops_per_token, training_flops
 from analyses.units import MONTHS_PER_YEAR, SECONDS_PER_YEAR, TERA
 
@@ -69,9 +70,7 @@ def least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
 
 def student_t_quantile(p: float, df: int) -> float:
     """The ``p`` quantile of Student's t with ``df`` degrees of freedom (what ``scipy.stats.t.ppf`` computes)."""
-    from scipy.special import stdtrit  # imported when first needed
-
-    return float(stdtrit(df, p))
+    return float(scipy_special().stdtrit(df, p))
 
 
 def fit_exponential(years: npt.ArrayLike, values: npt.ArrayLike, confidence: float = 0.9) -> GrowthFit:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,9 +32,7 @@ import pandas as pd
 from analyses.models.activations import (
     activation_bytes_per_layer,
     recompute_workspace_bytes,
-    torch_eager_activation_bytes_per_layer,
 )
-from analyses.units import GB
 
 # --------------------------------------------------------------------------------------------
 # Parameter counts
@@ -257,52 +256,10 @@ def bytes_per_param(precision: str = "bf16-mixed", optimizer: str = "adam", fp32
 # --------------------------------------------------------------------------------------------
 
 
-def total_bytes_per_gpu(
-    n_params,
-    layers,
-    seq_len,
-    micro_batch,
-    hidden,
-    heads,
-    *,
-    precision: str = "bf16-mixed",
-    optimizer: str = "adam",
-    zero_stage=0,
-    dp=1,
-    tp=1,
-    pp=1,
-    sequence_parallel: bool = True,
-    recompute: str = "selective",
-    flash: bool = True,
-    fp32_grads: bool = False,
-    overhead_bytes=0.0,
-    vocab=0,
-    tied_embeddings: bool = True,
-    embedding_as_layer: bool = False,
-    logits_bytes_per_element=0.0,
-    fp32_grad_buffer: bool = False,
-    workspace: bool = False,
-    gathered_layers=0,
-    unsharded_stage: bool = False,
-    microbatches=None,
-    cp=1,
-    ep=1,
-    expert_params=0.0,
-    moe_topk=1,
-    ffn_hidden=None,
-    kv_heads=None,
-    gated_mlp: bool = False,
-    dropout: bool = True,
-    overhead_fraction=0.0,
-) -> dict[str, np.ndarray]:
-    """Bytes per GPU of the busiest pipeline stage: states + activations + what frameworks add.
-
-    With the defaults (the planner's call) every GPU holds ``n_params``/(tp·pp) and the first stage
-    of a 1F1B pipeline holds p micro-batches in flight, each through L/p layers, so it stores L
-    layers' worth whatever p is (Korthikanti et al. 2022, Sec. 4.2.3); ``overhead_bytes`` is the
-    stated allowance for framework buffers (CUDA context, communication buckets).
-
-    The keywords add what a measured run holds besides (each off by default):
+@dataclass(frozen=True)
+class Extras:
+    """What :func:`total_bytes_per_gpu` adds to the planner's states and activations: the rest of a
+    model's shape and what a measured run holds besides (each off by default; numbers or arrays).
 
     - ``vocab``: the vocabulary matrices are ``vocab``·h parameters each (one if
       ``tied_embeddings``, else two) of ``n_params``; the first stage holds the input embedding, the
@@ -332,82 +289,151 @@ def total_bytes_per_gpu(
     - ``ffn_hidden``, ``kv_heads``, ``gated_mlp``, ``dropout``: the block's shape for the activations.
     - ``overhead_fraction``: the caching allocator's reserve and other buffers as a share of
       everything above (the measured peaks are reserved memory, not allocated).
-
-    Returns a dict of arrays (bytes) of the busiest stage: ``weights``, ``gradients``,
-    ``optimizer``, ``activations``, ``logits``, ``workspace``, ``overhead`` and ``total``.
     """
-    n = np.asarray(n_params, float)
-    n_layers = np.asarray(layers, float)
-    t, p, c = np.asarray(tp, float), np.asarray(pp, float), np.asarray(cp, float)
-    h, v = np.asarray(hidden, float), np.asarray(vocab, float)
-    embed = v * h  # one vocabulary matrix
-    body = n - embed * (1.0 if tied_embeddings else 2.0)
-    experts = np.asarray(expert_params, float)
-    dense_body = body - experts
-    shard = np.asarray(dp, float) * c
-    if embedding_as_layer:
-        first_layers = last_layers = np.maximum(np.ceil((n_layers + 2.0) / p) - 1.0, 0.0)
-    else:
-        first_layers = last_layers = np.ceil(n_layers / p)
-    in_flight = p if microbatches is None else np.minimum(p, np.asarray(microbatches, float))
-    block = {"ffn_hidden": ffn_hidden, "kv_heads": kv_heads, "gated_mlp": gated_mlp, "dropout": dropout}
-    act_kw = {"tp": tp, "sequence_parallel": sequence_parallel, **block}
-    s_rank = np.asarray(seq_len, float) / c
-    per_layer = activation_bytes_per_layer(
-        s_rank, micro_batch, hidden, heads, recompute=recompute, flash=flash, moe_topk=moe_topk, **act_kw
-    )
-    rebuilt = (
-        recompute_workspace_bytes(
-            s_rank, micro_batch, hidden, heads, recompute=recompute, moe_topk=moe_topk, flash=flash, **act_kw
-        )
-        if workspace
-        else 0.0
-    )
-    logit_elems = s_rank * np.asarray(micro_batch, float) * v / t
-    recipe = RECIPES[precision] if precision in RECIPES else None
-    weight_bytes = recipe.weight_bytes if recipe else 2.0
-    single = p <= 1
 
-    def stage(blocks: np.ndarray, vocab_mats: np.ndarray, flight: np.ndarray, logits_here: np.ndarray) -> dict:
+    vocab: Any = 0
+    tied_embeddings: bool = True
+    embedding_as_layer: bool = False
+    logits_bytes_per_element: Any = 0.0
+    fp32_grad_buffer: bool = False
+    workspace: bool = False
+    gathered_layers: Any = 0
+    unsharded_stage: bool = False
+    microbatches: Any = None
+    cp: Any = 1
+    ep: Any = 1
+    expert_params: Any = 0.0
+    moe_topk: Any = 1
+    ffn_hidden: Any = None
+    kv_heads: Any = None
+    gated_mlp: bool = False
+    dropout: bool = True
+    overhead_fraction: Any = 0.0
+
+
+@dataclass(frozen=True)
+class _Stages:
+    """What every pipeline stage of one call shares (arrays broadcast over layouts)."""
+
+    x: Extras
+    n_layers: np.ndarray
+    p: np.ndarray
+    t: np.ndarray
+    shard: np.ndarray
+    embed: np.ndarray
+    dense_body: np.ndarray
+    experts: np.ndarray
+    per_layer: np.ndarray
+    rebuilt: Any
+    logit_elems: np.ndarray
+    states: dict[str, Any]  # model_state_bytes_by_part's precision, optimizer, zero_stage, fp32_grads
+    weight_bytes: float
+
+    def stage(self, blocks: Any, vocab_mats: Any, flight: Any, logits_here: Any) -> dict[str, np.ndarray]:
+        """Bytes by part of a stage of ``blocks`` layers, ``vocab_mats`` vocabulary matrices and
+        ``flight`` micro-batches in flight, holding the logits where ``logits_here``."""
+        x, p, v = self.x, self.p, np.asarray(self.x.vocab, float)
         # without a vocabulary split the states spread evenly over the stages (the planner's convention);
         # with one, the stage holds its own blocks
-        share = np.where((v > 0) | embedding_as_layer, blocks / n_layers, np.where(single, 1.0, 1.0 / p))
-        dense = (dense_body * share + embed * vocab_mats) / t
-        expert = experts * share / np.asarray(ep, float)
-        kw = {"precision": precision, "optimizer": optimizer, "zero_stage": zero_stage, "fp32_grads": fp32_grads}
-        out = model_state_bytes_by_part(dense, dp=shard, **kw)
-        if np.any(experts):
-            b = model_state_bytes_by_part(expert, dp=np.maximum(shard / np.asarray(ep, float), 1.0), **kw)
+        share = np.where((v > 0) | x.embedding_as_layer, blocks / self.n_layers, np.where(p <= 1, 1.0, 1.0 / p))
+        dense = (self.dense_body * share + self.embed * vocab_mats) / self.t
+        expert = self.experts * share / np.asarray(x.ep, float)
+        out = model_state_bytes_by_part(dense, dp=self.shard, **self.states)
+        if np.any(self.experts):
+            b = model_state_bytes_by_part(
+                expert, dp=np.maximum(self.shard / np.asarray(x.ep, float), 1.0), **self.states
+            )
             out = {k: out[k] + b[k] for k in STATE_PARTS}
-        if fp32_grad_buffer:
+        if x.fp32_grad_buffer:
             out["gradients"] = out["gradients"] + 4.0 * (dense + expert)
-        gathered = np.asarray(gathered_layers, float) * (dense_body / n_layers / t) * weight_bytes
-        if unsharded_stage:
-            whole = (dense + expert) * (weight_bytes + 2.0)
-            gathered = np.where(p > 1, whole, gathered)
-        out["weights"] = out["weights"] + np.where(np.asarray(zero_stage) >= 3, gathered, 0.0)
-        out["activations"] = per_layer * blocks * flight
-        out["logits"] = np.where(logits_here, logit_elems * np.asarray(logits_bytes_per_element, float), 0.0)
-        out["workspace"] = rebuilt * np.ones_like(out["activations"])
+        gathered = np.asarray(x.gathered_layers, float) * (self.dense_body / self.n_layers / self.t) * self.weight_bytes
+        if x.unsharded_stage:
+            gathered = np.where(p > 1, (dense + expert) * (self.weight_bytes + 2.0), gathered)
+        out["weights"] = out["weights"] + np.where(np.asarray(self.states["zero_stage"]) >= 3, gathered, 0.0)
+        out["activations"] = self.per_layer * blocks * flight
+        out["logits"] = np.where(logits_here, self.logit_elems * np.asarray(x.logits_bytes_per_element, float), 0.0)
+        out["workspace"] = self.rebuilt * np.ones_like(out["activations"])
         return out
 
-    n_vocab_mats = 1.0 if tied_embeddings else 2.0
-    first = stage(
-        np.where(single, n_layers, first_layers),
-        np.where(single, n_vocab_mats, 1.0) * (v > 0),
+
+def total_bytes_per_gpu(
+    n_params,
+    layers,
+    seq_len,
+    micro_batch,
+    hidden,
+    heads,
+    *,
+    precision: str = "bf16-mixed",
+    optimizer: str = "adam",
+    zero_stage=0,
+    dp=1,
+    tp=1,
+    pp=1,
+    sequence_parallel: bool = True,
+    recompute: str = "selective",
+    flash: bool = True,
+    fp32_grads: bool = False,
+    overhead_bytes=0.0,
+    **extras: Any,
+) -> dict[str, np.ndarray]:
+    """Bytes per GPU of the busiest pipeline stage: states + activations + what frameworks add.
+
+    With the defaults (the planner's call) every GPU holds ``n_params``/(tp·pp) and the first stage
+    of a 1F1B pipeline holds p micro-batches in flight, each through L/p layers, so it stores L
+    layers' worth whatever p is (Korthikanti et al. 2022, Sec. 4.2.3); ``overhead_bytes`` is the
+    stated allowance for framework buffers (CUDA context, communication buckets). ``extras`` are the
+    fields of :class:`Extras` (the vocabulary, logits, a mixture of experts, context parallelism,
+    what a framework keeps besides); an unknown one is a ``TypeError`` naming it. Returns a dict of
+    arrays (bytes) of the busiest stage: ``weights``, ``gradients``, ``optimizer``, ``activations``,
+    ``logits``, ``workspace``, ``overhead`` and ``total``.
+    """
+    x = Extras(**extras)
+    n_layers = np.asarray(layers, float)
+    p, c, v = np.asarray(pp, float), np.asarray(x.cp, float), np.asarray(x.vocab, float)
+    embed = v * np.asarray(hidden, float)  # one vocabulary matrix
+    experts = np.asarray(x.expert_params, float)
+    # blocks of the first (and last) stage; an embedding in a layer's slot takes one
+    blocks_first = (
+        np.maximum(np.ceil((n_layers + 2.0) / p) - 1.0, 0.0) if x.embedding_as_layer else np.ceil(n_layers / p)
+    )
+    in_flight = p if x.microbatches is None else np.minimum(p, np.asarray(x.microbatches, float))
+    block = {k: getattr(x, k) for k in ("moe_topk", "ffn_hidden", "kv_heads", "gated_mlp", "dropout")}
+    act_kw = {"tp": tp, "sequence_parallel": sequence_parallel, "recompute": recompute, "flash": flash, **block}
+    s_rank = np.asarray(seq_len, float) / c
+    recipe = RECIPES[precision] if precision in RECIPES else None
+    stages = _Stages(
+        x=x,
+        n_layers=n_layers,
+        p=p,
+        t=np.asarray(tp, float),
+        shard=np.asarray(dp, float) * c,
+        embed=embed,
+        dense_body=np.asarray(n_params, float) - embed * (1.0 if x.tied_embeddings else 2.0) - experts,
+        experts=experts,
+        per_layer=activation_bytes_per_layer(s_rank, micro_batch, hidden, heads, **act_kw),
+        rebuilt=recompute_workspace_bytes(s_rank, micro_batch, hidden, heads, **act_kw) if x.workspace else 0.0,
+        logit_elems=s_rank * np.asarray(micro_batch, float) * v / np.asarray(tp, float),
+        states={"precision": precision, "optimizer": optimizer, "zero_stage": zero_stage, "fp32_grads": fp32_grads},
+        weight_bytes=recipe.weight_bytes if recipe else 2.0,
+    )
+    single = p <= 1
+    first = stages.stage(
+        np.where(single, n_layers, blocks_first),
+        np.where(single, 1.0 if x.tied_embeddings else 2.0, 1.0) * (v > 0),  # vocabulary matrices
         np.where(single, 1.0, in_flight),
         single,
     )
-    if not (np.any(v > 0) or embedding_as_layer):  # every stage holds the same states: the first is busiest
+    if not (np.any(v > 0) or x.embedding_as_layer):  # every stage holds the same states: the first is busiest
         parts = first
     else:
-        last = stage(last_layers, 1.0 * (v > 0), np.ones_like(np.asarray(in_flight, float)), np.ones_like(single))
-        total_first = sum(first[k] for k in first)
-        total_last = sum(last[k] for k in last)
-        busiest = np.where(single, True, total_first >= total_last)
+        last = stages.stage(
+            blocks_first, 1.0 * (v > 0), np.ones_like(np.asarray(in_flight, float)), np.ones_like(single)
+        )
+        busiest = np.where(single, True, sum(first.values()) >= sum(last.values()))
         parts = {k: np.where(busiest, first[k], last[k]) for k in first}
     held = sum(parts[k] for k in parts)
-    overhead = np.asarray(overhead_bytes, float) + np.asarray(overhead_fraction, float) * held
+    overhead = np.asarray(overhead_bytes, float) + np.asarray(x.overhead_fraction, float) * held
     overhead = np.broadcast_to(overhead, np.shape(held)).astype(float)
     return parts | {"overhead": overhead, "total": held + overhead}
 
@@ -493,7 +519,7 @@ def smallest_fit(table: pd.DataFrame) -> pd.Series | None:
 
 
 # --------------------------------------------------------------------------------------------
-# Capacity of a cluster, and published and measured figures mapped to the model
+# Capacity of a cluster (published and measured figures mapped to the model: memory_figures.py)
 # --------------------------------------------------------------------------------------------
 
 
@@ -515,69 +541,3 @@ def max_params_sharded(n_gpus, usable_bytes, bytes_per_parameter, reserved_bytes
     """
     free = np.maximum(np.asarray(usable_bytes, float) - np.asarray(reserved_bytes, float), 0.0)
     return np.asarray(n_gpus, float) * free / np.asarray(bytes_per_parameter, float)
-
-
-def activation_kwargs(text: str) -> dict:
-    """Parse a configuration such as ``"sequence_parallel=True recompute=selective"`` into keyword arguments."""
-    out: dict = {}
-    for item in text.split():
-        k, v = item.split("=")
-        out[k] = v == "True" if v in ("True", "False") else v
-    return out
-
-
-def published_figure(row) -> float:
-    """The model's value for one printed figure (a row of ``data/memory_published.csv``).
-
-    ``model_state_gb_per_gpu``: :func:`model_state_bytes` in GB; ``bytes_per_param``:
-    :func:`bytes_per_param`; ``activation_saving_fraction`` and ``activation_reduction_factor``:
-    :func:`activation_bytes_per_layer` of the row's two configurations (``"optimised vs baseline"``),
-    as ``1 − optimised/baseline`` or ``baseline/optimised``.
-    """
-    q = row["quantity"]
-    if q == "model_state_gb_per_gpu":
-        return float(
-            model_state_bytes(
-                row["n_params"],
-                precision=row["precision"],
-                optimizer=row["optimizer"],
-                zero_stage=row["zero_stage"],
-                dp=row["dp"],
-                tp=row["tp"],
-                fp32_grads=row["fp32_grads"],
-            )
-            / GB
-        )
-    if q == "bytes_per_param":
-        return bytes_per_param(row["precision"], row["optimizer"], row["fp32_grads"])
-    if q not in ("activation_saving_fraction", "activation_reduction_factor"):
-        raise ValueError(f"no model for the published quantity {q!r}")
-    optimised, baseline = (activation_kwargs(p) for p in row["config"].split(" vs "))
-    args = (row["seq_len"], row["micro_batch"], row["hidden"], row["heads"])
-    opt = float(activation_bytes_per_layer(*args, tp=row["tp"], **optimised))
-    base = float(activation_bytes_per_layer(*args, tp=row["tp"], **baseline))
-    return 1 - opt / base if q == "activation_saving_fraction" else base / opt
-
-
-def measured_predictions(measured: pd.DataFrame) -> pd.DataFrame:
-    """The model's predictions for recorded measurements (``data/measurements/memory_cpu_torch.csv``), bytes.
-
-    Columns ``states`` (:func:`model_state_bytes`, fp32 recipe: autocast keeps fp32 parameters,
-    gradients and moments), ``activations_torch`` (:func:`torch_eager_activation_bytes_per_layer`
-    × layers) and ``activations_megatron`` (Korthikanti et al.'s 16-bit accounting, doubled for fp32
-    rows, ``flash`` for the SDPA kernel, × layers), one row per measurement.
-    """
-    rows = []
-    for r in measured.to_dict("records"):
-        args = (r["seq_len"], r["micro_batch"], r["hidden"], r["heads"])
-        torch = float(torch_eager_activation_bytes_per_layer(*args, attention=r["attention"], dtype=r["dtype"]))
-        scale = 2.0 if r["dtype"] == "fp32" else 1.0  # the paper's bytes assume 16-bit activations
-        korth = scale * float(activation_bytes_per_layer(*args, flash=r["attention"] == "sdpa"))
-        rows.append(
-            {
-                "states": float(model_state_bytes(r["n_params"], precision="fp32")),
-                "activations_torch": torch * r["layers"],
-                "activations_megatron": korth * r["layers"],
-            }
-        )
-    return pd.DataFrame(rows, columns=["states", "activations_torch", "activations_megatron"], index=measured.index)

@@ -1,7 +1,7 @@
 """The two open-source peers the appendix compares our models with, wrapped: llm-analysis 0.2.2 and MLSys·im 0.3.0.
 
-Both are optional dependencies (``pip install -e '.[bench]'``), imported only inside the wrapper
-functions, so this module imports without them. Here too are the inputs every tool is given
+Both are optional dependencies (``pip install -e '.[bench]'``), loaded on first use by
+:func:`_optional`, so this module imports without them. Here too are the inputs every tool is given
 (sequence, micro-batch, global batch, MFU, the fleet figures), so that what differs between the
 tools is their formulas, not their inputs; :mod:`analyses.models.peers` holds our side, the grid and
 the comparison.
@@ -11,8 +11,10 @@ Conventions: bytes are bytes (GB = 1e9 bytes, GiB = 2**30); times in seconds.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import warnings
+from types import ModuleType
 from typing import Any
 
 from analyses.models import memory
@@ -44,18 +46,24 @@ MEMORY_QUANTITIES = (
 )
 
 
+def _optional(module: str) -> ModuleType:
+    """A module of an optional peer (llm-analysis, MLSys·im), loaded on first use: the book builds
+    and tests without them; a missing one is named with the extra that installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as err:
+        raise ImportError(f"{module} is an optional dependency: pip install -e '.[bench]'") from err
+
+
 # --------------------------------------------------------------------------------------------
 # llm-analysis 0.2.2 (https://github.com/cli99/llm-analysis)
 # --------------------------------------------------------------------------------------------
 
 
 def _llm_analysis(shape: dict, gpu: str, tp: int, pp: int, dp: int) -> Any:
-    from llm_analysis.analysis import LLMAnalysis
-    from llm_analysis.config import ModelConfig, ParallelismConfig, get_dtype_config_by_name, get_gpu_config_by_name
-    from llm_analysis.logger import logger
-
-    logger.setLevel(logging.ERROR)
-    model = ModelConfig(
+    analysis, config = _optional("llm_analysis.analysis"), _optional("llm_analysis.config")
+    _optional("llm_analysis.logger").logger.setLevel(logging.ERROR)
+    model = config.ModelConfig(
         name=shape["name"],
         num_layers=int(shape["layers"]),
         n_head=int(shape["heads"]),
@@ -66,25 +74,24 @@ def _llm_analysis(shape: dict, gpu: str, tp: int, pp: int, dp: int) -> Any:
         ffn_embed_dim=int(shape["ffn_hidden"]),
         expansion_ratio=shape["ffn_hidden"] / shape["hidden"],  # given, so a non-integer ratio (Llama) is accepted
     )
-    return LLMAnalysis(
+    return analysis.LLMAnalysis(
         model,
-        get_gpu_config_by_name(LLM_ANALYSIS_GPU[gpu]),
-        get_dtype_config_by_name("w16a16e16"),
-        ParallelismConfig(tp_size=tp, pp_size=pp, dp_size=dp, sp_size=tp),
+        config.get_gpu_config_by_name(LLM_ANALYSIS_GPU[gpu]),
+        config.get_dtype_config_by_name("w16a16e16"),
+        config.ParallelismConfig(tp_size=tp, pp_size=pp, dp_size=dp, sp_size=tp),
         flops_efficiency=MFU,
     )
 
 
 def _llm_analysis_training(shape: dict, gpu: str, tp: int, pp: int, dp: int, zero_stage: int) -> dict:
-    from llm_analysis.analysis import ActivationRecomputation, DSZeRO
-
+    api = _optional("llm_analysis.analysis")
     analysis = _llm_analysis(shape, gpu, tp, pp, dp)
     return analysis.training(
         batch_size_per_gpu=MICRO_BATCH,
         gradient_accumulation_steps=max(GLOBAL_BATCH // (dp * MICRO_BATCH), 1),
         seq_len=SEQ_LEN,
-        activation_recomputation=ActivationRecomputation.SELECTIVE,
-        ds_zero=DSZeRO(zero_stage),
+        activation_recomputation=api.ActivationRecomputation.SELECTIVE,
+        ds_zero=api.DSZeRO(zero_stage),
         flash_attn=True,
         mlp_gated_linear_units=bool(shape["gated_mlp"]),
     )
@@ -132,10 +139,8 @@ def llm_analysis_step(shape: dict, gpu: str, tp: int, pp: int, dp: int) -> dict[
 
 
 def _mlsysim_workload(shape: dict, n_params: float) -> Any:
-    from mlsysim.core.units import ureg
-    from mlsysim.models.types import TransformerWorkload
-
-    return TransformerWorkload(
+    ureg = _optional("mlsysim.core.units").ureg
+    return _optional("mlsysim.models.types").TransformerWorkload(
         name=shape["name"],
         architecture="Transformer",
         parameters=n_params * ureg.count,
@@ -153,26 +158,27 @@ def mlsysim_memory(shape: dict, tp: int, pp: int, dp: int, zero_stage: int, gpu:
     its local term, as in ours. Its ``total`` also holds communication buffers (5% of gradients,
     plus pipeline send/receive buffers), reported in ``total_bytes`` only.
     """
-    import mlsysim
-    from mlsysim.engine.solvers.training import TrainingMemoryModel
-
     n = memory.shape_parameter_count(shape)
-    hardware = getattr(mlsysim.Hardware.Cloud, gpu)
+    hardware = getattr(_optional("mlsysim").Hardware.Cloud, gpu)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = TrainingMemoryModel().solve(
-            _mlsysim_workload(shape, n),
-            hardware,
-            batch_size=dp * MICRO_BATCH,
-            seq_len=SEQ_LEN,
-            precision="bf16",
-            optimizer="adam",
-            activation_checkpointing="selective",
-            tp_size=tp,
-            pp_size=pp,
-            dp_size=dp,
-            zero_stage=zero_stage,
-            sequence_parallel=True,
+        r = (
+            _optional("mlsysim.engine.solvers.training")
+            .TrainingMemoryModel()
+            .solve(
+                _mlsysim_workload(shape, n),
+                hardware,
+                batch_size=dp * MICRO_BATCH,
+                seq_len=SEQ_LEN,
+                precision="bf16",
+                optimizer="adam",
+                activation_checkpointing="selective",
+                tp_size=tp,
+                pp_size=pp,
+                dp_size=dp,
+                zero_stage=zero_stage,
+                sequence_parallel=True,
+            )
         )
 
     def b(q: Any) -> float:
@@ -190,25 +196,26 @@ def mlsysim_memory(shape: dict, tp: int, pp: int, dp: int, zero_stage: int, gpu:
 
 def mlsysim_step(shape: dict, gpu: str, tp: int, pp: int, dp: int) -> dict[str, float]:
     """MLSys·im's step time (s): ``DistributedModel.solve`` on its reference 1,024-GPU fleet."""
-    from mlsysim.engine.solvers.distributed import DistributedModel
-    from mlsysim.systems.registry import Clusters
-
-    fleet = getattr(Clusters, MLSYSIM_FLEET[gpu])
+    fleet = getattr(_optional("mlsysim.systems.registry").Clusters, MLSYSIM_FLEET[gpu])
     assert fleet.total_accelerators == tp * pp * dp
     microbatches = GLOBAL_BATCH // (dp * MICRO_BATCH)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = DistributedModel().solve(
-            _mlsysim_workload(shape, memory.shape_parameter_count(shape)),
-            fleet,
-            batch_size=GLOBAL_BATCH,
-            precision="bf16",
-            efficiency=MFU,
-            tp_size=tp,
-            pp_size=pp,
-            microbatch_count=microbatches,
-            zero_stage=1,
-            seq_len=SEQ_LEN,
+        r = (
+            _optional("mlsysim.engine.solvers.distributed")
+            .DistributedModel()
+            .solve(
+                _mlsysim_workload(shape, memory.shape_parameter_count(shape)),
+                fleet,
+                batch_size=GLOBAL_BATCH,
+                precision="bf16",
+                efficiency=MFU,
+                tp_size=tp,
+                pp_size=pp,
+                microbatch_count=microbatches,
+                zero_stage=1,
+                seq_len=SEQ_LEN,
+            )
         )
     return {
         "compute_s": float(r.node_profile.latency_compute.to("s").magnitude),

@@ -12,9 +12,8 @@ published runs are the time uncertainty; the data-loading stall
 (:func:`analyses.models.pipeline.step_time_s`, a prefetching loader) at the bytes per input token;
 failures at the interruptions per GPU-year, the optimal checkpoint interval and the goodput with
 the restart time, both of the request's ``operations`` mode (:mod:`analyses.models.reliability`);
-the cost per GPU-hour, rented or owned, from the prices
-(:func:`analyses.models.gpu_hour_cost.per_gpu_hour`: NaN where the scenario has no price), and its
-draws (passed in). :mod:`analyses.scenario.planning` resolves the calibration, the hardware and the
+the cost per GPU-hour, rented or owned, and its draws, passed in as numbers
+(:func:`analyses.scenario.costs.per_gpu_hour`: NaN where the scenario has no price). :mod:`analyses.scenario.planning` resolves the calibration, the hardware and the
 draws from the data and the scenario and runs the planner end to end (``planning.plan(req)``).
 
 Every candidate layout of one GPU generation is evaluated in one vectorised pass (numpy arrays
@@ -38,7 +37,6 @@ import pandas as pd
 
 from analyses.models import (
     flops,
-    gpu_hour_cost,
     interruptions,
     layouts,
     memory,
@@ -47,7 +45,7 @@ from analyses.models import (
     reliability,
     uncertainty,
 )
-from analyses.models.gpu_hour_cost import COST_BASES
+from analyses.models.tco import COST_BASES
 from analyses.models.training_run import (
     ATTENTION_KERNELS,
     CHECKPOINT_METHODS,
@@ -86,7 +84,6 @@ __all__ = [
     "candidates",
     "evaluate",
     "evaluate_variants",
-    "hourly_cost",
     "intervals",
     "pareto_front",
     "recommend",
@@ -154,14 +151,6 @@ def candidates(req: Request, gpu: str) -> pd.DataFrame:
             f"(tp·pp·cp·dp must be the GPU count, dp·micro_batch at most the batch's sequences)",
         )
     return frame
-
-
-def hourly_cost(req: Request, gpu: str, s: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
-    """Cost of one GPU-hour of ``gpu`` (USD), rented and owned, at the scenario ``s`` (``req.s`` by
-    default); NaN for a basis the scenario does not price the generation for."""
-    return gpu_hour_cost.per_gpu_hour(
-        req.s if s is None else s, gpu, req.hardware[gpu].tdp_w, req.rent_class, req.electricity_region
-    )
 
 
 def coefficients_for(req: Request, gpu: str, coef: performance.Coefficients) -> performance.Coefficients:
@@ -267,9 +256,19 @@ def memory_bytes(req: Request, frame: pd.DataFrame, recompute: np.ndarray | None
     return mem
 
 
-def evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+Hourly = Mapping[str, float]  # cost of one GPU-hour (USD) by basis of COST_BASES; a missing basis is NaN
+
+
+def evaluate(
+    req: Request,
+    gpu: str,
+    coef: performance.Coefficients,
+    frame: pd.DataFrame | None = None,
+    hourly: Hourly | None = None,
+) -> pd.DataFrame:
     """Memory, step time, goodput, time to train and central cost of every layout (one pass), with the
-    calibrated step-time coefficients ``coef`` (:func:`coefficients_for` applies the request's).
+    calibrated step-time coefficients ``coef`` (:func:`coefficients_for` applies the request's) and
+    ``hourly``, the cost of one GPU-hour of ``gpu`` by basis (USD; None: not priced, costs NaN).
 
     ``frame`` holds layouts (:data:`analyses.models.layouts.COLUMNS`); every candidate by default.
     Adds columns: ``mem_bytes`` (busiest GPU), ``fits``, ``kernel_efficiency`` (the GEMM efficiency
@@ -279,7 +278,8 @@ def evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.D
     ``cost_owned``, ``cost`` (``req.cost_basis``) and ``meets_deadline``.
     """
     req = req.validate()
-    return _evaluate(req, gpu, coef, candidates(req, gpu) if frame is None else frame.reset_index(drop=True).copy())
+    layouts_ = candidates(req, gpu) if frame is None else frame.reset_index(drop=True).copy()
+    return _evaluate(req, gpu, coef, layouts_, hourly or {})
 
 
 # What a variant of :func:`evaluate_variants` may change: the request's checkpoint bandwidth and these
@@ -294,7 +294,12 @@ VARIANT_FIELDS = ("checkpoint_gb_per_s_per_node",)
 
 
 def evaluate_variants(
-    req: Request, gpu: str, coef: performance.Coefficients, layout: pd.DataFrame, changes: Sequence[Mapping[str, Any]]
+    req: Request,
+    gpu: str,
+    coef: performance.Coefficients,
+    layout: pd.DataFrame,
+    changes: Sequence[Mapping[str, Any]],
+    hourly: Hourly | None = None,
 ) -> pd.DataFrame:
     """:func:`evaluate` of the one layout in ``layout`` under each variant ``req.with_(**change)`` of
     ``changes``, in one vectorised pass: row ``i`` is ``evaluate(req.with_(**changes[i]), gpu, coef,
@@ -325,10 +330,12 @@ def evaluate_variants(
         **{f: np.array([getattr(v, f) for v in variants], float) for f in fields_},
     )
     frame = layout.iloc[np.zeros(len(variants), dtype=int)].reset_index(drop=True)
-    return _evaluate(stacked, gpu, coef, frame)
+    return _evaluate(stacked, gpu, coef, frame, hourly or {})
 
 
-def _evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.DataFrame) -> pd.DataFrame:
+def _evaluate(
+    req: Request, gpu: str, coef: performance.Coefficients, frame: pd.DataFrame, hourly: Hourly
+) -> pd.DataFrame:
     """:func:`evaluate` of a validated request on the layouts of ``frame`` (its own copy, index 0..n-1)."""
     for col, default in (("cp", 1), ("ep", 1)):
         if col not in frame:
@@ -359,10 +366,9 @@ def _evaluate(req: Request, gpu: str, coef: performance.Coefficients, frame: pd.
     steady_s = steps * step  # the tokens at steady-state throughput
     wall_s = steady_s / good * (1.0 + req.campaign_overhead)
 
-    hourly = hourly_cost(req, gpu)
     gpu_hours = n * wall_s / SECONDS_PER_HOUR
     days = wall_s / SECONDS_PER_DAY
-    costs = {f"cost_{b}": gpu_hours * float(hourly[b]) for b in COST_BASES}
+    costs = {f"cost_{b}": gpu_hours * float(hourly.get(b, np.nan)) for b in COST_BASES}
     span = flops.attention_span(s.seq_len, s.window)
     model_flops = flops.model_flops_per_token(s.params_active, s.layers, s.attention_width, span)
     hardware_flops = flops.hardware_flops_per_token(recompute, s.params_active, s.layers, s.attention_width, span)
@@ -504,7 +510,7 @@ def intervals(
     ``steady_gpu_hours`` take the steady band, ``days`` and ``gpu_hours`` the whole run's (columns
     ``<name>_lo`` and ``<name>_hi``). Costs: the whole run's errors resampled by one generator seeded
     ``req.seed + 1`` (the same draws for every generation). Cost: GPU-hours at that time × cost per GPU-hour on the scenario's
-    draws of its prices (``draws[gpu]``: :func:`hourly_cost` on ``req.mc_samples`` joint draws). Every layout of a
+    draws of its prices (``draws[gpu]``: the cost of a GPU-hour on ``req.mc_samples`` joint draws). Every layout of a
     generation scales the same draws, so its quantiles are the generation's scaled. Adds
     For each basis in :data:`COST_BASES`, ``cost_<basis>_lo``/``_med``/``_hi``;
     ``cost_lo``/``cost_med``/``cost_hi`` repeat ``req.cost_basis``.

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analyses.models import scipy_special
 from analyses.units import DAYS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_YEAR, settle
 
 ArrayLike = npt.ArrayLike
@@ -164,10 +165,8 @@ def optimal_interval_s(checkpoint_s: ArrayLike, mtbf_s: ArrayLike) -> np.ndarray
         raise ValueError("checkpoint_s must be >= 0 and mtbf_s > 0")
     # the argument lies in (-1/e, 0); keep it inside when δ/M is tiny (W is undefined in floating
     # point at -1/e itself, where δ = 0 and the optimum is τ = 0)
-    from scipy.special import lambertw  # imported when first needed (a command that plans nothing skips it)
-
     z = np.maximum(-np.exp(-(1.0 + delta / m)), np.nextafter(-np.exp(-1.0), 0.0))
-    return np.where(delta > 0, m * np.maximum(1.0 + lambertw(z, 0).real, 0.0), 0.0)
+    return np.where(delta > 0, m * np.maximum(1.0 + scipy_special().lambertw(z, 0).real, 0.0), 0.0)
 
 
 def redone_work_s(interval_s: ArrayLike, checkpoint_s: ArrayLike, mtbf_s: ArrayLike) -> np.ndarray:

@@ -39,6 +39,9 @@ from analyses.units import (
 )
 
 ArrayLike = float | np.ndarray
+COST_BASES = ("rented", "owned")  # how a GPU-hour is paid for
+RENT_CLASSES = ("neocloud", "hyperscaler")  # who rents it out
+ELECTRICITY_REGIONS = ("us", "china")  # whose electricity tariff an owned GPU pays
 
 # --------------------------------------------------------------------------------------------
 # Cost per GPU-hour

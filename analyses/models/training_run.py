@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from analyses.models import gpu_hour_cost, interruptions
-from analyses.models.gpu_hour_cost import COST_BASES
+from analyses.models import interruptions
+from analyses.models.tco import COST_BASES, ELECTRICITY_REGIONS, RENT_CLASSES
 from analyses.units import precision_problem
 
 PRECISIONS = ("bf16", "fp16", "fp8", "fp4")
@@ -41,7 +41,7 @@ attention core, which the kernel recomputes anyway) or full; with materialised s
 published run of that software did (Megatron-LM 2021, BLOOM, GPT-NeoX's Pythia configs, DeepSpeed's
 ZeRO-3 runs: selective recomputation, Korthikanti et al. 2022, came later); a pinned ``recompute`` overrides."""
 CHECKPOINT_METHODS = ("young", "daly")
-# The scenario's assumptions the time of a layout reads (its cost reads gpu_hour_cost.inputs)
+# The scenario's assumptions the time of a layout reads (its cost reads the prices analyses.scenario.costs.inputs names)
 TIME_ASSUMPTIONS = (
     "framework_memory_gb",
     "input_bytes_per_token",
@@ -263,8 +263,8 @@ class Request:
             raise PlanError("max_gpus", f"expected at most {2**17}, got {self.max_gpus}")
         choices = {
             "checkpoint_method": CHECKPOINT_METHODS,
-            "rent_class": gpu_hour_cost.RENT_CLASSES,
-            "electricity_region": gpu_hour_cost.ELECTRICITY_REGIONS,
+            "rent_class": RENT_CLASSES,
+            "electricity_region": ELECTRICITY_REGIONS,
             "cost_basis": COST_BASES,
             "operations": OPERATIONS,
         }

@@ -16,6 +16,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from analyses.models import scipy_special
+
 Z90 = 1.6448536269514722  # standard normal quantile at 0.95: low/high are the 5th/95th percentiles
 INTERVAL_LEVEL = 0.9  # two-sided level of every interval in the book (5th to 95th percentile)
 DISTRIBUTIONS = ("lognormal", "logitnormal", "normal", "fixed")
@@ -223,7 +225,5 @@ def prediction_factor(log_sd: float, dof: int, n: int, count=np.inf, level: floa
     ``exp(t_dof · sqrt(sd² (1 + 1/n) + 1/count))`` (Student's t at the residuals' degrees of freedom,
     the uncertainty of a mean of ``n`` observations, and the Poisson noise of a count; ``count``
     infinite for a measured quantity)."""
-    from scipy.special import stdtrit  # Student's t quantile (scipy.special loads far faster than scipy.stats)
-
     var = log_sd**2 * (1.0 + 1.0 / n) + 1.0 / np.asarray(count, dtype=float)
-    return np.exp(float(stdtrit(dof, 0.5 + level / 2.0)) * np.sqrt(var))
+    return np.exp(float(scipy_special().stdtrit(dof, 0.5 + level / 2.0)) * np.sqrt(var))

@@ -15,7 +15,6 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from analyses import chapters
 from analyses.pages import links
 from analyses.pages.calculator import ELEMENT_ID, PAYBACK_CLAIMS
 from analyses.pages.links import check_anchor, check_href, source_links
@@ -326,9 +325,9 @@ def ledger_html(
     leave_out: tuple[str, ...] = (),
 ) -> str:
     """The ledger as a table (:func:`analyses.pages.ledger_html.ledger_table`): every column but
-    ``leave_out``, verdict first; the claim id links to the row of its check in its chapter
-    (``base`` prefixes links)."""
-    written = frozenset(chapters.chapter_slugs()) if written is None else written
+    ``leave_out``, verdict first; the claim id links to the row of its check in its chapter, every
+    chapter a claim names being written unless ``written`` lists the ones that are (the data refuses a
+    claim whose chapter is not in the book; ``base`` prefixes links)."""
     return ledger_table(frame, leave_out=leave_out, written=written, base=base, buttons=buttons)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import altair as alt
 import numpy as np
 import pandas as pd
+from myst_nb import glue as _glue
 
 from analyses.pages import charts
 from analyses.pages.links import source_links
@@ -52,8 +53,6 @@ def glue(name: str, value: Any, unit: str = "", sig: int = 3, pct: bool = False)
 
     Strings are glued as they are; charts and tables keep their rich display. Returns what was glued.
     """
-    from myst_nb import glue as _glue
-
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = fmt(value, unit, sig, pct)
     elif isinstance(value, str):
@@ -68,8 +67,6 @@ def glue_all(mapping: Mapping[str, Any]) -> None:
     The values are the page's numbers and phrases, already formatted through
     :mod:`analyses.units.formats`: a raw number is refused (its last bits would reach the page), naming it.
     """
-    from myst_nb import glue as _glue
-
     for name, value in mapping.items():
         if not isinstance(value, str):
             raise TypeError(

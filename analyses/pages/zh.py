@@ -12,6 +12,7 @@ the English book's folder (``../book/`` from ``zh/index.html``).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable
 
 import pandas as pd
@@ -42,11 +43,13 @@ def verdict_badge(verdict: str, verdict_zh: str) -> str:
     return f'<b class="verdict verdict-{_e(verdict)}">{VERDICT_MARKS[verdict]} {_e(verdict_zh)}</b>'
 
 
-def direction_badge(direction: str, direction_zh: str) -> str:
-    """The direction as its mark and Chinese word (empty for none)."""
+def direction_badge(direction: str, direction_zh: str, quantity: str = "") -> str:
+    """The direction as its mark and Chinese word, said of its object where one is given (▼ 自购8张B300的
+    月综合成本偏低: a cost written too low, which no reader takes for caution); empty for none."""
     if not direction:
         return ""
-    return f'<span class="zh-direction">{DIRECTION_MARKS[direction]} {_e(direction_zh)}</span>'
+    said = f"文中{quantity}{direction_zh}" if quantity else direction_zh
+    return f'<span class="zh-direction">{DIRECTION_MARKS[direction]} {_e(said)}</span>'
 
 
 def codes() -> dict[str, str]:
@@ -55,31 +58,56 @@ def codes() -> dict[str, str]:
     return dict(zip(docs["document"], docs["code"], strict=True))
 
 
-def card(row: pd.Series, en: str, code: str) -> str:
+def document_page(code: str) -> str:
+    """The Chinese ledger page of one document (beside ledger.html)."""
+    return f"ledger-{code}.html"
+
+
+def card(row: pd.Series, en: str, code: str, prefix: str = "", full: bool = True) -> str:
     """One claim as a card: verdict, direction, id linked to its English check, kind, our Chinese
-    wording, locator, figures as written, the recomputed value and the reason."""
-    direction = direction_badge(row.get("direction", ""), row.get("direction_zh", ""))
+    wording, locator, figures as written, the recomputed value, the reason and how the vague words
+    were read (``full``; else the reason's first sentence and a link to the document's ledger page,
+    where the card is full), and its robustness (holds, flip point, margin)."""
+    quantity = row.get("quantity_zh", "")
+    direction = direction_badge(row.get("direction", ""), row.get("direction_zh", ""), quantity)
     english = f"{en}{check_href(row['id'], row['chapter'])}"
+    reading = f"<dt>读法</dt><dd>{_e(row['reading_zh'])}</dd>" if full and row.get("reading_zh") else ""
+    if full:
+        why = _e(row["reason_zh"])
+    else:
+        more = f"{document_page(code)}#{anchor(row['id'])}"
+        why = f'{_e(short_reason(row["reason_zh"]))} <a href="{more}">完整理由与读法</a>'
     return (
-        f'<article class="zh-claim" id="{anchor(row["id"])}" data-verdict="{_e(row["verdict"])}">'
+        f'<article class="zh-claim" id="{prefix}{anchor(row["id"])}" data-verdict="{_e(row["verdict"])}">'
         f'<p class="zh-head">{verdict_badge(row["verdict"], row["verdict_zh"])}{direction}'
         f' <a href="{_e(english)}" hreflang="en" title="英文版核查"><code>{_e(row["id"])}</code></a>'
         f' <span class="zh-kind">{_e(row["kind_zh"])}类</span></p>'
         f'<p class="zh-text">{_e(row["claim_zh"])}</p><dl>'
         f"<dt>出处</dt><dd>{_e(code)} · {_e(row['locator_zh'])}</dd>"
         f"<dt>原文数字</dt><dd>{_e(row['written'])}</dd>"
-        f"<dt>本书重算</dt><dd>{_e(row['recomputed_zh'])}</dd>"
-        f"<dt>理由</dt><dd>{_e(row['reason_zh'])}</dd></dl></article>"
+        f"<dt>本书重算</dt><dd>{_e(quantity + '：' if quantity else '')}{_e(row['recomputed_zh'])}</dd>"
+        f"<dt>理由</dt><dd>{why}</dd>{reading}"
+        f"<dt>稳健性</dt><dd>{_e(row.get('robust_zh', ''))}</dd></dl></article>"
     )
+
+
+def chapter_cards(frame: pd.DataFrame, chapter: str, en: str) -> str:
+    """A chapter's claims as full cards (reason, reading, robustness), under ids of their own
+    (``card-zh-<id>``) beside the chapter box's items."""
+    code = codes()
+    rows = frame[frame["chapter"] == chapter]
+    cards = "".join(card(row, en, code[row["document"]], prefix="card-") for _, row in rows.iterrows())
+    return f'{_style()}<div class="zh-ledger">{cards}</div>'
 
 
 def _style() -> str:
     return VERDICT_STYLE
 
 
-def ledger_cards(frame: pd.DataFrame, en: str) -> str:
+def ledger_cards(frame: pd.DataFrame, en: str, full: bool = True) -> str:
     """Every claim of the Chinese ledger as a card, with a verdict filter (``zh/_static/zh.js``; without
-    JavaScript every card shows)."""
+    JavaScript every card shows); ``full=False`` for the ledger of both documents, whose cards link
+    to the full ones on each document's page (one page of full cards would pass 150 KB)."""
     code = codes()
     options = "".join(
         f'<option value="{_e(v)}">{VERDICT_MARKS[v]} {_e(w)}</option>'
@@ -92,7 +120,7 @@ def ledger_cards(frame: pd.DataFrame, en: str) -> str:
         '<label>搜索 <input type="search" data-zh-text placeholder="编号、数字或文字"></label> '
         f'<span class="zh-count" aria-live="polite">{len(frame)}条</span></p>'
     )
-    cards = "".join(card(row, en, code[row["document"]]) for _, row in frame.iterrows())
+    cards = "".join(card(row, en, code[row["document"]], full=full) for _, row in frame.iterrows())
     return f'{_style()}<div class="zh-ledger">{controls}{cards}</div>'
 
 
@@ -173,7 +201,7 @@ def _claim_link(row: pd.Series, ledger: str) -> str:
 def _items(rows: Iterable[pd.Series], ledger: str) -> str:
     return "".join(
         f"<li>{verdict_badge(r['verdict'], r['verdict_zh'])} {_claim_link(r, ledger)}：{_e(r['claim_zh'])}"
-        f"（原文：{_e(r['written'])}；本书重算：{_e(r['recomputed_zh'])}）</li>"
+        f"（原文：{_e(r['written'])}；本书重算的{_e(r.get('quantity_zh', '') or '数字')}：{_e(r['recomputed_zh'])}）</li>"
         for r in rows
     )
 
@@ -185,7 +213,9 @@ RIGHT_KINDS = ("capability", "cost", "fact")
 FINDINGS_PARTS = ("all", "summary", "details")
 
 
-def findings(frame: pd.DataFrame, ledger: str = LEDGER_PAGE, part: str = "all") -> str:
+def findings(
+    frame: pd.DataFrame, ledger: str = LEDGER_PAGE, part: str = "all", chapter_page: str = "chapters/tco.html"
+) -> str:
     """The front page's findings as short sentences computed from the ledger, each claim linked to
     its card on the Chinese ledger: the counts, what the documents get right (consistent claims of
     the kinds in :data:`RIGHT_KINDS` that hold in at least 90% of the scenario's draws), what they
@@ -212,30 +242,52 @@ def findings(frame: pd.DataFrame, ledger: str = LEDGER_PAGE, part: str = "all") 
     out.append(f'<ul class="zh-findings">{_items((r for _, r in right.head(5).iterrows()), ledger)}</ul>')
     if "direction" in frame.columns:
         dwords = data.terms_zh("direction")
-        for d, title in (("overstates", "说过头的"), ("understates", "说少了的")):
+        out.append(
+            f"<p>下面的“{_e(dwords['overstates'])}”“{_e(dwords['understates'])}”只说文中数字相对本书重算结果的方向，"
+            "要结合数字的对象来读：成本写低了，等于把自购的好处说大，并不是文章“保守”；加速比写低了，才是低估了B300。</p>"
+        )
+        for d, title in (("overstates", "文中数字偏高的"), ("understates", "文中数字偏低的")):
             rows = frame[frame["direction"] == d]
-            out.append(f"<h3>{title}（{_e(dwords[d])}，{len(rows)}条）</h3>")
+            out.append(f"<h3>{title}（{len(rows)}条）</h3>")
             if len(rows):
                 out.append(f'<ul class="zh-findings">{_items((r for _, r in rows.iterrows()), ledger)}</ul>')
     cost = frame[frame["kind"] == "cost"]
     by_cost = cost["verdict"].value_counts()
     parts_cost = "，".join(f"{int(by_cost[v])}条{words[v]}" for v in VERDICT_COLOURS if v in by_cost.index)
     out.append(
-        f"<h3>买还是租：成本类说法（{len(cost)}条）</h3><p>与采购、租用和回收期有关的{len(cost)}条说法中，{parts_cost}。"
-        "逐条如下（重算用同一套价格、电价与利用率假设，见英文版成本一章）：</p>"
+        f"<h3>买还是租：成本类说法（{len(cost)}条）</h3><p>与采购、租用和回本周期有关的{len(cost)}条说法中，{parts_cost}。"
+        f'逐条如下（重算用同一套价格、电价与利用率假设，见<a href="{chapter_page}">成本一章</a>）：</p>'
     )
     out.append(f'<ul class="zh-findings">{_items((r for _, r in cost.iterrows()), ledger)}</ul>')
     rest = frame[frame["verdict"] == "unverifiable"]
-    links = "、".join(_claim_link(r, ledger) for _, r in rest.iterrows())
-    out.append(f"<h3>无法核实的（{len(rest)}条）</h3><p>没有公开数据能重算这些数字：{links}。</p>")
+    figured = rest[~rest["recomputed_zh"].str.startswith("无")]
+    bare = rest[rest["recomputed_zh"].str.startswith("无")]
+    out.append(f"<h3>无法核实的（{len(rest)}条）</h3>")
+    if len(figured):
+        links = "、".join(_claim_link(r, ledger) for _, r in figured.iterrows())
+        out.append(
+            f"<p>其中{len(figured)}条是未具名部署的个案：本书能按硬件能力重算出对应的数字，并据此判断数字看来可信或不可信，"
+            f"但这些部署本身没有公开记录，所以只能判为无法核实（卡片上给出重算的数字）：{links}。</p>"
+        )
+    if len(bare):
+        links = "、".join(_claim_link(r, ledger) for _, r in bare.iterrows())
+        out.append(f"<p>另外{len(bare)}条没有公开数据能重算，或只是未具名企业的经营结果：{links}。</p>")
     return {"all": "".join(out), "summary": out[0], "details": "".join(out[1:])}[part]
 
 
 def short_reason(reason: str) -> str:
-    """The first clause of a Chinese reason (the rule's comparison, or why nothing can check it), for a
-    box's one line; the ledger's card gives the reason in full (holds, the flip point)."""
-    first = str(reason).split("；", 1)[0].rstrip("。")
-    return f"{first}。"
+    """The first sentence of a Chinese reason (the rule's step: what the document says, what the book
+    recomputes and whether it fits), cut at the first 。 outside any bracket or quote, for a box's one
+    line; the ledger's card gives the reason in full (readings, holds, the flip point)."""
+    depth = 0
+    for i, ch in enumerate(str(reason)):
+        if ch in "（(“《":
+            depth += 1
+        elif ch in "）)”》":
+            depth -= 1
+        elif ch == "。" and depth == 0:
+            return str(reason)[: i + 1]
+    return str(reason)
 
 
 def english_section(claim_id: str, chapter: str, en: str) -> str:
@@ -249,7 +301,7 @@ def box_items(rows: pd.DataFrame, en: str, ledger: str) -> str:
     to its card on the Chinese ledger, our Chinese wording and a one-line reason."""
     return "".join(
         f'<li id="{anchor(r["id"])}">{verdict_badge(r["verdict"], r["verdict_zh"])}'
-        f"{direction_badge(r.get('direction', ''), r.get('direction_zh', ''))} "
+        f"{direction_badge(r.get('direction', ''), r.get('direction_zh', ''), r.get('quantity_zh', ''))} "
         f'<a href="{_e(english_section(r["id"], r["chapter"], en))}" hreflang="en" title="英文版中核查这条说法的一节">'
         f"<code>{_e(r['id'])}</code></a>"
         f'（<a href="{ledger}#{anchor(r["id"])}">台账</a>）：{_e(r["claim_zh"])}'
@@ -298,7 +350,57 @@ def takeaway(rows: pd.DataFrame, ledger: str) -> str:
         hit = rows[rows["direction"] == d]
         if len(hit):
             links = "、".join(_claim_link(r, ledger) for _, r in hit.iterrows())
-            parts.append(f"{len(hit)}条{dwords[d]}（{links}）")
+            parts.append(f"文中数字{dwords[d]}的{len(hit)}条（{links}）")
     if not parts:
-        return "要点：没有一条说法被判为夸大或低估。"
+        return f"要点：没有一条说法的数字{dwords['overstates']}或{dwords['understates']}。"
     return "要点：" + "，".join(parts) + "。"
+
+
+def assumptions_table(frame: pd.DataFrame) -> str:
+    """A chapter's assumptions (:func:`analyses.chapters.ledger_zh.assumptions`): each input's Chinese
+    label, central value and 90% range in 元, and what it means."""
+    if frame.empty:
+        return "<p>本章的判定不依赖情景中的任何假设：文中数字直接与规格表、公开记录或文中自己的其他数字比较。</p>"
+    head = "<tr><th>假设</th><th>中值</th><th>90%范围</th><th>含义</th></tr>"
+    body = "".join(
+        f'<tr><th scope="row">{_e(r.label_zh)}</th><td data-label="中值">{_e(r.central_zh)}</td>'
+        f'<td data-label="90%范围">{_e(r.range_zh)}</td><td data-label="含义">{_e(r.explain_zh)}</td></tr>'
+        for r in frame.itertuples()
+    )
+    return f'<table class="zh-table zh-assumptions"><thead>{head}</thead><tbody>{body}</tbody></table>'
+
+
+def when(date: str) -> str:
+    """A source's date as the style sheet writes it: 2023, 2023年7月, 2026年12月7日."""
+    parts = [int(p) for p in str(date).split("-") if p.isdigit()]
+    words = ("年", "月", "日")
+    return "".join(f"{n}{w}" for n, w in zip(parts, words, strict=False)) if parts else str(date)
+
+
+_CODE_WORD = re.compile(r"[\w./:-]*\w_\w[\w./:-]*")  # a file, function or field name in a source's text
+
+
+def _quoted(text: str) -> str:
+    """A source's English text, escaped, each file or code name in it set as code."""
+    return _CODE_WORD.sub(lambda m: f"<code>{m.group()}</code>", _e(text))
+
+
+def _link(reference: str) -> str:
+    if reference.startswith("http"):
+        return f'<a href="{_e(reference)}" rel="noopener">原文链接</a>'
+    return f'<span lang="en">{_quoted(reference)}</span>'
+
+
+def sources_table() -> str:
+    """Every source the data tables cite: its id (as the tables name it), title and publisher as
+    published, date, and a link."""
+    frame = data.table("sources")
+    body = "".join(
+        f'<tr id="src-{_e(r.id)}"><td data-label="编号"><code>{_e(r.id)}</code></td>'
+        f'<td data-label="来源" lang="en">{_quoted(r.title)}<br><small>{_quoted(r.publisher)}</small></td>'
+        f'<td data-label="日期">{_e(when(r.date))}</td>'
+        f'<td data-label="出处">{_link(str(r.reference))}</td></tr>'
+        for r in frame.itertuples()
+    )
+    head = "<tr><th>编号</th><th>来源（按原文）</th><th>日期</th><th>出处</th></tr>"
+    return f'<table class="zh-table zh-sources"><thead>{head}</thead><tbody>{body}</tbody></table>'

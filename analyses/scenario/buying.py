@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import scenario
-from analyses.models import gpu_hour_cost, layouts
+from analyses.models import layouts, tco
 from analyses.models import plan as pl
 from analyses.scenario import costs, generations, planning, presets
 from analyses.scenario.params import Param
@@ -176,14 +176,14 @@ def break_even_utilisation(owned_usd_per_hour: float, rented_usd_per_hour: float
 def _price_swings(req: pl.Request, gpu: str, basis: str, gpu_hours: float) -> dict[str, tuple[float, float]]:
     """Cost of the run (USD) with each price assumption of ``basis`` at the ends of its 90% range."""
     ranges = scenario.ranges(req.s)
-    names = gpu_hour_cost.inputs(gpu, req.rent_class, req.electricity_region, req.s)
-    rented_only = {gpu_hour_cost.rent_name(gpu, req.rent_class), *gpu_hour_cost.RENTED_SHARED}
+    names = costs.inputs(gpu, req.rent_class, req.electricity_region, req.s)
+    rented_only = {costs.rent_name(gpu, req.rent_class), *costs.RENTED_SHARED}
     out = {}
     for name in names:
         if (name in rented_only) != (basis == "rented"):
             continue
         r = ranges[name]
-        lo, hi = (float(pl.hourly_cost(req, gpu, dict(req.s) | {name: v})[basis]) * gpu_hours for v in (r.low, r.high))
+        lo, hi = (float(planning.hourly_cost(req, gpu, dict(req.s) | {name: v})[basis]) * gpu_hours for v in (r.low, r.high))
         out[f"{scenario.assumption(name).label} (90% range)"] = (lo, hi)
     return out
 
@@ -220,9 +220,9 @@ def per_run(
     rows = []
     for _, r in iv.iterrows():
         hours = float(r["gpu_hours"])
-        prices = pl.hourly_cost(req, r["gpu"])
+        prices = planning.hourly_cost(req, r["gpu"])
         times = planning.sensitivity(req, r) if sensitivity else pd.DataFrame(columns=["input", "days_a", "days_b"])
-        for basis in gpu_hour_cost.COST_BASES:
+        for basis in tco.COST_BASES:
             cost = float(r[f"cost_{basis}"])
             name, lo, hi = _most_sensitive(req, r, basis, cost, times) if sensitivity else ("", np.nan, np.nan)
             rows.append(

@@ -128,7 +128,6 @@ def system(
     workload: Mapping[str, Any],
     grids: Mapping[str, LogGrid] | None = None,
     achieved: Mapping[str, tuple[float, float, float]] | None = None,
-    electricity: str = "electricity_usd_per_kwh",
     currency: str = "USD",
     wall_clock: bool = False,
     extra: Sequence[Any] = (),
@@ -141,7 +140,7 @@ def system(
     Achieved FLOP/s per GPU: from ``grids[gpu]`` (interpolated over model parameters and GPUs) when
     given; else, for the scenario's pair, ``peak x mfu_a100_bf16`` and that ``x speedup_b300_a100``
     (those assumptions become inputs); else from ``achieved[gpu] = (default, low, high)`` as an input.
-    Owned GPUs pay the tariff ``electricity`` (the documents' Chinese one, as the cost chapter).
+    Owned GPUs pay the tariff of ``electricity_usd_per_kwh`` (the documents' Chinese one, as the cost chapter).
     ``workload`` bounds and defaults the workload's inputs (:func:`workload_inputs`). ``wall_clock``:
     the grids are per wall-clock second of the run (:func:`throughput_grids`: failures included, so
     the run's GPU-hours do not divide by ``goodput`` or the job's busy share, and the reader may give the
@@ -187,7 +186,6 @@ def system(
     return calculator.build(
         gens,
         inputs,
-        electricity=electricity,
         china_rent=china if china in inputs else None,
         constants={f"PEAK_FLOPS_{old}": peak_old} | dict(constants or {}),
         extra=extra,

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from analyses import data
+from analyses.scenario import speedups
 
 NEW, OLD = "B300", "A100"  # the generations the documents compare (re-exported by analyses.scenario.generations)
 
@@ -363,7 +364,7 @@ CASE_001 = ("001-6-payback-6-12-months", "001-6-effective-compute-cost-formula")
 """Document 001's part 6 speaks of its own case: the customer-service fine-tune on owned B300 servers."""
 
 
-def workload(claim_id: str, s: Any = None) -> Any:
+def workload(claim_id: str, s: Mapping[str, Any]) -> speedups.Workload | None:
     """The workload whose per-GPU speed-up judges ``claim_id``
     (:class:`analyses.scenario.speedups.Workload`), or None for the reference workload of the
     scenario's speed-up (generic claims about "training": per-GPU throughput, cost per task, payback
@@ -379,12 +380,8 @@ def workload(claim_id: str, s: Any = None) -> Any:
     - document 001's hyper-parameter sweep: one run of the published Megatron-Bridge Llama 3 8B FP8 recipe
       it is read as (8 GPUs, its batch and sequence length).
 
-    ``s`` is the central scenario (default :func:`analyses.scenario.values`).
+    ``s`` is the central scenario (:func:`analyses.scenario.values`).
     """
-    from analyses import scenario
-    from analyses.scenario import speedups
-
-    s = scenario.values() if s is None else s
     ref = speedups.reference(s)
     anecdotal = {a.claim: a for a in anecdotes()}
     if claim_id in GENERIC_SPEEDUP:

@@ -1,12 +1,20 @@
 """The cost models fed from the scenario: a GPU-hour owned or rented, a useful PFLOP-day, the cost of
 the same task on two generations, payback, a training bill.
 
-:mod:`analyses.models.tco` and :mod:`analyses.models.gpu_hour_cost` take plain numbers; here every
+The one place a GPU-hour's cost is fed: :mod:`analyses.models.tco` takes plain numbers; here every
 input is read from ``s``, a mapping of the scenario's assumption names to floats or arrays of draws
-(:func:`analyses.scenario.values`, :func:`analyses.scenario.sample`), and each GPU's power from its
-datasheet, so the cost chapter, its checks and its Monte Carlo call the same functions. Achieved
-FLOP/s and MFU come from the generation ladder (:mod:`analyses.scenario.generations`). USD unless a
-name says otherwise; owned GPUs pay the Chinese electricity tariff of the documents' deployments.
+(:func:`analyses.scenario.values`, :func:`analyses.scenario.sample`): the system price per GPU
+``server_<gpu>_usd_per_gpu``, the rent ``rent_<gpu>_usd_per_gpu_hour`` (neocloud) or
+``rent_<gpu>_hyperscaler_usd_per_gpu_hour``, the electricity tariff of a region (:data:`ELECTRICITY`),
+PUE, hosting, node power overhead, network and storage, rental overhead, staff, depreciation period
+and cost of capital; each GPU's power comes from its datasheet. The cost chapter, its checks, the
+planner (:func:`per_gpu_hour`, whose numbers :func:`analyses.models.plan.evaluate` receives) and
+their Monte Carlo call the same functions. Achieved FLOP/s and MFU come from the generation ladder
+(:mod:`analyses.scenario.generations`). USD unless a name says otherwise; owned GPUs pay the Chinese
+electricity tariff of the documents' deployments unless a planner's request names another region.
+
+Conventions are :mod:`analyses.models.tco`'s: an owned GPU-hour is a calendar hour of ownership at
+full power; a rented GPU-hour is a billed hour with storage and network on top.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from analyses import scenario
-from analyses.models import flops, gpu_hour_cost, tco
+from analyses.models import flops, tco
 from analyses.scenario import generations, operations
 from analyses.scenario.generations import NEW, OLD, OLD_MFU, achieved_flop_per_s, speedup
 from analyses.scenario.quantities import named
@@ -31,12 +39,61 @@ REGION = "china"  # the electricity tariff of owned GPUs in the documents' deplo
 BASELINES = ("rent in China", "rent", "owned", "owned at list", "keep owned")
 LIST_PRICE = "server_a100_list_usd_per_gpu"  # the old generation's system price bought new
 
+# --------------------------------------------------------------------------------------------
+# A GPU-hour, owned or rented: the scenario's names of its prices and the one place they are read
+# --------------------------------------------------------------------------------------------
+
+ELECTRICITY = {"china": "electricity_usd_per_kwh", "us": "electricity_us_usd_per_kwh"}  # tariff by region
+OWNED_SHARED = (
+    "network_storage_fraction",
+    "depreciation_years",
+    "cost_of_capital",
+    "server_power_overhead",
+    "pue",
+    "hosting_usd_per_kw_month",
+    "staff_usd_per_gpu_year",
+)
+RENTED_SHARED = ("rental_overhead_fraction",)
+
+
+def server_name(gpu: str) -> str:
+    """The scenario's system price per GPU of ``gpu`` (``server_b300_usd_per_gpu``)."""
+    return f"server_{gpu.lower()}_usd_per_gpu"
+
+
+def rent_name(gpu: str, rent_class: str = "neocloud") -> str:
+    """The scenario's rent of ``gpu`` in ``rent_class`` (``rent_h100_hyperscaler_usd_per_gpu_hour``)."""
+    if rent_class not in tco.RENT_CLASSES:
+        raise ValueError(f"rent_class must be one of {tco.RENT_CLASSES}, got {rent_class!r}")
+    middle = "" if rent_class == "neocloud" else f"_{rent_class}"
+    return f"rent_{gpu.lower()}{middle}_usd_per_gpu_hour"
+
+
+def _electricity(region: str) -> str:
+    if region not in ELECTRICITY:
+        raise ValueError(f"region must be one of {tuple(ELECTRICITY)}, got {region!r}")
+    return ELECTRICITY[region]
+
+
+def inputs(gpu: str, rent_class: str, region: str, names: Mapping[str, Any]) -> tuple[str, ...]:
+    """The assumptions one GPU-hour of ``gpu`` reads, of those ``names`` (the scenario) holds.
+
+    A generation without a rent in ``rent_class`` has none among them: its rented cost is NaN.
+    """
+    wanted = (server_name(gpu), rent_name(gpu, rent_class), _electricity(region), *OWNED_SHARED, *RENTED_SHARED)
+    return tuple(n for n in wanted if n in names)
+
+
+def has_prices(gpu: str, names: Mapping[str, Any]) -> bool:
+    """Whether the scenario ``names`` prices ``gpu``: a system price and a neocloud rent."""
+    return server_name(gpu) in names and rent_name(gpu) in names
+
 
 def priced() -> list[str]:
     """The GPUs the scenario prices (a system price and a neocloud rent), in launch order: the
     generations the cost chapter compares and the planner may place."""
     names = scenario.assumptions()
-    return [g for g in generations.names() if gpu_hour_cost.has_prices(g, names)]
+    return [g for g in generations.names() if has_prices(g, names)]
 
 
 def _tdp(gpu: str) -> float:
@@ -45,26 +102,72 @@ def _tdp(gpu: str) -> float:
 
 def capex_per_gpu(s: Scenario, gpu: str) -> np.ndarray:
     """Up-front cost of one owned GPU (USD): its system price plus network and storage."""
-    return gpu_hour_cost.server_price(s, gpu) * (1.0 + np.asarray(s["network_storage_fraction"], dtype=float))
+    price = np.asarray(s[server_name(gpu)], dtype=float)
+    return price * (1.0 + np.asarray(s["network_storage_fraction"], dtype=float))
 
 
-def opex(s: Scenario, gpu: str) -> tco.Opex:
-    """Running cost of one owned ``gpu`` per calendar hour (USD), from the scenario."""
-    return gpu_hour_cost.opex(s, _tdp(gpu), REGION)
+def opex(s: Scenario, gpu: str, tdp_w: float | None = None, region: str = REGION) -> tco.Opex:
+    """Running cost of one owned ``gpu`` (of ``tdp_w``, its datasheet's by default) per calendar hour
+    (USD) at the ``region``'s tariff."""
+    return tco.opex_per_gpu_hour(
+        _tdp(gpu) if tdp_w is None else tdp_w,
+        s["server_power_overhead"],
+        s["pue"],
+        s[_electricity(region)],
+        s["hosting_usd_per_kw_month"],
+        s["staff_usd_per_gpu_year"],
+    )
 
 
 def owned(
-    s: Scenario, gpu: str, years: ArrayLike | None = None, rate: ArrayLike | None = None, price: ArrayLike | None = None
+    s: Scenario,
+    gpu: str,
+    years: ArrayLike | None = None,
+    rate: ArrayLike | None = None,
+    price: ArrayLike | None = None,
+    tdp_w: float | None = None,
+    region: str = REGION,
 ) -> tco.OwnedCost:
-    """Cost of one owned ``gpu`` per calendar hour (USD) by component, from the scenario; ``years`` and
-    ``rate`` replace the scenario's depreciation period and cost of capital (a case's own terms),
-    ``price`` its system price per GPU."""
-    return gpu_hour_cost.owned(s, gpu, _tdp(gpu), REGION, years, rate, price)
+    """Cost of one owned ``gpu`` per calendar hour (USD) by component: capital (server plus network and
+    storage, annuity over the depreciation period at the cost of capital), energy at ``tdp_w`` (the
+    datasheet's by default) times the node overhead and PUE at the ``region``'s tariff, hosting per kW
+    and staff. ``years`` and ``rate`` replace the scenario's depreciation period and cost of capital
+    (a case's own terms), ``price`` its system price per GPU."""
+    return tco.owned_cost_per_gpu_hour(
+        server_price_per_gpu=s[server_name(gpu)] if price is None else price,
+        network_storage_fraction=s["network_storage_fraction"],
+        depreciation_years=s["depreciation_years"] if years is None else years,
+        cost_of_capital=s["cost_of_capital"] if rate is None else rate,
+        tdp_w=_tdp(gpu) if tdp_w is None else tdp_w,
+        server_power_overhead=s["server_power_overhead"],
+        pue=s["pue"],
+        electricity_per_kwh=s[_electricity(region)],
+        hosting_per_kw_month=s["hosting_usd_per_kw_month"],
+        staff_per_gpu_year=s["staff_usd_per_gpu_year"],
+    )
 
 
-def rented(s: Scenario, gpu: str) -> np.ndarray:
-    """Cost of one rented ``gpu``-hour at a neocloud (USD), storage and network included."""
-    return gpu_hour_cost.rented(s, gpu)
+def rented(s: Scenario, gpu: str, rent_class: str = "neocloud") -> np.ndarray:
+    """Cost of one billed ``gpu``-hour of ``rent_class`` (USD), storage and network included (NaN when
+    the scenario has no such rent)."""
+    rent = rent_name(gpu, rent_class)
+    overhead = np.asarray(s["rental_overhead_fraction"], dtype=float)
+    if rent not in s:
+        return np.full(np.shape(overhead), np.nan)
+    return np.asarray(tco.rented_cost_per_gpu_hour(s[rent], overhead), dtype=float)
+
+
+def per_gpu_hour(
+    s: Scenario, gpu: str, tdp_w: float | None = None, rent_class: str = "neocloud", region: str = REGION
+) -> dict[str, np.ndarray]:
+    """Cost of one GPU-hour of ``gpu`` (USD), ``{"rented": ..., "owned": ...}``: :func:`rented` at
+    ``rent_class`` and the total of :func:`owned` at the ``region``'s tariff; NaN where the scenario
+    has no such rent or no system price for ``gpu``. What the planner's model receives as numbers."""
+    _electricity(region)
+    rent = rented(s, gpu, rent_class)
+    if server_name(gpu) not in s:  # no system price in the scenario: say so, never invent one
+        return {"rented": rent, "owned": np.full(np.shape(rent), np.nan)}
+    return {"rented": rent, "owned": np.asarray(owned(s, gpu, tdp_w=tdp_w, region=region).total, dtype=float)}
 
 
 def rented_a100_china_cny(s: Scenario) -> np.ndarray:

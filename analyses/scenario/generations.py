@@ -22,6 +22,7 @@ One home for the GPU-level vocabulary every chapter and check shares:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ import numpy as np
 
 from analyses import data, scenario
 from analyses.models import throughput
+from analyses.scenario import cases, speedups
 from analyses.scenario.cases import NEW, OLD  # the generations the documents compare
 from analyses.scenario.quantities import named
 
@@ -140,18 +142,14 @@ WORKLOADS: dict[str, Workload] = {
 PLAN_GPUS = 64  # 000 §5's plan at its upper size: 8 nodes of 8 B300s
 
 
-def model_workload(workload: str) -> Any:
-    """The step-time model's workload (:class:`analyses.scenario.speedups.Workload`) of one of
-    :data:`WORKLOADS`, or None for the reference workload of the scenario's :data:`SPEEDUP`.
-
-    A claim with a case or anecdote of its own takes :func:`analyses.scenario.cases.workload` (the
-    nearest decoder of ``data/model_shapes.csv``, the case's GPUs and batch), at the precision listed
-    here for the new generation; the 10B plan and the 10B risk model take the nearest decoder to 10B
-    at the reference's batch (the plan at :data:`PLAN_GPUS`)."""
-    from analyses.scenario import cases, speedups  # noqa: F811 (the planner's search, on the floor it lives on)
-
+def _check(workload: str) -> str:
     if workload not in WORKLOADS:
         raise KeyError(f"unknown workload '{workload}'; the workloads are: {', '.join(WORKLOADS)}")
+    return workload
+
+
+@functools.cache
+def _model_workload(workload: str, data_dir: str) -> speedups.Workload | None:
     w = WORKLOADS[workload]
     central = scenario.values()
     ref = speedups.reference(central)
@@ -168,6 +166,35 @@ def model_workload(workload: str) -> Any:
     return None if model == ref else model
 
 
+def model_workload(workload: str) -> speedups.Workload | None:
+    """The step-time model's description (:class:`analyses.scenario.speedups.Workload`) of ``workload``,
+    a key of :data:`WORKLOADS`, at the central scenario; None for the reference workload of the
+    scenario's :data:`SPEEDUP`.
+
+    A claim with a case or anecdote of its own takes :func:`analyses.scenario.cases.workload` (the
+    nearest decoder of ``data/model_shapes.csv``, the case's GPUs and batch), at the precision listed
+    here for the new generation; the 10B plan and the 10B risk model take the nearest decoder to 10B
+    at the reference's batch (the plan at :data:`PLAN_GPUS`)."""
+    return _model_workload(_check(workload), str(data.DATA_DIR))
+
+
+@functools.cache
+def _factor(workload: str, data_dir: str) -> float:
+    model = model_workload(workload)
+    if model is None:
+        return 1.0
+    central = scenario.values()
+    ref = speedups.reference(central)
+    return speedups.model_speedup(model, NEW, OLD, central) / speedups.model_speedup(ref, NEW, OLD, central)
+
+
+def workload_factor(workload: str) -> float:
+    """The step-time model's speed-up on ``workload`` (a key of :data:`WORKLOADS`) over its speed-up on
+    the reference workload (1 for the reference itself), at the central scenario: computed once per
+    data folder, so the speed-up of a draw is that draw's :data:`SPEEDUP` times a fixed factor."""
+    return _factor(_check(workload), str(data.DATA_DIR))
+
+
 @named(
     "speedup",
     "B300/A100 per-GPU speed-up of a workload",
@@ -179,62 +206,35 @@ def model_workload(workload: str) -> Any:
     wraps=("model_speedup",),
     audit="R9",
 )
-def speedup(s: Mapping[str, Any], workload: Any = "pretrain") -> np.ndarray:
-    """The per-GPU speed-up of :data:`NEW` over :data:`OLD` on ``workload``: a key of :data:`WORKLOADS`,
-    an :class:`analyses.scenario.speedups.Workload`, or None (the reference workload, ``s[SPEEDUP]``).
+def speedup(s: Mapping[str, Any], workload: str = "pretrain") -> np.ndarray:
+    """The per-GPU speed-up of :data:`NEW` over :data:`OLD` on ``workload``, a key of :data:`WORKLOADS`
+    ("pretrain": the reference workload, ``s[SPEEDUP]``).
 
     ``s[SPEEDUP] × model(workload) / model(reference)``: the scenario's speed-up (floats or arrays of
     draws) scaled by the step-time model's ratio of the two workloads' speed-ups at the central
-    scenario. The one place a check or chapter obtains it: a claim about a 13B pretraining, an 8-GPU
-    fine-tune or the documents' generic "training" asks this function with its own workload."""
-    x = np.asarray(s[SPEEDUP], dtype=float)
-    if isinstance(workload, str):
-        workload = model_workload(workload)
-    if workload is None:
-        return x
-    return x * workload_factor(workload)
+    scenario (:func:`workload_factor`). The one place a check or chapter obtains it: a claim about a
+    13B pretraining, an 8-GPU fine-tune or the documents' generic "training" asks this function with
+    its own workload."""
+    return np.asarray(s[SPEEDUP], dtype=float) * workload_factor(workload)
 
 
 def speedup_basis() -> str:
     """Where :data:`SPEEDUP` comes from, in words: the calibrated step-time model on the reference workload."""
-    from analyses.scenario import speedups
-
     return f"the step-time model calibrated on published runs, on {speedups.reference(scenario.values()).describe()}"
 
 
-def workload_factor(workload: Any) -> float:
-    """The step-time model's speed-up on ``workload`` over its speed-up on the reference workload
-    (1 for the reference itself), at the central scenario."""
-    from analyses.scenario import speedups  # the planner's search, on the floor it lives on
-
-    central = scenario.values()
-    ref = speedups.reference(central)
-    if workload == ref:
-        return 1.0
-    return speedups.model_speedup(workload, NEW, OLD, central) / speedups.model_speedup(ref, NEW, OLD, central)
-
-
-def _per_gpu(s: Mapping[str, Any], workload: Any) -> np.ndarray:
-    """The speed-up ``workload`` stands for: a workload (a key of :data:`WORKLOADS`, a model workload,
-    None) through :func:`speedup`, or a speed-up already computed (a number or array of draws)."""
-    if workload is None or isinstance(workload, str) or not isinstance(workload, (int, float, np.ndarray, list)):
-        return speedup(s, workload)
-    return np.asarray(workload, dtype=float)
-
-
-def achieved_flop_per_s(s: Mapping[str, Any], name: str, workload: Any = "pretrain") -> np.ndarray:
+def achieved_flop_per_s(s: Mapping[str, Any], name: str, workload: str = "pretrain") -> np.ndarray:
     """Model FLOP/s per GPU of a busy, healthy job: the old generation's dense peak × its MFU, the new
-    one's that × the speed-up of ``workload`` (a workload, or a speed-up already computed: a number)."""
+    one's that × the speed-up of ``workload`` (a key of :data:`WORKLOADS`)."""
     base = throughput.effective_flops_per_s(peak_flops(OLD), s[OLD_MFU])
     if name == OLD:
         return base
     if name == NEW:
-        return base * _per_gpu(s, workload)
+        return base * speedup(s, workload)
     raise KeyError(f"the scenario's speed-up compares {NEW} with {OLD}, not {name}")
 
 
-def mfu(s: Mapping[str, Any], name: str, workload: Any = "pretrain") -> np.ndarray:
+def mfu(s: Mapping[str, Any], name: str, workload: str = "pretrain") -> np.ndarray:
     """MFU of :data:`NEW` or :data:`OLD` in the scenario; for the new generation
-    ``speedup × peak_old × MFU_old / peak_new`` (the achieved rate over its own dense peak; ``workload``
-    a workload or a speed-up already computed)."""
+    ``speedup × peak_old × MFU_old / peak_new`` (the achieved rate over its own dense peak)."""
     return achieved_flop_per_s(s, name, workload) / peak_flops(name)

@@ -18,6 +18,7 @@ import numpy as np
 
 from analyses.models import experiments as ex
 from analyses.models import reliability as rel
+from analyses.scenario.generations import speedup
 from analyses.scenario.quantities import named
 from analyses.units import SECONDS_PER_DAY, SECONDS_PER_MINUTE
 from analyses.units.formats import round_sig_array
@@ -170,7 +171,5 @@ def minutes(seconds: Any) -> np.ndarray:
 def fintech_gpus(s: Scenario, crash_interval_days: Any) -> tuple[np.ndarray, np.ndarray]:
     """(old GPUs, B300 GPUs) of the fintech job: the old job fails every ``crash_interval_days`` at the
     scenario's rate; the B300 job does the same work on old GPUs / the speed-up of a 10B risk model."""
-    from analyses.scenario.generations import speedup
-
     old = rel.gpus_for_mtbf(np.asarray(crash_interval_days, dtype=float) * SECONDS_PER_DAY, per_gpu_mtbf_s(s))
     return old, old / speedup(s, "risk-10b")

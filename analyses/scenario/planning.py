@@ -13,13 +13,14 @@ the data with these rows is planned without any code.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
-from analyses.models import gpu_hour_cost, interruptions, layouts, performance, uncertainty
+from analyses.models import interruptions, layouts, performance, uncertainty
 from analyses.models import plan as pl
 from analyses.scenario import calibration, costs, generations, whole_run
 
@@ -72,9 +73,9 @@ def priced_bases(gpu: str, s: dict[str, Any] | None = None) -> tuple[str, ...]:
     system price."""
     names = scenario.assumptions() if s is None else s
     out = []
-    if gpu_hour_cost.rent_name(gpu) in names:
+    if costs.rent_name(gpu) in names:
         out.append("rented")
-    if gpu_hour_cost.server_name(gpu) in names:
+    if costs.server_name(gpu) in names:
         out.append("owned")
     return tuple(out)
 
@@ -160,8 +161,17 @@ def steady_errors(req: pl.Request) -> np.ndarray:
     return whole_run.steady_errors(req.layout_pinned, req.stack != calibration.POOLED_STACK)
 
 
+def hourly_cost(req: pl.Request, gpu: str, s: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
+    """Cost of one GPU-hour of ``gpu`` (USD), rented and owned, at the scenario ``s`` (``req.s`` by
+    default), the request's rent class and electricity region
+    (:func:`analyses.scenario.costs.per_gpu_hour`); NaN for a basis the scenario does not price."""
+    return costs.per_gpu_hour(
+        req.s if s is None else s, gpu, req.hardware[gpu].tdp_w, req.rent_class, req.electricity_region
+    )
+
+
 def hourly_cost_draws(req: pl.Request, gpu: str) -> dict[str, np.ndarray]:
-    """:func:`analyses.models.plan.hourly_cost` on ``req.mc_samples`` joint draws of its price
+    """:func:`hourly_cost` on ``req.mc_samples`` joint draws of its price
     assumptions (:func:`analyses.scenario.sample` seeded with ``req.seed``, around ``req.s``); a
     generation without a rent of ``req.rent_class`` gets NaN rents.
 
@@ -180,8 +190,8 @@ def hourly_cost_draws(req: pl.Request, gpu: str) -> dict[str, np.ndarray]:
     )
     draws = _DRAWS.pop(key, None)
     if draws is None:
-        names = gpu_hour_cost.inputs(gpu, req.rent_class, req.electricity_region, req.s)
-        draws = pl.hourly_cost(req, gpu, scenario.sample(names, req.mc_samples, req.seed, req.s))
+        names = costs.inputs(gpu, req.rent_class, req.electricity_region, req.s)
+        draws = hourly_cost(req, gpu, scenario.sample(names, req.mc_samples, req.seed, req.s))
     _DRAWS[key] = draws  # most recent last
     while len(_DRAWS) > _DRAWS_KEPT:
         del _DRAWS[next(iter(_DRAWS))]
@@ -200,7 +210,7 @@ _DRAWS_KEPT = 32
 def evaluate(req: pl.Request, gpu: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:
     """:func:`analyses.models.plan.evaluate` with the calibrated step-time coefficients."""
     req = req.validate()
-    return pl.evaluate(req, gpu, coefficients(req), frame)
+    return pl.evaluate(req, gpu, coefficients(req), frame, hourly_cost(req, gpu))
 
 
 def plan(req: pl.Request) -> pl.Plan:
@@ -253,13 +263,14 @@ def sensitivity(req: pl.Request, row: pd.Series) -> pd.DataFrame:
         {"checkpoint_gb_per_s_per_node": bandwidth * pl.CHECKPOINT_BANDWIDTH_FACTOR},
     )
     # every variant of the layout in one pass: rows 2i and 2i+1 are variant i's low and high ends
-    ends = pl.evaluate_variants(req, gpu, coefficients(req), layout, [c for pair in variants.values() for c in pair])
+    changes = [c for pair in variants.values() for c in pair]
+    ends = pl.evaluate_variants(req, gpu, coefficients(req), layout, changes, hourly_cost(req, gpu))
     days, cost = ends["days"].to_numpy(), ends["cost"].to_numpy()
     for i, name in enumerate(variants):
         a, b = 2 * i, 2 * i + 1
         rows.append({"input": name, "days_a": days[a], "days_b": days[b], "cost_a": cost[a], "cost_b": cost[b]})
     p_lo, _, p_hi = uncertainty.interval(hourly_cost_draws(req, gpu)[req.cost_basis])
-    central = float(pl.hourly_cost(req, gpu)[req.cost_basis])
+    central = float(hourly_cost(req, gpu)[req.cost_basis])
     rows.append(
         {
             "input": f"price per GPU-hour ({req.cost_basis}, 5%-95%)",

@@ -109,10 +109,7 @@ def best_layout(workload: Workload, gpu: str, precision: str, s: Mapping[str, An
     :func:`analyses.models.plan.evaluate`, the planner's search at the workload's GPU count), or None
     when none fits."""
     share, latency = FABRIC[workload.network]
-    # a speed-up needs no price: the plan's costs are left NaN (no rent, no system price)
-    values = (
-        {"rental_overhead_fraction": np.nan} | dict(s) | {"rdma_nic_share": s[share], "rdma_latency_us": s[latency]}
-    )
+    values = dict(s) | {"rdma_nic_share": s[share], "rdma_latency_us": s[latency]}  # no price: costs left NaN
     req = pl.Request(
         shape=calibration.shape(workload.shape, workload.seq_len or None),
         tokens=workload.batch_tokens,

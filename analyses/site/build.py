@@ -4,9 +4,9 @@ A chapter is re-executed only when something that can change its output changed.
 runs, two probe cells (removed before the notebook is written) record in its kernel, through a
 Python audit hook (PEP 578), every repository file it opened and every folder it listed, plus the
 source of every repository module it imported and ``analyses.data.READS`` (the data files and
-glob patterns data.py read or probed, including files that did not exist). The notebook's
-``metadata.audit`` stores those dependencies (``deps``: ``files`` by content, ``listings`` by
-names) and ``inputs_sha256``, the digest of its code cells and tags, its parameters,
+glob patterns data.py read or probed, including files that did not exist). The build's
+record ``book/inputs.json`` stores, per chapter, those dependencies (``deps``: ``files`` by content,
+``listings`` by names) and ``inputs_sha256``, the digest of its code cells and tags, its parameters,
 ``pyproject.toml`` (the pinned dependencies) and the recorded files and listings, taken from a
 snapshot of the repository made before the kernel started.
 
@@ -20,7 +20,7 @@ treated as depending on every module, data file and pyproject.toml.
 
 A build is all-or-nothing. The data are validated and every chapter's parameters checked before
 any kernel starts; chapters execute into scratch files under ``_build/exec/``, and only when every
-one of them succeeded do the normalised results replace the committed notebooks. A failed chapter,
+one of them succeeded do the normalised results replace the committed notebooks that changed. A failed chapter,
 a data fault or Ctrl-C (SIGINT or SIGTERM: running kernels are killed, queued chapters cancelled)
 rewrites no notebook and leaves no scratch file; the error is one line. If no chapter was
 re-executed and the HTML is newer than every input of the site, the Sphinx run is skipped as well.
@@ -58,6 +58,7 @@ from analyses.site.deps import (
     normalise,
     notebooks,
     probe_cells,
+    promote,
     recorded_deps,
     snapshot,
     stale,
@@ -337,8 +338,7 @@ def execute_chapters(paths: list[Path], jobs: int | None = None) -> None:
                 + "; ".join(failures)
             )
         with _signals_deferred():
-            for path, tmp in staged.items():
-                os.replace(tmp, path)
+            promote(staged)
     except KeyboardInterrupt:
         running = KERNELS.stop()
         cancelled = sum(f.cancel() for f in futures)

@@ -1,8 +1,12 @@
 """What a chapter depends on, and a notebook as the build writes it.
 
-:func:`stale` decides which chapters must re-execute: each committed notebook's
-``metadata.audit`` holds ``inputs_sha256``, the digest of its code cells and tags, its parameters,
-``pyproject.toml`` and the files and folder listings it read when it last ran (``deps``). The probe
+:func:`stale` decides which chapters must re-execute: the build's record ``book/inputs.json``
+(:data:`RECORD`) holds, for each chapter, ``inputs_sha256``, the digest of its code cells and tags,
+its parameters, ``pyproject.toml`` and the files and folder listings it read when it last ran
+(``deps``). The record is one file beside the notebooks rather than each notebook's metadata, so a
+data edit rewrites only the notebooks whose outputs change (and this one file); a notebook that still
+carries a ``metadata.audit`` (an older one, or a freshly executed one before the build files it) is
+read from there. The probe
 cells (:func:`probe_cells`) record those reads inside the kernel with a Python audit hook (PEP 578)
 plus ``analyses.data.READS``; :func:`recorded_deps` turns the probe's report into ``deps``.
 :func:`normalise` strips what differs between identical runs and folds the code cells. See
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -27,6 +32,26 @@ from analyses.data import REPO_ROOT
 BOOK_DIR = REPO_ROOT / "book"
 KERNEL = "python3"
 INPUT_GLOBS = ("analyses/**/*.py", "data/**/*", "pyproject.toml")
+
+
+RECORD = "book/inputs.json"  # the build's record of what each chapter read and its digest
+
+
+def record(root: Path = REPO_ROOT) -> dict[str, dict[str, Any]]:
+    """The build's record: chapter slug -> ``{"inputs_sha256": ..., "deps": {...}}`` (empty if none)."""
+    path = root / RECORD
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def record_text(entries: Mapping[str, Mapping[str, Any]]) -> str:
+    """The record as written: sorted keys, one entry per chapter, so a diff names the chapters that moved."""
+    return json.dumps(dict(sorted(entries.items())), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def audit_of(nb: nbformat.NotebookNode, path: Path, root: Path = REPO_ROOT) -> dict[str, Any]:
+    """What ``nb`` (at ``path``) was computed from: its own ``metadata.audit`` where it has one, else
+    its entry in the build's record (empty when neither)."""
+    return dict(nb.metadata.get("audit") or record(root).get(path.stem, {}))
 
 
 def notebooks(book_dir: Path = BOOK_DIR) -> list[Path]:
@@ -212,11 +237,12 @@ def stale(paths: Iterable[Path] | None = None, root: Path = REPO_ROOT) -> list[P
     every module, data file and pyproject.toml: it depends on everything.
     """
     snap = snapshot(root)
+    filed = record(root)
     shared: str | None = None
     out = []
     for path in notebooks(root / "book") if paths is None else paths:
         nb = nbformat.read(path, as_version=4)
-        audit = nb.metadata.get("audit", {})
+        audit = dict(nb.metadata.get("audit") or filed.get(path.stem, {}))
         stored = audit.get("inputs_sha256")
         if "deps" in audit:
             current = deps_digest(nb, audit["deps"], snap, root=root)
@@ -281,6 +307,8 @@ def probe_cells(root: Path) -> tuple[nbformat.NotebookNode, nbformat.NotebookNod
 def _relative(path: str, root: Path) -> str | None:
     """Repository-relative POSIX path of ``path``; ``None`` outside the repository or when ignored."""
     p = Path(os.path.abspath(path))
+    if p.name.endswith("__path_hook__"):  # an editable install's import hook on sys.path: no file, and
+        return None  # its relative name resolved against whichever folder the kernel was in
     if p.parent.name == "__pycache__" and p.suffix == ".pyc":  # compiled module: depend on its source
         p = p.parent.parent / (p.name.split(".")[0] + ".py")
     try:
@@ -388,3 +416,27 @@ def normalise(
                 out.get("metadata", {}).pop("papermill", None)
     nb.nbformat, nb.nbformat_minor = 4, 4
     return nb
+
+
+def promote(staged: Mapping[Path, Path], root: Path = REPO_ROOT) -> None:
+    """Replace each notebook by its staged run, and file what each run read in the build's record
+    (``book/inputs.json``, :func:`analyses.site.deps.record`) instead of the notebook: a notebook
+    whose outputs did not change is left as it is (its twin too), so a data edit rewrites only the
+    notebooks it changes, and the record."""
+    entries = record(root)
+    for path, tmp in staged.items():
+        nb = nbformat.read(tmp, as_version=4)
+        audit = nb.metadata.pop("audit", None)
+        if audit is not None:
+            entries[path.stem] = audit
+        text = nbformat.writes(nb)
+        text += "" if text.endswith("\n") else "\n"  # as nbformat.write ends a file
+        if path.is_file() and path.read_text(encoding="utf-8") == text:
+            tmp.unlink()
+            continue
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    target = root / RECORD
+    scratch = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    scratch.write_text(record_text(entries), encoding="utf-8")
+    os.replace(scratch, target)

@@ -30,6 +30,7 @@ there is no second shell to make: :func:`execute_file` then falls back to paperm
 from __future__ import annotations
 
 import base64
+import builtins
 import contextlib
 import datetime
 import io
@@ -37,11 +38,21 @@ import json
 import math
 import os
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import nbformat
+from IPython.core.displayhook import DisplayHook
+from IPython.core.displaypub import DisplayPublisher
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.display import display
+from traitlets.config import Config
+
+from analyses.scenario.params import ParamError
+from analyses.site import build
+from analyses.tables import DataError
 
 INJECTED_TAG = "injected-parameters"
 PARAMETERS_TAG = "parameters"
@@ -194,12 +205,7 @@ class _Stream(io.TextIOBase):
 
 
 def _shell_classes() -> tuple[type, type, type]:
-    """The recording shell, display publisher and display hook (built on first use: IPython is
-    imported only when a notebook runs)."""
-    from IPython.core.displayhook import DisplayHook
-    from IPython.core.displaypub import DisplayPublisher
-    from IPython.core.interactiveshell import InteractiveShell
-
+    """The recording shell, display publisher and display hook (built on first use)."""
     class Publisher(DisplayPublisher):
         def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs) -> None:
             recorder: _Recorder = self.shell.recorder
@@ -264,16 +270,10 @@ def _shell() -> Any:
     """The one recording shell of this process, active and with a fresh namespace for a new notebook."""
     global _SHELL
     if _SHELL is None:
-        from traitlets.config import Config
-
         config = Config()
         config.HistoryManager.enabled = False  # no history database (a fresh namespace per notebook)
         _SHELL = _shell_classes()[0].instance(config=config)  # registers it as IPython's shell
     else:
-        import builtins
-
-        from IPython.display import display
-
         for cls in type(_SHELL)._walk_mro():  # IPython's shell again (get_ipython(), display())
             cls._instance = _SHELL
         builtins.__IPYTHON__, builtins.display = True, display  # as InteractiveShell.init_builtins
@@ -295,8 +295,6 @@ def _session() -> Iterator[Any]:
     ``__IPYTHON__``, ``sys.ps1`` is set. A kernel's process is the notebook's own; this one is the
     caller's (the CLI, a test), so all of that is undone when the notebook has run.
     """
-    import builtins
-
     saved_main = sys.modules.get("__main__", _MISSING)
     saved_builtins = {k: vars(builtins).get(k, _MISSING) for k in ("__IPYTHON__", "display")}
     saved_prompts = {k: getattr(sys, k, _MISSING) for k in ("ps1", "ps2", "ps3")}
@@ -324,8 +322,6 @@ def _session() -> Iterator[Any]:
 
 def available() -> bool:
     """True when this process can make its own shell (no other IPython shell is running here)."""
-    from IPython.core.interactiveshell import InteractiveShell
-
     return not InteractiveShell.initialized()
 
 
@@ -380,9 +376,6 @@ def execute(
 
 def _one_line_fault(err: BaseException | None) -> bool:
     """A data fault (file, row, column) or a parameter error (its name and what is allowed)."""
-    from analyses.scenario.params import ParamError
-    from analyses.tables import DataError
-
     return isinstance(err, DataError | ParamError)
 
 
@@ -403,11 +396,7 @@ def execute_path(path: Path, parameters: Mapping[str, Any] | None = None) -> nbf
     injected parameters visible. A failing cell raises :class:`analyses.site.build.BuildError`
     naming the cell and its error. Nothing is written.
     """
-    from analyses.site import build
-
     if not available():  # inside someone else's IPython: run a kernel as the build does
-        import tempfile
-
         with tempfile.TemporaryDirectory(prefix="audit-run-") as tmp:
             out = Path(tmp) / path.name
             build.execute(path, out, parameters=parameters, record=False)

@@ -27,8 +27,17 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from markdown_it.renderer import RendererHTML
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.mdit import create_md_parser
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 
+from analyses.data import REPO_ROOT
 from analyses.site import vega_offline
+from analyses.site.execute import write_atomic
 
 PREFIX = "application/papermill.record/"
 MIME_ORDER = ("text/html", "image/svg+xml", "image/png", "image/jpeg", "text/markdown", "text/latex", "text/plain")
@@ -69,10 +78,6 @@ def _slug(text: str) -> str:
 
 def _parser() -> Any:
     """A MyST markdown-it parser with the book's extensions (``_config.yml``: colon_fence, deflist)."""
-    from markdown_it.renderer import RendererHTML
-    from myst_parser.config.main import MdParserConfig
-    from myst_parser.parsers.mdit import create_md_parser
-
     return create_md_parser(MdParserConfig(enable_extensions={"colon_fence", "deflist"}), RendererHTML)
 
 
@@ -349,16 +354,11 @@ class Page:
 
 @functools.lru_cache(maxsize=1)
 def _formatter() -> Any:
-    from pygments.formatters import HtmlFormatter
-
     return HtmlFormatter(cssclass="highlight")
 
 
 @functools.lru_cache(maxsize=16)
 def _lexer(language: str) -> Any:
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
-
     try:
         return get_lexer_by_name(language or "text")
     except ClassNotFound:  # an unknown language name: plain text
@@ -366,8 +366,6 @@ def _lexer(language: str) -> Any:
 
 
 def _highlight(code: str, language: str) -> str:
-    from pygments import highlight
-
     return highlight(code, _lexer(language), _formatter())
 
 
@@ -385,8 +383,6 @@ def _book_css() -> str:
 
 
 def _book_dir() -> Path:
-    from analyses.data import REPO_ROOT
-
     return REPO_ROOT
 
 
@@ -485,8 +481,6 @@ def render(nb: nbformat.NotebookNode, target: Path | None = None) -> tuple[str, 
 
 def to_html(notebook: Path | nbformat.NotebookNode, target: Path) -> Path:
     """Write ``notebook`` (a path or an executed notebook) as one standalone offline page at ``target``."""
-    from analyses.site.execute import write_atomic
-
     nb = nbformat.read(notebook, as_version=4) if isinstance(notebook, Path) else notebook
     text, _ = render(nb, target)
     return write_atomic(target, text)

@@ -63,7 +63,7 @@ def _kill_group(pgid: int) -> None:
 
 
 def _kernel_manager_class() -> type:
-    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_client.manager import AsyncKernelManager  # heavy (a second): only a build starts kernels
 
     class TrackedKernelManager(AsyncKernelManager):
         """nbclient's kernel manager, registering each kernel's process group in :data:`KERNELS`."""
@@ -99,8 +99,8 @@ def kernel_options() -> dict[str, Any]:
     are in by then, and ipykernel's graceful shutdown races its own sockets now and then, printing
     a ZMQError traceback into the build's error output.
     """
-    import zmq
-    from traitlets.config import Config
+    import zmq  # heavy, as jupyter_client above: only a build starts kernels
+    from traitlets.config import Config  # loaded with jupyter_client
 
     options: dict[str, Any] = {"kernel_manager_class": _kernel_manager_class(), "shutdown_kernel": "immediate"}
     if zmq.has("curve"):

@@ -3,7 +3,7 @@ the Chinese edition's words against what the book writes.
 
 The tables themselves (types, constraints, keys, references: ``claims_zh`` names claims, and every
 claim has its Chinese row) are checked by :func:`analyses.data.validate`. What only the code knows
-is checked here: every verdict, direction and kind has its Chinese word in ``data/terms_zh.csv``
+is checked here: every verdict, direction, kind, feature and scenario input has its Chinese word in ``data/terms_zh.csv``
 and that table names no other; every English word of the calculator (``WORDS_EN``), each of the
 documents' workloads and each currency has its row in ``data/calculator_zh.csv``, and that table
 holds no key the page never reads. A fault is one :class:`~analyses.data.DataError` line naming
@@ -36,7 +36,9 @@ def words_zh() -> None:
     """The Chinese edition's words cover exactly what the book writes (see the module's docstring)."""
     kinds = data.schema("claims").columns[data.schema("claims").column_names.index("kind")].allowed or ()
     wanted = [("verdict", v) for v in verdicts.VERDICTS] + [("direction", d) for d in verdicts.DIRECTIONS]
-    _covers("terms_zh", "term", wanted + [("kind", k) for k in kinds], by="group")
+    wanted += [("kind", k) for k in kinds] + [("feature", f) for f in data.table("features")["feature"]]
+    wanted += [("input", name) for name in data.table("scenario")["name"]]
+    _covers("terms_zh", "term", wanted, by="group")
     keys = [*WORDS_EN, *TRANSLATED_ONLY, *(f"workload:{w[0]}" for w in buying.WORKLOADS), f"workload:{buying.READER}"]
     keys += [f"choice:{c}" for c in buying.CURRENCIES]
     frame = data.table("calculator_zh")

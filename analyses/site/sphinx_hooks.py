@@ -19,6 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from analyses.site import build
+
 
 def _drop_repeated_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     """Keep one of each script on the page: an inline script added as filename ``None`` and again as
@@ -42,8 +44,6 @@ def write_downloads(app: Any, exception: Exception | None) -> None:
     ``jupyter-book build .`` links to files that exist (``python -m analyses build`` runs the same)."""
     if exception is not None or getattr(app.builder, "name", "") != "html":
         return
-    from analyses.site import build
-
     build.publish_downloads(Path(app.outdir))
 
 

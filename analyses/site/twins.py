@@ -35,9 +35,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import jupytext
 import nbformat
+from jupytext.combine import combine_inputs_with_outputs
+from jupytext.config import load_jupytext_configuration_file
 
 from analyses.data import REPO_ROOT
+from analyses.site.deps import notebooks
 
 PROSE_DIR = "prose"
 CONFIG_FILE = "jupytext.toml"
@@ -50,8 +54,6 @@ def twin_path(notebook: Path, root: Path = REPO_ROOT) -> Path:
 
 
 def _config(root: Path) -> Any:
-    from jupytext.config import load_jupytext_configuration_file
-
     path = root / CONFIG_FILE
     if not path.exists():
         raise FileNotFoundError(f"{CONFIG_FILE} is missing at {root}: it pairs book/*.ipynb with prose/*.md")
@@ -69,8 +71,6 @@ def _clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def render(notebook: Path, root: Path = REPO_ROOT, config: Any = None) -> str:
     """The twin's text for ``notebook``: jupytext's MyST markdown with the repository's filters."""
-    import jupytext
-
     config = config or _config(root)
     return jupytext.writes(_clean(nbformat.read(notebook, as_version=4)), fmt=FORMAT, config=config)
 
@@ -78,8 +78,6 @@ def render(notebook: Path, root: Path = REPO_ROOT, config: Any = None) -> str:
 def out_of_step(root: Path = REPO_ROOT) -> list[str]:
     """Twins that differ from their notebook's rendering, missing twins and orphan twins (as
     repository-relative paths with the reason), without writing anything."""
-    from analyses.site.deps import notebooks
-
     config, problems = _config(root), []
     books = notebooks(root / "book")
     for nb in books:
@@ -97,9 +95,6 @@ def out_of_step(root: Path = REPO_ROOT) -> list[str]:
 
 def take_prose(notebook: Path, root: Path = REPO_ROOT, config: Any = None) -> None:
     """Replace ``notebook``'s cells by its twin's, keeping the outputs of unchanged cells (atomic)."""
-    import jupytext
-    from jupytext.combine import combine_inputs_with_outputs
-
     config = config or _config(root)
     twin = twin_path(notebook, root)
     inputs = jupytext.read(twin, fmt=FORMAT, config=config)
@@ -158,8 +153,6 @@ def sync(root: Path = REPO_ROOT, keep: str | None = None, only: list[str] | None
     to keep (``"notebook"`` or ``"prose"``), for all pairs or the slugs in ``only``. Never by
     modification time: a checkout or merge sets those arbitrarily.
     """
-    from analyses.site.deps import notebooks
-
     if keep not in (None, "notebook", "prose"):
         raise ValueError(f"keep must be 'notebook' or 'prose'; got {keep!r}")
     config, done = _config(root), []

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import html
 import posixpath
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -34,8 +35,17 @@ EN_DIR = "book"  # the English pages' folder under the site root
 
 # Chinese pages and their English counterparts (docnames of each book); the chapters' pages map
 # by slug (zh: chapters/<slug>, en: book/<slug>).
-PAGES = {"index": "book/intro", "ledger": "book/claims", "buy-or-rent": "book/buy-or-rent"}
+PAGES = {
+    "index": "book/intro",
+    "ledger": "book/claims",
+    "ledger-000": "book/claims-000",
+    "ledger-001": "book/claims-001",
+    "sources": "book/sources",
+    "buy-or-rent": "book/buy-or-rent",
+}
 CHAPTER_DIR = "chapters"
+# Chapters without claims of their own that have a Chinese page too (their charts, method and answers).
+OTHER_CHAPTERS = ("plan", "validation", "peers")
 
 
 def zh_chapters() -> tuple[str, ...]:
@@ -57,12 +67,12 @@ def counterpart(edition: str, docname: str) -> str:
             return f"{EN_DIR}/{docname.split('/', 1)[1]}.html"
         return f"{PAGES['index']}.html"
     inverse = {v: k for k, v in PAGES.items()}
-    if docname.startswith(PAGES["ledger"] + "-"):  # the English ledger's page of one document (book/claims-000)
-        return f"{ZH_DIR}/ledger.html"
     if docname in inverse:
         return f"{ZH_DIR}/{inverse[docname]}.html"
+    if docname.startswith(PAGES["ledger"] + "-"):  # another English ledger page: the Chinese ledger
+        return f"{ZH_DIR}/ledger.html"
     slug = docname.rsplit("/", 1)[-1]
-    if docname.startswith(EN_DIR + "/") and slug in zh_chapters():
+    if docname.startswith(EN_DIR + "/") and (slug in zh_chapters() or slug in OTHER_CHAPTERS):
         return f"{ZH_DIR}/{CHAPTER_DIR}/{slug}.html"
     return f"{ZH_DIR}/index.html"
 
@@ -140,10 +150,19 @@ class _ZhDirective(Directive):
 
 
 class ZhLedger(_ZhDirective):
+    """Every claim's card, or (argument: a document's code, 000) one document's."""
+
     def html(self, docname: str) -> str:
         from analyses.pages import zh
 
-        return zh.ledger_cards(ledger_frame(), _english_base(docname))
+        frame = ledger_frame()
+        if self.arguments:
+            code = self.arguments[0]
+            files = {c: f for f, c in zh.codes().items()}
+            if code not in files:
+                raise self.error(f"zh-ledger: '{code}' is no document code; codes: {', '.join(files)}")
+            frame = frame[frame["document"] == files[code]]
+        return zh.ledger_cards(frame, _english_base(docname), full=bool(self.arguments))
 
 
 class ZhTerms(_ZhDirective):
@@ -164,7 +183,11 @@ class ZhCounts(_ZhDirective):
     def html(self, docname: str) -> str:
         from analyses.pages import zh
 
-        return zh.counts_table(ledger_frame())
+        frame = ledger_frame()
+        if self.arguments:
+            files = {c: f for f, c in zh.codes().items()}
+            frame = frame[frame["document"] == files.get(self.arguments[0], "")]
+        return zh.counts_table(frame)
 
 
 class ZhFindings(_ZhDirective):
@@ -176,7 +199,8 @@ class ZhFindings(_ZhDirective):
         part = self.arguments[0] if self.arguments else "all"
         if part not in zh.FINDINGS_PARTS:
             raise self.error(f"zh-findings: '{part}' is not one of {', '.join(zh.FINDINGS_PARTS)}")
-        return zh.findings(ledger_frame(), _ledger_link(docname), part)
+        chapter = relative("zh", docname, f"{ZH_DIR}/{CHAPTER_DIR}/tco.html")
+        return zh.findings(ledger_frame(), _ledger_link(docname), part, chapter)
 
 
 class ZhChapter(_ZhDirective):
@@ -200,7 +224,7 @@ class ZhBuyOrRent(_ZhDirective):
         from analyses.pages import zh_buy
 
         res = buy_or_rent_result()
-        return zh_buy.basis(res) + zh_buy.workloads(res)
+        return zh_buy.basis(res) + zh_buy.workloads(res, zh_buy.finetune_note(res, ledger_frame()))
 
 
 class ZhBuySummary(_ZhDirective):
@@ -225,6 +249,68 @@ class ZhCalculator(_ZhDirective):
         return calculator.buy_or_rent(buy_or_rent_result(), calculator.Words.zh(), links).data
 
 
+class ZhBottomLine(_ZhDirective):
+    """The buyer's answer in two sentences (cheapest to rent and to buy, and when owning wins)."""
+
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh_buy
+
+        return zh_buy.bottom_line(buy_or_rent_result())
+
+
+class ZhChart(Directive):
+    """A chapter's chart in Chinese (:mod:`analyses.site.zh_charts`): arguments the chapter's slug and
+    its figure function; the directive's content is the caption."""
+
+    required_arguments = 2
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        from analyses.site import zh_charts
+
+        slug, function = self.arguments
+        if (slug, function) not in {c for items in zh_charts.CHARTS.values() for c in items}:
+            raise self.error(f"zh-chart: {slug} {function} is not among analyses/site/zh_charts.py's CHARTS")
+        caption = html.escape(" ".join(self.content).strip())
+        body = f'<figure class="zh-figure">{zh_charts.html(slug, function)}<figcaption>{caption}</figcaption></figure>'
+        return [nodes.raw("", body, format="html")]
+
+
+class ZhCards(_ZhDirective):
+    """A chapter's claims with their full reasons (one card each)."""
+
+    required_arguments = 1
+    optional_arguments = 0
+
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh
+
+        return zh.chapter_cards(ledger_frame(), self.arguments[0], _english_base(docname))
+
+
+class ZhSources(_ZhDirective):
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh
+
+        return zh.sources_table()
+
+
+class ZhAssumptions(_ZhDirective):
+    """The scenario inputs a chapter's checks read, with their central values and ranges in 元."""
+
+    required_arguments = 1
+    optional_arguments = 0
+
+    def html(self, docname: str) -> str:
+        from analyses.chapters import ledger_zh
+        from analyses.pages import zh
+
+        frame = ledger_frame()
+        rows = frame[frame["chapter"] == self.arguments[0]]
+        names = list(dict.fromkeys(n for inputs in rows["inputs"] for n in inputs))
+        return zh.assumptions_table(ledger_zh.assumptions(names))
+
+
 class ZhRelated(_ZhDirective):
     """The verdicts of the claims the documents' workloads replay (the English page's box)."""
 
@@ -240,6 +326,11 @@ DIRECTIVES = {
     "zh-buy-summary": ZhBuySummary,
     "zh-calculator": ZhCalculator,
     "zh-related": ZhRelated,
+    "zh-bottom-line": ZhBottomLine,
+    "zh-chart": ZhChart,
+    "zh-assumptions": ZhAssumptions,
+    "zh-cards": ZhCards,
+    "zh-sources": ZhSources,
     "zh-ledger": ZhLedger,
     "zh-terms": ZhTerms,
     "zh-documents": ZhDocuments,
@@ -265,7 +356,31 @@ def _shared_static(app: Any, config: Any) -> None:
         config.html_js_files.append(path.relative_to(STATIC).as_posix())
 
 
+THEME_WORDS = REPO_ROOT / ZH_DIR / "theme-words.po"  # the themes' interface words in Chinese
+THEME_DOMAINS = ("sphinx", "booktheme")  # the message catalogs of Sphinx, pydata-sphinx-theme, sphinx-book-theme
+
+
+def _theme_words(app: Any) -> None:
+    """Compile ``zh/theme-words.po`` and add it behind the themes' own catalogs: gettext falls back to
+    it for every interface word they leave in English (the search box, the colour-mode switch)."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    language = str(app.config.language or "")
+    folder = Path(app.doctreedir).parent / "zh-locale"
+    target = folder / language / "LC_MESSAGES"
+    target.mkdir(parents=True, exist_ok=True)
+    with THEME_WORDS.open("rb") as f:
+        catalog = read_po(f, locale=language)
+    for domain in THEME_DOMAINS:
+        with (target / f"{domain}.mo").open("wb") as f:
+            write_mo(f, catalog)
+        app.add_message_catalog(domain, str(folder))
+
+
 def setup(app: Any) -> dict[str, Any]:
+    if str(app.config.language or "").startswith("zh"):
+        _theme_words(app)
     app.add_config_value("audit_edition", "en", "html")
     app.connect("config-inited", _shared_static)
     app.connect("html-page-context", _page_context)

@@ -234,9 +234,9 @@ def own_workload(used: Sequence[tuple[str, tuple[Any, ...]]]) -> tuple[str, floa
     (the reference workload's) is then also stated on the claim's own workload (factor × it)."""
     ids = {args[0] for name, args in used if name == "speedup" and args and isinstance(args[0], str)}
     own = {
-        w: generations.workload_factor(m)
+        w: generations.workload_factor(w)
         for w in ids
-        if w in generations.WORKLOADS and (m := generations.model_workload(w)) is not None
+        if w in generations.WORKLOADS and generations.model_workload(w) is not None
     }
     factors = {round(f, 6) for f in own.values()}
     if len(factors) != 1 or abs(next(iter(factors)) - 1) < 1e-6:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
+from analyses.models import scipy_special
 from analyses.units.formats import round_sig_array
 from analyses.verdicts import CheckFn, robustness, show
 
@@ -152,15 +153,13 @@ def short_label(claim: data.Claim) -> str:
 def flip_points(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
     """One row per claim whose verdict flips within its inputs' 90% ranges: where the flip lies as a
     percentile of the assumption's range (5 to 95), the assumption's central value and threshold."""
-    from scipy.stats import norm
-
     out = []
     for a in rows:
         if not a.flip or not a.flip.get("inside", True):
             continue
         f = a.flip
         r = scenario.ranges()[f["input"]]
-        pct = float(100 * norm.cdf(float(r.score(f["threshold"]))))
+        pct = float(100 * scipy_special().ndtr(float(r.score(f["threshold"]))))  # the normal CDF
         unit = scenario.assumption(f["input"]).unit
         s = scenario.values()
         out.append(

@@ -13,7 +13,7 @@ import pytest
 from analyses import data, scenario, verdicts
 from analyses.chapters import experiments as ch
 from analyses.chapters.experiments import checks, figures, text
-from analyses.scenario import cases, generations
+from analyses.scenario import generations
 from analyses.units import DAYS_PER_MONTH
 
 SWEEP = "001-2.5-hyperparam-sweep-36-to-9-days"
@@ -78,7 +78,7 @@ def test_what_decides_the_verdicts(default):
     # model: 95.0% on 48 B300s, 99.6% on one server), 10.4x
     sw = default.sweep
     assert sw.stated_speedup == pytest.approx(4.0)
-    per_gpu = generations.speedup(default.s, cases.workload(cases.SWEEP))
+    per_gpu = generations.speedup(default.s, "sweep-8b")
     assert per_gpu != pytest.approx(default.s["speedup_b300_a100"], rel=0.01)  # its own workload, not the reference
     assert sw.speedup == pytest.approx(per_gpu * sw.e_slice / sw.e_full)
     assert sw.e_slice / sw.e_full == pytest.approx(1.048, abs=0.01)

@@ -12,7 +12,7 @@ from analyses import chapters, data, scenario
 from analyses.chapters import ledger
 from analyses.chapters import memory as ch
 from analyses.chapters.memory import checks, figures, text
-from analyses.models import memory
+from analyses.models import memory_figures
 
 FIGURES = (
     figures.accounting_chart,
@@ -260,7 +260,7 @@ def test_the_page_and_the_checks_share_their_figures(result):
     assert res.plan_capacity == {k: float(v) for k, v in cap.items()}
     # the published table and the model tests read one mapping
     for r in data.memory_published().to_dict("records"):
-        assert res.published.set_index("figure").loc[r["description"], "model"] == memory.published_figure(r)
+        assert res.published.set_index("figure").loc[r["description"], "model"] == memory_figures.published_figure(r)
     assert res.published["within print"].all()
     # every fit the tables show is computed once and reused
     assert res.min_gpus(res.cfg["preset"], "B300") == int(res.fits[(res.cfg["preset"], "B300")]["n_gpus"])

@@ -186,7 +186,7 @@ def test_a_flip_on_the_speed_up_is_also_stated_on_the_claims_own_workload(rows):
     """The scenario's speed-up is the reference workload's (100B pretraining); a row that reads another
     workload's (issue 22 item 1: each claim's own) states its flip point there too, at the model's ratio."""
     payback = rows["001-6-payback-6-12-months"]
-    factor = generations.workload_factor(generations.model_workload("finetune"))
+    factor = generations.workload_factor("finetune")
     assert 0.4 < factor < 0.8  # an 8-GPU BF16 fine-tune gains less than the reference pretraining
     assert "on the claim's own workload (full fine-tunes" in payback.flips_if
     assert "on the claim's own workload" not in rows["000-6-payback-6-12-months"].flips_if  # the reference itself

@@ -8,7 +8,7 @@ import pytest
 
 from analyses import data, scenario
 from analyses.chapters import plan
-from analyses.models import calculator, gpu_hour_cost, tco
+from analyses.models import calculator, tco
 from analyses.models.formula import InputError, LogGrid
 from analyses.pages import calculator as pages_calculator
 from analyses.scenario import costs, generations
@@ -80,7 +80,7 @@ def _close(a, b, rel=REL):
 
 
 def test_cost_bases_and_defaults_are_the_books():
-    assert calculator.COST_BASES == gpu_hour_cost.COST_BASES
+    assert calculator.COST_BASES == tco.COST_BASES
     s = wiring.system()
     central = scenario.values()
     for i in s.inputs:
@@ -113,7 +113,7 @@ def test_gpu_hour_costs_equal_the_tco_models(four, seed):
             r[f"hourly_rented_{k}"],
             tco.rented_cost_per_gpu_hour(s[f"rent_{k}_usd_per_gpu_hour"], s["rental_overhead_fraction"]),
         )
-        book = gpu_hour_cost.per_gpu_hour(s, gpu, tdp, "neocloud", "china")
+        book = costs.per_gpu_hour(s, gpu, tdp, "neocloud", "china")
         _close(r[f"hourly_owned_{k}"], book["owned"])
         _close(r[f"hourly_rented_{k}"], book["rented"])
         capex = s[f"server_{k}_usd_per_gpu"] * (1 + s["network_storage_fraction"])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from analyses import data
-from analyses.models import activations, memory
+from analyses.models import activations, memory, memory_figures
 
 SHAPES = data.model_shapes()
 PUBLISHED = data.memory_published()
@@ -77,16 +77,16 @@ def test_published_figures(row):
     """Every printed figure reproduces to half a printed unit: ZeRO Fig. 1 / Sec. 3.1 (31.40625 GB prints
     as 31.4), 16 bytes per parameter (ZeRO) and 18 with fp32 gradients (ml-engineering), and
     Korthikanti et al.'s savings (70%, 65%) and the abstract's "5x"."""
-    assert abs(memory.published_figure(row) - row["value"]) <= row["resolution"] / 2
+    assert abs(memory_figures.published_figure(row) - row["value"]) <= row["resolution"] / 2
 
 
 def test_published_figure_rejects_an_unknown_quantity():
     with pytest.raises(ValueError, match="no model for the published quantity"):
-        memory.published_figure({"quantity": "flops"})
+        memory_figures.published_figure({"quantity": "flops"})
 
 
 def test_activation_kwargs():
-    assert memory.activation_kwargs("sequence_parallel=True recompute=selective") == {
+    assert memory_figures.activation_kwargs("sequence_parallel=True recompute=selective") == {
         "sequence_parallel": True,
         "recompute": "selective",
     }
@@ -181,7 +181,7 @@ def test_measured_activations_torch_accounting_exact():
     Tolerance 0: both count whole tensors (elements × element size), so any mismatch is a missing or
     extra tensor, not rounding.
     """
-    pred = memory.measured_predictions(MEASURED)
+    pred = memory_figures.measured_predictions(MEASURED)
     np.testing.assert_array_equal(pred["activations_torch"].to_numpy(), MEASURED["activation_bytes"].to_numpy(float))
     np.testing.assert_array_equal(pred["states"].to_numpy(), MEASURED["state_bytes"].to_numpy(float))
 
@@ -195,7 +195,7 @@ def test_measured_activations_megatron_accounting_band():
     (eager) and 0.93-0.94 (SDPA vs ``flash=True``); the band allows for other shapes.
     """
     bf16 = MEASURED["dtype"] == "bf16"
-    ratio = memory.measured_predictions(MEASURED)["activations_megatron"] / MEASURED["activation_bytes"]
+    ratio = memory_figures.measured_predictions(MEASURED)["activations_megatron"] / MEASURED["activation_bytes"]
     for attention in ("eager", "sdpa"):
         r = ratio[bf16 & (MEASURED["attention"] == attention)].to_numpy()
         assert r.size and np.all((r > 0.80) & (r < 1.05)), attention

@@ -8,7 +8,7 @@ import pytest
 
 from analyses import data, scenario, units
 from analyses.models import tco, throughput
-from analyses.scenario import costs, generations, operations
+from analyses.scenario import costs, derivations, generations, operations
 
 
 def _s(**over):
@@ -147,7 +147,7 @@ def test_the_scenario_speedup_implies_a_blackwell_mfu_published_runs_reach():
     """The scenario's B300 FP8 MFU is the published A100 MFU times the step-time model's speed-up (two
     independent sources): it lands within the published dense Blackwell FP8 runs (NVIDIA's tuned
     Megatron-Bridge recipes on B200/GB200/GB300, model-FLOP basis), at most 10% below the lowest."""
-    runs = scenario.published_mfu()
+    runs = derivations.published_mfu()
     arch = data.published_runs().set_index("id").loc[runs["id"], "arch"].to_numpy()
     blackwell = runs[
         runs["gpu"].isin(["B200", "B300", "GB200", "GB300"]) & (runs["precision"] == "fp8") & (arch == "dense")

@@ -16,7 +16,6 @@ import pytest
 from analyses import data, scenario
 from analyses.models import (
     flops,
-    gpu_hour_cost,
     layouts,
     memory,
     performance,
@@ -26,7 +25,7 @@ from analyses.models import (
     uncertainty,
 )
 from analyses.models import plan as pl
-from analyses.scenario import calibration, planning
+from analyses.scenario import calibration, costs, planning
 from analyses.units import GB, SECONDS_PER_DAY
 
 
@@ -73,7 +72,7 @@ def test_supported_generations_have_a_cluster_and_the_priced_ones_prices_in_the_
     assert {"A100", "H100", "H200", "H800", "B200", "GB200", "B300", "GB300"} <= set(gpus)
     assert "V100" not in gpus  # no InfiniBand configuration
     for g in planning.priced_gpus():
-        assert gpu_hour_cost.server_name(g) in s and gpu_hour_cost.rent_name(g) in s
+        assert costs.server_name(g) in s and costs.rent_name(g) in s
     # a generation the scenario does not price is planned with NaN costs, never an invented price
     assert planning.priced_bases("H800", s) == () and planning.priced_bases("GB300", s) == ("owned",)
     assert planning.priced_bases("H200", s) == ("rented",)
@@ -284,13 +283,13 @@ def test_scenario_assumptions_move_the_plan_the_way_they_should(req, b300):
 
 
 def test_gpu_hour_cost_names_and_missing_rents(s):
-    assert gpu_hour_cost.rent_name("H100", "hyperscaler") == "rent_h100_hyperscaler_usd_per_gpu_hour"
-    cost = gpu_hour_cost.per_gpu_hour(s, "B300", 1100.0, "hyperscaler", "china")
+    assert costs.rent_name("H100", "hyperscaler") == "rent_h100_hyperscaler_usd_per_gpu_hour"
+    cost = costs.per_gpu_hour(s, "B300", 1100.0, "hyperscaler", "china")
     assert np.isnan(cost["rented"]) and np.isfinite(cost["owned"])  # no B300 hyperscaler rent in the scenario
     with pytest.raises(ValueError, match="rent_class"):
-        gpu_hour_cost.rent_name("B300", "spot")
+        costs.rent_name("B300", "spot")
     with pytest.raises(ValueError, match="region"):
-        gpu_hour_cost.per_gpu_hour(s, "B300", 1100.0, "neocloud", "mars")
+        costs.per_gpu_hour(s, "B300", 1100.0, "neocloud", "mars")
 
 
 def test_price_draws_are_the_scenarios_so_the_tco_chapter_sees_the_same(req, s):
@@ -298,9 +297,9 @@ def test_price_draws_are_the_scenarios_so_the_tco_chapter_sees_the_same(req, s):
     makes with the same seed and count, whatever else it draws."""
     china = req.with_(electricity_region="china", mc_samples=2000)
     draws = planning.hourly_cost_draws(china, "B300")
-    names = gpu_hour_cost.inputs("B300", "neocloud", "china", s)
+    names = costs.inputs("B300", "neocloud", "china", s)
     sample = scenario.sample([*names, "speedup_b300_a100", "utilisation"], 2000, china.seed)
-    expected = gpu_hour_cost.per_gpu_hour(sample, "B300", data.gpu("B300").tdp_w, "neocloud", "china")
+    expected = costs.per_gpu_hour(sample, "B300", data.gpu("B300").tdp_w, "neocloud", "china")
     np.testing.assert_array_equal(draws["owned"], expected["owned"])
     np.testing.assert_array_equal(draws["rented"], expected["rented"])
     assert {"depreciation_years", "cost_of_capital", "server_b300_usd_per_gpu"} <= set(names)

@@ -38,7 +38,7 @@ def _copy_repo(tmp_path: Path) -> Path:
 def _deps(nb_path: Path) -> dict:
     import nbformat
 
-    return nbformat.read(nb_path, as_version=4).metadata["audit"]["deps"]
+    return deps.audit_of(nbformat.read(nb_path, as_version=4), nb_path, nb_path.parents[1])["deps"]
 
 
 def _readers(root: Path, rel: str) -> set[str]:
@@ -164,6 +164,31 @@ def test_execute_records_what_the_kernel_read(tmp_path):
     assert "analyses/models/memory.py" not in read["files"] and "data/prices.csv" not in read["files"]
     assert {"tools", "data/sources/*.csv", "data/gpus/*.csv"} <= set(read["listings"])
     assert written.metadata["audit"]["inputs_sha256"] == deps.deps_digest(nb, read, deps.snapshot())
+
+
+def test_a_run_whose_outputs_did_not_change_leaves_its_notebook_and_files_its_record(tmp_path):
+    """promote: what a run read goes to book/inputs.json, not into the notebook; a notebook whose
+    outputs are the same is not rewritten (so a data edit changes only the notebooks it changes)."""
+    import nbformat
+
+    (tmp_path / "book").mkdir()
+    same, moved = tmp_path / "book" / "same.ipynb", tmp_path / "book" / "moved.ipynb"
+    for path, value in ((same, "1"), (moved, "1")):
+        nbformat.write(deps.normalise(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(value)])), path)
+    staged = {}
+    for path, value in ((same, "1"), (moved, "2")):
+        nb = deps.normalise(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(value)]))
+        nb.metadata["audit"] = {"inputs_sha256": f"digest-{path.stem}", "deps": {"files": [], "listings": []}}
+        staged[path] = tmp_path / f"{path.stem}.staged.ipynb"
+        nbformat.write(nb, staged[path])
+    same_before = same.stat()
+    deps.promote(staged, tmp_path)
+    assert same.stat().st_mtime_ns == same_before.st_mtime_ns and not staged[same].exists()  # left as it was
+    assert nbformat.read(moved, as_version=4).cells[0].source == "2"
+    assert "audit" not in nbformat.read(moved, as_version=4).metadata
+    filed = deps.record(tmp_path)
+    assert {k: v["inputs_sha256"] for k, v in filed.items()} == {"same": "digest-same", "moved": "digest-moved"}
+    assert deps.audit_of(nbformat.read(same, as_version=4), same, tmp_path)["inputs_sha256"] == "digest-same"
 
 
 def test_normalise_strips_run_specific_metadata():

@@ -6,6 +6,7 @@ that scrolls sideways on a phone (390 px) or a desktop (1280 px)."""
 from __future__ import annotations
 
 import html
+import json
 import re
 import subprocess
 import sys
@@ -19,8 +20,10 @@ from analyses import data
 from analyses.data import REPO_ROOT
 from analyses.pages.verdict_box import section_anchor
 from analyses.site import build, zh_site
+from analyses.units.zh import punctuate, unbalanced
 
-ZH_PAGES = ["index", "buy-or-rent", "ledger", *(f"chapters/{slug}" for slug in zh_site.zh_chapters())]
+CHAPTER_PAGES = [f"chapters/{slug}" for slug in (*zh_site.zh_chapters(), *zh_site.OTHER_CHAPTERS)]
+ZH_PAGES = ["index", "buy-or-rent", "ledger", "ledger-000", "ledger-001", "sources", *CHAPTER_PAGES]
 
 
 class _Page(HTMLParser):
@@ -81,7 +84,7 @@ def test_the_chinese_ledger_lists_every_claim_with_the_english_verdict(site, who
     for word in data.terms_zh("verdict").values():
         assert word in text
     for row in data.claims_zh().itertuples():  # the Chinese wording and the figures as written
-        assert html.escape(row.claim_zh) in text and html.escape(row.written) in text, row.id
+        assert html.escape(row.claim_zh) in text and html.escape(punctuate(row.written)) in text, row.id
 
 
 def test_each_chinese_chapter_page_lists_its_claims(site, whole_ledger):
@@ -101,9 +104,9 @@ def test_every_page_links_to_its_counterpart_in_the_other_edition(site):
         assert target.is_file() and target.is_relative_to(site / "zh"), (path.name, link)
         if path.stem in zh_site.zh_chapters():
             assert target == site / "zh" / "chapters" / path.name
-    for ledger_page in ("claims", "claims-000", "claims-001"):  # the English ledger: its overview and its pages
-        path = site / "book" / f"{ledger_page}.html"
-        assert _resolve(path, parse(path).edition) == site / "zh" / "ledger.html", ledger_page
+    for english, chinese in (("claims", "ledger"), ("claims-000", "ledger-000"), ("claims-001", "ledger-001")):
+        path = site / "book" / f"{english}.html"  # the English ledger and its per-document pages
+        assert _resolve(path, parse(path).edition) == site / "zh" / f"{chinese}.html", english
     for name in ZH_PAGES:
         path = site / "zh" / f"{name}.html"
         target = _resolve(path, parse(path).edition)
@@ -111,6 +114,88 @@ def test_every_page_links_to_its_counterpart_in_the_other_edition(site):
     assert (
         _resolve(site / "zh" / "index.html", parse(site / "zh" / "index.html").edition) == site / "book" / "intro.html"
     )
+
+
+def visible_text(page: Path) -> str:
+    """What a reader sees on a built Chinese page, as text: no scripts or styles, no names set as
+    code (claim ids, source files), and not the calculator's form, whose inputs and messages the
+    calculator's own tests check (tests/site/test_zh_calculator.py)."""
+    from analyses.pages import calculator
+
+    text = page.read_text(encoding="utf-8")
+    text = re.sub(rf'<div [^>]*id="{calculator.ELEMENT_ID}".*?</form>', " ", text, flags=re.S)
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", text, flags=re.S)
+    text = re.sub(r"<code\b[^>]*>.*?</code>", " ", text, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "\n", text))
+
+
+def test_every_chinese_page_keeps_the_style_sheet(site):
+    """Issue 36: on every built Chinese page no parameter name, no pointer to the English reason,
+    balanced brackets, no half-width punctuation between Chinese characters, no thousands separator
+    before 万/亿, ranges with ～, dates as 2026年12月7日, the style sheet's terms (notes/zh-style.md)."""
+    from analyses.units import zh
+
+    pages = [
+        p for p in (site / "zh").rglob("*.html") if "_static" not in p.parts and p.stem not in ("search", "genindex")
+    ]
+    assert len(pages) >= len(ZH_PAGES)
+    faults = {p.relative_to(site).as_posix(): zh.style_faults(visible_text(p)) for p in pages}
+    assert {k: v for k, v in faults.items() if v} == {}
+
+
+def test_every_chinese_chapter_page_has_its_charts_in_chinese(site):
+    """Each chapter page draws the English chapter's own chart (the same figure function on the same
+    result) with Chinese titles, axes, legends and description, and a Chinese caption."""
+    from analyses.site import zh_charts
+
+    for name in CHAPTER_PAGES:
+        text = (site / "zh" / f"{name}.html").read_text(encoding="utf-8")
+        figures = re.findall(r'<figure class="zh-figure">(.*?)<figcaption>(.*?)</figcaption>', text, flags=re.S)
+        assert figures, name
+        for body, caption in figures:
+            spec = json.loads(re.search(r"\}\)\((\{.*\})\);\s*</script>", body, flags=re.S).group(1))
+            assert re.search(r"[\u4e00-\u9fff]", spec["description"]) and re.search(r"[\u4e00-\u9fff]", caption), name
+            assert not re.search(r"\b[a-z]{3,} [a-z]{3,}\b", spec["description"]), (name, spec["description"])
+    for items in zh_charts.CHARTS.values():
+        for slug, function in items:
+            assert zh_charts.untranslated(slug, function) == [], (slug, function)
+
+
+def test_the_chinese_edition_has_a_page_for_each_english_chapter(site):
+    """Every chapter of the English table of contents, the per-document ledgers included, has its
+    Chinese page, and its edition link lands there."""
+    import yaml
+
+    toc = yaml.safe_load((REPO_ROOT / "_toc.yml").read_text())
+    english = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    for docname in english:
+        target = site / zh_site.counterpart("en", docname)
+        assert target.is_file() and target.name != "index.html", docname
+
+
+def test_the_buyers_answer_is_in_the_first_screen_on_a_phone(site, tab):
+    """The Chinese front page and 买还是租 open with the English page's bottom line (cheapest to rent
+    and to buy, the busy share above which buying wins), in 元, within 390x844."""
+    from analyses.chapters import buy_or_rent as ch
+    from analyses.chapters import config
+    from analyses.units import zh
+
+    res = ch.compute(config("buy-or-rent"))
+    shares = {zh.percent(res.answer(w.key)[1]["break_even_utilisation"]) for w in res.workloads}
+    page = tab(390, 844)
+    for name in ("index", "buy-or-rent"):
+        page.goto((site / "zh" / f"{name}.html").as_uri())
+        box = page.eval_on_selector(".zh-bottom-line", "e => e.getBoundingClientRect().bottom")
+        text = page.inner_text(".zh-bottom-line")
+        assert box <= 844, (name, box)
+        assert "租用" in text and "自购" in text and any(s in text for s in shares), text
+        assert "美元" not in text and "USD" not in text
+
+
+def test_the_chinese_theme_speaks_chinese(site):
+    text = (site / "zh" / "index.html").read_text(encoding="utf-8")
+    assert "Search..." not in text and "Color mode" not in text and "The audit-book team" not in text
+    assert re.search(r"最后更新：\d{4}年[1-9]\d?月[1-9]\d?日", text)
 
 
 def test_chapter_boxes_link_each_claim_to_the_english_section_that_checks_it(site, whole_ledger):
@@ -131,7 +216,8 @@ def test_chapter_boxes_link_each_claim_to_the_english_section_that_checks_it(sit
             assert target == site / "book" / f"{slug}.html" and f'id="{fragment}"' in target.read_text(encoding="utf-8")
         assert '<p class="zh-takeaway">要点：' in text, slug
         reasons = re.findall(r'<span class="zh-reason">([^<]*)</span>', text)
-        assert reasons and all("；" not in r for r in reasons), slug
+        # the reason's first sentence: one 。 at its end, every bracket and quote closed
+        assert reasons and all(r.endswith("。") and r.count("。") == 1 and not unbalanced(r) for r in reasons), slug
 
 
 def test_the_chinese_buy_or_rent_page_gives_the_english_pages_answer_in_rmb(site):
@@ -258,6 +344,10 @@ DOCUMENT_SPELLINGS = {
     "2.5~3倍": "001-2.1-throughput-2p5-3x",
     "4.2万元": "001-4-own-42k-vs-rent-80k",
     "60%~80%": "001-2.2-gds-latency-60-80pct",
+    "回本": "000-6-payback-6-12-months",  # the words a buyer types
+    "回收期": "001-6-payback-6-12-months",
+    "自购": "001-4-own-42k-vs-rent-80k",
+    "租用": "001-4-rental-80k-rmb-month",
 }
 
 

@@ -19,8 +19,7 @@ import pandas as pd
 
 from analyses import data, scenario
 from analyses.chapters import ledger
-from analyses.models import gpu_hour_cost
-from analyses.scenario import buying, calculator
+from analyses.scenario import buying, calculator, costs
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.verdicts import robustness
 
@@ -30,7 +29,7 @@ SLUG = "buy-or-rent"
 def _prices() -> tuple[Param, ...]:
     """The system price and neocloud rent of every generation the page plans, as parameters."""
     names = scenario.assumptions()
-    wanted = [n for g in buying.gpus() for n in (gpu_hour_cost.server_name(g), gpu_hour_cost.rent_name(g))]
+    wanted = [n for g in buying.gpus() for n in (costs.server_name(g), costs.rent_name(g))]
     return tuple(scenario.param(n) for n in wanted if n in names)
 
 

@@ -79,7 +79,7 @@ def glued(res: Result) -> dict[str, Any]:
         "target": fmt(sw.case.parallel_days, "days", 2),
         "stated_x": fmt(sw.stated_speedup, "x", 2),
         "ratio_need": fmt(sw.required_ratio, sig=2),
-        "speedup": fmt(float(generations.speedup(res.s, None)), "x", 3),
+        "speedup": fmt(float(generations.speedup(res.s, "pretrain")), "x", 3),
         "b300_conc": fmt(sw.b300_concurrent_days, "days", 3),
         "b300_x": fmt(sw.speedup, "x", 3),
         "k_conc": str(int(sw.case.concurrent_runs)),

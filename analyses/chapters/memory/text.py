@@ -113,6 +113,7 @@ def layout_basis(res: Result) -> str:
     )
 
 
+# long: one line per name the page glues (a table of formatted values, not logic to split)
 def glued(res: Result) -> dict[str, Any]:
     """Every number and phrase the chapter's page glues, by name, formatted for the page."""
     b, h, cfg, c = res.bytes_per_param, res.hundred_b, res.cfg, res.layout

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from analyses import data
-from analyses.models import memory
+from analyses.models import memory, memory_figures
 
 
 def param_count_table() -> pd.DataFrame:
@@ -31,7 +31,7 @@ def published_table() -> pd.DataFrame:
     """Printed ZeRO, ml-engineering and Korthikanti et al. figures beside the model's value and the error."""
     rows = []
     for r in data.memory_published().to_dict("records"):
-        got = memory.published_figure(r)
+        got = memory_figures.published_figure(r)
         rows.append(
             {
                 "figure": r["description"],
@@ -50,7 +50,7 @@ def measured_table() -> pd.DataFrame:
     """Recorded CPU measurements beside the model's predictions and the relative errors."""
     m = data.measurements("memory_cpu_torch").copy()
     m.attrs = {}  # pandas deep-copies attrs (the table's schema) on every operation
-    pred = memory.measured_predictions(m)
+    pred = memory_figures.measured_predictions(m)
     for col, measured in (
         ("states", "state_bytes"),
         ("activations_torch", "activation_bytes"),

@@ -23,9 +23,9 @@ import pandas as pd
 from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters.plan import wiring
-from analyses.models import flops, gpu_hour_cost, layouts, memory
+from analyses.models import flops, layouts, memory, tco
 from analyses.models import plan as pl
-from analyses.scenario import buying, calibration, planning
+from analyses.scenario import buying, calibration, costs, planning
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.units import MB
 
@@ -96,9 +96,9 @@ def _prices() -> tuple[Param, ...]:
     """The scenario's prices of every generation the planner prices (system, neocloud and hyperscaler
     rents where the scenario has them) and both electricity tariffs, as parameters."""
     names = scenario.assumptions()
-    wanted = [gpu_hour_cost.server_name(g) for g in GENERATIONS]
-    wanted += [gpu_hour_cost.rent_name(g, c) for c in gpu_hour_cost.RENT_CLASSES for g in GENERATIONS]
-    wanted += [gpu_hour_cost.ELECTRICITY[r] for r in ("china", "us")]
+    wanted = [costs.server_name(g) for g in GENERATIONS]
+    wanted += [costs.rent_name(g, c) for c in tco.RENT_CLASSES for g in GENERATIONS]
+    wanted += [costs.ELECTRICITY[r] for r in ("china", "us")]
     return tuple(scenario.param(n, f"{names[n].label} (scenario)") for n in wanted if n in names)
 
 
@@ -262,17 +262,17 @@ SPEC = ChapterSpec(
             0,
             1,
         ),
-        Param("rent_class", "str", "neocloud", "-", "rental price class", choices=gpu_hour_cost.RENT_CLASSES),
+        Param("rent_class", "str", "neocloud", "-", "rental price class", choices=tco.RENT_CLASSES),
         Param(
             "electricity_region",
             "str",
             buying.REGION,
             "-",
             "electricity tariff of owned GPUs",
-            choices=gpu_hour_cost.ELECTRICITY_REGIONS,
+            choices=tco.ELECTRICITY_REGIONS,
         ),
         Param(
-            "cost_basis", "str", "rented", "-", "cost the recommendation minimises", choices=gpu_hour_cost.COST_BASES
+            "cost_basis", "str", "rented", "-", "cost the recommendation minimises", choices=tco.COST_BASES
         ),
         Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the 90% intervals", 100, MAX_MC_SAMPLES),
         Param("seed", "int", 2026, "-", "Monte Carlo seed", 0, 2**31 - 1),

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
-from analyses.models import gpu_hour_cost, layouts
+from analyses.models import layouts, tco
 from analyses.models import plan as pl
-from analyses.scenario import buying, planning
+from analyses.scenario import buying, costs, planning
 from analyses.scenario.presets import (  # noqa: F401 (the chapter's names for the presets)
     DOCUMENT_SCENARIO,
     NONE,
@@ -113,7 +113,7 @@ def recommended_table(
     rows = []
     for _, x in recommended.iterrows():
         money = {}
-        for b in gpu_hour_cost.COST_BASES:
+        for b in tco.COST_BASES:
             if by is not None:
                 r = by.loc[(x["gpu"], b)]
                 central, lo, hi = r["cost_usd"], r["cost_usd_lo"], r["cost_usd_hi"]
@@ -152,8 +152,8 @@ def assumptions_table(cfg: Mapping[str, Any], req: pl.Request) -> pd.DataFrame:
     batch, tokens per parameter, the time model's, the prices of the generations planned under the
     rent class and region chosen, and those the presets read; money in the page's currency
     (``cfg["currency"]``, at the scenario's exchange rate), as every other amount on the page."""
-    prices = [n for g in req.gpus for n in gpu_hour_cost.inputs(g, req.rent_class, req.electricity_region, req.s)]
-    own = {n for g in req.gpus for n in (gpu_hour_cost.server_name(g), gpu_hour_cost.rent_name(g, req.rent_class))}
+    prices = [n for g in req.gpus for n in costs.inputs(g, req.rent_class, req.electricity_region, req.s)]
+    own = {n for g in req.gpus for n in (costs.server_name(g), costs.rent_name(g, req.rent_class))}
     shared = [n for n in dict.fromkeys(prices) if n not in own]
     names = ["batch_million_tokens", "tokens_per_param", *pl.TIME_ASSUMPTIONS]
     names += [n for n in prices if n in own] + shared + list(PRESET_ASSUMPTIONS)

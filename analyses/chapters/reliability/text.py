@@ -142,6 +142,7 @@ def goodput_outside(res: Result) -> str:
     return f" (outside: {', '.join(out)})." if out else "."
 
 
+# long: one line per name the page glues (a table of formatted values, not logic to split)
 def glued(res: Result) -> dict[str, Any]:
     """Every number and phrase the chapter's page glues, by name, formatted for the page."""
     logs = res.logs.set_index("id")

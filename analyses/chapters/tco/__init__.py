@@ -25,7 +25,7 @@ import pandas as pd
 from analyses import scenario
 from analyses.chapters import ledger
 from analyses.chapters.tco import wiring
-from analyses.models import gpu_hour_cost, tco, uncertainty
+from analyses.models import tco, uncertainty
 from analyses.scenario import buying, cases, costs, generations, operations
 from analyses.scenario.generations import NEW, OLD
 from analyses.scenario.params import ChapterSpec, Config, Param
@@ -77,8 +77,8 @@ DRAWN = (
     "restart_s",
     "tokens_per_param",
     costs.LIST_PRICE,
-    *(gpu_hour_cost.server_name(g) for g in GENERATIONS),
-    *(gpu_hour_cost.rent_name(g) for g in GENERATIONS),
+    *(costs.server_name(g) for g in GENERATIONS),
+    *(costs.rent_name(g) for g in GENERATIONS),
     "rent_a100_china_cny_per_gpu_hour",
     "electricity_usd_per_kwh",
     "pue",
