@@ -12,7 +12,7 @@ from analyses import data
 from analyses.models import flops, layouts, performance
 from analyses.models import plan as pl
 from analyses.models.training_run import generic_layers_and_width
-from analyses.models.uncertainty import error_band
+from analyses.models.uncertainty import combined_errors, error_band
 from analyses.scenario import calibration, planning, whole_run
 
 
@@ -154,3 +154,56 @@ def test_layouts_search_space_is_unchanged_for_the_bench():
         "B300", layers=80, heads=80, sequences_per_step=2048, min_gpus=8, max_gpus=4096, domain_gpus=8, seq_len=2048
     )
     assert set(frame["recompute"]) == {"selective", "full"} and len(frame) > 10_000
+
+
+def test_new_rows_keep_the_first_score_the_model_gave_them_before_any_refit():
+    """Issue 33 item 7: 30 rows added in round 2 carry the error the model had on them before it was
+    refitted (tools/first_score.py, model at commit ca7da11): at least 15 whole runs and 10 steady-state
+    rows. The record is the table's, never recomputed: a row now in the table cannot be scored again as new."""
+    runs = data.published_runs()
+    scored = runs[runs["first_score_error"].notna()]
+    whole = scored["gpu_hours"].notna() | scored["wall_clock_days"].notna()
+    assert whole.sum() >= 15 and (~whole).sum() >= 10
+    assert scored["first_scored"].str.contains("ca7da11").all()
+    row = scored.set_index("id").loc["llama1-7b-run"]
+    assert row["first_score_error"] == pytest.approx(0.0227, abs=1e-4)  # 84,300 planned against 82,432 GPU-hours
+    with pytest.raises(ValueError, match="already in data/published_runs.csv"):
+        whole_run.first_scores(runs[runs["id"] == "llama1-7b-run"])
+
+
+def test_the_attention_kernel_is_a_property_of_the_run():
+    """A run without FlashAttention (Megatron-LM 2021) is predicted with the materialised kernel's fitted
+    efficiency, one with it with FlashAttention's; the planner searches only full recomputation for the
+    former (every 2021-22 run used it) and its stack's micro-batch sizes."""
+    runs = calibration.runs().set_index("id")
+    assert runs.loc["meg21-t1-1.7b-32", "attention_kernel"] == "materialized"
+    assert runs.loc["mosaic-mpt7b-h100-80gb-bf16-s2048-8", "attention_kernel"] == "flash"
+    coef = calibration.coefficients()
+    assert 0.1 < coef.e_attn_materialized < 0.6 and 0.1 < coef.e_attn < 0.8
+    r = calibration.runs().set_index("id", drop=False).loc["meg21-t1-1.7b-32"].to_dict()
+    old = whole_run.published_request(r, pinned=False)
+    assert old.attention_kernel == "materialized" and set(pl.candidates(old, "A100")["recompute"]) == {"full"}
+    assert set(pl.candidates(old, "A100")["micro_batch"]) <= {1, 2}  # Megatron's recipes
+    req = planning.request(
+        planning.shape("llama2-7b"), 1e11, 60, gpus=("A100",), min_gpus=64, max_gpus=64, stack="fsdp"
+    )
+    assert {1, 2, 4, 8} <= set(pl.candidates(req, "A100")["micro_batch"]) <= {1, 2, 4, 8, 16}  # FSDP recipes
+    slow = req.with_(attention_kernel="materialized")
+    layout = pl.candidates(req, "A100").iloc[:1]
+    assert (
+        planning.evaluate(slow, "A100", layout)["step_s"].iloc[0]
+        > planning.evaluate(req, "A100", layout)["step_s"].iloc[0]
+    )
+    with pytest.raises(pl.PlanError, match="attention_kernel"):
+        req.with_(attention_kernel="eager")
+
+
+def test_a_whole_runs_band_carries_the_steady_state_and_the_campaign():
+    """Hand-worked: steady errors ±0.1 and whole-run errors ±0.5 (robust spread 0.5 against 0.1): the
+    campaign adds a spread of at least sqrt(0.5² − 0.1²) ≈ 0.49 and the band holds 90% of the whole runs."""
+    steady = np.array([-0.1, 0.0, 0.1] * 10)
+    whole = np.array([-0.5, 0.0, 0.5] * 10)
+    sample, sigma = combined_errors(steady, whole)
+    lo, hi = error_band(sample)
+    assert sigma >= np.sqrt(0.5**2 * 1.4826**2 - 0.1**2 * 1.4826**2) - 1e-9
+    assert np.mean((whole >= lo) & (whole <= hi)) >= 0.9 and lo <= -0.1 and hi >= 0.1
