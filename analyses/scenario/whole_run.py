@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
-from analyses.models import layouts
+from analyses.models import flops, layouts
 from analyses.models import performance as pf
 from analyses.models import plan as pl
 from analyses.models.training_run import HEAD_SIZE
@@ -61,7 +61,7 @@ def run_shape(r: dict[str, Any]) -> pl.Shape:
     """The planner's shape of one published run (dense or mixture of experts), with its architecture."""
     moe = r["arch"] == "moe"
     heads = _int(r["n_heads"], int(r["d_model"]) // HEAD_SIZE)
-    width = calibration.inputs(pd.DataFrame([r]))["attention_width"][0]
+    width = flops.attention_width(r["d_model"], _int(r["n_heads"]), _int(r["qk_head_dim"]), _int(r["v_head_dim"]))
     return pl.Shape(
         name=r["run"],
         n_params=float(r["params_total"]),
@@ -79,7 +79,6 @@ def run_shape(r: dict[str, Any]) -> pl.Shape:
         attention_width=int(round(float(width))),
         window=_int(r["window"]),
     )
-
 
 
 def printed_layout(r: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
