@@ -70,3 +70,17 @@ def write_downloads(html_dir: Path, ledger: pd.DataFrame, printable: str) -> lis
         if not any(folder.iterdir()):
             shutil.rmtree(folder)
     return written
+
+
+def publish(html_dir: Path) -> list[Path]:
+    """Write the site's downloads into ``html_dir`` from the ledger as it is now (:func:`write_downloads`),
+    saying how many files changed; after every HTML build (the Sphinx hook) and when the build skips
+    Sphinx but the ledger or the data changed."""
+    from analyses.chapters import ledger  # heavy (every chapter's checks): a build that writes no download skips it
+    from analyses.chapters.claims import figures as claims_page  # heavy, with the ledger above
+
+    frame = ledger.ledger()
+    written = write_downloads(html_dir, frame, claims_page.printable_page(frame))
+    if written:
+        print(f"Wrote {len(written)} download(s) under {DOWNLOADS}/.", flush=True)
+    return written

@@ -11,7 +11,7 @@ plain ``jupyter-book build .``, and no script written twice.
   in ``prepare_writing``; the two assets compare unequal, so every page declared ``THEBE_JS_URL``
   twice and logged "Identifier 'THEBE_JS_URL' has already been declared" in the browser console.
 
-Nothing imports this module (it imports the build lazily), so it adds no import loop.
+Nothing in the package imports this module; Sphinx loads it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analyses.site import build
+from analyses.site import downloads
 
 
 def _drop_repeated_scripts(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
@@ -44,7 +44,7 @@ def write_downloads(app: Any, exception: Exception | None) -> None:
     ``jupyter-book build .`` links to files that exist (``python -m analyses build`` runs the same)."""
     if exception is not None or getattr(app.builder, "name", "") != "html":
         return
-    build.publish_downloads(Path(app.outdir))
+    downloads.publish(Path(app.outdir))
 
 
 def setup(app: Any) -> dict[str, Any]:

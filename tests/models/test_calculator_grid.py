@@ -35,13 +35,13 @@ def test_the_grid_is_the_planner_at_its_nodes(grids):
 def test_between_nodes_the_grid_is_near_the_planner_for_most_runs(grids, gpu):
     """Half-way between the grid's model sizes (grid_errors: the planner run there) the interpolated
     rate is within 2.5% of the planner's at the median (A100 1.8%, B300 0.7% with the calibrated
-    step-time model); the planner's own rate jumps where a generic shape's heads and layers change the
-    layouts, so a tenth of the points are off by more than 20% (the page states both figures), and none
-    by a factor of three."""
+    step-time model); since issue 33 a generic shape's width comes in multiples of 1,024 (heads in
+    multiples of 8), so the planner's own rate no longer jumps between layouts: nine points in ten are
+    within 15% (8.6% for A100, 8.2% for B300; above 20% before), and none off by a factor of three."""
     errors = np.abs(sc.grid_errors(gpu, 4096, grids=grids[gpu]))
     assert len(errors) > 200
     assert np.median(errors) < 0.025
-    assert 0.2 < np.quantile(errors, 0.9) < 0.4
+    assert np.quantile(errors, 0.9) < 0.15
     assert errors.max() < 2.0
 
 

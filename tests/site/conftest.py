@@ -235,6 +235,10 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(", ".join(f"{k}: {FAULTS[k]}" for k in FAULT_KINDS))
         for key in sorted(k for k in FAULTS if k.startswith("kind: ")):
             terminalreporter.write_line(f"  {key[6:]}: {FAULTS[key]}")
+    if FAULTS["frictionless: faults"]:  # test_data_faults.py: how much of the checking Table Schema expresses
+        terminalreporter.write_sep("-", "data faults frictionless names (file, row, column) and ours alone")
+        for key in sorted(k for k in FAULTS if k.startswith("frictionless: ")):
+            terminalreporter.write_line(f"  {key[len('frictionless: ') :]}: {FAULTS[key]}")
 
 
 @pytest.fixture(scope="session")

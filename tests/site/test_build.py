@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 from analyses.data import REPO_ROOT
-from analyses.site import build, deps
+from analyses.site import build, deps, stamps
 
 # No console error is benign: the repeated THEBE_JS_URL declaration (analyses/site/sphinx_hooks.py)
 # and the empty theme mode (_config.yml default_mode) that every page used to log are fixed.
@@ -68,8 +68,10 @@ def test_a_data_row_stales_exactly_the_chapters_that_read_it(repo_copy):
 
 
 def test_a_new_file_in_a_folder_a_chapter_listed_stales_it(repo_copy):
-    (repo_copy / "data" / "sources" / "zz-new.csv").write_text("id,title\n")
-    listed = {p.name for p in build.notebooks(repo_copy / "book") if "data/sources/*.csv" in _deps(p)["listings"]}
+    # data/ is read file by file through data/datapackage.json (a new table or source file joins it there);
+    # the package's folder is listed, so a new module stales the chapters that imported from it
+    (repo_copy / "analyses" / "zz_new.py").write_text("")
+    listed = {p.name for p in build.notebooks(repo_copy / "book") if "analyses" in _deps(p)["listings"]}
     assert listed and {p.name for p in build.stale(root=repo_copy)} >= listed
 
 
@@ -159,10 +161,12 @@ def test_execute_records_what_the_kernel_read(tmp_path):
     written = nbformat.read(out, as_version=4)
     read = written.metadata["audit"]["deps"]
     assert len(written.cells) == 1 and written.cells[0].execution_count == 1  # probe cells removed
-    for rel in ("README.md", "analyses/data.py", "data/gpus.csv", "data/gpus.schema.yaml", "data/sources/hardware.csv"):
+    # the data package names every table's files: data.py reads it, not a listing of data/
+    for rel in ("README.md", "analyses/data.py", "data/datapackage.json", "data/gpus.csv", "data/gpus.schema.yaml"):
         assert rel in read["files"], rel
+    assert "data/sources/hardware.csv" in read["files"]  # gpus.csv's sources are checked with it
     assert "analyses/models/memory.py" not in read["files"] and "data/prices.csv" not in read["files"]
-    assert {"tools", "data/sources/*.csv", "data/gpus/*.csv"} <= set(read["listings"])
+    assert "tools" in read["listings"] and "data/datapackage.json" in read["files"]
     assert written.metadata["audit"]["inputs_sha256"] == deps.deps_digest(nb, read, deps.snapshot())
 
 
@@ -307,14 +311,14 @@ def test_sphinx_is_skipped_only_when_the_site_inputs_are_unchanged(tmp_path):
         (root / rel).write_text(rel)
     (root / "_build" / "html").mkdir(parents=True)
     (root / "_build" / "html" / "index.html").write_text("<html></html>")
-    assert not build.site_is_current(root)  # no stamp yet
-    (root / "_build" / build.SITE_STAMP.name).write_text(build.site_inputs_digest(root))
-    assert build.site_is_current(root)
+    assert not stamps.SITE.current(root)  # no stamp yet
+    stamps.SITE.record(stamps.SITE.digest(root), root)
+    assert stamps.SITE.current(root)
     (root / "notes").mkdir()
     (root / "notes" / "x.md").write_text("not part of the site")
-    assert build.site_is_current(root)
+    assert stamps.SITE.current(root)
     (root / "book" / "intro.md").write_text("changed")
-    assert not build.site_is_current(root)
+    assert not stamps.SITE.current(root)
 
 
 # The slider figures checked in the browser: (chapter, figure id, index of the slider in the chapter's result).

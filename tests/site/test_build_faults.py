@@ -14,11 +14,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
 from analyses import data
 from analyses.chapters import CHAPTERS
 from analyses.data import REPO_ROOT
-from analyses.site import build, deps
+from analyses.site import build, deps, html_build, staging, stamps
 
 
 def _copy_repo(tmp_path: Path) -> Path:
@@ -131,12 +132,12 @@ def test_scratch_files_of_dead_processes_are_removed(tmp_path):
     odd = tmp_path / "leftover.ipynb"
     for p in (stale, mine, odd):
         p.write_text("{}")
-    assert sorted(build.clean_scratch(tmp_path)) == sorted([stale, odd])
+    assert sorted(staging.clean_scratch(tmp_path)) == sorted([stale, odd])
     assert mine.exists()
 
 
 def test_execute_leaves_no_scratch_file_when_a_cell_fails(tmp_path, monkeypatch):
-    monkeypatch.setattr(build, "SCRATCH_DIR", tmp_path / "scratch")
+    monkeypatch.setattr(staging, "SCRATCH_DIR", tmp_path / "scratch")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1/0")])
     nbformat.write(nb, tmp_path / "bad.ipynb")
     with pytest.raises(build.BuildError, match="bad.ipynb: cell 1 failed: ZeroDivisionError"):
@@ -153,7 +154,8 @@ def test_audit_data_dir_puts_no_machine_path_in_notebook_metadata(tmp_path, monk
     written = out.read_text()
     assert str(data_copy) not in written and str(tmp_path) not in written
     read = nbformat.read(out, as_version=4).metadata["audit"]["deps"]
-    assert "data/gpus.csv" in read["files"] and "data/gpus/*.csv" in read["listings"]
+    # the data package names each table's files: a new or removed file changes datapackage.json
+    assert {"data/gpus.csv", "data/datapackage.json"} <= set(read["files"])
     assert all(not Path(p).is_absolute() for p in read["files"] + read["listings"])
     # the digest follows the data folder in use: a change there stales the notebook
     digest = nbformat.read(out, as_version=4).metadata["audit"]["inputs_sha256"]
@@ -180,19 +182,18 @@ def test_an_interrupt_during_the_html_step_says_what_was_written(only, written, 
     message says which ones, not 'nothing was written'."""
     from analyses.site import cli
 
-    def interrupted(root=REPO_ROOT):
+    def interrupted(force=False, root=REPO_ROOT):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(build, "validate_inputs", lambda paths: None)
     monkeypatch.setattr(build, "execute_chapters", lambda todo, jobs=None: None)  # every chapter in todo written
     monkeypatch.setattr(build, "stale", lambda paths: [])
-    monkeypatch.setattr(build, "site_is_current", lambda root=REPO_ROOT: False)
-    monkeypatch.setattr(build, "SITE_STAMP", tmp_path / "site-inputs.sha256")
-    monkeypatch.setattr(build, "jupyter_book", interrupted)
+    monkeypatch.setattr(build, "keep_twins_in_step", lambda: None)
+    monkeypatch.setattr(html_build, "html_step", interrupted)
     code = cli.main(["build", *(["--only", *only] if only else [])])
     assert code == 130
     assert capsys.readouterr().err == (
-        f"interrupted during the HTML step: {written}; _build/html is incomplete, run the build again\n"
+        f"interrupted during the HTML step: {written}; _build/html is the last complete site, run the build again\n"
     )
 
 
@@ -212,3 +213,128 @@ def test_a_data_fault_in_a_kernel_reads_as_the_data_fault():
         str(build._papermill_error(Path("tco.ipynb"), other))
         == "tco.ipynb: cell 5 failed: ZeroDivisionError: division by zero"
     )
+
+
+# --------------------------------------------------------------------------------------------
+# The HTML step: built aside, put in place whole, finished by the next build (issue 38)
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_work_folder_whose_run_did_not_finish_starts_afresh(tmp_path):
+    work = tmp_path / "en"
+    with pytest.raises(KeyboardInterrupt), staging.work_folder(work):
+        (work / "environment.pickle").write_text("pickled before the HTML was written")
+        raise KeyboardInterrupt
+    assert (work / staging.UNFINISHED).exists()
+    with staging.work_folder(work):
+        assert sorted(p.name for p in work.iterdir()) == [staging.UNFINISHED]  # the half-done run is gone
+        (work / "environment.pickle").write_text("complete")
+    with staging.work_folder(work):  # a finished run's folder is kept (Sphinx's incremental environment)
+        assert (work / "environment.pickle").read_text() == "complete"
+    assert not (work / staging.UNFINISHED).exists()
+
+
+def test_install_replaces_the_site_whole_and_keeps_the_chinese_edition(tmp_path):
+    site, built = tmp_path / "html", tmp_path / "built"
+    for folder, page in ((site, "old"), (built, "new")):
+        (folder / "book").mkdir(parents=True)
+        (folder / "index.html").write_text(page)
+        (folder / "book" / f"{page}.html").write_text(page)
+    (site / "zh").mkdir()
+    (site / "zh" / "index.html").write_text("zh")
+    staging.install(built, site, keep=("zh",))
+    assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()) == [
+        "book/new.html",
+        "index.html",
+        "zh/index.html",
+    ]
+    assert (site / "index.html").read_text() == "new" and (built / "index.html").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["built", "html"]  # no staged or old folder left
+
+
+def test_a_failed_sphinx_run_leaves_the_site_and_its_stamp_says_build_again(tmp_path, monkeypatch):
+    (tmp_path / "_build" / "html").mkdir(parents=True)
+    (tmp_path / "_build" / "html" / "index.html").write_text("the last complete site")
+    stamps.SITE.record("an older digest", tmp_path)
+
+    def failing(source, work, *options, what="", root=REPO_ROOT):
+        with staging.work_folder(work):
+            raise build.BuildError("jupyter-book build failed: a warning")
+
+    monkeypatch.setattr(html_build, "jupyter_book", failing)
+    with pytest.raises(build.BuildError):
+        html_build.build_english(root=tmp_path)
+    assert (tmp_path / "_build" / "html" / "index.html").read_text() == "the last complete site"
+    assert not stamps.SITE.path(tmp_path).exists() and (tmp_path / "_build" / "en" / staging.UNFINISHED).exists()
+
+
+def _wait_for(predicate, what: str, timeout: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def _interrupt(root: Path, args: list[str], when, what: str) -> str:
+    """Start ``python -m analyses build ARGS`` in ``root`` in a process group of its own, wait until
+    ``when()`` holds, then send SIGINT to the group (as Ctrl-C in a terminal does: the build, its
+    kernels and jupyter-book); return its stderr, after checking it stopped with status 130."""
+    env = os.environ | {"PYTHONPATH": str(root)}  # jupyter-book's Sphinx extensions: the copy's package
+    cmd = [sys.executable, "-m", "analyses", "build", "--jobs", "1", *args]
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # fmt: skip
+    try:
+        _wait_for(lambda: when() or proc.poll() is not None, what)
+        assert proc.poll() is None, f"the build ended before {what}: {proc.communicate()}"
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 and "Traceback" not in err, (what, out, err)
+    return err
+
+
+def _pages(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.html")) if folder.is_dir() else []
+
+
+def test_a_build_interrupted_at_three_points_is_finished_by_the_next(tmp_path):
+    """Ctrl-C while a chapter executes, while Sphinx writes the English pages and while it reads the
+    Chinese edition's, each in a real build of a fresh copy (the first with ``--only`` one chapter, so
+    that it executes one); each next build gets past the point where the one before stopped, and the
+    last one leaves a complete site. Before the fix the build after an interrupted English write
+    failed ("search index couldn't be loaded")."""
+    root = _copy_repo(tmp_path)
+    before = _stamps(root / "book")
+    site, en, zh = root / "_build" / "html", root / "_build" / "en" / "_build" / "html", root / "_build" / "zh"
+    slug = "claims-000"  # one of the quickest chapters to execute
+    err = _interrupt(root, ["--only", slug], lambda: _kernels_in(root / "book") != [], "a chapter executing")
+    assert err.startswith("interrupted:") and "no notebook was rewritten" in err and _stamps(root / "book") == before
+    err = _interrupt(
+        root,
+        [],
+        lambda: _pages(en / "book") != [] and not (en / "searchindex.js").exists(),
+        "Sphinx writing the English pages",
+    )
+    assert err.startswith("interrupted during the HTML step: no notebook was rewritten")
+    assert not site.exists()  # nothing half-written was published
+    doctrees = zh / "_build" / ".doctrees"  # Sphinx has read a first page of the Chinese edition
+    err = _interrupt(root, [], lambda: doctrees.is_dir() and any(doctrees.rglob("*.doctree")), "Sphinx reading zh/")
+    assert err.startswith("interrupted during the HTML step: no notebook was rewritten")
+    assert (site / "searchindex.js").exists() and not (site / "zh").exists()  # the English site, whole
+    env = os.environ | {"PYTHONPATH": str(root)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "analyses", "build"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "All chapters are up to date" in proc.stdout and "Built the Chinese edition" in proc.stdout
+    # the site is complete: every page of both tables of contents, the search indexes, the downloads
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    docs = [toc["root"], *(c["file"] for part in toc.get("parts", [toc]) for c in part.get("chapters", []))]
+    assert docs and all((site / f"{d}.html").exists() for d in docs), docs
+    zh_pages = [p.relative_to(root / "zh").with_suffix(".html") for p in (root / "zh").rglob("*.md")]
+    assert zh_pages and all((site / "zh" / p).exists() for p in zh_pages)
+    assert (site / "searchindex.js").exists() and (site / "zh" / "searchindex.js").exists()
+    assert (site / "downloads" / "ledger.csv").exists() and stamps.SITE.current(root) and stamps.ZH.current(root)
+    assert not list((root / "_build").glob("*.staged")) and not list((root / "_build").rglob(staging.UNFINISHED))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import csv
+import functools
 import io
 import math
 import os
@@ -370,8 +371,8 @@ PER_TABLE = {"out of range": 2}  # mutations of a kind per table in the sample (
 FULL = os.environ.get("DATA_FAULTS") == "all"
 
 
-def _sampled(found: list[Mutation]) -> list[Mutation]:
-    if FULL:
+def _sampled(found: list[Mutation], full: bool = FULL) -> list[Mutation]:
+    if full:
         return found
     taken: collections.Counter = collections.Counter()
     out = []
@@ -390,9 +391,9 @@ def _table_of(rel: str) -> str:
     return stem if (DATA / f"{stem}.schema.yaml").exists() else stem.rpartition("/")[0]
 
 
-def mutations() -> list[Mutation]:
-    """Every mutation the schemas give, each once (by id); the default run's sample of them (see
-    :data:`ALWAYS_KINDS`)."""
+def mutations(full: bool = FULL) -> list[Mutation]:
+    """Every mutation the schemas give, each once (by id); unless ``full``, the default run's sample
+    of them (see :data:`ALWAYS_KINDS`)."""
     out: list[Mutation] = []
     for name in data.table_names():
         schema = data.schema(name)
@@ -405,7 +406,7 @@ def mutations() -> list[Mutation]:
         out += _table_mutations(name)
     out += _claim_mutations()
     unique = {m.id: m for m in out}
-    return _sampled(list(unique.values()))
+    return _sampled(list(unique.values()), full)
 
 
 def _issue_38() -> list[Mutation]:
@@ -420,20 +421,63 @@ def _issue_38() -> list[Mutation]:
         rel = f"{name}.schema.yaml"
         return Mutation(f"issue38:{tag}", "issue 38", rel, ("schema", rel, column, edit), column)
 
-    def drop(tag: str, rel: str, key: tuple[str, str], column: str, needle: str) -> Mutation:
+    def drop(tag: str, rel: str, key: tuple[str, str], column: str, needle: str, at: tuple | None = None) -> Mutation:
         op = ("drop", _row_of(rel, *key))
-        return Mutation(f"issue38:{tag}", "issue 38", rel, op, column, None, needle=needle, via_ledger=True)
+        return Mutation(f"issue38:{tag}", "issue 38", rel, op, column, None, needle=needle, via_ledger=True, at=at)
+
+    def term_row(group: str, term: str) -> tuple[str, int, str]:
+        """Where a deleted scenario row stops: its Chinese term (terms_zh names every scenario input)."""
+        rows = _read(DATA / "terms_zh.csv")
+        k = next(k for k, r in enumerate(rows[1:]) if r[0] == group and r[1] == term)
+        return ("data/terms_zh.csv", _record_lines(DATA / "terms_zh.csv")[1 + k], "term")
 
     claim = ("id", "000-0-centuries")
     return [
         schema("schema-type-changed-max-kept", "gpus", "tdp_w", {"type": "string"}),
-        schema("schema-max-nan", "gpus", "hbm_capacity_gib", {"constraints": {"required": True, "minimum": 1, "maximum": float("nan")}}),
+        schema(
+            "schema-max-nan",
+            "gpus",
+            "hbm_capacity_gib",
+            {"constraints": {"required": True, "minimum": 1, "maximum": float("nan")}},
+        ),
         schema("schema-without-min", "gpus", "tdp_w", {"constraints": {"required": True, "maximum": 5000}}),
-        drop("scenario-row-deleted-mfu", "scenario.csv", ("name", "mfu_a100_bf16"), "name", "mfu_a100_bf16"),
-        drop("scenario-row-deleted-utilisation", "scenario.csv", ("name", "utilisation"), "name", "utilisation"),
-        cell("values-key-twice", "claims.csv", claim, "values", "params=100000000000; params=1; server_years_low=200; server_years_high=900"),
-        cell("values-low-above-high", "claims.csv", claim, "values", "params=100000000000; server_years_low=900; server_years_high=200"),
-        cell("stated-without-values", "claims.csv", claim, "stated", "300B-parameter model; several hundred years of an ordinary server"),
+        drop(
+            "scenario-row-deleted-mfu",
+            "scenario.csv",
+            ("name", "mfu_a100_bf16"),
+            "name",
+            "mfu_a100_bf16",
+            term_row("input", "mfu_a100_bf16"),
+        ),
+        drop(
+            "scenario-row-deleted-utilisation",
+            "scenario.csv",
+            ("name", "utilisation"),
+            "name",
+            "utilisation",
+            term_row("input", "utilisation"),
+        ),
+        cell(
+            "values-key-twice",
+            "claims.csv",
+            claim,
+            "values",
+            "params=100000000000; params=1; server_years_low=200; server_years_high=900",
+        ),
+        cell(
+            "values-low-above-high",
+            "claims.csv",
+            claim,
+            "values",
+            "params=100000000000; server_years_low=900; server_years_high=200",
+        ),
+        cell(
+            "stated-without-values",
+            "claims.csv",
+            claim,
+            "stated",
+            "300B-parameter model; several hundred years of an ordinary server",
+        ),
         cell("usable-above-capacity", "gpus.csv", ("name", "B300"), "hbm_usable_gib", "300", at="hbm_capacity_gib"),
         cell("precision-typo", "scenario.csv", ("name", "speedup_b300_a100"), "argument", "B300:fp9/A100:bf16"),
         cell("launch-year-not-date", "gpus.csv", ("name", "A100"), "launch_year", "2019"),
@@ -443,6 +487,16 @@ def _issue_38() -> list[Mutation]:
         cell("terms-zh-unknown-term", "terms_zh.csv", ("term", "overstates"), "term", "exaggerates"),
         drop("calculator-zh-row-deleted", "calculator_zh.csv", ("key", "choice:USD"), "key", "choice:USD"),
         drop("calculator-zh-words-row-deleted", "calculator_zh.csv", ("key", "months"), "key", "'months'"),
+        # an input's label and unit: the keys come from the inputs the calculator declares
+        drop(
+            "calculator-zh-input-row-deleted",
+            "calculator_zh.csv",
+            ("key", "input:n_gpus_{gpu}"),
+            "key",
+            "input:n_gpus_{gpu}",
+        ),
+        drop("calculator-zh-unit-row-deleted", "calculator_zh.csv", ("key", "unit:GPUs"), "key", "'unit:GPUs'"),
+        cell("calculator-zh-unknown-input", "calculator_zh.csv", ("key", "input:pue"), "key", "input:pue_typo"),
         cell("calculator-zh-unknown-key", "calculator_zh.csv", ("key", "days"), "key", "dayz"),
     ]
 
@@ -799,3 +853,206 @@ def test_a_price_outside_its_assumptions_bounds_names_the_price_row(data_copy, m
         f"data/scenario.csv row {data.where('scenario', 'name', 'server_b300_usd_per_gpu')[1]} "
         "('server_b300_usd_per_gpu') allows\n"
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Frictionless on the same faults (issue 37 item 5)
+# --------------------------------------------------------------------------------------------
+# `frictionless validate data/datapackage.json` checks what Table Schema declares. For each fault
+# above, either the table's Table Schema declares the rule it breaks (type, minimum and maximum, enum,
+# pattern, required, unique, primary, unique and foreign keys: then frictionless names the file, row
+# and column, as the book's loader does), or the rule is the book's own, for one of the reasons below
+# (then frictionless lets it through). The count says how much of the checking stays ours, and why.
+
+OURS = {
+    "list": "a list whose items each name a row (a Table Schema foreign key takes one value per cell)",
+    "chosen table": "a reference whose table another column of the row chooses",
+    "partial date": "a date written YYYY, YYYY-MM or YYYY-MM-DD that must be a calendar day in a span of years",
+    "range_by": "bounds chosen by another column's value (range_by)",
+    "within": "bounds taken from two other columns of the row (within)",
+    "expression": "an expression: numbers and references joined by ' * ' (expression, bounds)",
+    "present_in": "a value its referenced row must offer (present_in: a precision the GPU has)",
+    "row rule": "a row rule (the columns a kind of row needs or must leave empty)",
+    "stated vs values": "a claim's values: name=number pairs, each once, low <= high, carrying every figure of stated",
+    "read by a check": "a value a claim's check reads (found when the checks run)",
+    "ordered": "columns ordered along a row (usable <= capacity)",
+    "year_of": "a year that must be its date's year (year_of)",
+    "covers": "a row for every value of another table (covers: each claim's Chinese row)",
+    "schema lint": "the schema's own faults: a bound on a non-numeric field, a non-finite or missing bound",
+    "unique keys": "a key of several columns (Table Schema 2's uniqueKeys, which frictionless 5 does not check)",
+    "several files": "a table in several files (data/sources/*.csv): frictionless joins them and names no file or row",
+    "read by the code": "a row the code reads by name (an assumption, a tensor format, a word the Chinese pages write)",
+}
+ISSUE_38_OURS = {
+    "schema-type-changed-max-kept": "schema lint",
+    "schema-max-nan": "schema lint",
+    "schema-without-min": "schema lint",
+    "values-key-twice": "stated vs values",
+    "values-low-above-high": "stated vs values",
+    "stated-without-values": "stated vs values",
+    "usable-above-capacity": "ordered",
+    "launch-year-not-date": "year_of",
+    "claims-zh-row-deleted": "covers",
+    "claims-zh-unknown-id": None,  # claims_zh.id is a foreign key to claims.id
+}
+
+
+@functools.cache
+def _table_schema(name: str) -> dict:
+    """A table's Table Schema as written (not as the book's loader reads it)."""
+    return yaml.safe_load((DATA / f"{name}.schema.yaml").read_text(encoding="utf-8"))
+
+
+def _keyed(schema: dict, column: str | None) -> bool:
+    """Whether frictionless holds ``column`` unique: its own constraint, or part of the primary key."""
+    field = next((f for f in schema["fields"] if f["name"] == column), {})
+    return bool(field.get("constraints", {}).get("unique")) or column in schema.get("primaryKey", [])
+
+
+def ours_only(m: Mutation) -> str | None:
+    """Why only the book's own layer catches the fault ``m`` (a key of :data:`OURS`), or None where the
+    table's Table Schema declares the rule it breaks."""
+    tag = m.id.rsplit(":", 1)[-1]
+    if m.kind == "issue 38":
+        return ISSUE_38_OURS.get(m.id.split(":")[1], "read by the code")
+    if m.kind == "missing file" and len(_files(_table_of(m.file))) > 1:
+        return "several files"
+    if m.kind in ("missing file", "missing schema"):
+        return None
+    if m.kind == "missing claim row":  # its Chinese row then names no claim: a foreign key
+        return None
+    if m.kind == "claim values missing a key" or m.column == "values" and m.file == "claims.csv":
+        return "read by a check" if m.via_ledger else "stated vs values"
+    if m.kind == "row rule":
+        return "row rule"
+    if len(_files(_table_of(m.file))) > 1:
+        return "several files"
+    schema = _table_schema(_table_of(m.file))
+    field = next(f for f in schema["fields"] if f["name"] == m.column)
+    constraints = field.get("constraints", {})
+    if m.kind == "missing value":
+        return None if constraints.get("required") or m.column in schema.get("primaryKey", []) else "row rule"
+    if "expression" in field:
+        return "expression"
+    if "years" in field and m.kind in ("calendar", "out of range"):
+        return "partial date"
+    if m.kind == "unknown reference":
+        if tag == "not-offered":
+            return "present_in"
+        if isinstance(field.get("references"), dict):
+            return "chosen table"
+        if field.get("type") == "list":
+            return "list"
+        return None if any(fk["fields"] == [m.column] for fk in schema.get("foreignKeys", [])) else "list"
+    if m.kind == "out of range" and tag.startswith(("above-for-", "below-for-")):
+        return "range_by"
+    if m.kind == "out of range" and tag == "outside-row-bounds":
+        return "within"
+    if m.kind == "duplicate key":
+        return None if _keyed(schema, m.column) else "unique keys"
+    if m.kind == "allowed":
+        return None if "enum" in constraints else "list"
+    return None  # a type, a bound, a pattern: Table Schema's own
+
+
+def _columns(error, resource: str) -> list[str | None]:
+    """The columns a frictionless error names: its field, a foreign key's fields, or for a primary-key
+    error (which names the row and says "violates the primary key") the table's primary key."""
+    if getattr(error, "field_name", None):
+        return [error.field_name]
+    if getattr(error, "field_names", None):
+        return list(error.field_names)
+    if error.type == "primary-key":
+        return list(_table_schema(resource).get("primaryKey", []))
+    return [None]
+
+
+def _frictionless_places(m: Mutation, root: Path, package) -> set[tuple[str, int | None, str | None]]:
+    """Where frictionless reports a fault after ``m``: (file as the book names it, line of the row,
+    column), validating only the resources the fault can show in (the broken table and, for a deleted
+    row, the tables whose foreign keys reference it); a schema that fails to load names its file."""
+    import frictionless
+
+    name = m.op[1][: -len(".schema.yaml")] if m.op[0] == "schema" else _table_of(m.file)
+    if m.op[0] in ("delete", "schema"):  # the package itself: its schemas load with it
+        try:
+            package = frictionless.Package(str(root / "datapackage.json"))
+        except frictionless.FrictionlessException as err:
+            return {(f"data/{m.file}", None, None)} if m.file in str(err) else {("package", None, None)}
+    names = [name] + [
+        r.name
+        for r in package.resources
+        if m.op[0] == "drop"
+        and any(fk["reference"]["resource"] == name for fk in _table_schema(r.name).get("foreignKeys", []))
+    ]
+    places = set()
+    for resource in names:
+        try:
+            report = package.get_resource(resource).validate()
+        except Exception as err:  # a NaN maximum: decimal.InvalidOperation inside frictionless, no place named
+            places.add((f"frictionless failed: {type(err).__name__}", None, None))
+            continue
+        for task in report.tasks:
+            for error in task.errors:
+                row = getattr(error, "row_number", None)
+                path = root / task.place if isinstance(task.place, str) and (root / task.place).is_file() else None
+                line = _record_lines(path)[row - 1] if row is not None and path is not None else None
+                for column in _columns(error, resource):
+                    places.add((f"data/{task.place}" if isinstance(task.place, str) else f"data/{name}", line, column))
+    return places
+
+
+@pytest.fixture(scope="module")
+def package(farm):
+    """The data package of the link farm, loaded once (its schemas parsed): each fault is validated
+    against the resources it touches."""
+    import frictionless
+
+    return frictionless.Package(str(farm / "datapackage.json"))
+
+
+def _frictionless_sample(found: list[Mutation]) -> list[Mutation]:
+    """Two faults of each reason (one of them through the whole command line's sample) and two of each
+    kind Table Schema expresses, at most one per table and kind; every one with DATA_FAULTS=all."""
+    if FULL:
+        return found
+    taken: collections.Counter = collections.Counter()
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for m in found:
+        reason = ours_only(m)
+        key = reason or m.kind
+        if taken[key] >= 2 or (_table_of(m.file), key) in seen:
+            continue
+        taken[key] += 1
+        seen.add((_table_of(m.file), key))
+        out.append(m)
+    return out
+
+
+FRICTIONLESS = _frictionless_sample(MUTATIONS)
+
+
+@pytest.mark.parametrize("m", FRICTIONLESS, ids=lambda m: m.id)
+def test_frictionless_names_the_faults_table_schema_declares(m, broken, package):
+    """frictionless, on the broken copy, names the fault's file, row and column where the Table Schema
+    declares the rule it breaks, and names no row where the rule is the book's own (:func:`ours_only`)."""
+    root, place = broken(m)
+    found = _frictionless_places(m, root, package)
+    if ours_only(m) is None:
+        assert place in found, (m, place, found)
+    else:  # a schema with a bound on a string field fails to load, but frictionless names no file or field
+        assert place not in found and not any(row for _, row, _ in found), (m, ours_only(m), found)
+
+
+def test_how_much_of_the_checking_stays_ours(fault_figures):
+    """The figures for the closing note: of every fault the schemas give (and issue 38's), how many
+    Table Schema expresses (frictionless names them) and how many only the book's layer catches, by reason."""
+    every = {m.id: m for m in mutations(full=True) + _issue_38()}.values()
+    reasons = collections.Counter(ours_only(m) for m in every)
+    fault_figures["frictionless: faults"] = len(every)
+    fault_figures["frictionless: named by frictionless"] = reasons.pop(None)
+    for reason, n in reasons.items():
+        fault_figures[f"frictionless: ours only: {reason}"] = n
+    assert set(reasons) <= set(OURS)
+    assert fault_figures["frictionless: named by frictionless"] > sum(reasons.values())

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from analyses import chapters, data
 from analyses.data import REPO_ROOT, DataError
-from analyses.site import build, cli, deps, execute
+from analyses.site import build, cli, deps, execute, staging
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0"))  # 0: the small derandomised set of make test
 HANG_S = 60  # the worst allowed run finishes in under a minute; validation in far less
@@ -71,9 +71,9 @@ def _watched() -> dict[str, tuple[int, int]]:
     parallel run executing notebooks) are not the command's and are left out; a file a finished
     command left behind names a process that no longer runs (``<stem>.<pid>.<random>.ipynb``)."""
     out = _tree(REPO_ROOT / "book") | _tree(REPO_ROOT / "data")
-    if not build.SCRATCH_DIR.exists():
+    if not staging.SCRATCH_DIR.exists():
         return out
-    return out | {k: v for k, v in _tree(build.SCRATCH_DIR).items() if not _running(Path(k))}
+    return out | {k: v for k, v in _tree(staging.SCRATCH_DIR).items() if not _running(Path(k))}
 
 
 def _running(scratch: Path) -> bool:

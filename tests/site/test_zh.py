@@ -19,7 +19,7 @@ import pytest
 from analyses import data
 from analyses.data import REPO_ROOT
 from analyses.pages.verdict_box import section_anchor
-from analyses.site import build, zh_site
+from analyses.site import stamps, zh_site
 from analyses.units.zh import punctuate, unbalanced
 
 CHAPTER_PAGES = [f"chapters/{slug}" for slug in (*zh_site.zh_chapters(), *zh_site.OTHER_CHAPTERS)]
@@ -367,4 +367,4 @@ def test_a_build_with_nothing_changed_skips_the_chinese_edition(site):
     proc = subprocess.run([sys.executable, "-m", "analyses", "build"], cwd=REPO_ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "The Chinese edition is current; skipping it." in proc.stdout
-    assert build.zh_is_current()
+    assert stamps.ZH.current()
