@@ -12,15 +12,17 @@ Stated once:
 - **the campaign overhead.** A published whole run (GPU-hours or days for its tokens) takes longer
   than its steady-state throughput, the data-loading stall and the modelled failures and checkpoints
   give: warm-up and batch ramps, evaluations, restarts and reruns beyond the failure model, idle and
-  queue time, data stalls, sometimes a share of post-training. ``campaign_overhead`` is the
-  geometric mean excess of published whole runs over that time, shrunk toward none
-  (:data:`CAMPAIGN_PRIOR_ROWS`), fitted on the whole-run rows alone, apart from the steady-state rows.
-- **the bands.** Every error is grouped cross-validation: a row is predicted by a fit without every row
+  queue time, data stalls, sometimes a share of post-training. What a published figure counts is a
+  column of the data (``hours_counted``, from its source's wording): a figure that is its tokens over
+  its measured throughput (DeepSeek's GPU-hours per trillion tokens) holds none of that and is
+  compared with the plan's steady state; the time of the training jobs (``job``) or of the calendar
+  (``calendar``) holds all of it. ``campaign_overhead`` is the median excess of those over the plan,
+  shrunk toward none (:data:`CAMPAIGN_PRIOR_ROWS`), fitted on the whole-run rows alone, apart from
+  the steady-state rows.
+- **the errors.** Every error is grouped cross-validation: a row is predicted by a fit without every row
   that shares a source with it (:func:`analyses.scenario.calibration.cv_groups`), the core and the
   stack efficiencies (:func:`analyses.scenario.calibration.cv_models`) and the campaign overhead
-  alike. A plan's steady-state figures take the band of the steady-state errors of its kind (layout
-  pinned or picked, stack named or not); its whole-run figures the band of that steady-state error
-  and the campaign overhead's spread together (:func:`whole_band`).
+  alike. The bands a plan's figures carry, by class of plan, are :mod:`analyses.scenario.bands`'.
 
 Errors are ``ln(published time / predicted time)`` (= ``ln(predicted / published)`` of a rate),
 :mod:`analyses.scenario.calibration`'s sign. Everything is computed once per data folder.
@@ -39,12 +41,13 @@ from analyses.models import flops, layouts
 from analyses.models import performance as pf
 from analyses.models import plan as pl
 from analyses.models.training_run import HEAD_SIZE
-from analyses.models.uncertainty import combined_errors
 from analyses.scenario import calibration
 
-CAMPAIGN_PRIOR_ROWS = 2.0  # weight, in rows, of the anchor of no campaign overhead
+CAMPAIGN_PRIOR_ROWS = 2  # rows of no campaign overhead among the excesses whose median is the overhead
 UNPRINTED_GPUS = (1024, 2048)  # GPU counts searched where a whole run prints none (Llama 2's model card)
 DEADLINE_DAYS = 3650.0  # published runs are planned without a deadline
+HOURS_COUNTED = ("throughput", "job", "calendar", "unclear")  # what a whole run's figure counts (data/published_runs.csv)
+CAMPAIGNS = ("job", "calendar")  # figures that count a campaign, which the campaign overhead is fitted on
 
 
 # --------------------------------------------------------------------------------------------
@@ -204,8 +207,22 @@ def pick_predictions() -> pd.DataFrame:
 def whole_run_rows() -> pd.DataFrame:
     """The published runs that print GPU-hours, or wall-clock days and a GPU count, for their tokens."""
     runs = calibration.runs()
+    return runs[_is_whole(runs)].reset_index(drop=True)
+
+
+def _is_whole(runs: pd.DataFrame) -> pd.Series:
+    """Which rows are whole runs (GPU-hours, or days and a GPU count, for their tokens); each must say what its
+    figure counts (``hours_counted``): a clear error names the first that does not."""
     has_total = runs["gpu_hours"].notna() | (runs["wall_clock_days"].notna() & runs["n_gpus"].notna())
-    return runs[has_total & runs["training_tokens"].notna()].reset_index(drop=True)
+    whole = has_total & runs["training_tokens"].notna()
+    missing = whole & ~runs["hours_counted"].isin(HOURS_COUNTED)
+    if missing.any():
+        raise data.DataError(
+            "data/published_runs.csv",
+            f"whole run {runs.loc[missing, 'id'].iloc[0]!r} needs what its figure counts, one of {', '.join(HOURS_COUNTED)}",
+            column="hours_counted",
+        )
+    return whole
 
 
 def _plan_whole(r: dict[str, Any], coef: pf.Coefficients, eff: dict[str, float]) -> tuple[pd.Series, str]:
@@ -230,18 +247,16 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
         coef, eff = models.get(g, full)
         planned, how = _plan_whole(r, coef, eff)
         in_sample, _ = _plan_whole(r, *full)
-        if r["gpu_hours"] == r["gpu_hours"]:
-            kind, published = "GPU-hours", float(r["gpu_hours"])
-            value, value_in = float(planned["gpu_hours"]), float(in_sample["gpu_hours"])
-        else:
-            kind, published = "wall-clock days", float(r["wall_clock_days"])
-            value, value_in = float(planned["days"]), float(in_sample["days"])
+        kind, published, column = _published(r)
+        steady = r["hours_counted"] == "throughput"  # the figure is tokens over throughput: the steady state's
+        value, value_in = (_planned(p, column, steady) for p in (planned, in_sample))
         out.append(
             {
                 "id": r["id"],
                 "kind": kind,
                 "cv_group": g,
                 "stack": r["stack"],
+                "hours_counted": r["hours_counted"],
                 "published": published,
                 "planned": value,  # grouped cross-validation, no campaign overhead
                 "planned_in_sample": value_in,
@@ -256,18 +271,38 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
             }
         )
     frame = pd.DataFrame(out)
+    campaign = frame["hours_counted"].isin(CAMPAIGNS).to_numpy()  # the rows the overhead is fitted on
+    counted = (frame["hours_counted"] != "throughput").to_numpy()  # the rows it applies to
     excess = np.log(frame["published"] / frame["planned"]).to_numpy()
-    excess_in = np.log(frame["published"] / frame["planned_in_sample"]).to_numpy()
-    k = CAMPAIGN_PRIOR_ROWS
-    frame["campaign_cv"] = [
-        np.expm1(np.maximum(excess[groups != g].sum() / ((groups != g).sum() + k), 0.0)) for g in groups
-    ]
+    frame["campaign_cv"] = np.where(counted, [_campaign(excess[campaign & (groups != g)]) for g in groups], 0.0)
     frame["predicted"] = frame["planned"] * (1.0 + frame["campaign_cv"])
     frame["log_error"] = np.log(frame["published"] / frame["predicted"])  # ln(published / predicted time)
-    campaign_in = np.expm1(max(excess_in.sum() / (excess_in.size + k), 0.0))
-    frame["predicted_in_sample"] = frame["planned_in_sample"] * (1.0 + campaign_in)
+    excess_in = np.log(frame["published"] / frame["planned_in_sample"]).to_numpy()
+    frame["predicted_in_sample"] = frame["planned_in_sample"] * (1.0 + np.where(counted, _campaign(excess_in[campaign]), 0.0))
     frame["log_error_in_sample"] = np.log(frame["published"] / frame["predicted_in_sample"])
     return frame
+
+
+def _published(r: dict[str, Any]) -> tuple[str, float, str]:
+    """A whole run's kind (GPU-hours or wall-clock days), its published figure and the plan's column to compare."""
+    if r["gpu_hours"] == r["gpu_hours"]:
+        return "GPU-hours", float(r["gpu_hours"]), "gpu_hours"
+    return "wall-clock days", float(r["wall_clock_days"]), "days"
+
+
+def _planned(planned: pd.Series, column: str, steady: bool) -> float:
+    """A plan's GPU-hours or days: the whole run's, or the steady state's alone (``steady``: no data stall,
+    failures or checkpoints, the time the plan's throughput gives its tokens)."""
+    value = float(planned[column])
+    return value * float(planned["steady_gpu_hours"] / planned["gpu_hours"]) if steady else value
+
+
+def _campaign(excess: np.ndarray) -> float:
+    """The campaign overhead from the ``ln`` excesses of published whole runs over their plans: their median
+    with :data:`CAMPAIGN_PRIOR_ROWS` excesses of none among them (shrunk toward none), never below none. A median,
+    not a mean: a few published figures count more than one campaign (Llama 3.1 8B's 1.46M GPU-hours are
+    some 2.7 times its plan) and would pull a mean toward them."""
+    return float(np.expm1(max(np.median(np.r_[excess, np.zeros(int(CAMPAIGN_PRIOR_ROWS))]), 0.0)))
 
 
 def whole_runs() -> pd.DataFrame:
@@ -279,10 +314,11 @@ def whole_runs() -> pd.DataFrame:
 
 def campaign_overhead() -> float:
     """A whole run's time beyond its steady state, data stall, failures and checkpoints, as a share:
-    the geometric mean excess of every published whole run, shrunk toward none
-    (:data:`CAMPAIGN_PRIOR_ROWS`), never below none."""
-    excess = np.log(whole_runs_planned()["published"] / whole_runs_planned()["planned_in_sample"]).to_numpy()
-    return float(np.expm1(max(excess.sum() / (excess.size + CAMPAIGN_PRIOR_ROWS), 0.0)))
+    the median excess of every published whole run whose figure counts its jobs or its calendar
+    (:func:`_campaign`)."""
+    frame = whole_runs_planned()
+    frame = frame[frame["hours_counted"].isin(CAMPAIGNS)]
+    return _campaign(np.log(frame["published"] / frame["planned_in_sample"]).to_numpy())
 
 
 def whole_runs_planned() -> pd.DataFrame:
@@ -293,41 +329,6 @@ def whole_runs_planned() -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 # What a plan carries
 # --------------------------------------------------------------------------------------------
-
-
-def steady_errors(layout_pinned: bool, stack_known: bool) -> np.ndarray:
-    """Grouped cross-validation errors of the steady state a plan of this kind gets: at published
-    layouts (pinned) or at the planner's pick; at each run's stack efficiency, or the pooled one."""
-    if layout_pinned:
-        return calibration.errors(stack_known)
-    p = _pick_predictions(str(data.DATA_DIR))
-    e = p["log_error" if stack_known else "log_error_pooled"].to_numpy(float)
-    return e[np.isfinite(e)]
-
-
-def whole_errors() -> np.ndarray:
-    """Grouped cross-validation errors of the whole runs, ``ln(published / predicted time)``."""
-    return _whole_runs(str(data.DATA_DIR))["log_error"].to_numpy(float)
-
-
-def whole_band_errors(layout_pinned: bool, stack_known: bool) -> np.ndarray:
-    """The errors a plan's whole-run figures are banded by: the steady-state errors of its kind
-    (:func:`steady_errors`) combined with the campaign overhead's own spread, sized so that the band holds
-    90% of the published whole runs' grouped cross-validation errors
-    (:func:`analyses.models.uncertainty.combined_errors`): a whole run carries the steady state's
-    uncertainty and the campaign's."""
-    return _whole_band(str(data.DATA_DIR), layout_pinned, stack_known)[0]
-
-
-def campaign_spread(layout_pinned: bool = False, stack_known: bool = False) -> float:
-    """The standard deviation (in ``ln``) of the campaign overhead's spread a plan's whole-run band adds to
-    the steady state's (:func:`whole_band_errors`)."""
-    return _whole_band(str(data.DATA_DIR), layout_pinned, stack_known)[1]
-
-
-@functools.lru_cache(maxsize=8)
-def _whole_band(data_dir: str, layout_pinned: bool, stack_known: bool) -> tuple[np.ndarray, float]:
-    return combined_errors(steady_errors(layout_pinned, stack_known), whole_errors())
 
 
 def terms(stack: str, holdout_sources: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -344,14 +345,8 @@ def terms(stack: str, holdout_sources: tuple[str, ...] = ()) -> dict[str, Any]:
     }
 
 
-def bands(stack: str, layout_pinned: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The errors (steady state, whole run) a plan of this kind is banded by."""
-    known = calibration.stack_id(stack) != calibration.POOLED_STACK
-    return steady_errors(layout_pinned, known), whole_band_errors(layout_pinned, known)
-
-
 def clear_cache() -> None:
-    for fn in (_picks, _pick_predictions, _whole_runs, _whole_band):
+    for fn in (_picks, _pick_predictions, _whole_runs):
         fn.cache_clear()
 
 
@@ -372,21 +367,17 @@ def first_scores(rows: pd.DataFrame) -> pd.DataFrame:
     if clash:
         raise ValueError(f"rows already in data/published_runs.csv (scored before they were added): {', '.join(clash)}")
     frame = calibration.prepare(rows)
+    whole_rows = _is_whole(frame).to_numpy()
     coef, eff = calibration.coefficients(), calibration.stack_efficiencies()
     terms = (coef, eff)
     overhead = campaign_overhead()
     out = []
-    for r in frame.to_dict("records"):
-        whole = r["training_tokens"] == r["training_tokens"] and (
-            r["gpu_hours"] == r["gpu_hours"]
-            or (r["wall_clock_days"] == r["wall_clock_days"] and r["n_gpus"] == r["n_gpus"])
-        )
+    for r, whole in zip(frame.to_dict("records"), whole_rows, strict=True):
         if whole:
             planned, _ = _plan_whole(r, *terms)
-            hours = r["gpu_hours"] == r["gpu_hours"]
-            kind = "GPU-hours" if hours else "wall-clock days"
-            published = float(r["gpu_hours"] if hours else r["wall_clock_days"])
-            predicted = float(planned["gpu_hours" if hours else "days"]) * (1.0 + overhead)
+            kind, published, column = _published(r)
+            steady = r["hours_counted"] == "throughput"
+            predicted = _planned(planned, column, steady) * (1.0 if steady else 1.0 + overhead)
         elif r["step_time_row"]:
             step = pf.step_time(coef, **calibration.inputs(pd.DataFrame([r])), stack_efficiency=eff[r["stack"]])
             kind, published = "step time", float(r["tokens_per_s_per_gpu"])

@@ -360,7 +360,7 @@ def test_intervals_scale_one_sample_per_generation(req, h100):
     # every layout of a generation scales the same draws: the ratios are the same on every row
     np.testing.assert_allclose(rows["days_hi"] / rows["days"], rows["days_hi"].iloc[0] / rows["days"].iloc[0])
     # and the interval is the out-of-sample errors' own: planned × exp(error) at their conformal band
-    errors = planning.validation_errors(h100.request)
+    errors = planning.validation_errors(h100.request, "H100")
     lo, hi = np.exp(uncertainty.error_band(errors))
     assert rec["days_lo"] == pytest.approx(rec["days"] * lo) and rec["days_hi"] == pytest.approx(rec["days"] * hi)
 
@@ -400,7 +400,7 @@ def test_sensitivity_moves_each_assumption_across_its_scenario_range(req, h100):
     # the model's own error moves days by the out-of-sample band, the right way round (the plan is
     # planned × exp(error)): the high end is slower than planned when the model tends to be optimistic
     model = frame.set_index("input").loc["model error on published whole runs (grouped cross-validation, 90% band)"]
-    lo, hi = calibration.band(errs=planning.validation_errors(req))
+    lo, hi = calibration.band(errs=planning.validation_errors(req, "H100"))
     assert model["days_a"] == pytest.approx(h100.best["days"] * lo) and model["days_b"] == pytest.approx(
         h100.best["days"] * hi
     )

@@ -521,6 +521,8 @@ def run(cfg: Mapping[str, Any]) -> Run:
     req = request(cfg)
     p = planning.plan(req)
     rec = planning.intervals(req, p.recommended) if not p.recommended.empty else p.recommended
+    if not rec.empty:  # the class of published runs each generation's bands come from
+        rec = rec.assign(band_class=[planning.band_class(req, g) for g in rec["gpu"]])
     return Run(req, p, rec, buying.per_run(req, p), cfg.get("currency", buying.DEFAULT_CURRENCY))
 
 

@@ -80,6 +80,8 @@ def records(run: Run) -> list[dict[str, Any]]:
         for name in RECORD_FIGURES:
             r[name], r[f"{name}_lo"], r[f"{name}_hi"] = (float(x[name]), float(x[f"{name}_lo"]), float(x[f"{name}_hi"]))
         r["goodput"] = float(x["goodput"])
+        r["band_class"] = str(x["band_class"])
+        r["band_within_rule"] = bool(_within_rule(r))
         r["currency"] = run.currency
         for b in pl.COST_BASES:
             if by is not None and (x["gpu"], b) in by.index:
@@ -92,6 +94,17 @@ def records(run: Run) -> list[dict[str, Any]]:
         r["recommended"] = best is not None and x["gpu"] == best["gpu"] and int(x["n_gpus"]) == int(best["n_gpus"])
         out.append(r)
     return out
+
+
+BAND_RULE = 1.6  # issue 33: a band wider than this factor on either side of its central figure fails a plan
+
+
+def _within_rule(r: dict[str, Any]) -> bool:
+    """Whether every band of a record lies within :data:`BAND_RULE` of its central figure on both sides."""
+    return all(
+        r[f"{n}_hi"] <= BAND_RULE * r[n] * (1 + 1e-9) and r[f"{n}_lo"] * BAND_RULE * (1 + 1e-9) >= r[n]
+        for n in RECORD_FIGURES
+    )
 
 
 def figures_table(run: Run) -> pd.DataFrame:
@@ -111,6 +124,7 @@ def figures_table(run: Run) -> pd.DataFrame:
                 "run GPU-h": band(r, "gpu_hours", lambda v: f"{v:,.3g}"),
                 "days": band(r, "days", lambda v: f"{v:.3g}"),
                 "goodput": f"{100 * r['goodput']:.1f}%",
+                "band from": r["band_class"] + ("" if r["band_within_rule"] else f" (wider than x{BAND_RULE:g})"),
             }
         )
     return pd.DataFrame(rows)
@@ -133,7 +147,8 @@ def summary(run: Run) -> str:
     lines.append(shown.to_string(index=False, na_rep="n/a", float_format=lambda x: f"{x:,.2f}"))
     lines.append("")
     lines.append(
-        "Steady state and whole run (central, 90% band from grouped cross-validation on published runs); "
+        "Steady state and whole run (central, 90% band from grouped cross-validation on the published runs of "
+        "the plan's class: 'band from'); "
         f"stack {req.stack} (efficiency {req.stack_efficiency:.2f}), "
         + ("layout pinned" if req.layout_pinned else "layout the planner's pick")
         + f", {req.attention_kernel} attention"
