@@ -34,13 +34,25 @@ LEDGER_COLUMNS = [
     "written",
     "recomputed",
     "verdict",
+    "shown",
+    "depends_on",
+    "threshold",
+    "above",
+    "below",
     "direction",
     "holds",
     "flips_if",
     "margin",
     "reason",
+    "frame",
     "chapter",
 ]
+"""The ledger's columns. ``shown`` is the verdict as every page and download shows it: the verdict, or
+for a verdict in doubt (:class:`analyses.verdicts.robustness.Doubt`: it holds in fewer than half the
+draws, or its flip point lies inside its input's 90% range) "depends on <input>: <verdict> above X,
+<verdict> below", with ``depends_on``, ``threshold`` (as the ledger writes it), ``above`` and
+``below`` its parts (empty when not in doubt). ``frame`` names the buyer's frame the row judges in
+(:mod:`analyses.scenario.frame`)."""
 
 
 def checks_in(module: Any) -> dict[str, verdicts.CheckFn]:
@@ -149,11 +161,17 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "written": c.written,
                 "recomputed": a.recomputed,
                 "verdict": a.verdict,
+                "shown": a.shown,
+                "depends_on": a.doubt.depends_on if a.doubt else "",
+                "threshold": a.doubt.threshold_text if a.doubt else "",
+                "above": a.doubt.above if a.doubt else "",
+                "below": a.doubt.below if a.doubt else "",
                 "direction": a.direction,
                 "holds": a.holds,
                 "flips_if": a.flips_if,
                 "margin": a.margin,
                 "reason": a.reason,
+                "frame": "; ".join(dict.fromkeys(ch.words for ch in a.frame)),
                 "chapter": c.chapter,
             }
         )

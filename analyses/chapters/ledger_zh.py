@@ -37,6 +37,7 @@ from analyses.chapters import ledger
 from analyses.models.uncertainty import INTERVAL_LEVEL
 from analyses.scenario.generations import NEW
 from analyses.units import zh
+from analyses.units.formats import fmt
 from analyses.verdicts import RULES, Finding, Interval, Rule, direction, robustness, verdict_codes
 
 ZH_COLUMNS = [
@@ -53,6 +54,7 @@ ZH_COLUMNS = [
     "reading_zh",
     "verdict",
     "verdict_zh",
+    "shown_zh",
     "direction",
     "direction_zh",
     "recomputed_zh",
@@ -351,6 +353,20 @@ def reason(f: Finding, a: robustness.Assessment, w: dict[str, dict[str, str]], q
     return "".join(f"{c}。" for c in clauses if c)
 
 
+def shown(a: robustness.Assessment, w: dict[str, dict[str, str]], s: dict[str, Any]) -> str:
+    """A verdict in doubt in Chinese (the English ledger's ``shown``: it holds in fewer than half the draws
+    or its flip point lies inside its input's 90% range): 取决于<input>：在X以上为…，以下为…; "" for a
+    verdict shown bare."""
+    d = a.doubt
+    if d is None:
+        return ""
+    v = w["verdict"]
+    if d.threshold is not None:
+        x = threshold_text(d.threshold, scenario.assumption(d.input).unit, s)
+        return f"取决于{input_label(d.input, w)}：在{x}以上为“{v[d.above]}”，以下为“{v[d.below]}”"
+    return f"判定不确定：在{fmt(d.holds, pct=True, sig=2)}的抽样中为“{v[d.above]}”，其余为“{v.get(d.below, '其他判定')}”"
+
+
 def robust_text(a: robustness.Assessment, w: dict[str, dict[str, str]], chapter: str) -> str:
     """The card's robustness line: holds, flip point and margin."""
     s = scenario.values(chapters.defaults(chapter))
@@ -405,6 +421,7 @@ def frame(rows: Sequence[robustness.Assessment]) -> pd.DataFrame:
                 "reading_zh": str(row.get("reading_zh", "") or ""),
                 "verdict": a.verdict,
                 "verdict_zh": w["verdict"][a.verdict],
+                "shown_zh": shown(a, w, scenario.values(chapters.defaults(c.chapter))),
                 "direction": direction,
                 "direction_zh": w["direction"].get(direction, ""),
                 "recomputed_zh": recomputed(f, a),

@@ -75,6 +75,7 @@ def shown(gens: Sequence[str]) -> set[str]:
     out = {
         f"payback_{new}_vs_rent_{base}",
         f"payback_{new}_vs_rent_{base}_china",
+        f"payback_{new}_vs_owned_{base}",  # document 000's case: its own A100s (analyses/scenario/frame.py)
         f"speedup_{new}_vs_{base}",
         "claim_payback_verdict",
         "claim_payback_side",
@@ -279,6 +280,7 @@ def _claim_sentence(words: Words, sysm: System, meta: Mapping[str, Any], links: 
             payback=f"<strong>{result(f'payback_{new.lower()}_vs_rent_{base.lower()}_china')}</strong>",
             speedup=result(f"speedup_{new.lower()}_vs_{base.lower()}"),
             neocloud=result(f"payback_{new.lower()}_vs_rent_{base.lower()}"),
+            owned=result(f"payback_{new.lower()}_vs_owned_{base.lower()}"),
             verdict=result("claim_payback_verdict", "strong", verdict_words),
             side=result("claim_payback_side", "span", sides),
         )

@@ -76,7 +76,8 @@ WORDS_EN: dict[str, str] = {
     "claim": (
         "Both documents say the investment pays back in {said} ({links}). For these inputs one {new} bought "
         "instead of renting in China the {base}s whose work it does pays back in {payback} months (a per-GPU "
-        "speed-up of {speedup}×; against neocloud {base} rents {neocloud} months): {verdict}: {side} (the ledger's "
+        "speed-up of {speedup}×; against neocloud {base} rents {neocloud} months; against owned {base}s whose book "
+        "value is spent, document 000's case, {owned} months): {verdict}: {side} (the ledger's "
         "rule for cost claims)."
     ),
     "side_faster": "the documents promise a faster payback than this, by more than {tol}",

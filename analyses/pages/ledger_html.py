@@ -111,13 +111,16 @@ COLUMN_HELP = {
 # Shown inside the stated cell (under the English), not as a column of its own: the figures as the
 # document writes them (data/claims.csv `written`), in Chinese, for a reader and for the search.
 WRITTEN = "written"
+# Shown inside the verdict cell, not as columns of their own: a verdict in doubt and what it depends on.
+DOUBT_FIELDS = ("shown", "depends_on", "threshold", "above", "below")
+FRAME = "frame"  # the buyer's frame a row judges in: its reason names it, the ledger page states it in full
 
 
 def ledger_columns(ledger: pd.DataFrame, leave_out: tuple[str, ...] = ()) -> list[str]:
     """The ledger's columns in :data:`LEDGER_ORDER`, any column it does not know at the end
     (:data:`WRITTEN` left out: :func:`ledger_cell` shows it with ``stated``)."""
     known = [c for c in LEDGER_ORDER if c in ledger.columns]
-    others = [c for c in ledger.columns if c not in LEDGER_ORDER and c != WRITTEN]
+    others = [c for c in ledger.columns if c not in LEDGER_ORDER and c not in (WRITTEN, *DOUBT_FIELDS, FRAME)]
     return [c for c in known + others if c not in leave_out]
 
 
@@ -128,6 +131,41 @@ def short_document(name: str) -> str:
 
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or str(value).strip() == ""
+
+
+DOUBT_MARK = "◐"  # a verdict in doubt: never a bare tick or cross (analyses.verdicts.robustness.Doubt)
+
+
+def in_doubt(row: Mapping[str, Any]) -> bool:
+    """Whether the ledger row's verdict is shown with what it depends on (its ``shown`` is not the bare verdict)."""
+    shown = row.get("shown")
+    return isinstance(shown, str) and bool(shown) and shown != str(row.get("verdict"))
+
+
+def doubt_html(row: Mapping[str, Any]) -> str:
+    """A verdict in doubt as HTML: the mark and "depends on <input>: <verdict> above X, <verdict> below", each
+    verdict coloured and written out (the ledger's structured fields ``depends_on``, ``threshold``,
+    ``above``, ``below``; its ``shown`` text where it has no threshold)."""
+    above, below, threshold = (str(row.get(k) or "") for k in ("above", "below", "threshold"))
+    if threshold and above in VERDICT_COLOURS and below in VERDICT_COLOURS:
+        words = (
+            f"depends on {html.escape(str(row.get('depends_on')))}: "
+            f'<b class="verdict verdict-{above}">{above}</b> above {html.escape(threshold)}, '
+            f'<b class="verdict verdict-{below}">{below}</b> below'
+        )
+    else:
+        words = html.escape(str(row.get("shown")))
+    return f'<span class="verdict-doubt"><span aria-hidden="true">{DOUBT_MARK}</span> {words}</span>'
+
+
+def verdict_cell(row: Mapping[str, Any]) -> str:
+    """A row's verdict as HTML: coloured and written out, or, in doubt, what it depends on
+    (:func:`doubt_html`); either way one element with ``data-field="verdict"`` holding the verdict word,
+    which the ledger's filter reads (hidden when the doubt is shown)."""
+    v = html.escape(str(row.get("verdict")))
+    if not in_doubt(row):
+        return f'<b class="verdict verdict-{v}" data-field="verdict">{v}</b>'
+    return f'{doubt_html(row)}<span data-field="verdict" hidden>{v}</span>'
 
 
 def ledger_cell(
@@ -143,8 +181,7 @@ def ledger_cell(
     """
     value = row.get(column)
     if column == "verdict":
-        text = html.escape(str(value))
-        return f'<b class="verdict verdict-{text}" data-field="verdict">{text}</b>', str(VERDICT_RANK.get(value, 9))
+        return verdict_cell(row), str(VERDICT_RANK.get(value, 9))
     if column == "id":
         cid, chapter = html.escape(str(value)), str(row.get("chapter", ""))
         code = f"<code>{cid}</code>"

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from analyses import verdicts
-from analyses.pages.ledger_html import VERDICT_STYLE, short_document
+from analyses.pages.ledger_html import DOUBT_MARK, VERDICT_STYLE, doubt_html, in_doubt, short_document
 
 # A mark for each verdict and each direction, so neither is told by colour alone.
 VERDICT_MARKS = {"consistent": "✓", "inconsistent": "✗", "implausible": "!", "unverifiable": "?"}
@@ -70,6 +70,8 @@ def counts_line(ledger: pd.DataFrame) -> str:
     parts = [f"{n} {verdict_word(v)}" for v in verdicts.VERDICTS if (n := int((ledger["verdict"] == v).sum()))]
     if has_direction(ledger):
         parts += [f"{n} {direction_word(d)}" for d in DIRECTIONS if (n := int((ledger["direction"] == d).sum()))]
+    if "shown" in ledger.columns and (n := sum(in_doubt(r) for r in ledger.to_dict("records"))):
+        parts.append(f'{n} <span class="verdict-doubt">{DOUBT_MARK} in doubt</span>')
     return " · ".join(parts)
 
 
@@ -137,7 +139,7 @@ def verdict_box(ledger: pd.DataFrame, page: str | None = None, summary: str = SU
         shown = html.escape(clip(short_reason(str(row["reason"])), REASON_CHARS))
         where = f"{short_document(row['document'])} §{html.escape(str(row['section']))}"
         d = direction_of(row)
-        cells = [verdict_word(row["verdict"])]
+        cells = [verdict_word(row["verdict"]) if not in_doubt(row) else doubt_html(row)]
         if direction:
             cells.append(direction_word(d) or "<span>–</span>")
         cells += [
@@ -145,7 +147,8 @@ def verdict_box(ledger: pd.DataFrame, page: str | None = None, summary: str = SU
             f"<span>{shown}</span>",
         ]
         rows.append(f"<li>{''.join(cells)}</li>")
-        text.append(f"{row['verdict']}{' ' + d if d else ''}: {cid}: {row['reason']}")
+        said = str(row["shown"]) if in_doubt(row) else str(row["verdict"])
+        text.append(f"{said}{' ' + d if d else ''}: {cid}: {row['reason']}")
     grid = " vb-dir" if direction else ""
     body = (
         f'<nav class="audit-verdict-box{grid}" aria-label="Verdicts of this chapter">{VERDICT_STYLE}{head}'

@@ -17,10 +17,11 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from analyses import data
-from analyses.pages.ledger_html import VERDICT_COLOURS, VERDICT_MARKS, VERDICT_STYLE
+from analyses import data, scenario
+from analyses.pages.ledger_html import DOUBT_MARK, VERDICT_COLOURS, VERDICT_MARKS, VERDICT_STYLE
 from analyses.pages.links import check_href
 from analyses.pages.verdict_box import section_anchor
+from analyses.units import zh as zh_units
 from analyses.units.formats import fmt
 
 # Each verdict's word carries its mark (VERDICT_MARKS, the English pages' own), each direction an
@@ -38,8 +39,15 @@ def _e(text: object) -> str:
     return html.escape(str(text))
 
 
-def verdict_badge(verdict: str, verdict_zh: str) -> str:
-    """The verdict as its mark and Chinese word, coloured by the English pages' palette."""
+def verdict_badge(verdict: str, verdict_zh: str, shown_zh: str = "") -> str:
+    """The verdict as its mark and Chinese word, coloured by the English pages' palette; a verdict in doubt
+    (``shown_zh``, :func:`analyses.chapters.ledger_zh.shown`) as what it depends on, never a bare mark."""
+    if isinstance(shown_zh, str) and shown_zh:
+        # a sentence, not a word: it wraps (a verdict word never does)
+        return (
+            f'<span class="verdict-doubt" data-verdict="{_e(verdict)}" style="white-space:normal;overflow-wrap:anywhere">'
+            f"{DOUBT_MARK} {_e(shown_zh)}</span>"
+        )
     return f'<b class="verdict verdict-{_e(verdict)}">{VERDICT_MARKS[verdict]} {_e(verdict_zh)}</b>'
 
 
@@ -79,7 +87,7 @@ def card(row: pd.Series, en: str, code: str, prefix: str = "", full: bool = True
         why = f'{_e(short_reason(row["reason_zh"]))} <a href="{more}">完整理由与读法</a>'
     return (
         f'<article class="zh-claim" id="{prefix}{anchor(row["id"])}" data-verdict="{_e(row["verdict"])}">'
-        f'<p class="zh-head">{verdict_badge(row["verdict"], row["verdict_zh"])}{direction}'
+        f'<p class="zh-head">{verdict_badge(row["verdict"], row["verdict_zh"], row.get("shown_zh", ""))}{direction}'
         f' <a href="{_e(english)}" hreflang="en" title="英文版核查"><code>{_e(row["id"])}</code></a>'
         f' <span class="zh-kind">{_e(row["kind_zh"])}类</span></p>'
         f'<p class="zh-text">{_e(row["claim_zh"])}</p><dl>'
@@ -200,7 +208,7 @@ def _claim_link(row: pd.Series, ledger: str) -> str:
 
 def _items(rows: Iterable[pd.Series], ledger: str) -> str:
     return "".join(
-        f"<li>{verdict_badge(r['verdict'], r['verdict_zh'])} {_claim_link(r, ledger)}：{_e(r['claim_zh'])}"
+        f"<li>{verdict_badge(r['verdict'], r['verdict_zh'], r.get('shown_zh', ''))} {_claim_link(r, ledger)}：{_e(r['claim_zh'])}"
         f"（原文：{_e(r['written'])}；本书重算的{_e(r.get('quantity_zh', '') or '数字')}：{_e(r['recomputed_zh'])}）</li>"
         for r in rows
     )
@@ -300,7 +308,7 @@ def box_items(rows: pd.DataFrame, en: str, ledger: str) -> str:
     """Each claim of a box: verdict, direction, id linked to the English section that checks it, a link
     to its card on the Chinese ledger, our Chinese wording and a one-line reason."""
     return "".join(
-        f'<li id="{anchor(r["id"])}">{verdict_badge(r["verdict"], r["verdict_zh"])}'
+        f'<li id="{anchor(r["id"])}">{verdict_badge(r["verdict"], r["verdict_zh"], r.get("shown_zh", ""))}'
         f"{direction_badge(r.get('direction', ''), r.get('direction_zh', ''), r.get('quantity_zh', ''))} "
         f'<a href="{_e(english_section(r["id"], r["chapter"], en))}" hreflang="en" title="英文版中核查这条说法的一节">'
         f"<code>{_e(r['id'])}</code></a>"
@@ -404,3 +412,55 @@ def sources_table() -> str:
     )
     head = "<tr><th>编号</th><th>来源（按原文）</th><th>日期</th><th>出处</th></tr>"
     return f'<table class="zh-table zh-sources"><thead>{head}</thead><tbody>{body}</tbody></table>'
+
+
+# --------------------------------------------------------------------------------------------
+# The China context of the cost chapter (issue 34 item 4): US export rules and Chinese prices
+# --------------------------------------------------------------------------------------------
+
+CHINA_STATUS_ZH = {"presumption of denial": "推定拒绝", "licence required": "须申领许可", "case-by-case licence": "逐案审查"}
+PRICE_ITEM_ZH = {"server_price_per_gpu": "整机价（每卡）", "rent_per_gpu_hour": "租金（每卡每小时）"}
+
+
+def china_section() -> str:
+    """The cost chapter's China context in Chinese: what the US export rules allow (data/export_controls.csv,
+    each with its date and Federal Register locator) and the public prices of GPUs in China
+    (data/prices.csv, in 元 at the scenario's exchange rate), with the sentence that says which prices the
+    book's cost rows assume."""
+    rules = data.table("export_controls").sort_values("effective", kind="stable")
+    by = rules.set_index("id")
+    rate = float(scenario.values()["usd_cny"])
+    prices = data.table("prices")
+    china = prices[prices["provider_class"].isin(("china", "china-cloud")) & prices["gpu"].notna() & prices["gpu"].astype(str).ne("")]
+    lead = (
+        "<p>两篇文章写给中国买家、以元计价，但自"
+        f"{_e(by.loc['bis-2022-10', 'effective'])}起，美国出口管制（{_e(by.loc['bis-2022-10', 'locator'])}）要求向中国出口"
+        "A100、H100级GPU须申领许可，且推定拒绝；"
+        f"{_e(by.loc['bis-2023-11', 'effective'])}起（{_e(by.loc['bis-2023-11', 'locator'])}）降速版A800、H800同样受限，"
+        f"为符合旧规而设计的H20自{_e(by.loc['h20-2025-04', 'effective'])}起也须许可。"
+        f"{_e(by.loc['bis-2026-01', 'effective'])}起，H200级芯片的许可改为逐案审查，而B200、B300等Blackwell芯片超出其上限，仍推定拒绝。"
+        "因此在中国拥有B300的企业，要么在美国许可之外购得，要么把服务器放在境外。本书每条成本判定都按中国境外的公开市场价计B300，"
+        "按国内云租金计租用的A100，并在判定的“框架”中写明；在中国购买B300只会更贵，回本周期更长、节省更少。</p>"
+    )
+    rows = "".join(
+        f"<tr><td>{_e(r['effective'])}</td><td>{_e(r['action_zh'])}</td><td>{_e(r['parts'].replace(';', '、'))}</td>"
+        f"<td>{_e(CHINA_STATUS_ZH[r['china']])}</td><td>{_e(r['locator'])}</td><td>{_e(r['source'])}</td></tr>"
+        for r in rules.to_dict("records")
+    )
+    head = "<tr><th>生效</th><th>内容</th><th>涉及芯片</th><th>对华出口</th><th>联邦公报</th><th>来源</th></tr>"
+
+    def yuan(x: float, currency: str) -> str:
+        return zh_units.wan_yi(x * (rate if currency == "USD" else 1.0), 2) + "元"
+
+    price_rows = "".join(
+        f"<tr><td>{_e(r['gpu'])}</td><td>{_e(PRICE_ITEM_ZH.get(r['item'], r['item']))}</td>"
+        f"<td>{yuan(r['low'], r['currency'])}–{yuan(r['high'], r['currency'])}</td><td>{_e(r['date'])}</td>"
+        f"<td>{_e(r['source'])}</td></tr>"
+        for r in china.to_dict("records")
+    )
+    price_head = "<tr><th>GPU</th><th>项目</th><th>价格区间</th><th>时间</th><th>来源</th></tr>"
+    return (
+        f'<div class="zh-china">{lead}<table class="zh-table"><thead>{head}</thead><tbody>{rows}</tbody></table>'
+        f'<p>中国市场的公开价格（美元按情景汇率折算为元）：</p><table class="zh-table"><thead>{price_head}</thead>'
+        f"<tbody>{price_rows}</tbody></table></div>"
+    )

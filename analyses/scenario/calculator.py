@@ -38,15 +38,24 @@ class Case:
 
     claim: str
     workload: str
+    baseline: str  # what the bought GPU replaces, as the buyer's frame has the document's status quo
 
     @property
     def result(self) -> str:
-        """The calculator's result: one new GPU bought instead of renting old ones in China (the check's frame)."""
-        return f"payback_{ladder.NEW.lower()}_vs_rent_{ladder.OLD.lower()}_china"
+        """The calculator's result in the check's frame (analyses/scenario/frame.py): one new GPU bought
+        instead of renting old ones in China (001's status quo), or instead of running owned old ones whose
+        book value is spent (000's: the upgrade saves their running cost)."""
+        new, old = ladder.NEW.lower(), ladder.OLD.lower()
+        return f"payback_{new}_vs_rent_{old}_china" if self.baseline == "rent in China" else f"payback_{new}_vs_owned_{old}"
 
 
-# The payback claims of both documents: the check reads 000's as pretraining, 001's as its case's fine-tunes.
-CASES = (Case("000-6-payback-6-12-months", "pretrain"), Case("001-6-payback-6-12-months", "finetune"))
+# The payback claims of both documents, each against its case's status quo (analyses/scenario/frame.py):
+# 001's (its fine-tunes, rented A100s in China) first, the one the page's sentence judges; 000's (pretraining,
+# its own A100s at book value) second.
+CASES = (
+    Case("001-6-payback-6-12-months", "finetune", "rent in China"),
+    Case("000-6-payback-6-12-months", "pretrain", "keep owned"),
+)
 
 
 def case_values(case: Case, s: Mapping[str, Any]) -> dict[str, float]:

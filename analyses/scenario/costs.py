@@ -35,9 +35,12 @@ ArrayLike = float | np.ndarray
 REGION = "china"  # the electricity tariff of owned GPUs in the documents' deployments
 # What an hour of the old generation's work costs (:func:`old_hour_cost`): rented in China (the
 # documents' market), rented at a neocloud, owned at today's market (second-hand) price, owned at
-# the price paid new (a fleet still on the books), or kept with its capital spent (opex only).
-BASELINES = ("rent in China", "rent", "owned", "owned at list", "keep owned")
+# its book value (the price paid new written off over the depreciation life from its purchase
+# date), or only its running cost (what replacing a fleet on the books saves: its remaining
+# depreciation is carried either way).
+BASELINES = ("rent in China", "rent", "owned", "owned at book", "keep owned")
 LIST_PRICE = "server_a100_list_usd_per_gpu"  # the old generation's system price bought new
+FLEET_AGE = "a100_fleet_age_years"  # age of an existing A100 fleet at the scenario's date
 
 # --------------------------------------------------------------------------------------------
 # A GPU-hour, owned or rented: the scenario's names of its prices and the one place they are read
@@ -180,10 +183,11 @@ def rented_a100_china_cny(s: Scenario) -> np.ndarray:
     "cost of an A100-hour",
     "USD per GPU-hour",
     "What one hour of the old generation's work costs, by how it is paid for: rent in China (the documents' "
-    "market; 001 §4's case), rent at a neocloud, owned at today's market price, owned at the price paid new (a fleet "
-    "still on the books, as a firm's reported bill), or kept with its capital spent (opex only); storage and network "
-    "included. The claim's words choose the basis",
-    owns=("rent_a100_china_cny_per_gpu_hour", LIST_PRICE),
+    "market; 001 §4's case), rent at a neocloud, owned at today's market price, owned at its book value (the price "
+    "paid new written off straight-line over the depreciation life from the fleet's purchase date: a firm's own "
+    "bill), or its running cost alone (what replacing a fleet on the books saves); storage and network included. "
+    "The buyer's frame (analyses/scenario/frame.py) chooses the basis of an existing fleet",
+    owns=("rent_a100_china_cny_per_gpu_hour", LIST_PRICE, FLEET_AGE),
     wraps=("rented_cost_per_gpu_hour", "owned_cost_per_gpu_hour"),
     audit="R10",
 )
@@ -195,11 +199,40 @@ def old_hour_cost(s: Scenario, basis: str = "owned") -> np.ndarray:
         return rented_a100_china_cny(s) / np.asarray(s["usd_cny"], dtype=float)
     if basis == "owned":
         return owned(s, OLD).total
-    if basis == "owned at list":
-        return owned(s, OLD, price=s[LIST_PRICE]).total
+    if basis == "owned at book":
+        return book_owned(s).total
     if basis == "keep owned":
         return opex(s, OLD).total
     raise ValueError(f"basis must be one of {BASELINES}, got {basis!r}")
+
+
+def book_owned(s: Scenario) -> tco.OwnedCost:
+    """Cost of one old-generation GPU of an existing fleet per calendar hour (USD) by component, at its
+    book value: the list price paid new (``server_a100_list_usd_per_gpu``) less straight-line
+    depreciation over ``depreciation_years`` since its purchase ``a100_fleet_age_years`` ago, charged
+    over the life it has left at the cost of capital (the straight-line charge, price / life a year,
+    when the rate is 0); nothing once written off, so its hours then cost their running cost alone."""
+    life = np.asarray(s["depreciation_years"], dtype=float)
+    left = np.maximum(life - np.asarray(s[FLEET_AGE], dtype=float), 0.0)
+    book = np.asarray(s[LIST_PRICE], dtype=float) * left / life
+    cost = owned(s, OLD, years=np.maximum(left, 1e-9), price=book)
+    on_books = left > 0
+    return cost._replace(
+        server=np.where(on_books, cost.server, 0.0), network_storage=np.where(on_books, cost.network_storage, 0.0)
+    )
+
+
+def fleet_basis(valuation: str) -> str:
+    """The basis of :func:`old_hour_cost` that prices an existing fleet's hours at ``valuation``
+    ("book" or "market": :data:`analyses.scenario.frame.FLEET_VALUES`)."""
+    return {"book": "owned at book", "market": "owned"}[valuation]
+
+
+def avoidable_basis(valuation: str) -> str:
+    """The basis of :func:`old_hour_cost` that a replacement saves of an existing fleet's hours at
+    ``valuation``: its running cost alone at book value (the remaining depreciation is carried either
+    way), its market capital charge and running cost at market value (selling it frees the capital)."""
+    return {"book": "keep owned", "market": "owned"}[valuation]
 
 
 @named(

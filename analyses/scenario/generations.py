@@ -105,7 +105,7 @@ class Workload:
     id: str
     label: str
     params: float | None  # parameters of the model (None: not stated)
-    precision: str  # the new generation's training precision the claim implies
+    precision: str  # the new generation's training precision: FP8 on every workload (analyses/scenario/frame.py)
     gpus: str  # the GPU counts the claim states or implies, in words
     claim: str = ""  # the claim whose case or anecdote defines it (:func:`analyses.scenario.cases.workload`)
 
@@ -129,11 +129,11 @@ WORKLOADS: dict[str, Workload] = {
             "001-2.5-hyperparam-sweep-36-to-9-days",
         ),
         Workload(
-            "finetune", "full fine-tunes of 7B-13B models on two 4-GPU servers (001 §4 case)", 1.3e10, "bf16", "8",
+            "finetune", "full fine-tunes of 7B-13B models on two 4-GPU servers (001 §4 case)", 1.3e10, NEW_PRECISION, "8",
             "001-4-finetune-5-to-2p8-days",
         ),
         Workload(
-            "recommender", "a multimodal recommender, 128 A100 -> 96 B300 (000 §4 case)", None, "bf16", "128 -> 96",
+            "recommender", "a multimodal recommender, 128 A100 -> 96 B300 (000 §4 case)", None, NEW_PRECISION, "128 -> 96",
             "000-4-training-days-28-to-11",
         ),
         Workload("risk-10b", "a 10B risk model (the fintech anecdote of both §2.4)", 1e10, "fp8", "not stated"),

@@ -112,6 +112,13 @@ def quantity(name: str) -> Quantity:
     return table[name]
 
 
+def note(name: str, args: tuple[Any, ...]) -> None:
+    """Note ``(name, args)`` in the active recording (a frame choice a row takes, :mod:`analyses.scenario.frame`)."""
+    used = _USED.get()
+    if used is not None and (name, args) not in used:
+        used.append((name, args))
+
+
 @contextlib.contextmanager
 def recording() -> Iterator[list[tuple[str, tuple[Any, ...]]]]:
     """Note every named quantity called inside the block: a list of (name, arguments after ``s``)."""

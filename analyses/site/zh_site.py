@@ -179,6 +179,13 @@ class ZhDocuments(_ZhDirective):
         return zh.documents_table()
 
 
+class ZhChina(_ZhDirective):
+    def html(self, docname: str) -> str:
+        from analyses.pages import zh
+
+        return zh.china_section()
+
+
 class ZhCounts(_ZhDirective):
     def html(self, docname: str) -> str:
         from analyses.pages import zh
@@ -335,6 +342,7 @@ DIRECTIVES = {
     "zh-terms": ZhTerms,
     "zh-documents": ZhDocuments,
     "zh-counts": ZhCounts,
+    "zh-china": ZhChina,
     "zh-findings": ZhFindings,
     "zh-chapter": ZhChapter,
 }

@@ -38,6 +38,7 @@ UNITS: dict[str, str] = {
     "min": "分钟",
     "microseconds": "微秒",
     "GPUs": "张GPU",
+    "generations": "代",  # GPU architecture generations (000 §3, 001 §2.1: 上一代)
     "experiments": "次实验",
     "runs": "次",
     "runs/month": "次/月",

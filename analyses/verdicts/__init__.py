@@ -387,6 +387,8 @@ def rule_clause(f: Finding, rule: Rule, verdict: str) -> str:
     hi = float(np.asarray(f.high)) if f.high is not None else value
     recomputed = recomputed_figure(f)
     said = show_interval(f.stated, f.unit, f.sig, as_stated=True)
+    if f.promise:  # a figure the document never gives: the advice's purpose, which the check reads as ``said``
+        said = f"purpose ({f.promise}: read as {said})"
     tol = fmt(rule.tolerance, pct=True, sig=2)
     if verdict == rule.agree:
         short = f.stated[1] < lo / (1 + rule.tolerance) and rule.below == rule.agree

@@ -193,6 +193,7 @@ class Finding:
     direction: str = ""
     credits: tuple[Credit, ...] = ()
     documents: tuple[Reading, ...] = ()  # the claim at the documents' own figure (said in the reason, not counted)
+    promise: str = ""  # a recommendation's purpose in words, where the document gives it no figure ("the throughput an unlimited network gives")
 
     @property
     def contradicting_credit(self) -> Credit | None:

@@ -18,7 +18,7 @@ import numpy as np
 
 from analyses import data, scenario
 from analyses.models.uncertainty import INTERVAL_LEVEL, Z90
-from analyses.scenario import generations, quantities
+from analyses.scenario import frame, generations, quantities
 from analyses.units.formats import fmt
 from analyses.verdicts import (
     RULES,
@@ -92,6 +92,62 @@ class Assessment:
     quantities: tuple[tuple[str, tuple[Any, ...]], ...] = ()  # named quantities the check used, with their arguments
     sig: int = 3  # significant figures the check writes its figures to
     figure: str = ""  # the recomputed figure as the reason prints it (:func:`analyses.verdicts.recomputed_figure`)
+    frame: tuple[frame.Choice, ...] = ()  # the buyer's frame the row judges in (analyses/scenario/frame.py)
+    doubt: Doubt | None = None  # why the verdict may not be shown bare (:func:`doubt_of`); None when it may
+
+    @property
+    def shown(self) -> str:
+        """The verdict as every page and download shows it: the verdict, or, when it is in doubt, what it
+        depends on (:meth:`Doubt.text`)."""
+        return self.verdict if self.doubt is None else self.doubt.text()
+
+
+DOUBT_HOLDS = 0.5  # a verdict that holds in fewer draws than this is shown with what it depends on
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """A verdict in doubt: it holds in fewer than :data:`DOUBT_HOLDS` of the draws, or its flip point lies
+    inside its input's 90% range. ``depends_on`` names the input (its label; ``input`` its scenario
+    name, "" for a reading or the joint draws), ``threshold`` the flip point (``threshold_text`` as
+    the ledger writes it), ``above`` and ``below`` the verdicts on each side of it; without a flip
+    point on one input, ``above`` is the verdict and ``below`` the other verdict, and the text says
+    how often each holds."""
+
+    depends_on: str
+    input: str
+    threshold: float | None
+    threshold_text: str
+    above: str
+    below: str
+    holds: float
+
+    def text(self) -> str:
+        """ "depends on <input>: consistent above X, implausible below"."""
+        if self.threshold is None:
+            return (
+                f"depends on {self.depends_on}: {self.above} in {fmt(self.holds, pct=True, sig=2)} of the draws, "
+                f"{self.below} in the rest"
+            )
+        return f"depends on {self.depends_on}: {self.above} above {self.threshold_text}, {self.below} below"
+
+
+def doubt_of(verdict: str, holds: float, margin: float | None, flip: dict[str, Any] | None, others: tuple) -> Doubt | None:
+    """The :class:`Doubt` of a verdict that holds in fewer than :data:`DOUBT_HOLDS` of the draws or whose
+    flip point (``flip``, ``margin`` in units of the 90% range's half-width) lies inside its input's
+    90% range; None for a verdict that may be shown bare."""
+    inside = margin is not None and margin <= 1.0
+    if holds >= DOUBT_HOLDS and not inside:
+        return None
+    other = next((v for _, v in others if v != verdict), None)
+    if flip is not None and (inside or other is None):  # a flip point inside the range, or nothing else to name
+        beyond = flip["verdict"]
+        above, below = (verdict, beyond) if flip["side"] == "below" else (beyond, verdict)
+        return Doubt(flip["label"], flip["input"], float(flip["threshold"]), flip["threshold_text"], above, below, holds)
+    if other is not None:  # the readings of a vague word split the verdict
+        label = next(label for label, v in others if v != verdict)
+        return Doubt(f"the reading ({label})", "", None, "", verdict, other, holds)
+    return Doubt("the scenario's inputs taken together", "", None, "", verdict, "another verdict", holds)
 
 
 def _call(fn: CheckFn, claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
@@ -146,6 +202,8 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
         verdict = VERDICTS[code]
         recomputed = f.recomputed() if callable(f.recomputed) else f.recomputed
         context = f.context(verdict) if callable(f.context) else f.context
+    choices = tuple(frame.lookup(*args, cfg=cfg) for name, args in used if name == "frame")
+    used[:] = [u for u in used if u[0] != "frame"]
     clauses = [rule_clause(f, rule, verdict)]
     clauses += [c.clause() for c in f.credits if c is not f.contradicting_credit]
     clauses.append(context)
@@ -185,6 +243,8 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
                 clauses.append(flip["steady"]["text"])
     if f.value is None:  # nothing recomputed (a business result, an unstated size): no input can turn it
         flips = NO_FIGURE
+    if choices:
+        clauses.append(frame.words(choices))
     if span is not None and value is not None and span[0] < span[1]:
         recomputed = f"{recomputed} ({fmt(INTERVAL_LEVEL, pct=True, sig=2)} range over the scenario: {show_interval(span, f.unit, f.sig)})"
     return Assessment(
@@ -207,6 +267,8 @@ def assess(fn: CheckFn, claim: data.Claim, cfg: Mapping[str, Any], robust: bool 
         quantities=tuple(used),
         sig=f.sig,
         figure=recomputed_figure(f) if value is not None else "",
+        frame=choices,
+        doubt=doubt_of(verdict, round(holds, 2), margin, flip, others),
     )
 
 
@@ -317,6 +379,8 @@ def _robustness(
             "label": a.label,
             "text": f"no {a.label} from {show_interval((float(xs.min()), float(xs.max())), a.unit, 2)} turns it",
         }
+    if not found and steady is None and vectorised:  # no input it reads turns it, anywhere a reader may set it
+        steady = {"text": "no single input it reads turns it, from its 90% range to the values a reader may set"}
     if not found:
         return holds, span, steady
     nearest = min(found, key=lambda k: found[k][0])

@@ -28,8 +28,8 @@ def test_flip_points_are_the_ledgers_flips(default):
     assert flipping < set(default.ledger.loc[default.ledger["flips_if"].astype(bool), "id"])
     assert set(default.flips["claim"]) == flipping
     assert default.flips["percentile"].between(5, 95).all()
-    row = default.flips.set_index("claim").loc["000-3-table-tco"]
-    assert (row["verdict"], row["flips to"]) == ("consistent", "implausible")
+    row = default.flips.set_index("claim").loc["000-6-payback-6-12-months"]
+    assert (row["verdict"], row["flips to"]) == ("implausible", "consistent")
 
 
 def test_filters_narrow_every_table(result):

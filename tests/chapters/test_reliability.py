@@ -128,7 +128,9 @@ def test_what_decides_the_verdicts(default):
     assert "16.7 days" in led.loc["001-2.4-fintech-crash-every-5-days", "reason"]
     # 30 h of 1,200 h is 2.5%, not 18%
     assert default.fintech.saved_share == pytest.approx(0.025)
-    assert "2.50%" in led.loc["001-2.4-rd-efficiency-18pct", "reason"]
+    # productive hours after over before: 1,200 / 1,170 = +2.56% (18% needs 18.3 h lost per crash)
+    assert "2.56%" in led.loc["001-2.4-rd-efficiency-18pct", "reason"]
+    assert "18.3 h lost per crash" in led.loc["001-2.4-rd-efficiency-18pct", "recomputed"]
     # even every GPU and host failure (289 of 419) leaves 31%: 3.2x fewer, not the 6.7-20x of "about 90%"
     assert 1 / (1 - default.s["preventable_interruption_share"]) == pytest.approx(3.23, abs=0.01)
     stability = led.loc["000-3-table-stability"]

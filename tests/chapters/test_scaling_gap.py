@@ -203,7 +203,8 @@ def test_override_reaches_every_figure(result):
 
 def test_checks_read_only_scenario_assumptions(result):
     read = {cid: set(ledger.evaluate(data.claim(cid), DEFAULTS).inputs) for cid in ledger.checks("scaling-gap")}
-    assert read["000-0-centuries"] == {"tokens_per_param", "cpu_sustained_share"}
+    # the one-A100-server reading of 普通服务器 reads the A100's MFU
+    assert read["000-0-centuries"] == {"tokens_per_param", "cpu_sustained_share", "mfu_a100_bf16"}
     assert read["000-1-gen-2025-industry-models"] == {"tokens_per_param"}  # its words only: the verdict is the models'
     assert row("000-1-gen-2025-industry-models", result(tokens_per_param=200.0))["verdict"] == "consistent"
     assert read["000-0-growth-10x-per-year"] == set()

@@ -12,7 +12,7 @@ from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters import tco as ch
 from analyses.chapters.tco import figures, text, wiring
-from analyses.scenario import buying, cases, costs, operations
+from analyses.scenario import buying, cases, costs, frame, operations
 
 VIEW = {"currency", "workload", "mc_samples", "seed"}  # settings that judge no claim
 
@@ -51,8 +51,8 @@ def test_compute_figures_and_sentences_over_the_grid(over, result):
     assert len(res.ledger) == len([c for c in data.claims() if c.chapter == "tco"])
     assert {s.input for s in res.sliders} == {"speedup_b300_a100", "server_b300_usd_per_gpu"}
     assert len(res.payback) == len(ch.payback_cases())
-    for frame in (res.pflop_day, res.recommender_readings, res.payback):
-        assert (frame["5%"] <= frame["95%"]).all()
+    for table_ in (res.pflop_day, res.recommender_readings, res.payback):
+        assert (table_["5%"] <= table_["95%"]).all()
     assert (res.run["cost_lo"] <= res.run["cost"]).all() and (res.run["cost"] <= res.run["cost_hi"]).all()
     assert set(res.run["gpu"]) == {ch.OLD, ch.NEW} and set(res.run["basis"]) == {"rented", "owned"}
 
@@ -69,15 +69,19 @@ def test_phrase_branches(result):
         "cheaper",
         "dearer",
     )
-    assert glued["docs_more_less"] == "more" and glued["tco_row_verdict"] == "consistent"
+    # the TCO row's firm values its A100s at book value: at the documents' 2.5-3x B300 is still cheaper
+    assert glued["docs_more_less"] == "less" and glued["tco_row_verdict"] == "implausible"
+    assert text.glued(result(fleet_value="market"))["docs_more_less"] == "more"
     # payback: some, none or every case within the stated window
     assert "only" in text.payback_caption(result())
     assert text.payback_caption(result(speedup_b300_a100=0.5)).startswith("No case")
     assert text.payback_caption(result(server_b300_usd_per_gpu=5000.0)).startswith("Every case")
     assert text.payback_where(result(speedup_b300_a100=0.5)).startswith("beyond")
-    assert "faster than their 6-month" in text.payback_where(result())
-    slower = text.payback_where(result(speedup_b300_a100=6.0))  # the paybacks' A100s are rented in China
+    # document 000's own A100s at book value: the upgrade saves their running cost only
+    assert text.payback_where(result()).startswith("beyond")
+    slower = text.payback_where(result(fleet_value="market"))  # at market value selling them frees their price
     assert "within the 12 months" in slower and "faster" not in slower
+    assert "faster than their 6-month" in text.payback_where(result(fleet_value="market", speedup_b300_a100=30.0))
     assert text.payback_ours(result()).startswith("pays back in ")
     assert text.payback_ours(result(speedup_b300_a100=0.5, electricity_usd_per_kwh=0.3)) == "never pays back"
     # document 001's case: the saving reverses at public prices, returns at the cheapest B300
@@ -87,8 +91,8 @@ def test_phrase_branches(result):
     assert text.tornado_reach(result()) == "no single input brings it near"
     # document 000's case: the scenario's speed-up beats the stated cut, a slow B300 does not
     assert text.recommender_than(result()) == "a larger saving than stated"
-    # (the recommender reads its own workload's speed-up, 0.61 of the reference's: 5x gives it 3.1x)
-    assert text.recommender_than(result(speedup_b300_a100=5.0)) == "a smaller saving than stated"
+    # (the recommender reads its own workload's speed-up in FP8, 1.11 of the reference's: 3x gives it 3.3x)
+    assert text.recommender_than(result(speedup_b300_a100=3.0)) == "a smaller saving than stated"
     assert text.recommender_than(result(speedup_b300_a100=0.5)) == "no saving at all"
     # runs per month (月均, a monthly average): 30.44 / 11 = 2.77 runs of 11 days, which rounds to the case's 3
     assert (glued["c0_run_days"], glued["c0_runs_fit"]) == ("11", "2.77")
@@ -112,9 +116,9 @@ def test_glued_values_are_rounded_text(result):
 def test_recommender_caption_names_a_reading_that_reaches_the_stated_cut(result):
     frame = result().recommender_readings
     target = 1 - result().recommender.cut
-    # the ledger's reading (the firm's A100s at the price paid new) reaches the stated cut
+    # no reading of the month's spend reaches the stated cut: only one run at the scenario's speed-up does
     assert (
-        "lies inside the range of: one run, the case's GPU-days, A100s at the price paid new"
+        "lies inside the range of: one run at the scenario's speed-up instead of the case's days"
         in text.recommender_caption(result())
     )
     outside = frame.assign(**{"5%": target * 2.0, "95%": target * 2.2})
@@ -132,14 +136,15 @@ def verdicts(res: ch.Result) -> dict[str, str]:
 def test_verdicts_at_the_defaults(result):
     v = verdicts(result())
     assert v == {
-        "000-3-table-tco": "consistent",
-        "000-4-monthly-cost-47pct-3m-rmb": "consistent",  # the firm's bill: its A100s at the price paid new
-        "000-4-annual-saving-3m-rmb": "consistent",
+        "000-1-five-dimensions-energy-efficiency": "consistent",  # about 4x the work per kWh
+        "000-3-table-tco": "implausible",  # the firm's A100s at book value: B300 cheaper than the stated share
+        "000-4-monthly-cost-47pct-3m-rmb": "implausible",  # the month's spend on the case's runs doubles
+        "000-4-annual-saving-3m-rmb": "implausible",  # no saving: the B300 fleet costs more a year
         "001-1-hidden-costs-far-above-hardware": "consistent",
         "001-4-two-4-gpu-b300-servers": "inconsistent",  # B300 servers hold 8 GPUs
         "000-4-gmv-8pct": "unverifiable",
         "000-5-reserve-10-15pct-exploration": "unverifiable",
-        "000-6-payback-6-12-months": "consistent",
+        "000-6-payback-6-12-months": "implausible",  # against 000's own A100s, which cost only their running cost
         "001-0-several-million": "consistent",
         "001-1-inefficiency-over-half-of-cost": "consistent",
         "001-2.1-7b-rd-cost-55pct": "unverifiable",
@@ -159,28 +164,47 @@ def _finding(claim_id: str, **over):
 def test_what_decides_the_tco_row(result):
     f = _finding("000-3-table-tco")
     s = scenario.values()
-    # same task: the owned price ratio per GPU-hour over the scenario's speed-up
-    assert float(f.value) == pytest.approx(float(costs.price_ratio(s)) / s["speedup_b300_a100"])
+    # same task: the price ratio per GPU-hour (owned B300 / the firm's A100s at book value) over the speed-up
+    assert float(f.value) == pytest.approx(
+        float(costs.price_ratio(s, "owned", "owned at book")) / s["speedup_b300_a100"]
+    )
     assert (f.stated.lo, f.stated.hi) == (0.35, 0.45)
-    assert 0.30 < float(f.value) < 0.40
-    # with the documents' own 2.5-3x the same task would cost more on B300 than on A100
-    assert "118%-141%" in f.recomputed()
-    # the documents' speed-up turns it implausible (the verdict moves with the parameter)
-    assert verdicts(result(speedup_b300_a100=3.0))["000-3-table-tco"] == "implausible"
+    assert 0.15 < float(f.value) < 0.25
+    # with the documents' own 2.5-3x the same task would cost 75-90% of A100's
+    assert "75%-90%" in f.recomputed()
+    # the reader's alternative, the A100s at market value, turns it consistent
+    assert verdicts(result(fleet_value="market"))["000-3-table-tco"] == "consistent"
+    # the book value: the list price written off over the life since purchase, nothing once written off
+    book = costs.book_owned(s)
+    assert float(book.server) > 0 and float(costs.book_owned(s | {"a100_fleet_age_years": 6.0}).server) == 0
+    assert float(costs.old_hour_cost(s | {"a100_fleet_age_years": 6.0}, "owned at book")) == pytest.approx(
+        float(costs.old_hour_cost(s, "keep owned"))
+    )
+    # a year before write-off at 0% interest: the straight-line charge, list price / life a year
+    flat = s | {"a100_fleet_age_years": 4.0, "cost_of_capital": 0.0}
+    assert float(costs.book_owned(flat).server) == pytest.approx(
+        s["server_a100_list_usd_per_gpu"] / 5.0 / 8766, rel=1e-3
+    )
 
 
 def test_what_decides_payback(result):
     f = _finding("000-6-payback-6-12-months")
     assert (f.stated.lo, f.stated.hi) == (-np.inf, 12.0)  # "within 12 months"
     assert (f.strict.lo, f.strict.hi) == (6.0, 12.0)
-    assert 4 < float(f.value) < 8  # one B300 against the rented A100s whose work it does
-    assert "China" in f.recomputed() and "kept as busy as they would be" in f.recomputed()
+    # document 000's status quo, its own A100s at book value: the upgrade saves their running cost
+    s = scenario.values()
+    assert float(f.value) == pytest.approx(float(costs.payback(s, "keep owned")))
+    assert 15 < float(f.value) < 30 and "kept as busy as they would be" in f.recomputed()
     reason = ledger.ledger(ids=["000-6-payback-6-12-months"]).iloc[0]["reason"]
     assert (
-        "read as 升级 as keeping owned A100s whose capital is spent" in reason and "it would be implausible" in reason
+        "read as its A100s at today's second-hand price (selling them frees their value), it would be consistent"
+        in reason
     )
-    assert "implausible if B300/A100 per-GPU speed-up below 3.6× (outside its 90% range" in reason
-    assert "China" in _finding("001-6-payback-6-12-months").recomputed()
+    assert "frame: existing fleets at book value, 000: its own A100s" in reason
+    # document 001's status quo, A100s rented in China, on its own fine-tune's speed-up (FP8)
+    g = _finding("001-6-payback-6-12-months")
+    assert float(g.value) == pytest.approx(float(costs.payback(s, "rent in China", workload="finetune")))
+    assert 3 < float(g.value) < 5 and "China" in g.recomputed()
     slow = verdicts(result(speedup_b300_a100=3.0))
     assert slow["000-6-payback-6-12-months"] == slow["001-6-payback-6-12-months"] == "implausible"
 
@@ -189,13 +213,17 @@ def test_what_decides_the_case_studies(result):
     r, c = cases.recommender(), cases.customer_service()
     f = _finding("000-4-monthly-cost-47pct-3m-rmb")
     s = scenario.values()
+    # the month's spend: the stated runs' GPU-days at an owned B300-hour against the firm's A100s at book value
     want = (
-        float(costs.price_ratio(s, "owned", wiring.RECOMMENDER_BASIS))
+        float(costs.price_ratio(s, "owned", "owned at book"))
+        * r.runs_after
         * r.gpus_after
         * r.days_after
-        / (r.gpus_before * r.days_before)
+        / (r.runs_before * r.gpus_before * r.days_before)
     )
-    assert float(f.value) == pytest.approx(want)
+    assert float(f.value) == pytest.approx(want) and float(f.value) > 1
+    saving = _finding("000-4-annual-saving-3m-rmb")
+    assert float(saving.value) < 0  # the B300 fleet costs more a year
     assert f.stated.shown == pytest.approx(1 - 0.47)
     own = _finding("001-4-own-42k-vs-rent-80k")
     assert float(own.value) > 2 * c.own_rmb_per_month
@@ -250,7 +278,10 @@ def test_parameters_are_scenario_assumptions_or_view_settings():
             assert p.default == table[p.name].central, p.name
             assert (p.min, p.max) == (table[p.name].min, table[p.name].max), p.name
         else:
-            assert p.name in VIEW, f"{p.name} is neither an assumption of the scenario nor a view setting"
+            # the frame's one choice a reader may move (analyses/scenario/frame.py) is neither
+            assert p.name in VIEW or p.name == frame.PARAM, (
+                f"{p.name} is neither an assumption of the scenario nor a view setting"
+            )
     # every assumption the page draws exists in the scenario
     assert set(ch.DRAWN) <= set(table)
 

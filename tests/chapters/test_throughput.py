@@ -86,6 +86,8 @@ def test_verdicts_at_the_defaults(result):
     got = result().ledger.set_index("id")["verdict"].to_dict()
     assert got == {
         "000-2.1-100b-months-on-hundreds-of-gpus": "consistent",
+        "000-3-a100-previous-generation": "inconsistent",  # two architectures back (Hopper between)
+        "001-2.1-a100-previous-generation": "inconsistent",
         "000-2.1-per-gpu-2-3x": "inconsistent",
         "000-2.1-64x30-to-32x20": "consistent",
         "000-2.1-13b-anecdote-days": "unverifiable",  # anecdotes nothing public records: plausible

@@ -99,6 +99,8 @@ def test_verdicts_at_the_defaults(result):
     got = result().ledger.set_index("id")["verdict"].to_dict()
     assert got == {
         "000-3-table-data-loading": "inconsistent",  # the A100 column says data passes through the CPU: A100 has GDS
+        "001-2.2-hbm-bandwidth-larger-batch": "consistent",  # read as capacity; strictly (bandwidth) inconsistent
+        "001-2.3-mig-memory-oversubscription": "inconsistent",  # MIG memory slices are fixed
         "000-3-table-mig": "inconsistent",
         "000-4-pb-scale-training-data": "unverifiable",
         "000-4-utilisation-58-to-87": "consistent",

@@ -170,7 +170,8 @@ def test_every_row_that_reads_the_speed_up_names_its_flip_points_on_it(rows):
             assert a.margin is not None or f"no {label} from" in a.flips_if, a.claim.id
     assert "90% range" in rows["000-6-months-to-weeks"].flips_if  # its flip, 3.4x, lies outside the range
     payback = rows["000-6-payback-6-12-months"]
-    assert payback.kind == "cost" and payback.flips_if and payback.margin > 1
+    # against document 000's own A100s (the frame's status quo) its nearest flip lies inside a range: shown in doubt
+    assert payback.kind == "cost" and payback.flips_if and payback.margin <= 1 and payback.doubt is not None
 
 
 def test_every_cost_row_names_its_flip(rows):
@@ -187,6 +188,8 @@ def test_a_flip_on_the_speed_up_is_also_stated_on_the_claims_own_workload(rows):
     workload's (issue 22 item 1: each claim's own) states its flip point there too, at the model's ratio."""
     payback = rows["001-6-payback-6-12-months"]
     factor = generations.workload_factor("finetune")
-    assert 0.4 < factor < 0.8  # an 8-GPU BF16 fine-tune gains less than the reference pretraining
+    # an 8-GPU fine-tune in FP8 (the frame's precision, analyses/scenario/frame.py) gains about as much as the
+    # reference pretraining; in BF16 it gained 0.6 of it
+    assert 0.9 < factor < 1.2
     assert "on the claim's own workload (full fine-tunes" in payback.flips_if
     assert "on the claim's own workload" not in rows["000-6-payback-6-12-months"].flips_if  # the reference itself

@@ -174,3 +174,64 @@ def test_the_speed_up_rows_name_their_workload(rows):
 def test_claims_data_names_each_new_row_once():
     ids = [c.id for c in data.claims()]
     assert len(ids) == len(set(ids))
+
+
+# -------------------------------------------------------------------------- the buyer's frame (issue 34)
+
+
+def _frames(rows):
+    """{(dimension, key): {value: [claim ids]}} over every row's noted frame choices."""
+    seen: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for a in rows.values():
+        for c in a.frame:
+            seen.setdefault((c.dimension, c.key), {}).setdefault(c.value, []).append(a.claim.id)
+    return seen
+
+
+def test_no_two_rows_judge_one_quantity_under_different_frames(rows):
+    """Every frame question (how a fleet is valued, a document's status quo, the precision, what a
+    utilisation word means, the case's hardware) has one answer across the ledger; every cost row names
+    its frame in its reason and its frame column."""
+    from analyses.scenario import frame
+
+    seen = _frames(rows)
+    split = {k: v for k, v in seen.items() if len(v) > 1}
+    assert not split, f"rows judge one question under different frames: {split}"
+    # the questions the issue found answered two ways are each answered once, by these rows together
+    assert seen[("fleet value", "existing fleet")].keys() == {frame.FLEET_VALUE}
+    assert {"000-3-table-tco", "000-4-monthly-cost-47pct-3m-rmb", "000-6-payback-6-12-months"} <= set(
+        seen[("fleet value", "existing fleet")][frame.FLEET_VALUE]
+    )
+    assert seen[("status quo", "000")].keys() == {"owned"} and seen[("status quo", "001")].keys() == {"rent in China"}
+    assert {"001-2.2-utilisation-below-50pct", "000-6-half-idle-to-near-full"} <= set(
+        seen[("utilisation", "利用率")]["busy share"]
+    )
+    assert "001-1-hidden-costs-far-above-hardware" in seen[("utilisation", "有效计算")]["useful compute"]
+    assert {"001-4-two-4-gpu-b300-servers", "001-4-own-42k-vs-rent-80k"} <= set(seen[("hardware", "001 §4")]["8 GPUs"])
+    for a in rows.values():
+        if a.kind == "cost" and a.value is not None:
+            assert a.frame, f"{a.claim.id} is a cost row that names no frame"
+            assert frame.words(a.frame) in a.reason, a.claim.id
+
+
+def test_the_frame_notes_follow_a_readers_choice():
+    """A reader who values the fleet at market price moves every row that values it, together; a frame
+    choice noted twice with two answers would fail the test above (checked here on a made-up pair)."""
+    from analyses.chapters import config, ledger
+    from analyses.scenario import frame
+
+    cfg = config("tco", {frame.PARAM: "market"})
+    rows = {a.claim.id: a for a in ledger.assessments("tco", cfg)}
+    values = _frames(rows)[("fleet value", "existing fleet")]
+    assert values.keys() == {"market"}
+    assert rows["000-3-table-tco"].verdict == "consistent"  # 32% of A100's cost at today's second-hand price
+    fake = {"a": type("A", (), {"frame": (frame.status_quo("000"),), "claim": data.claim("000-3-table-tco")})()}
+    fake["b"] = type(
+        "A",
+        (),
+        {
+            "frame": (frame.Choice("status quo", "000", "rent in China", ""),),
+            "claim": data.claim("000-6-payback-6-12-months"),
+        },
+    )()
+    assert len(_frames(fake)[("status quo", "000")]) == 2

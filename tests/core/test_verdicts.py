@@ -123,7 +123,9 @@ def test_a_verdict_that_nothing_allowed_flips_has_no_flip(synthetic):
     )
     fn = verdicts.check(claim.id)(lambda c, s, cfg: Finding(between(0.01, 0.05), s["x"], unit="x"))
     a = robustness.assess(fn, claim, {})  # consistent only below 0.0625: beneath the smallest value allowed, 0.1
-    assert a.verdict == "inconsistent" and a.flips_if == "" and a.flip is None and a.margin is None
+    assert a.verdict == "inconsistent" and a.flip is None and a.margin is None
+    # flips_if says so, in words (issue 22's 'every cost row names its flip'), and the verdict is shown bare
+    assert a.flips_if.startswith("no single input it reads turns it") and a.doubt is None
 
 
 def test_every_claim_sees_the_same_draws_of_an_assumption():

@@ -116,8 +116,16 @@ def test_payback_against_each_baseline_by_hand():
     assert np.isinf(costs.payback(s, "rent", 0.01))
     with pytest.raises(ValueError, match="basis must be one of"):
         costs.payback(s, "lease")
-    # The firm's own A100s at the price paid new cost more an hour than at today's second-hand price.
-    assert float(costs.old_hour_cost(s, "owned at list")) > float(costs.old_hour_cost(s, "owned"))
+    # The firm's own A100s at book value: a year before write-off (at 0% interest) their hour carries the
+    # straight-line charge of the list price, list / life a year; once written off only the running cost.
+    flat = s | {"a100_fleet_age_years": 4.0, "cost_of_capital": 0.0, "depreciation_years": 5.0}
+    charge = flat["server_a100_list_usd_per_gpu"] * (1 + flat["network_storage_fraction"]) / 5.0 / units.HOURS_PER_YEAR
+    keep = float(costs.old_hour_cost(flat, "keep owned"))
+    assert float(costs.old_hour_cost(flat, "owned at book")) == pytest.approx(keep + charge)
+    done = flat | {"a100_fleet_age_years": 5.5}
+    assert float(costs.old_hour_cost(done, "owned at book")) == pytest.approx(keep)
+    assert costs.fleet_basis("book") == "owned at book" and costs.avoidable_basis("book") == "keep owned"
+    assert costs.fleet_basis("market") == costs.avoidable_basis("market") == "owned"
 
 
 def test_training_cost_and_waste_shares():

@@ -29,6 +29,7 @@ from analyses.pages.ledger_html import (
     verdict_mark_expr,
     verdict_scale,
 )
+from analyses.scenario import frame
 
 
 def verdict_chart(frame: pd.DataFrame) -> alt.Chart:
@@ -186,7 +187,8 @@ def printable_page(frame: pd.DataFrame) -> str:
     by = [b for b in ("document", "chapter", "kind") if b in frame.columns]
     summaries = "".join(f"<div><h2>By {html.escape(b)}</h2>{summary_html(frame, b)}</div>" for b in by)
     docs = "; ".join(f"{short_document(d)} = {html.escape(d)}" for d in sorted(set(frame["document"])))
-    ledger = ledger_html(frame, base="../book/", buttons=False)
+    # each reason states its flip points: the page leaves out flips_if and margin to stay under 150 KB
+    ledger = ledger_html(frame, base="../book/", buttons=False, leave_out=("flips_if", "margin"))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -204,3 +206,14 @@ each recomputed from sourced public data: {parts}. The same table comes from
 {ledger}
 </body></html>
 """
+
+
+def frame_table() -> pd.DataFrame:
+    """The buyer's frame every cost row judges in (:mod:`analyses.scenario.frame`), each choice in full:
+    the ledger page states it once, each row's reason names the choices it uses."""
+    return pd.DataFrame(
+        [
+            {"question": c.dimension, "about": c.key, "the book's choice": c.detail or c.words}
+            for c in frame.all_choices()
+        ]
+    )

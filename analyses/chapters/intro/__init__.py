@@ -21,7 +21,8 @@ import pandas as pd
 
 from analyses import scenario, verdicts
 from analyses.chapters import ledger
-from analyses.scenario.generations import SPEEDUP
+from analyses.scenario import cases, generations, speedups
+from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_PRECISION, SPEEDUP
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.verdicts import robustness
 
@@ -124,6 +125,53 @@ def range_words(a: robustness.Assessment) -> str:
     return "" if lo == hi else verdicts.show_interval((lo, hi), a.unit, a.sig)
 
 
+# The workloads whose B300/A100 speed-ups the reader meets in the ledger's rows and on the buy-or-rent page
+SPEEDUP_WORKLOADS = ("pretrain", "pretrain-13b", "pretrain-7b", "finetune", "recommender")
+STATED_SPEEDUPS = ("000-2.1-per-gpu-2-3x", "000-3-table-throughput", "001-2.1-throughput-2p5-3x")
+
+
+def speedup_table(s: dict[str, float] | None = None) -> pd.DataFrame:
+    """The three B300/A100 per-GPU speed-ups a reader meets, which workload and precision each is, and its
+    source: the documents' own (as stated), the buy-or-rent page's (the step-time model with both GPUs in
+    BF16, on the documents' workloads), and the ledger's (the same model, B300 in FP8 against A100 in BF16,
+    the precision the documents credit: analyses/scenario/frame.py), each a range over the workloads."""
+    s = scenario.values() if s is None else s
+    stated = [cases.stated_speedup(c) for c in STATED_SPEEDUPS]
+    ref = speedups.reference(s)
+    models = [generations.model_workload(w) or ref for w in SPEEDUP_WORKLOADS]
+    fp8 = [float(generations.speedup(s, m)) for m in models]
+    bf16 = [float(generations.speedup(s, speedups.with_(m, new_precision=OLD_PRECISION))) for m in models]
+    where = "; ".join(f"{c[:3]} §{c.split('-')[1]}" for c in STATED_SPEEDUPS)
+    return pd.DataFrame(
+        [
+            {
+                "where the reader meets it": f"the documents ({where})",
+                "low": min(lo for lo, _ in stated),
+                "high": max(hi for _, hi in stated),
+                "workload": "none named",
+                "precision": f"{NEW} in FP8 with sparsity (as stated), {OLD} unstated",
+                "source": "the documents' own figure",
+            },
+            {
+                "where the reader meets it": "the buy-or-rent page and its calculator",
+                "low": min(bf16),
+                "high": max(bf16),
+                "workload": "the documents' workloads: 7B-100B pretraining, the 13B fine-tune, the recommender",
+                "precision": f"both in {OLD_PRECISION.upper()}",
+                "source": "the book's step-time model, calibrated on published runs",
+            },
+            {
+                "where the reader meets it": "the ledger and the chapters",
+                "low": min(fp8),
+                "high": max(fp8),
+                "workload": f"each claim's own; {float(generations.speedup(s, None)):.3g}× on the reference 100B pretraining",
+                "precision": f"{NEW} in {NEW_PRECISION.upper()}, {OLD} in {OLD_PRECISION.upper()} (no FP8)",
+                "source": "the same model, at the precision the documents credit",
+            },
+        ]
+    )
+
+
 @dataclass(frozen=True)
 class Group:
     """One finding: a group of claims (right, overstated, understated, or disagreed with), how many,
@@ -143,6 +191,7 @@ class Result:
     counts: dict[str, int]  # claims per verdict (every verdict, zero where none)
     directions: dict[str, int] | None  # claims per direction; None while the ledger has no direction
     purchase: pd.DataFrame  # the claims that matter most to a purchase (:func:`figures_frame`)
+    speedups: pd.DataFrame  # the three B300/A100 speed-ups the reader meets (:func:`speedup_table`)
     groups: tuple[Group, ...]  # right, then overstated and understated (or disagreed with)
 
     @property
@@ -183,5 +232,6 @@ def compute(cfg: Config) -> Result:
         if direction is None
         else {d: int(sum(1 for v in direction.values() if v == d)) for d in DIRECTIONS},
         purchase=figures_frame(purchase, frame),
+        speedups=speedup_table(),
         groups=tuple(groups),
     )

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from analyses.chapters.intro import Result, text
-from analyses.pages.ledger_html import VERDICT_STYLE, short_document
+from analyses.pages.ledger_html import VERDICT_STYLE, doubt_html, in_doubt, short_document
 from analyses.pages.links import check_href
 from analyses.pages.verdict_box import (
     DIRECTION_MARKS,
@@ -25,6 +25,7 @@ from analyses.pages.verdict_box import (
     direction_word,
     verdict_word,
 )
+from analyses.units.formats import share
 from analyses.verdicts import VERDICTS
 
 GROUP_MARKS = {"right": VERDICT_MARKS[VERDICTS[0]], "disagree": VERDICT_MARKS[VERDICTS[1]], **DIRECTION_MARKS}
@@ -47,8 +48,16 @@ def _figure_cells(row: Mapping[str, Any]) -> str:
     return f'<td class="af-num af-stated">{stated}</td><td class="af-num af-recomputed">{recomputed}</td>'
 
 
-def _row(row: Mapping[str, Any], direction: bool) -> str:
-    cells = [f'<td class="af-verdict">{verdict_word(row["verdict"])}</td>']
+def _verdict(row: Mapping[str, Any], holds: bool = False) -> str:
+    """A row's verdict (or, in doubt, what it depends on), with how often it holds for a purchase claim."""
+    shown = doubt_html(row) if in_doubt(row) else verdict_word(row["verdict"])
+    if holds and row.get("holds") is not None:
+        shown += f'<br><small class="af-holds">holds in {share(float(row["holds"]))} of draws</small>'
+    return shown
+
+
+def _row(row: Mapping[str, Any], direction: bool, holds: bool = False) -> str:
+    cells = [f'<td class="af-verdict">{_verdict(row, holds)}</td>']
     if direction:
         cells.append(f'<td class="af-direction">{direction_word(direction_of(row)) or "–"}</td>')
     cells += [_claim_cell(row), _figure_cells(row)]
@@ -85,7 +94,7 @@ def findings(res: Result) -> VerdictBox:
         )
         body += [_row(r, direction) for r in group.examples.to_dict("records")]
         plain.append(f"{text.TITLES[group.key]}: {text.group_sentence(res, group)} " + ", ".join(group.examples["id"]))
-    purchase = [_row(r, direction) for r in res.purchase.to_dict("records")]
+    purchase = [_row(r, direction, holds=True) for r in res.purchase.to_dict("records")]
     plain.append(f"{text.purchase_head(res)}: " + ", ".join(res.purchase["id"]))
     out = (
         f'<div class="audit-findings">{VERDICT_STYLE}'
@@ -99,8 +108,15 @@ def findings(res: Result) -> VerdictBox:
     return VerdictBox(out, "\n".join(plain))
 
 
+def speedup_table(res: Result) -> pd.DataFrame:
+    """The three B300/A100 speed-ups the reader meets, for the page: each range in words."""
+    out = res.speedups.copy()
+    out.insert(1, "speed-up", [text._span(r) for r in out.to_dict("records")])
+    return out.drop(columns=["low", "high"])
+
+
 def purchase_table(res: Result) -> pd.DataFrame:
     """The purchase list with its figures, for the section that explains the rule."""
-    cols = ["id", "verdict", *(["direction"] if res.has_direction else []), "kind", "purchase figures"]
+    cols = ["id", "shown", *(["direction"] if res.has_direction else []), "holds", "kind", "purchase figures"]
     cols += ["stated figure", "recomputed figure", "90% range"]
     return res.purchase[cols]

@@ -7,7 +7,7 @@ from typing import Any
 
 from analyses.chapters.intro import PURCHASE_RULE, Group, Result
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.units.formats import fmt, in_words
+from analyses.units.formats import fmt, in_words, stated
 from analyses.verdicts import VERDICTS
 
 TITLES = {
@@ -54,6 +54,28 @@ def purchase_rule(res: Result) -> str:
     return f"Picked by a rule, not by hand: {PURCHASE_RULE}."
 
 
+def _span(row: Any) -> str:
+    lo, hi = float(row["low"]), float(row["high"])
+    if str(row["source"]).startswith("the documents"):  # as the documents write them
+        return f"{stated(lo)}-{stated(hi)}×"
+    return fmt(lo, "x", 2) if round(lo, 1) == round(hi, 1) else f"{fmt(lo, sig=2)}-{fmt(hi, 'x', 2)}"
+
+
+def speedup_sentence(res: Result) -> str:
+    """The sentence that reconciles the three B300/A100 speed-ups the reader meets."""
+    docs, calc, ledger = (res.speedups.iloc[i] for i in range(3))
+    return (
+        f"The reader meets three B300/A100 per-GPU speed-ups: the documents' {_span(docs)}, the buy-or-rent "
+        f"page's {_span(calc)} and the ledger's {_span(ledger)}. They are one step-time model's answers at two "
+        f"precisions beside the documents' unexplained figure: the buy-or-rent page trains both GPUs in BF16, the "
+        "ledger gives B300 the FP8 both documents credit it with, and each row judges its own workload."
+    )
+
+
 def glued(res: Result) -> dict[str, Any]:
     """Every number and phrase the front page glues, by name, formatted for the page."""
-    return {"level": fmt(INTERVAL_LEVEL, pct=True, sig=2), "purchase_rule": purchase_rule(res)}
+    return {
+        "level": fmt(INTERVAL_LEVEL, pct=True, sig=2),
+        "purchase_rule": purchase_rule(res),
+        "speedup_sentence": speedup_sentence(res),
+    }

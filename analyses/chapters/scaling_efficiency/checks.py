@@ -313,6 +313,7 @@ def check_network_200gbps(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
 
     return Finding(
         stated=exactly(1.0),
+        promise="the throughput an unlimited network gives, the network no bottleneck",
         value=per_gpu,
         unit="fraction",
         recomputed=lambda: (
@@ -385,6 +386,7 @@ def check_poc_4_8_gpus(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str
     )
     return Finding(
         stated=exactly(1.0),
+        promise="a proof of concept that measures the plan's per-GPU throughput",
         value=kept,
         unit="fraction",
         recomputed=lambda: (

@@ -279,6 +279,9 @@ def undertrained_tokens_per_param() -> float:
     return float(row["training_tokens"] / row["params"])
 
 
+ONE_GPU_SERVER = "a100-1gpu"  # the other reading of 普通服务器 (data/reference_servers.csv)
+
+
 @check("000-0-centuries")
 def check_centuries(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §0: a 100B model's training equals an ordinary server running for several hundred years."""
@@ -316,6 +319,10 @@ def check_centuries(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
             Reading(
                 f"a run trained like {UNDERTRAINED} ({fmt(undertrained_tokens_per_param(), sig=2)} tokens per parameter)",
                 value=wiring.server_years(s, n, server, undertrained_tokens_per_param()),
+            ),
+            Reading(
+                "普通服务器 as a server with one A100 at its MFU",
+                value=wiring.server_years(s, n, ONE_GPU_SERVER),
             ),
         ),
     )

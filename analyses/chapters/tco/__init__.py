@@ -26,7 +26,7 @@ from analyses import scenario
 from analyses.chapters import ledger
 from analyses.chapters.tco import wiring
 from analyses.models import tco, uncertainty
-from analyses.scenario import buying, cases, costs, generations, operations
+from analyses.scenario import buying, cases, costs, frame, generations, operations
 from analyses.scenario.generations import NEW, OLD
 from analyses.scenario.params import ChapterSpec, Config, Param
 from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
@@ -53,6 +53,15 @@ SPEC = ChapterSpec(
         scenario.param("electricity_usd_per_kwh"),
         scenario.param("pue"),
         scenario.param("utilisation"),
+        scenario.param(costs.FLEET_AGE),
+        Param(
+            frame.PARAM,
+            "str",
+            frame.FLEET_VALUE,
+            "-",
+            "how an existing A100 fleet is valued: book (the book's rule) or market (second-hand price)",
+            choices=frame.FLEET_VALUES,
+        ),
         Param(
             "workload",
             "str",
@@ -77,6 +86,7 @@ DRAWN = (
     "restart_s",
     "tokens_per_param",
     costs.LIST_PRICE,
+    costs.FLEET_AGE,
     *(costs.server_name(g) for g in GENERATIONS),
     *(costs.rent_name(g) for g in GENERATIONS),
     "rent_a100_china_cny_per_gpu_hour",
@@ -128,11 +138,11 @@ class Recommender:
     gpu_days_after: float
     cut: float  # the stated cut (fraction)
     annual_saving_min_rmb: float
-    cost_ratio: Summary  # one run after / before at the case's GPU-days (the check's value)
+    cost_ratio: Summary  # the month's spend after / before at the case's stated runs (the check's value)
     need_price_ratio: float  # B300/A100 price per GPU-hour that makes the stated cut true
-    price_ratio: Summary  # public owned B300/A100 price per GPU-hour
+    price_ratio: Summary  # owned B300 / the firm's A100 (frame's valuation) price per GPU-hour
     at_scenario: Summary  # one run after / before at the scenario's speed-up
-    saving_rmb_year: Summary  # the stated cut of one A100 run a month, a year
+    saving_rmb_year: Summary  # twelve months of spend before less after (RMB; negative: no saving)
     used_after: float  # GPU-days the stated runs need each month after
     available_after: float  # GPU-days the B300 cluster has in a month
     runs_per_month_after: float  # back-to-back runs of the new length in an average month (named quantity)
@@ -166,8 +176,11 @@ class Result:
     pflop_day: pd.DataFrame  # cost per useful PFLOP-day, display currency
     mfu: dict[str, float]
     tco_row_stated: tuple[float, float]  # 000 §3: B300's TCO as a share of A100's, as stated
-    same_task: Summary  # owned B300/A100 cost for the same task (000 §3)
+    valuation: str  # how the firm's existing A100 fleet is valued (analyses/scenario/frame.py)
+    same_task: Summary  # owned B300 / the existing A100 fleet's cost for the same task (000 §3)
     same_task_documents: tuple[float, float]  # the same at the documents' 3x and 2.5x
+    bought_documents: tuple[float, float]  # owned B300/A100, both bought now, for the same task at the documents' 3x, 2.5x
+    tco_price_ratio: Summary  # owned B300 / the existing A100 fleet's cost per GPU-hour (000 §3, §4)
     documents_speedup: tuple[float, float]
     price_ratio_owned: Summary
     price_ratio_rented: Summary
@@ -177,6 +190,9 @@ class Result:
     tornado: pd.DataFrame
     payback: pd.DataFrame
     payback_window: tuple[float, float]  # the documents' stated 6-12 months
+    frame: tuple[frame.Choice, ...]  # every choice of the buyer's frame at this run
+    export_controls: pd.DataFrame  # the US export rules on advanced GPUs to China (data/export_controls.csv)
+    china_prices: pd.DataFrame  # the price rows that describe the Chinese market (data/prices.csv)
     run: pd.DataFrame  # one run of cfg.workload on OLD and NEW, rented and owned (buying.per_run, page currency)
     run_label: str
     training: pd.DataFrame
@@ -254,12 +270,13 @@ def _summary_rows(items: Mapping[str, np.ndarray], k: np.ndarray | float, key: s
     return pd.DataFrame(rows)
 
 
-def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame]:
+def _recommender(b: Mapping[str, np.ndarray], valuation: str) -> tuple[Recommender, pd.DataFrame]:
     r = cases.recommender()
     before, after = wiring.recommender_gpu_days()
-    price = costs.price_ratio(b, "owned", wiring.RECOMMENDER_BASIS)
-    run_rmb = wiring.recommender_run_cost(b) * b["usd_cny"]
-    fleet = tco.usage_cost_ratio(price, r.gpus_before, r.gpus_after)
+    month_before, month_after = wiring.recommender_monthly_gpu_days()
+    other = next(v for v in frame.FLEET_VALUES if v != valuation)
+    basis = costs.fleet_basis(valuation)
+    price = costs.price_ratio(b, "owned", basis)
     case = Recommender(
         gpus_before=r.gpus_before,
         gpus_after=r.gpus_after,
@@ -270,22 +287,25 @@ def _recommender(b: Mapping[str, np.ndarray]) -> tuple[Recommender, pd.DataFrame
         gpu_days_after=after,
         cut=1 - r.cost_ratio,
         annual_saving_min_rmb=r.annual_saving_min_rmb,
-        cost_ratio=Summary.of(wiring.recommender_cost_ratio(b)),
-        need_price_ratio=float(tco.implied_price_ratio(r.cost_ratio, before, after)),
+        cost_ratio=Summary.of(wiring.recommender_cost_ratio(b, valuation)),
+        need_price_ratio=float(tco.implied_price_ratio(r.cost_ratio, month_before, month_after)),
         price_ratio=Summary.of(price),
-        at_scenario=Summary.of(costs.same_task_ratio(b, "owned", workload="recommender", old_basis=wiring.RECOMMENDER_BASIS)),
-        saving_rmb_year=Summary.of((1 - r.cost_ratio) * run_rmb * 12),
+        at_scenario=Summary.of(costs.same_task_ratio(b, "owned", workload="recommender", old_basis=basis)),
+        saving_rmb_year=Summary.of(wiring.recommender_annual_saving_rmb(b, valuation)),
         used_after=r.runs_after * after,
         available_after=r.gpus_after * HOURS_PER_MONTH / HOURS_PER_DAY,
         runs_per_month_after=float(operations.runs_per_month(None, r.days_after)),
     )
+    words = {"book": f"{OLD}s at book value", "market": f"{OLD}s at today's second-hand price"}
     readings = _summary_rows(
         {
-            f"fleet bills ({stated(r.gpus_before)} {OLD} vs {stated(r.gpus_after)} {NEW}), {OLD}s at the price paid new": fleet,
-            f"one run, the case's GPU-days, {OLD}s at the price paid new (the ledger's reading)": wiring.recommender_cost_ratio(b),
-            f"one run, the case's GPU-days, {OLD}s at today's second-hand price": wiring.recommender_cost_ratio(b, "owned"),
-            "one run, the scenario's speed-up": costs.same_task_ratio(
-                b, "owned", workload="recommender", old_basis=wiring.RECOMMENDER_BASIS
+            f"the month's stated runs, {words[valuation]} (the ledger's reading)": wiring.recommender_cost_ratio(b, valuation),
+            f"the month's stated runs, {words[other]}": wiring.recommender_cost_ratio(b, other),
+            f"each fleet's every hour ({stated(r.gpus_before)} {OLD} vs {stated(r.gpus_after)} {NEW}), {words[valuation]}": (
+                wiring.recommender_fleet_ratio(b, valuation)
+            ),
+            "one run at the scenario's speed-up instead of the case's days": costs.same_task_ratio(
+                b, "owned", workload="recommender", old_basis=basis
             ),
         },
         1.0,
@@ -324,27 +344,29 @@ def tornado_table(cfg: Config) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def payback_cases() -> dict[str, Callable[[Mapping[str, Any]], np.ndarray]]:
-    """Payback (months) of one bought B300 doing the same work as the baseline, by case."""
+def payback_cases(valuation: str = frame.FLEET_VALUE) -> dict[str, Callable[[Mapping[str, Any]], np.ndarray]]:
+    """Payback (months) of one bought B300 doing the same work as the baseline, by case: each document's
+    status quo (:func:`analyses.scenario.frame.status_quo`), an owned fleet at ``valuation``, and the rest."""
     lo, hi = wiring.documents_speedup()
-    before, after = wiring.recommender_gpu_days()
-    case = before / after
+    own = wiring.payback_baseline("000", valuation)
+    other = next(v for v in frame.FLEET_VALUES if v != valuation)
+    words = {"book": "at book value", "market": "at market value"}
     return {
-        f"vs rent {OLD} in China, scenario speed-up": lambda b: wiring.payback_value(b),
+        f"000: own {OLD}s {words[valuation]}": lambda b: wiring.payback_value(b, own),
+        f"000: own {OLD}s {words[other]}": lambda b: wiring.payback_value(b, wiring.payback_baseline("000", other)),
+        f"001: {OLD}s rented in China": lambda b: wiring.payback_value(
+            b, wiring.payback_baseline("001"), workload="finetune"
+        ),
         f"vs rent {OLD} at a neocloud, scenario speed-up": lambda b: wiring.payback_value(b, "rent"),
-        f"vs keep owned {OLD}, scenario speed-up": lambda b: wiring.payback_value(b, "keep owned"),
         f"vs rent {OLD} in China, documents' {stated(hi)}×": lambda b: wiring.payback_value(b, "rent in China", hi),
         f"vs rent {OLD} in China, documents' {stated(lo)}×": lambda b: wiring.payback_value(b, "rent in China", lo),
-        f"vs rent {OLD} in China, 000's case ({case:.2f}× per GPU-day)": lambda b: wiring.payback_value(
-            b, "rent in China", case
-        ),
     }
 
 
-def _payback(b: Mapping[str, np.ndarray]) -> pd.DataFrame:
+def _payback(b: Mapping[str, np.ndarray], valuation: str) -> pd.DataFrame:
     _, high = cases.stated_payback_months()
     rows = []
-    for name, fn in payback_cases().items():
+    for name, fn in payback_cases(valuation).items():
         values = np.broadcast_to(fn(b), b["usd_cny"].shape)
         sm = Summary.of(values)
         rows.append(
@@ -401,7 +423,9 @@ def compute(cfg: Config) -> Result:
     k = b["usd_cny"] if cfg["currency"] == "RMB" else 1.0
     pfd = {f"{gpu} {mode}": costs.pflop_day_cost(b, gpu, mode) for gpu in (OLD, NEW) for mode in ("owned", "rented")}
     lo, hi = wiring.documents_speedup()
-    recommender, readings = _recommender(b)
+    valuation = frame.fleet_value(cfg)
+    basis = costs.fleet_basis(valuation)
+    recommender, readings = _recommender(b, valuation)
     run, run_label = run_table(cfg, s)
     return Result(
         cfg=cfg,
@@ -411,11 +435,14 @@ def compute(cfg: Config) -> Result:
         pflop_day=_summary_rows(pfd, k, "option"),
         mfu={gpu: float(generations.mfu(s, gpu)) for gpu in (OLD, NEW)},
         tco_row_stated=wiring.tco_row_stated(),
-        same_task=Summary.of(costs.same_task_ratio(b, "owned")),
+        valuation=valuation,
+        same_task=Summary.of(costs.same_task_ratio(b, "owned", old_basis=basis)),
         same_task_documents=(
-            float(costs.same_task_ratio(s, "owned", hi)),
-            float(costs.same_task_ratio(s, "owned", lo)),
+            float(costs.same_task_ratio(s, "owned", hi, old_basis=basis)),
+            float(costs.same_task_ratio(s, "owned", lo, old_basis=basis)),
         ),
+        bought_documents=(float(costs.same_task_ratio(s, "owned", hi)), float(costs.same_task_ratio(s, "owned", lo))),
+        tco_price_ratio=Summary.of(costs.price_ratio(b, "owned", basis)),
         documents_speedup=(lo, hi),
         price_ratio_owned=Summary.of(costs.price_ratio(b, "owned")),
         price_ratio_rented=Summary.of(costs.price_ratio(b, "rented")),
@@ -423,8 +450,11 @@ def compute(cfg: Config) -> Result:
         recommender_readings=readings,
         customer=_customer(b, cfg),
         tornado=tornado_table(cfg),
-        payback=_payback(b),
+        payback=_payback(b, valuation),
         payback_window=cases.stated_payback_months(),
+        frame=frame.all_choices(cfg),
+        export_controls=wiring.export_controls(),
+        china_prices=wiring.china_prices(),
         run=run,
         run_label=run_label,
         training=_training(b, cfg["currency"]),

@@ -16,18 +16,21 @@ import numpy as np
 
 from analyses import data, scenario
 from analyses.chapters.tco.wiring import (
-    RECOMMENDER_BASIS,
     SEVERAL_MILLION,
     TCO_ROW,
     band_sizes,
     documents_speedup,
     own_implied_price,
     own_rmb,
+    payback_baseline,
     payback_value,
     rd_ratios,
     recommender_annual_saving_rmb,
     recommender_cost_ratio,
-    recommender_gpu_days,
+    recommender_fleet_ratio,
+    recommender_monthly_gpu_days,
+    recommender_monthly_usd,
+    recommender_stated_cut_rmb,
     rental_rmb,
     reserve_markup,
     rmb,
@@ -37,7 +40,7 @@ from analyses.chapters.tco.wiring import (
     training_sizes,
 )
 from analyses.models import tco
-from analyses.scenario import cases, costs, generations, operations
+from analyses.scenario import cases, costs, frame, generations, operations
 from analyses.scenario.generations import NEW, NEW_PRECISION, OLD, OLD_PRECISION, speedup
 from analyses.units import HOURS_PER_MONTH
 from analyses.units.formats import amount, fmt, months, scalar, stated, stated_amount
@@ -54,23 +57,48 @@ def _at_documents(fn: Any) -> tuple[Reading, Reading]:
 # --------------------------------------------------------------------------------------------
 
 
+def _valuation(cfg: Mapping[str, Any]) -> tuple[str, str]:
+    """(the frame's valuation of an existing fleet at ``cfg``, the reader's alternative)."""
+    value = frame.fleet_value(cfg)
+    return value, next(v for v in frame.FLEET_VALUES if v != value)
+
+
+def _fleet_words(valuation: str) -> str:
+    return f"its {OLD}s at book value" if valuation == "book" else f"its {OLD}s at today's second-hand price"
+
+
 @check(TCO_ROW)
 def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 000 §3: B300's TCO for the same task about 35-45% of the A100 baseline, over half lower."""
     lo, hi = tco_row_stated()
-    ratio = costs.same_task_ratio(s, "owned")
+    valuation, other = _valuation(cfg)
+    frame.use(frame.fleet(cfg), frame.status_quo(claim.document), frame.PRICES, frame.PRECISION)
+    basis = costs.fleet_basis(valuation)
+    ratio = costs.same_task_ratio(s, "owned", old_basis=basis)
     x_lo, x_hi = documents_speedup()
-    price = costs.price_ratio(s, "owned")
+    price = costs.price_ratio(s, "owned", basis)
     x = speedup(s, "pretrain")
 
     def recomputed() -> str:
-        own_hi, own_lo = (scalar(costs.same_task_ratio(s, "owned", v)) for v in (x_lo, x_hi))
+        own_hi, own_lo = (scalar(costs.same_task_ratio(s, "owned", v, old_basis=basis)) for v in (x_lo, x_hi))
         return (
-            f"same task on owned GPUs: a {NEW} GPU-hour costs {fmt(scalar(price), 'x')} an {OLD}'s at today's market "
-            f"price and does {fmt(scalar(x), 'x')} its work (the scenario's speed-up), so {NEW} costs "
-            f"{fmt(scalar(ratio), pct=True, sig=2)} of {OLD}'s; with the table's own {stated(x_lo)}-{stated(x_hi)}× it would "
-            f"cost {fmt(own_lo, pct=True, sig=2)}-{fmt(own_hi, pct=True, sig=2)}; with the {OLD}s valued at the price paid "
-            f"new, {fmt(scalar(costs.same_task_ratio(s, 'owned', old_basis='owned at list')), pct=True, sig=2)}"
+            f"same task, {_fleet_words(valuation)} against {NEW}s bought today: a {NEW} GPU-hour costs "
+            f"{fmt(scalar(price), 'x')} an {OLD}'s and does {fmt(scalar(x), 'x')} its work (the scenario's "
+            f"{NEW_PRECISION.upper()}/{OLD_PRECISION.upper()} speed-up), so {NEW} costs {fmt(scalar(ratio), pct=True, sig=2)} "
+            f"of {OLD}'s; with the table's own {stated(x_lo)}-{stated(x_hi)}× it would cost {fmt(own_lo, pct=True, sig=2)}-"
+            f"{fmt(own_hi, pct=True, sig=2)}; {_fleet_words(other)}, "
+            f"{fmt(scalar(costs.same_task_ratio(s, 'owned', old_basis=costs.fleet_basis(other))), pct=True, sig=2)}"
+        )
+
+    def context(v: str) -> str:
+        p, r = scalar(price), scalar(ratio)
+        dearer = scalar(costs.new_hour_cost(s, "owned")) > scalar(costs.old_hour_cost(s, basis))  # the words follow the figures
+        hour = f"pays for its dearer GPU-hour ({fmt(p, 'x')})" if dearer else f"adds to a GPU-hour no dearer ({fmt(p, 'x')})"
+        if v == "consistent":
+            return f"{NEW}'s per-GPU speed-up {hour}, leaving the stated share"
+        return (
+            f"the per-GPU speed-up {hour} and puts {NEW}'s cost for the same task "
+            f"{'below' if r < lo else 'above'} the stated share"
         )
 
     return Finding(
@@ -78,12 +106,7 @@ def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
         value=ratio,
         unit="fraction",
         recomputed=recomputed,
-        context=lambda v: (
-            f"{NEW}'s per-GPU speed-up more than pays for its dearer GPU-hour"
-            if v == "consistent"
-            else f"the per-GPU speed-up of the scenario puts {NEW}'s cost for the same task "
-            f"{'below' if scalar(ratio) < lo else 'above'} the stated share"
-        ),
+        context=context,
         arithmetic=(
             Arithmetic(
                 f"the cost cut at {stated(100 * hi)}% of the baseline",
@@ -92,14 +115,11 @@ def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
             ),
         ),
         reading=claim.reading or "",
-        taken=f"both clusters owned, each GPU at today's market price ({OLD} second-hand)",
+        taken=f"both clusters owned, {_fleet_words(valuation)}, the {NEW}s bought today",
         readings=(
-            Reading(
-                f"the {OLD}s valued at the price paid new (a fleet still on the books)",
-                value=costs.same_task_ratio(s, "owned", old_basis="owned at list"),
-            ),
+            Reading(_fleet_words(other), value=costs.same_task_ratio(s, "owned", old_basis=costs.fleet_basis(other))),
         ),
-        documents=_at_documents(lambda v: costs.same_task_ratio(s, "owned", v)),
+        documents=_at_documents(lambda v: costs.same_task_ratio(s, "owned", v, old_basis=basis)),
     )
 
 
@@ -110,23 +130,40 @@ def check_table_tco(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, A
 
 @check("000-4-monthly-cost-47pct-3m-rmb")
 def check_monthly_cost_47pct_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
-    """Document 000 §4: monthly compute cost -47% against the baseline (the firm's own bill)."""
+    """Document 000 §4: the firm's average monthly compute spend fell 47% against the baseline."""
     r = cases.recommender()
-    before, after = recommender_gpu_days()
-    ratio = recommender_cost_ratio(s)
-    market = recommender_cost_ratio(s, "owned")
+    valuation, other = _valuation(cfg)
+    frame.use(frame.fleet(cfg), frame.status_quo(claim.document), frame.PRICES)
+    before, after = recommender_monthly_gpu_days()
+    ratio = recommender_cost_ratio(s, valuation)
+    alt = recommender_cost_ratio(s, other)
+    fleet_ratio = recommender_fleet_ratio(s, valuation)
+    price = costs.price_ratio(s, "owned", costs.fleet_basis(valuation))
 
     def recomputed() -> str:
-        need = scalar(tco.implied_price_ratio(r.cost_ratio, before, after))
-        at_speed = scalar(costs.same_task_ratio(s, "owned", workload="recommender", old_basis=RECOMMENDER_BASIS))
+        spend = [amount(scalar(x) * scalar(s["usd_cny"]), "RMB", 2) for x in recommender_monthly_usd(s, valuation)]
         return (
-            f"one full training: {stated(after)} {NEW} GPU-days against {stated(before)} {OLD} GPU-days; with the firm's "
-            f"{OLD}s at the price it paid new (still depreciating) a {NEW} GPU-hour costs "
-            f"{fmt(scalar(costs.price_ratio(s, 'owned', RECOMMENDER_BASIS)), 'x')} an {OLD}'s and the run "
-            f"{fmt(scalar(ratio), pct=True, sig=2)} of before; at today's second-hand {OLD} price "
-            f"{fmt(scalar(market), pct=True, sig=2)}; -{stated(100 * (1 - r.cost_ratio))}% needs a {NEW} GPU-hour at "
-            f"{fmt(need, 'x')} an {OLD}'s; at the scenario's {fmt(scalar(speedup(s, 'recommender')), 'x')} per GPU the run "
-            f"would cost {fmt(at_speed, pct=True, sig=2)}"
+            f"a month's runs: {stated(r.runs_before)} × {stated(r.gpus_before)} {OLD}s × {stated(r.days_before)} days "
+            f"= {fmt(before)} GPU-days before, {stated(r.runs_after)} × {stated(r.gpus_after)} {NEW}s × "
+            f"{stated(r.days_after)} days = {fmt(after)} after; with {_fleet_words(valuation)} a {NEW} GPU-hour costs "
+            f"{fmt(scalar(price), 'x')} an {OLD}'s, so the spend goes from {spend[0]} to {spend[1]} a month, "
+            f"{fmt(scalar(ratio), pct=True, sig=2)} of before; counting each fleet's every hour, "
+            f"{fmt(scalar(fleet_ratio), pct=True, sig=2)}; {_fleet_words(other)}, {fmt(scalar(alt), pct=True, sig=2)}"
+        )
+
+    def context(v: str) -> str:
+        cut = f"-{stated(100 * (1 - r.cost_ratio))}% being {stated(100 * r.cost_ratio)}% of before"
+        if v == "consistent":
+            return f"monthly spend after / before, {cut}; the case's own runs and public prices allow the cut"
+        spend_before, spend_after = (scalar(x) for x in recommender_monthly_usd(s, valuation))
+        more = spend_after > spend_before
+        return (
+            f"monthly spend after / before, {cut}; the case's own runs ({fmt(after / before, 'x', 2)} the GPU-days a month) "
+            + (
+                f"on a GPU-hour {fmt(scalar(price), 'x')} as dear make the {NEW} fleet cost more a month, not less"
+                if more
+                else f"cost {fmt(scalar(ratio), pct=True, sig=2)} of before, not the stated share"
+            )
         )
 
     return Finding(
@@ -134,45 +171,49 @@ def check_monthly_cost_47pct_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg
         value=ratio,
         unit="fraction",
         recomputed=recomputed,
-        context=lambda v: (
-            f"cost after / before, -{stated(100 * (1 - r.cost_ratio))}% being {stated(100 * r.cost_ratio)}%; the case's "
-            "own GPU-days and public prices allow the cut in the firm's own accounts"
-            if v == "consistent"
-            else f"cost after / before, -{stated(100 * (1 - r.cost_ratio))}% being {stated(100 * r.cost_ratio)}%; the case's "
-            f"own GPU-days ({fmt(before / after, 'x')} fewer per run) do not pay for the {NEW}'s dearer GPU-hour"
-        ),
+        context=context,
         reading=claim.reading or "",
-        taken=f"the firm's own bill, its {OLD}s at the price paid new and still depreciating",
-        readings=(Reading(f"its {OLD}s valued at today's second-hand price", value=market),),
+        taken=f"the month's spend on the case's stated runs, {_fleet_words(valuation)}",
+        readings=(
+            Reading(_fleet_words(other), value=alt),
+            Reading(f"each fleet's every hour ({stated(r.gpus_after)} {NEW}s against {stated(r.gpus_before)} {OLD}s)", value=fleet_ratio),
+        ),
     )
 
 
 @check("000-4-annual-saving-3m-rmb")
 def check_annual_saving_3m_rmb(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
-    """Document 000 §4: the stated cut saves more than 3 million RMB a year."""
+    """Document 000 §4: the upgrade saves more than 3 million RMB a year."""
     r = cases.recommender()
-    run, fleet = recommender_annual_saving_rmb(s)
-    run_m, fleet_m = recommender_annual_saving_rmb(s, "owned")
+    valuation, other = _valuation(cfg)
+    frame.use(frame.fleet(cfg), frame.status_quo(claim.document), frame.PRICES)
+    saving = recommender_annual_saving_rmb(s, valuation)
+    cut = recommender_stated_cut_rmb(s, valuation)
     return Finding(
         stated=at_least(r.annual_saving_min_rmb),
-        value=np.sqrt(run * fleet),
-        low=run,
-        high=fleet,
+        value=saving,
         unit="RMB",
         recomputed=lambda: (
-            f"-{stated(100 * (1 - r.cost_ratio))}% of the firm's {OLD} bill (its {stated(r.gpus_before)} {OLD}s at the price "
-            f"paid new) is {amount(scalar(run), 'RMB', 2)} a year counting one full run a month, "
-            f"{amount(scalar(fleet), 'RMB', 2)} counting the fleet every hour; at today's second-hand {OLD} price "
-            f"{amount(scalar(run_m), 'RMB', 2)} to {amount(scalar(fleet_m), 'RMB', 2)}"
+            f"twelve months of the spend before less the spend after (the case's stated runs, {_fleet_words(valuation)}): "
+            f"{amount(scalar(saving), 'RMB', 2)} a year; the stated -{stated(100 * (1 - r.cost_ratio))}% of the spend "
+            f"before would be {amount(scalar(cut), 'RMB', 2)}; {_fleet_words(other)}, "
+            f"{amount(scalar(recommender_annual_saving_rmb(s, other)), 'RMB', 2)}"
         ),
         context=lambda v: (
-            "the stated cut of a bill that size does save that much in the firm's own accounts"
+            "the upgrade does save that much a year"
             if v == "consistent"
-            else f"the stated cut of the firm's {OLD} bill does not come to that much"
+            else (
+                f"the {NEW} fleet costs more a year than the {OLD}s it replaced, so there is no saving"
+                if scalar(saving) < 0
+                else "the upgrade saves less than that a year"
+            )
         ),
         reading=claim.reading or "",
-        taken=f"the firm's own bill, its {OLD}s at the price paid new",
-        readings=(Reading(f"its {OLD}s valued at today's second-hand price", value=np.sqrt(run_m * fleet_m), low=run_m, high=fleet_m),),
+        taken=f"the yearly spend before less after, {_fleet_words(valuation)}",
+        readings=(
+            Reading(_fleet_words(other), value=recommender_annual_saving_rmb(s, other)),
+            Reading("the stated 47% cut taken as given, of the spend before", value=cut),
+        ),
         sig=2,
     )
 
@@ -225,26 +266,39 @@ def check_reserve_10_15pct_exploration(claim: data.Claim, s: Mapping[str, Any], 
 
 @check("000-6-payback-6-12-months", "001-6-payback-6-12-months")
 def check_payback_6_12_months(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
-    """Both documents, part 6: the hardware investment is usually recovered within 6-12 months."""
+    """Both documents, part 6: the hardware investment is usually recovered within 6-12 months, each
+    against its own case's status quo (:func:`analyses.scenario.frame.status_quo`)."""
     lo, hi = claim.value("payback_low_months"), claim.value("payback_high_months")
-    workload = "pretrain" if claim.document.startswith("000") else "finetune"
-    value = payback_value(s, workload=workload)
+    own = claim.document.startswith("000")
+    valuation, other = _valuation(cfg)
+    quo = frame.status_quo(claim.document)
+    frame.use(*((frame.fleet(cfg),) if own else ()), quo, frame.PRICES, frame.PRECISION)
+    workload = "pretrain" if own else "finetune"
+    baseline = payback_baseline(claim.document, valuation)
+    value = payback_value(s, baseline, workload=workload)
     x = speedup(s, workload)
-    readings = [Reading(f"against {OLD}s rented at a neocloud", value=payback_value(s, "rent", workload=workload))]
-    if claim.document.startswith("000"):
-        readings.append(
-            Reading(
-                f"升级 as keeping owned {OLD}s whose capital is spent (only their running cost saved)",
-                value=payback_value(s, "keep owned", workload=workload),
-            )
+    if own:
+        alternatives = (
+            (f"{_fleet_words(other)} (selling them frees their value)", payback_baseline(claim.document, other)),
+            (f"against {OLD}s rented in China", "rent in China"),
         )
+        was = (
+            "instead of running the {x} owned " + OLD + "s whose work it does (" + _fleet_words(valuation) + ": "
+            + ("their remaining depreciation is carried either way, so the upgrade saves their running cost)"
+               if valuation == "book" else "selling them frees their value)")
+        )
+    else:
+        alternatives = ((f"against {OLD}s rented at a neocloud", "rent"),)
+        was = "instead of renting in China the {x} " + OLD + "s whose work it does"
+    readings = tuple(Reading(label, value=payback_value(s, basis, workload=workload)) for label, basis in alternatives)
 
     def recomputed() -> str:
+        others = "; ".join(f"{label}: {months(payback_value(s, basis, workload=workload))}" for label, basis in alternatives)
         return (
-            f"one {NEW} bought ({rmb(costs.capex_per_gpu(s, NEW), s, 2)} with network and storage) instead of renting in "
-            f"China the {fmt(scalar(x), 'x')} {OLD}s whose work it does, kept as busy as they would be: {months(value)}; "
-            f"against neocloud rents {months(payback_value(s, 'rent', workload=workload))}; a {NEW} left unscheduled part "
-            "of the month takes longer in proportion"
+            f"one {NEW} bought ({rmb(costs.capex_per_gpu(s, NEW), s, 2)} with network and storage) "
+            f"{was.format(x=fmt(scalar(x), 'x'))}, kept as busy "
+            f"as they would be: {months(value)}; {others}; a {NEW} left unscheduled part of the month takes longer in "
+            "proportion"
         )
 
     return Finding(
@@ -253,15 +307,19 @@ def check_payback_6_12_months(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
         unit="months",
         recomputed=recomputed,
         context=lambda v: (
-            f"at the scenario's per-GPU speed-up one {NEW} replaces enough rented {OLD}-hours to repay itself within "
+            f"at the scenario's per-GPU speed-up one {NEW} saves enough of the status quo's cost to repay itself within "
             "the year, the same work on both sides"
             if v == "consistent"
-            else f"doing the same work as the rented {OLD}s, the {NEW} does not repay itself within {stated(hi)} months"
+            else f"doing the same work as the status quo, the {NEW} does not repay itself within {stated(hi)} months"
         ),
         reading=claim.reading or "",
-        taken=f"a {NEW} bought instead of {OLD}s rented in China (the documents' market) and kept busy",
-        readings=tuple(readings),
-        documents=_at_documents(lambda v: payback_value(s, speedup=v, workload=workload)),
+        taken=(
+            f"the status quo, the firm's own {OLD}s valued at {'book value' if valuation == 'book' else 'market value'}"
+            if own
+            else f"the status quo, {OLD}s rented in China"
+        ),
+        readings=readings,
+        documents=_at_documents(lambda v: payback_value(s, baseline, speedup=v, workload=workload)),
         strict=between(lo, hi),
         sig=2,
     )
@@ -277,6 +335,7 @@ def check_several_million(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
     """Document 001 §0: electricity, depreciation and labour for one large model run to several million."""
     n_lo, n_hi = training_sizes()
     c_lo, c_hi = several_million_band()
+    frame.use(frame.BOUGHT)
     small, large = training_cost_rmb(s, n_lo), training_cost_rmb(s, n_hi)
 
     def recomputed() -> str:
@@ -303,6 +362,7 @@ def check_several_million(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[
 @check("001-1-inefficiency-over-half-of-cost")
 def check_inefficiency_over_half_of_cost(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §1: more than half of training cost is tied to inefficiency (table missing)."""
+    frame.use(frame.UTILISATION["useful compute"])
     share = costs.wasted_share(s)
     return Finding(
         stated=at_least(claim.value("inefficiency_cost_share_min_pct") / 100),
@@ -329,6 +389,7 @@ def check_inefficiency_over_half_of_cost(claim: data.Claim, s: Mapping[str, Any]
 @check("001-1-hidden-costs-far-above-hardware")
 def check_hidden_costs_far_above_hardware(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §1: once training runs, hidden costs turn out far higher than the hardware itself."""
+    frame.use(frame.BOUGHT, frame.UTILISATION["useful compute"])
     hour = costs.owned(s, OLD)
     waste = costs.wasted_share(s) * hour.total / hour.capital
     idle = costs.idle_share(s) * hour.total / hour.capital
@@ -357,6 +418,7 @@ def check_7b_rd_cost_55pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping
     """Document 001 §2.1: the 7B start-up's total R&D cost fell by about 55%."""
     a = cases.startup_7b()
     target = 1 - a.rd_cost_cut
+    frame.use(frame.BOUGHT, frame.PRICES, frame.PRECISION)
 
     def recomputed() -> str:
         r = {k: scalar(v) for k, v in rd_ratios(s).items()}
@@ -388,6 +450,7 @@ def check_7b_rd_cost_55pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping
 @check("001-4-rental-80k-rmb-month")
 def check_rental_80k_rmb_month(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §4: hourly-billed cloud A100s cost about 80k RMB a month with storage and network."""
+    frame.use(frame.status_quo(claim.document), frame.HARDWARE)
     c = cases.customer_service()
     bill = rental_rmb(s)
     return Finding(
@@ -408,6 +471,7 @@ def check_rental_80k_rmb_month(claim: data.Claim, s: Mapping[str, Any], cfg: Map
 @check("001-4-own-42k-vs-rent-80k")
 def check_own_42k_vs_rent_80k(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §4: two owned 4-GPU B300 servers over 3 years cost 42k RMB a month, nearly half the rent."""
+    frame.use(frame.HARDWARE, frame.PRICES)
     c = cases.customer_service()
     cost = own_rmb(s)
 
@@ -443,6 +507,7 @@ def check_own_42k_vs_rent_80k(claim: data.Claim, s: Mapping[str, Any], cfg: Mapp
 @check("001-4-two-4-gpu-b300-servers")
 def check_two_4_gpu_b300_servers(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §4: the firm built two B300 servers of four GPUs each."""
+    frame.use(frame.HARDWARE, frame.PRICES)
     c = cases.customer_service()
     smallest = float(generations.gpu(NEW).nvlink_domain_gpus)
     eight = smallest * costs.capex_per_gpu(s, NEW)
@@ -456,8 +521,9 @@ def check_two_4_gpu_b300_servers(claim: data.Claim, s: Mapping[str, Any], cfg: M
             f"{rmb(eight, s, 2)} with network and storage"
         ),
         context=lambda v: (
-            f"no 4-GPU {NEW} server appears among NVIDIA's {NEW} platforms, and the smallest one holds {stated(smallest)} "
-            f"GPUs, which doubles the hardware the case's cost rests on"
+            f"no 4-GPU {NEW} server appears among NVIDIA's {NEW} platforms; the case's {stated(c.gpus)} GPUs fit one "
+            f"{stated(smallest)}-GPU server, the count the case's cost rows price (two {stated(smallest)}-GPU servers would "
+            "double the hardware)"
         ),
         reading=claim.reading or "",
         sig=1,
@@ -472,12 +538,14 @@ def check_two_4_gpu_b300_servers(claim: data.Claim, s: Mapping[str, Any], cfg: M
 @check("001-6-effective-compute-cost-formula")
 def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §6: measure effective compute cost as total investment / effective TFLOPS-days."""
+    frame.use(frame.status_quo(claim.document), frame.PRICES, frame.PRECISION, frame.UTILISATION["useful compute"])
     old = costs.pflop_day_cost(s, OLD, "rent in China")
     new = costs.pflop_day_cost(s, NEW, "owned", "finetune")
     saving = 1 - new / old
     owned_old = costs.pflop_day_cost(s, OLD, "owned")
     return Finding(
         stated=at_least(0.0),
+        promise=f"a lower cost per useful FLOP on {NEW} than on the {OLD}s it replaces",
         value=saving,
         unit="fraction",
         recomputed=lambda: (
@@ -497,4 +565,39 @@ def check_effective_compute_cost_formula(claim: data.Claim, s: Mapping[str, Any]
         taken=f"the firm's current compute as the document's own case has it, {OLD}s rented in China",
         readings=(Reading(f"{OLD}s the firm owns, at today's market price", value=1 - new / owned_old),),
         documents=_at_documents(lambda v: 1 - new * speedup(s, "finetune") / v / old),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 000 §1: energy efficiency, one of the five dimensions, never covered
+# --------------------------------------------------------------------------------------------
+
+
+@check("000-1-five-dimensions-energy-efficiency")
+def check_five_dimensions_energy_efficiency(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 000 §1: B300 answers on energy efficiency among five dimensions, a promise the document never
+    takes up. Training work per kWh of GPU power on B300 over A100: the per-GPU speed-up times A100's TDP
+    over B300's (datasheets; the same node overhead and PUE on both sides cancel)."""
+    frame.use(frame.PRECISION)
+    x = speedup(s, "pretrain")
+    tdp_new, tdp_old = generations.gpu(NEW).tdp_w, generations.gpu(OLD).tdp_w
+    ratio = x * tdp_old / tdp_new
+    return Finding(
+        stated=at_least(claim.value("work_per_energy_min_x")),
+        value=ratio,
+        unit="x",
+        recomputed=lambda: (
+            f"a {NEW} draws {fmt(tdp_new, 'W')} against an {OLD}'s {fmt(tdp_old, 'W')} and does {fmt(scalar(x), 'x')} its "
+            f"training work, so {fmt(scalar(ratio), 'x')} the work per kWh of GPU power; at the documents' own "
+            f"{stated(documents_speedup()[0])}× it would be {fmt(documents_speedup()[0] * tdp_old / tdp_new, 'x')}"
+        ),
+        context=lambda v: (
+            "the document lists energy efficiency among its five dimensions and never returns to it; the book's own "
+            f"figures bear it out, {NEW} doing more training work per kWh than {OLD}"
+            if v == "consistent"
+            else "the document lists energy efficiency among its five dimensions and never returns to it; at these "
+            f"figures {NEW} does less training work per kWh than {OLD}"
+        ),
+        reading=claim.reading or "",
+        documents=_at_documents(lambda v: v * tdp_old / tdp_new),
     )

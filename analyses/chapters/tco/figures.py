@@ -191,3 +191,22 @@ def run_view(res: Result) -> Table:
         for r in res.run.to_dict("records")
     ]
     return table(pd.DataFrame(rows))
+
+
+def export_table(res: Result) -> pd.DataFrame:
+    """The US export rules on advanced GPUs to China, in date order, with their locators and sources."""
+    cols = {
+        "effective": "in effect from",
+        "action": "what it did",
+        "china": "to China",
+        "locator": "Federal Register",
+        "source": "source",
+    }
+    return res.export_controls[list(cols)].rename(columns=cols)
+
+
+def china_prices_table(res: Result) -> pd.DataFrame:
+    """The public prices of GPUs in China (servers and rents), each with its date and source."""
+    frame = res.china_prices.copy()
+    frame["item"] = frame["item"].str.replace("_", " ")
+    return frame[["gpu", "item", "unit", "low", "central", "high", "date", "source"]]

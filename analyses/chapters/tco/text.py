@@ -129,6 +129,30 @@ def payback_where(res: Result) -> str:
     return f"beyond the documents' {stated(low)}-{stated(high)} months"
 
 
+def fleet_words(res: Result) -> str:
+    """How the page values the firm's existing A100s, in a few words."""
+    return "at book value" if res.valuation == "book" else "at today's second-hand price"
+
+
+def china_glued(res: Result) -> dict[str, str]:
+    """The China section's glued figures: the dates of the export rules and the Chinese market's prices."""
+    rules = res.export_controls.set_index("id")
+    prices = res.china_prices.set_index("id")
+    b200 = prices.loc["b200-server-china-2025"]
+    rent = prices.loc["a100-rent-china-2024"]
+    return {
+        "rule_2022": str(rules.loc["bis-2022-10", "effective"]),
+        "rule_2022_fr": str(rules.loc["bis-2022-10", "locator"]),
+        "rule_2023": str(rules.loc["bis-2023-11", "effective"]),
+        "rule_2023_fr": str(rules.loc["bis-2023-11", "locator"]),
+        "rule_h20": str(rules.loc["h20-2025-04", "effective"]),
+        "rule_2026": str(rules.loc["bis-2026-01", "effective"]),
+        "b200_china": f"{res.money(b200['low'], 'USD', 2)} to {res.money(b200['high'], 'USD', 2)} per GPU",
+        "a100_rent_china_small": f"{res.money(rent['low'], 'USD', 2)} per GPU-hour",
+        "a100_rent_china_large": f"{res.money(rent['high'], 'USD', 2)}",
+    }
+
+
 def run_cheaper(res: Result, basis: str) -> str:
     """The generation whose run of the chapter's workload costs less on ``basis`` (rented or owned)."""
     run = res.run.set_index(["gpu", "basis"])
@@ -187,7 +211,7 @@ def glued(res: Result) -> dict[str, Any]:
     central = _pfd(res)
     own = central[f"{NEW} owned"] / central[f"{OLD} owned"]
     rent = central[f"{NEW} rented"] / central[f"{OLD} rented"]
-    docs = res.same_task_documents
+    docs = res.bought_documents
     out |= {
         "pfd_owned_word": _cheaper(own),
         "pfd_owned_ratio": times(own),
@@ -200,10 +224,12 @@ def glued(res: Result) -> dict[str, Any]:
     # the TCO row of document 000's table
     lo, hi = res.tco_row_stated
     x_lo, x_hi = res.documents_speedup
+    docs = res.same_task_documents
     out |= {
         "tco_row_low": fmt(lo, pct=True, sig=2),
         "tco_row_high": fmt(hi, pct=True, sig=2),
-        "price_ratio": fmt(res.price_ratio_owned.central, "x", 2),
+        "price_ratio": fmt(res.tco_price_ratio.central, "x", 2),
+        "fleet_words": fleet_words(res),
         "same_task": fmt(res.same_task.central, pct=True, sig=2),
         "same_task_lo": fmt(res.same_task.low, pct=True, sig=2),
         "same_task_hi": fmt(res.same_task.high, pct=True, sig=2),
@@ -263,7 +289,7 @@ def glued(res: Result) -> dict[str, Any]:
     # payback
     lo, hi = res.payback_window
     central_pb = _payback_central(res)
-    docs_pb = central_pb.iloc[3:5]
+    docs_pb = central_pb.iloc[4:6]
     out |= {
         "pay_low": fmt(lo, sig=1),
         "pay_high": fmt(hi, "months", 2),
@@ -273,7 +299,11 @@ def glued(res: Result) -> dict[str, Any]:
         "pay_where": payback_where(res),
         "pay_docs_low": months(docs_pb.min()),
         "pay_docs_high": months(docs_pb.max()),
+        "pay_001": months(central_pb.iloc[2]),
+        "pay_000_other": months(central_pb.iloc[1]),
     }
+    # the China context
+    out |= china_glued(res)
     # one training run
     run = res.run.set_index(["gpu", "basis"])
     out["run_label"] = res.run_label

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from analyses import data
 from analyses.models import tco
-from analyses.scenario import cases, costs
+from analyses.scenario import cases, costs, frame
 from analyses.scenario.generations import NEW, OLD
 from analyses.units import HOURS_PER_DAY, HOURS_PER_MONTH
 from analyses.units.formats import NEVER_MONTHS, amount, scalar
@@ -56,32 +57,45 @@ def recommender_gpu_days() -> tuple[float, float]:
     return r.gpus_before * r.days_before, r.gpus_after * r.days_after
 
 
-# The firm's own bill (000 §4, 月均算力总成本): its A100s at the price paid new, still on its books
-RECOMMENDER_BASIS = "owned at list"
-
-
-def recommender_cost_ratio(s: Mapping[str, Any], basis: str = RECOMMENDER_BASIS) -> np.ndarray:
-    """Cost of one full training after / before at the case's own GPU counts and days: owned B300s
-    against the firm's A100s valued on ``basis`` (:func:`analyses.scenario.costs.old_hour_cost`)."""
-    before, after = recommender_gpu_days()
-    return tco.usage_cost_ratio(costs.price_ratio(s, "owned", basis), before, after)
-
-
-def recommender_run_cost(s: Mapping[str, Any], basis: str = RECOMMENDER_BASIS) -> np.ndarray:
-    """Cost (USD) of one full training on the case's owned A100s: the month's work before the upgrade."""
-    before, _ = recommender_gpu_days()
-    return before * HOURS_PER_DAY * costs.old_hour_cost(s, basis)
-
-
-def recommender_annual_saving_rmb(s: Mapping[str, Any], basis: str = RECOMMENDER_BASIS) -> tuple[np.ndarray, np.ndarray]:
-    """RMB a year that the case's stated cut saves on the firm's monthly compute bill before the
-    upgrade, its A100s valued on ``basis``: (the month's one full run, the whole 128-GPU fleet every hour)."""
+def recommender_monthly_gpu_days() -> tuple[float, float]:
+    """GPU-days the case's stated runs take each month before (A100) and after (B300): runs a month x
+    GPUs x days per run (000 §4: one 28-day run on 128 A100s; three 11-day runs on 96 B300s)."""
     r = cases.recommender()
-    hour = costs.old_hour_cost(s, basis) * np.asarray(s["usd_cny"], dtype=float)
-    cut = 1 - r.cost_ratio
-    run = recommender_gpu_days()[0] * HOURS_PER_DAY * hour * 12 * cut
-    fleet = r.gpus_before * HOURS_PER_MONTH * hour * 12 * cut
-    return run, fleet
+    return r.runs_before * r.gpus_before * r.days_before, r.runs_after * r.gpus_after * r.days_after
+
+
+def recommender_monthly_usd(s: Mapping[str, Any], valuation: str = "book") -> tuple[np.ndarray, np.ndarray]:
+    """The firm's monthly compute spend (USD) before and after, 000 §4's 月均算力总成本: the GPU-days of the
+    month's stated runs at the book's cost per GPU-hour, its A100s valued at ``valuation`` (the frame's
+    rule, :func:`analyses.scenario.costs.fleet_basis`), the B300s bought at today's price."""
+    before, after = recommender_monthly_gpu_days()
+    old = costs.old_hour_cost(s, costs.fleet_basis(valuation))
+    return before * HOURS_PER_DAY * old, after * HOURS_PER_DAY * costs.new_hour_cost(s, "owned")
+
+
+def recommender_cost_ratio(s: Mapping[str, Any], valuation: str = "book") -> np.ndarray:
+    """The firm's monthly compute spend after / before (:func:`recommender_monthly_usd`)."""
+    before, after = recommender_monthly_usd(s, valuation)
+    return after / before
+
+
+def recommender_fleet_ratio(s: Mapping[str, Any], valuation: str = "book") -> np.ndarray:
+    """The same spend counted as each fleet's every hour (96 B300s against 128 A100s around the clock)."""
+    r = cases.recommender()
+    return tco.usage_cost_ratio(costs.price_ratio(s, "owned", costs.fleet_basis(valuation)), r.gpus_before, r.gpus_after)
+
+
+def recommender_annual_saving_rmb(s: Mapping[str, Any], valuation: str = "book") -> np.ndarray:
+    """RMB a year the upgrade saves on the firm's compute spend: twelve months of before less after
+    (:func:`recommender_monthly_usd`; negative when the new fleet costs more)."""
+    before, after = recommender_monthly_usd(s, valuation)
+    return 12 * (before - after) * np.asarray(s["usd_cny"], dtype=float)
+
+
+def recommender_stated_cut_rmb(s: Mapping[str, Any], valuation: str = "book") -> np.ndarray:
+    """RMB a year that the stated cut would save of the firm's spend before (the claim's two figures together)."""
+    before, _ = recommender_monthly_usd(s, valuation)
+    return 12 * (1 - cases.recommender().cost_ratio) * before * np.asarray(s["usd_cny"], dtype=float)
 
 
 def reserve_markup(share: Any) -> np.ndarray:
@@ -94,6 +108,13 @@ def payback_value(
 ) -> np.ndarray:
     """Payback months of one bought B300 against ``baseline``, capped at :data:`NEVER_MONTHS`."""
     return np.minimum(costs.payback(s, baseline, speedup, workload), NEVER_MONTHS)
+
+
+def payback_baseline(document: str, valuation: str = "book") -> str:
+    """The basis of :func:`analyses.scenario.costs.old_hour_cost` a document's payback saves: its case's
+    status quo (:func:`analyses.scenario.frame.status_quo`), an owned fleet's avoidable cost at ``valuation``."""
+    quo = frame.status_quo(document).value
+    return costs.avoidable_basis(valuation) if quo == "owned" else quo
 
 
 SEVERAL_MILLION = "001-0-several-million"
@@ -159,3 +180,22 @@ def own_implied_price(s: Mapping[str, Any]) -> np.ndarray:
     target = c.own_rmb_per_month / np.asarray(s["usd_cny"], dtype=float) / c.gpus
     run = costs.opex(s, NEW).total * HOURS_PER_MONTH
     return tco.implied_server_price_per_gpu(target, run, s["network_storage_fraction"], c.depreciation_years, 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# The China context: export rules and the Chinese market's prices
+# --------------------------------------------------------------------------------------------
+
+CHINA_PROVIDERS = ("china", "china-cloud")  # the price rows of data/prices.csv that describe the Chinese market
+
+
+def export_controls() -> pd.DataFrame:
+    """The US export rules on advanced GPUs to China, in date order (``data/export_controls.csv``)."""
+    return data.table("export_controls").sort_values("effective", kind="stable").reset_index(drop=True)
+
+
+def china_prices() -> pd.DataFrame:
+    """The rows of ``data/prices.csv`` that price GPUs in China (servers and rents), with their dates and sources."""
+    prices = data.table("prices")
+    rows = prices[prices["provider_class"].isin(CHINA_PROVIDERS) & prices["gpu"].notna() & (prices["gpu"] != "")]
+    return rows[["id", "gpu", "item", "currency", "unit", "low", "central", "high", "date", "source"]].reset_index(drop=True)

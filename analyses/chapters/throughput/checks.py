@@ -178,11 +178,10 @@ def _example(claim: data.Claim, arithmetic: tuple[Arithmetic, ...] = ()) -> Find
     implied = a.gpu_days_ratio
     own = "000-2.1-per-gpu-2-3x" if claim.document.startswith("000") else "001-2.1-throughput-2p5-3x"
     lo, hi = cases.stated_speedup(own)
+    # stated: the per-GPU figure the document writes (section 2.1); recomputed: what its example's GPU-days give
     return Finding(
-        stated=exactly(implied),
-        value=(lo + hi) / 2,
-        low=lo,
-        high=hi,
+        stated=between(lo, hi),
+        value=implied,
         unit="x",
         recomputed=(
             f"{stated(a.gpus_before)}×{stated(a.days_before)} / {stated(a.gpus_after)}×{stated(a.days_after)} GPU-days = "
@@ -389,4 +388,35 @@ def check_finetune_5_to_2p8_days(claim: data.Claim, s: Mapping[str, Any], cfg: M
         reading=reading(claim),
         taken="a fine-tune over the whole accumulated corpus (size unknown)",
         readings=(Reading("a fine-tune on one month's new entries", value=hours / units.HOURS_PER_DAY),),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 000 §3 and 001 §2.1: A100 called "the previous generation"
+# --------------------------------------------------------------------------------------------
+
+
+@check("000-3-a100-previous-generation", "001-2.1-a100-previous-generation")
+def check_a100_previous_generation(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Both documents call A100 B300's previous generation: it is two data-centre architectures earlier
+    (Ampere, then Hopper, then Blackwell: NVLink 3, 4, 5 in data/gpus.csv) and more product launches."""
+    new, old = generations.gpu(NEW), generations.gpu(OLD)
+    back = float(new.nvlink_generation - old.nvlink_generation)
+    ladder = [g for g in generations.documents_span() if g not in (NEW,)]
+    between_ = [g for g in ladder if g != OLD]
+    return Finding(
+        stated=exactly(claim.value("generations_back")),
+        value=back,
+        unit="generations",
+        recomputed=lambda: (
+            f"{OLD} ({old.launch_year}, NVLink {old.nvlink_generation}) is {stated(back)} architectures before {NEW} "
+            f"({new.launch_year}, NVLink {new.nvlink_generation}); between them came {', '.join(between_)} "
+            "(data/gpus.csv, launch order)"
+        ),
+        context=(
+            f"{OLD} is not {NEW}'s previous generation: Hopper ({', '.join(g for g in between_ if g.startswith('H'))}) "
+            f"came between, so every gain the documents credit against {OLD} is the sum of two generations' steps"
+        ),
+        reading=claim.reading or "",
+        sig=1,
     )

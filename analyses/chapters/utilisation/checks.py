@@ -28,7 +28,7 @@ from analyses.chapters.utilisation.wiring import (
     same_slicing,
 )
 from analyses.models import mig, pipeline
-from analyses.scenario import cases, operations
+from analyses.scenario import cases, frame, operations
 from analyses.scenario.generations import NEW, OLD, OLD_MFU, gpu
 from analyses.units.formats import fmt, percent, stated
 from analyses.verdicts import Arithmetic, Credit, Finding, Reading, at_least, at_most, between, check, exactly, rounded
@@ -67,6 +67,7 @@ def check_table_data_loading(claim: data.Claim, s: Mapping[str, Any], cfg: Mappi
 def check_utilisation_below_50pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
     """Document 001 §2.2: data loading cannot keep up, GPU utilisation long below 50%."""
     limit = claim.value("utilisation_max_pct") / PERCENT
+    frame.use(frame.UTILISATION["busy share"])
     run = cases.gds_run()
     tokens, rate = llm_input(run.params, s)
     model = f"{stated(run.params / 1e9)}B"
@@ -199,6 +200,7 @@ def _after_utilisation(
     never wait for data keeps busy: the share of its wall time not spent writing checkpoints,
     restarting or redoing work, the scenario's goodput."""
     ceiling = operations.goodput(s)
+    frame.use(frame.UTILISATION["busy share"])
     return Finding(
         stated=stated_after,
         value=ceiling,
@@ -234,17 +236,17 @@ def check_utilisation_55_to_89(claim: data.Claim, s: Mapping[str, Any], cfg: Map
 
 @check("000-6-half-idle-to-near-full")
 def check_half_idle_to_near_full(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
-    """Document 000 §6: B300 lifts GPU utilisation from half idle to nearly full load."""
-    studies = (cases.recommender(), cases.customer_service())
-    after = [c.utilisation_after for c in studies]
-    before = [c.utilisation_before for c in studies]
+    """Document 000 §6: B300 lifts GPU utilisation from half idle to nearly full load: the summary of
+    document 000's own case (000 §4: 58% -> 87%), not document 001's."""
+    r = cases.recommender()
     f = _after_utilisation(
         claim,
         s,
-        between(min(after), max(after)),
-        min(before),
-        max(after),
-        "; the summary restates the documents' two case studies",
+        rounded(r.utilisation_after, 1 / PERCENT),
+        r.utilisation_before,
+        r.utilisation_after,
+        f"; the summary restates the document's own case study ({percent(r.utilisation_before)} -> "
+        f"{percent(r.utilisation_after)}, 000 §4)",
     )
     full = claim.value("utilisation_after_pct_approx") / PERCENT
     return dataclasses.replace(f, strict=exactly(full))
@@ -394,4 +396,65 @@ def check_procurement_30pct(claim: data.Claim, s: Mapping[str, Any], cfg: Mappin
         arithmetic=(Arithmetic(f"the procurement cut, at most what {counts} allows", at_most(allowed), cut),),
         reading=_reading(claim),
         credits=(MIG,),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 001 §2.2 and §2.3: what HBM and MIG memory can do
+# --------------------------------------------------------------------------------------------
+
+
+@check("001-2.2-hbm-bandwidth-larger-batch")
+def check_hbm_bandwidth_larger_batch(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.2: B300's HBM3e, over 8 TB/s, holds larger batches. A batch fits in memory's
+    capacity; bandwidth decides how fast it streams, not how much of it fits."""
+    new, old = gpu(NEW), gpu(OLD)
+    ratio = new.hbm_bytes / old.hbm_bytes
+    bandwidth = claim.value("bandwidth_min_tb_s")
+    return Finding(
+        stated=at_least(1.0),
+        value=ratio,
+        unit="x",
+        recomputed=lambda: (
+            f"{NEW} holds {fmt(new.hbm_bytes / units.GIB, 'GiB')} of HBM against {fmt(old.hbm_bytes / units.GIB, 'GiB')} "
+            f"on {OLD} ({fmt(ratio, 'x')}), room for a larger batch per GPU; its "
+            f"{fmt(new.hbm_bytes_per_s / units.TB, 'TB/s')} of bandwidth sets how fast that memory streams, not how much fits"
+        ),
+        context=(
+            "read as the memory's capacity, true; the bandwidth the sentence cites does not decide the batch, and a larger "
+            "batch moves the same data from storage per sample"
+        ),
+        reading=_reading(claim),
+        taken="容纳 (to hold) as the memory's capacity",
+        readings=(
+            Reading(
+                f"strictly, the {stated(bandwidth)} TB/s bandwidth as what allows the larger batch",
+                contradiction=f"a batch fits in memory's capacity; HBM bandwidth ({fmt(new.hbm_bytes_per_s / units.TB, 'TB/s')}) "
+                "decides how fast it streams, not its size",
+            ),
+        ),
+    )
+
+
+@check("001-2.3-mig-memory-oversubscription")
+def check_mig_memory_oversubscription(claim: data.Claim, s: Mapping[str, Any], cfg: Mapping[str, Any]) -> Finding:
+    """Document 001 §2.3: with MIG, oversubscribing GPU memory raises concurrency without hurting
+    performance. A MIG instance owns a fixed slice of memory the hardware isolates; nothing lets jobs
+    share or exceed it, and oversubscribing memory by paging to the host slows the job."""
+    top = profiles(NEW).names[-1]
+    return Finding(
+        stated=exactly(claim.value("performance_loss_pct")),
+        value=None,
+        unit="%",
+        recomputed=(
+            f"{NEW}'s MIG profiles ({_profile_span(NEW)}) each give an instance a fixed memory slice (data/mig_profiles.csv); "
+            f"the largest, {top}, is the whole GPU"
+        ),
+        context="",
+        contradiction=(
+            "NVIDIA's MIG user guide gives each instance its own fixed, isolated memory slice: MIG cannot oversubscribe "
+            "memory, and oversubscribing through unified memory pages to the host and slows the job"
+        ),
+        direction="overstates",
+        reading=_reading(claim),
     )
