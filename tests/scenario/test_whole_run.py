@@ -208,3 +208,23 @@ def test_a_whole_runs_band_carries_the_steady_state_and_the_campaign():
     lo, hi = error_band(sample)
     assert sigma >= np.sqrt(0.5**2 * 1.4826**2 - 0.1**2 * 1.4826**2) - 1e-9
     assert np.mean((whole >= lo) & (whole <= hi)) >= 0.9 and lo <= -0.1 and hi >= 0.1
+
+
+def test_shared_experts_count_as_the_dense_part_a_token_always_uses():
+    """A shared expert processes every token, so it belongs with attention and the dense layers in N_active's
+    dense part, never among the routed experts that the expert-parallel ranks shard and the MoE GEMM
+    efficiency applies to: the routed experts' parameters ``(N − N_active) / (1 − k/E)`` (from the published
+    totals) equal each model's own architecture within 0.1%. DeepSeek-V3 (one shared expert, three dense
+    layers, MLA): 58 MoE layers x 256 experts x 3 x 7,168 x 2,048 = 653.9B; Qwen3-235B (no shared expert):
+    94 x 128 x 3 x 4,096 x 1,536 = 227.1B (each report's Table 1 or 2 shape)."""
+    runs = calibration.runs().set_index("id")
+    for run, moe_layers, experts, d, ffn in (
+        ("dsv3-h800-2048", 58, 256, 7168, 2048),
+        ("mb2602-qwen3-235b-a22b-h100-fp8-cs-256", 94, 128, 4096, 1536),
+    ):
+        r = runs.loc[run]
+        routed = performance.routed_expert_params(
+            r["params_total"], r["params_active"], r["n_experts"], r["experts_active"]
+        )
+        assert r["n_layers"] - (r["dense_layers"] if r["dense_layers"] == r["dense_layers"] else 0) == moe_layers
+        assert float(routed) == pytest.approx(moe_layers * experts * 3 * d * ffn, rel=1e-3)
