@@ -1,7 +1,8 @@
 """Benchmarks of the book's build and models, with targets and ratios against other tools.
 
 Usage: ``make bench`` or ``.venv/bin/python tools/bench.py [--repeat 3 | --quick] [--with-tests]
-[--record notes/bench.md]``; ``--tests-only`` times ``make test`` alone (wall and CPU seconds, and the
+[--record notes/bench.md]``; ``--commands-only [--against ../main]`` times the ``verdicts`` and ``plan``
+commands alone (against another checkout, run alternately, for a ratio); ``--tests-only`` times ``make test`` alone (wall and CPU seconds, and the
 load average the machine had); ``--chapters-only`` the chapters' compute() alone. Every figure is
 the median of ``--repeat`` runs.
 
@@ -25,7 +26,8 @@ What it measures, all on this machine in one run:
   it requests, from a visit in headless Chromium (``--weights-only`` measures the site already built
   in ``_build/html``, in seconds).
 
-Targets (printed with pass/fail): no-op rebuild <= 1.5 s; the verdicts command <= 2 s; one chapter
+Targets (printed with pass/fail): no-op rebuild <= 1.5 s; the verdicts command <= 2 s; the plan command
+(Llama 3.1 405B's preset, no HTML) <= 5 s; one chapter
 rerun <= 2.5 s; ``make test`` <= 150 s (with ``--with-tests``); each model on 100,000
 configurations < 0.3 s; the TCO chapter's compute < 1 s; the whole ledger < 5 s; each chapter page
 < 150 KB (the shared chart script not counted). The command-line figures are wall-clock times on
@@ -68,6 +70,7 @@ TARGETS = {
     "tests_s": 150.0,
     "model_s": 0.3,
     "plan_s": 1.0,
+    "plan_cli_s": 5.0,
     "page_bytes": 150_000,
     "tco_compute_s": 1.0,
     "ledger_s": 5.0,
@@ -112,6 +115,38 @@ def run(cmd: list[str], root: Path, expect: str | None = None) -> float:
 
 def verdict(value: float, target: float) -> str:
     return "PASS" if value <= target else "FAIL"
+
+
+# --------------------------------------------------------------------------------------------
+# The command line alone
+# --------------------------------------------------------------------------------------------
+
+COMMANDS = {
+    "verdicts_s": ["verdicts", "--format", "csv"],
+    "plan_cli_s": ["plan", "-p", "preset", "llama3-405b", "--no-html"],
+}
+
+
+def bench_commands(roots: dict[str, Path], repeat: int) -> dict[str, dict[str, float]]:
+    """Each of :data:`COMMANDS` in each checkout of ``roots`` (this tree, and another such as main's for a
+    ratio), the checkouts alternating run by run so that both see the same load: the median of ``repeat``."""
+    times: dict[str, dict[str, list[float]]] = {name: {k: [] for k in COMMANDS} for name in roots}
+    for _ in range(repeat):
+        for key, args in COMMANDS.items():
+            for name, root in roots.items():
+                times[name][key].append(run([PY, "-m", "analyses", *args], root))
+    return {name: {k: statistics.median(v) for k, v in t.items()} for name, t in times.items()}
+
+
+def commands_lines(figures: dict[str, dict[str, float]], repeat: int) -> list[str]:
+    names = list(figures)
+    lines = [f"command line, median of {repeat} (checkouts alternating): " + ", ".join(names)]
+    for key, args in COMMANDS.items():
+        values = "   ".join(f"{name} {figures[name][key]:6.2f} s" for name in names)
+        target = TARGETS[key]
+        lines.append(f"  python -m analyses {' '.join(args):45s} {values}   target <= {target:g} s: "
+                     f"{verdict(figures[names[0]][key], target)}")  # fmt: skip
+    return lines
 
 
 # --------------------------------------------------------------------------------------------
@@ -649,10 +684,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--weights-only", action="store_true", help="only the page weights of the site already built in _build/html"
     )
+    ap.add_argument("--commands-only", action="store_true", help="time only the verdicts and plan commands (seconds)")
+    ap.add_argument("--against", type=Path, help="with --commands-only: another checkout (main's) timed alternately")
     args = ap.parse_args(argv)
     repeat = 1 if args.quick else max(args.repeat, 1)
     if args.weights_only:
         print("\n".join(weight_lines(page_weights(REPO / "_build" / "html"))))
+        return 0
+    if args.commands_only:
+        print(f"Machine: {machine()}", flush=True)
+        roots = {"this tree": REPO} | ({str(args.against): args.against.resolve()} if args.against else {})
+        print("\n".join(commands_lines(bench_commands(roots, repeat), repeat)))
         return 0
     if args.chapters_only:
         print(f"Machine: {machine()}", flush=True)

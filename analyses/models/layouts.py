@@ -23,8 +23,10 @@ Search rules (stated once):
 - ZeRO only with data parallelism; at least one micro-batch per data-parallel rank; ZeRO-2 and -3
   not with pipeline stages (DeepSpeed's pipeline engine and Megatron run ZeRO-1 at most), except on
   a stack that always shards (torchtitan's FSDP2 with pipelining);
-- the training stack's ZeRO stages only, and data parallelism only on a stack that has no model
-  parallelism (DeepSpeed ZeRO, FSDP trainers); a pinned part of the layout overrides every rule.
+- the training stack's ZeRO stages and micro-batch sizes only, and data parallelism only on a stack
+  that has no model parallelism (DeepSpeed ZeRO, FSDP trainers); the recomputation the attention
+  kernel's software offered (no selective recomputation before FlashAttention-era stacks); a pinned
+  part of the layout overrides every rule.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ def candidates(
     pinned: Mapping[str, Any] | None = None,
     zero_stages: tuple[int, ...] = ZERO_STAGES,
     model_parallel: bool = True,
+    recompute: tuple[str, ...] = RECOMPUTE,
+    micro_batches: tuple[int, ...] = MICRO_BATCHES,
 ) -> pd.DataFrame:
     """Every layout of a model of ``layers`` layers, ``heads`` heads and ``n_experts`` experts (0: dense)
     on ``gpu`` (columns :data:`COLUMNS`).
@@ -86,7 +90,9 @@ def candidates(
     search rules of the module docstring. ``pinned`` fixes parts of the layout (``tp``, ``pp``, ``dp``,
     ``cp``, ``ep``, ``zero_stage``, ``micro_batch``, ``virtual_stages``, ``recompute``, this last one of
     ``none``, ``selective``, ``full``) to a value of the reader's, searched or not: a layout a published
-    run prints is always a candidate, whatever the search rules.
+    run prints is always a candidate, whatever the search rules. ``recompute`` lists the recomputation
+    modes searched when none is pinned (the attention kernel's: :data:`analyses.models.training_run.RECOMPUTE_SEARCHED`),
+    ``micro_batches`` the micro-batch sizes (the stack's recipes: ``data/training_stacks.csv``).
     """
     pin = dict(pinned or {})
     dps = data_parallel_sizes(max_gpus, (min_gpus, max_gpus))
@@ -96,7 +102,7 @@ def candidates(
     zeros = tuple(z for z in zero_stages if n_experts <= 1 or z <= 1) or (0,)  # ZeRO-3 with experts: not searched
     if not model_parallel:
         tps, cps, eps = [1], [1], [1]
-    modes = RECOMPUTE if "recompute" not in pin else (pin["recompute"],)
+    modes = tuple(recompute) if "recompute" not in pin else (pin["recompute"],)
     axes = {
         "tp": tps,
         "pp": PP_CHOICES if model_parallel else (1,),
@@ -104,7 +110,7 @@ def candidates(
         "ep": eps,
         "dp": dps,
         "zero_stage": zeros,
-        "micro_batch": MICRO_BATCHES,
+        "micro_batch": tuple(micro_batches),
         "virtual_stages": VIRTUAL_STAGES,
     }
     axes |= {k: [int(v)] for k, v in pin.items() if k in axes}

@@ -5,14 +5,20 @@ One step on ``n`` GPUs (all terms seconds per step, arrays broadcast over layout
 
 ```text
 step = compute + bubble + exposed TP + pipeline sends + exposed DP + exposed EP + exposed CP
-compute = tokens · [ F_linear / (peak_p · e_gemm) + F_attention / (peak_bf16 · e_attn)
-                     + L · d · (m_dense + m_moe · k) / HBM ] / n
+compute = tokens · [ F_linear / (peak_p · e_gemm) + F_attention / (peak_bf16 · e_attn(kernel))
+                     + L · d · m_dense / HBM ] / n
 e_gemm = e_max(GPU generation) / (1 + w0 / (d / tp) + t0 / (micro-batch tokens / cp))
 ```
 
 - ``F_linear`` = ``6·N_active`` (+ ``2·N`` with full recomputation) runs at the dense peak of the
   training precision; ``F_attention`` = ``12·L·d·s`` (+ a third with recomputation) at the BF16
   peak (FlashAttention runs in BF16 in FP8 and FP4 recipes alike): :mod:`analyses.models.flops`.
+  The attention kernel has its own efficiency on those FLOPs (PaLM's count, the causal mask not
+  halved): ``e_attn`` for a FlashAttention-class kernel (FlashAttention 1-3, xformers' memory-efficient
+  attention, cuDNN/Transformer Engine fused attention: the scores stay on chip, the tiles above the
+  causal diagonal are skipped), ``e_attn_materialized`` for one that writes the score matrix to HBM
+  and multiplies its masked half too (Megatron-LM's fused softmax of 2021, PyTorch eager attention),
+  each fitted on the published runs of its kind.
 - ``e_gemm`` is the kernel efficiency of the matrix multiplications: a ceiling per tensor-core
   generation, lowered when a GEMM is small (the width a TP shard multiplies, ``d/tp``, and the
   tokens of one micro-batch per context-parallel rank), the shape of a roofline with a fixed cost
@@ -93,6 +99,7 @@ OPTIONAL = {
     "attention_width": np.nan,
     "attention_span": np.nan,
     "moe_layers": np.nan,
+    "flash": True,
 }
 """What :func:`step_time` takes where a run has it, and the value where it does not: the rate (bytes of
 16-bit weights per second per GPU) at which a ZeRO-3 implementation gathers the weights when it does so
@@ -103,8 +110,9 @@ the reference stack's divided by it. The attention's width and span (``attention
 the mean of the query-key and value head sizes where it differs from ``d_model``, as multi-head latent
 attention and wide-head models have; ``attention_span``: the keys a query sees as counted, ``min(s, 2w)``
 for a sliding window ``w``, :func:`analyses.models.flops.attention_span`), NaN where they are
-``d_model`` and ``seq_len``; and the layers that hold experts (``moe_layers``: a mixture of experts' dense
-layers have none), NaN where every layer does."""
+``d_model`` and ``seq_len``; the layers that hold experts (``moe_layers``: a mixture of experts' dense
+layers have none), NaN where every layer does; and whether the attention kernel is FlashAttention-class
+(``flash``, true by default: every stack since 2023) or materialises the scores in HBM."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +125,8 @@ class Coefficients:
     e_max_b300: float  # B300, GB300 (Blackwell Ultra)
     gemm_width: float  # w0, elements of d/tp at which GEMM efficiency halves
     gemm_tokens: float  # t0, micro-batch tokens per CP rank at which GEMM efficiency halves
-    e_attn: float  # attention kernels' share of the BF16 peak
+    e_attn: float  # FlashAttention-class kernels' share of the BF16 peak (PaLM's attention FLOPs)
+    e_attn_materialized: float  # the same for a kernel that writes the score matrix to HBM
     mem_dense: float  # bytes per token, layer and unit of d_model through HBM (non-GEMM work)
     moe_gemm: float  # grouped expert GEMMs' efficiency relative to a dense GEMM of the same shape
     bubble: float  # multiplier of the schedule's pipeline bubble
@@ -156,6 +165,7 @@ SHARES = {
     "e_max_b200",
     "e_max_b300",
     "e_attn",
+    "e_attn_materialized",
     "moe_gemm",
     "dp_overlap",
     "tp_exposed",
@@ -170,6 +180,7 @@ PRIOR = Coefficients(
     gemm_width=128.0,
     gemm_tokens=256.0,
     e_attn=0.4,
+    e_attn_materialized=0.3,
     mem_dense=100.0,
     moe_gemm=0.5,
     bubble=1.0,
@@ -180,9 +191,10 @@ PRIOR = Coefficients(
 """Where each term sits before the data speak, and the anchor the fit is pulled toward.
 
 GEMM ceilings 70% (cuBLAS on large shapes reaches 70-80% of the dense peak); width and token
-half-points of one 128 × 256 tile; attention at 40% of the BF16 peak (FlashAttention-2 reaches
-50-70% forward, less backward); about 20 bytes per token, layer and unit of width (some ten reads
-and writes of a 16-bit activation per layer); the textbook bubble (1); half of the gradient
+half-points of one 128 × 256 tile; FlashAttention at 40% of the BF16 peak (FlashAttention-2 reaches
+50-70% forward, less backward), a kernel that materialises the scores at 30% (batched GEMMs over the
+whole score matrix and softmax passes through HBM); about 20 bytes per token, layer and unit of width
+(some ten reads and writes of a 16-bit activation per layer); the textbook bubble (1); half of the gradient
 exchange, tensor- and expert-parallel traffic exposed."""
 
 PRIOR_SD = 1.0
@@ -339,8 +351,9 @@ def step_time(coef: Coefficients, **run: Any) -> Step:
     width, span = _f(run["attention_width"]), _f(run["attention_span"])
     width, span = np.where(np.isnan(width), d, width), np.where(np.isnan(span), s, span)
     attention = flops.attention_flops_per_token(layers, width, span)
+    e_attn = np.where(np.asarray(run["flash"], dtype=bool), coef.e_attn, coef.e_attn_materialized)
     gemm = tokens * linear * (1.0 + extra) / (n * _f(run["peak_flops"]))
-    attn = tokens * attention * (1.0 + extra) / (n * _f(run["peak_flops_bf16"]) * coef.e_attn)
+    attn = tokens * attention * (1.0 + extra) / (n * _f(run["peak_flops_bf16"]) * e_attn)
     per_token_bytes = layers * d * coef.mem_dense
     mem = tokens * per_token_bytes * (1.0 + extra) / (n * _f(run["hbm_bytes_per_s"]))
     compute = gemm + attn + mem

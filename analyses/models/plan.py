@@ -47,6 +47,7 @@ from analyses.models import (
 )
 from analyses.models.tco import COST_BASES
 from analyses.models.training_run import (
+    ATTENTION_KERNELS,
     CHECKPOINT_METHODS,
     HEAD_SIZE,
     MEMORY_RECIPE,
@@ -64,6 +65,7 @@ from analyses.models.training_run import (
 from analyses.units import BITS_PER_BYTE, GB, HOURS_PER_DAY, MICROSECOND, SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 __all__ = [
+    "ATTENTION_KERNELS",
     "CHECKPOINT_METHODS",
     "HEAD_SIZE",
     "PIN_FIELDS",
@@ -96,7 +98,7 @@ TIME_PARTS = (
     "exposed data-parallel comms",
     "expert all-to-all",
     "context-parallel ring",
-    "training stack and layout choice",
+    "training stack",
     "data-loading stall",
     "checkpoints, failures and campaign overhead",
 )
@@ -138,6 +140,8 @@ def candidates(req: Request, gpu: str) -> pd.DataFrame:
         pinned=req.pins,
         zero_stages=req.zero_stages,
         model_parallel=req.model_parallel,
+        recompute=req.recompute_searched,
+        micro_batches=req.micro_batches,
     )
     if frame.empty and req.pins:
         pins = ", ".join(f"{k} {v}" for k, v in req.pinned)
@@ -183,7 +187,9 @@ def step_inputs(req: Request, gpu: str, frame: pd.DataFrame, recompute: np.ndarr
         "attention_width": s.attention_width,
         "attention_span": flops.attention_span(s.seq_len, s.window),
         "moe_layers": s.moe_layers,
-        "stack_efficiency": req.stack_efficiency * req.layout_factor,
+        "stack_efficiency": req.stack_efficiency,
+        "flash": req.attention_kernel == "flash",
+        "gather_bytes_per_s": req.gather_bytes_per_s,
         "n_experts": s.n_experts,
         "experts_active": s.experts_active,
         "n_gpus": frame["n_gpus"].to_numpy(float),
@@ -240,7 +246,7 @@ def memory_bytes(req: Request, frame: pd.DataFrame, recompute: np.ndarray | None
                 pp=pp[m],
                 sequence_parallel=True,
                 recompute=mode,
-                flash=True,
+                flash=req.attention_kernel == "flash",
                 overhead_bytes=sc["framework_memory_gb"] * GB,
                 kv_heads=s.kv_heads,
                 vocab=s.vocab,

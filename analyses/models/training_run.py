@@ -30,6 +30,16 @@ MEMORY_RECIPE = {"bf16": "bf16-mixed", "fp16": "bf16-mixed", "fp8": "fp8", "fp4"
 PIN_FIELDS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "micro_batch", "virtual_stages", "recompute")
 """Parts of a layout a request may pin (``Request.pinned``); the planner searches the rest."""
 RECOMPUTE_PINS = ("none", "selective", "full")
+ATTENTION_KERNELS = ("flash", "materialized")
+"""How a run's attention kernel treats the score matrix (:mod:`analyses.models.performance`): ``flash``
+keeps it on chip and skips the tiles above the causal diagonal (FlashAttention 1-3, xformers,
+cuDNN/Transformer Engine fused attention: every stack since 2023); ``materialized`` writes it to HBM
+(Megatron-LM and DeepSpeed of 2021-22 with a fused softmax, PyTorch eager attention)."""
+RECOMPUTE_SEARCHED = {"flash": ("selective", "full"), "materialized": ("full",)}
+"""The recomputation a search tries with each kernel: with FlashAttention, selective recomputation (the
+attention core, which the kernel recomputes anyway) or full; with materialised scores, full, as every
+published run of that software did (Megatron-LM 2021, BLOOM, GPT-NeoX's Pythia configs, DeepSpeed's
+ZeRO-3 runs: selective recomputation, Korthikanti et al. 2022, came later); a pinned ``recompute`` overrides."""
 CHECKPOINT_METHODS = ("young", "daly")
 # The scenario's assumptions the time of a layout reads (its cost reads the prices analyses.scenario.costs.inputs names)
 TIME_ASSUMPTIONS = (
@@ -211,10 +221,12 @@ class Request:
     operations: str = "automated"
     stack: str = "unspecified"  # the training stack (an id of data/training_stacks.csv)
     stack_efficiency: float = 1.0  # its share of the reference stack's throughput (fitted per stack)
-    layout_factor: float = 1.0  # published runs' throughput over the planner's pick (fitted; 1 when pinned)
+    attention_kernel: str = "flash"  # :data:`ATTENTION_KERNELS`
+    gather_bytes_per_s: float = float("inf")  # a ZeRO-3 implementation's own weight-gather rate (inf: NCCL's)
     campaign_overhead: float = 0.0  # a whole run's time beyond steady state, goodput and failures (fitted)
     pinned: tuple[tuple[str, Any], ...] = ()  # (field, value) pairs of :data:`PIN_FIELDS` the search keeps
     zero_stages: tuple[int, ...] = (0, 1, 2, 3)  # the ZeRO stages the stack runs (searched)
+    micro_batches: tuple[int, ...] = (1, 2, 4)  # the micro-batch sizes its recipes use (searched)
     model_parallel: bool = True  # whether the stack runs tensor, pipeline, context or expert parallelism
     mc_samples: int = 20_000
     seed: int = 2026
@@ -272,9 +284,12 @@ class Request:
                 raise PlanError(name, f"expected a fraction from 0 to 1, got {self.s[name]!r}")
         if self.global_batch_tokens < self.shape.seq_len:
             raise PlanError("global_batch_tokens", f"expected at least one sequence ({self.shape.seq_len} tokens)")
-        for name in ("stack_efficiency", "layout_factor"):
-            if not 0 < getattr(self, name) <= 2:
-                raise PlanError(name, f"expected a factor from 0 to 2, got {getattr(self, name)!r}")
+        if not 0 < self.stack_efficiency <= 2:
+            raise PlanError("stack_efficiency", f"expected a factor from 0 to 2, got {self.stack_efficiency!r}")
+        if self.attention_kernel not in ATTENTION_KERNELS:
+            raise PlanError(
+                "attention_kernel", f"expected one of {', '.join(ATTENTION_KERNELS)}, got {self.attention_kernel!r}"
+            )
         if not 0 <= self.campaign_overhead <= 2:
             raise PlanError("campaign_overhead", f"expected a share from 0 to 2, got {self.campaign_overhead!r}")
         self._validate_pins()
@@ -314,6 +329,11 @@ class Request:
         """Whether the request pins the layout's tensor and pipeline sizes (what a published run prints):
         the plan is then scored as published runs are at their own layouts, not at the planner's pick."""
         return {"tp", "pp"} <= set(self.pins)
+
+    @property
+    def recompute_searched(self) -> tuple[str, ...]:
+        """The recomputation modes a search tries with this request's attention kernel (:data:`RECOMPUTE_SEARCHED`)."""
+        return RECOMPUTE_SEARCHED[self.attention_kernel]
 
     @property
     def reliability_assumptions(self) -> tuple[str, str]:

@@ -10,6 +10,7 @@ the central inputs, on 100,000 draws or at one input's low and high is the same 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from statistics import NormalDist
 from typing import NamedTuple
 
 import numpy as np
@@ -165,6 +166,43 @@ def error_band(errors: np.ndarray, level: float = INTERVAL_LEVEL) -> tuple[float
     tail = (1.0 - level) / 2.0
     k = min(int(np.ceil((n + 1) * (1.0 - tail) - 1e-9)), n)
     return float(x[n - k]), float(x[k - 1])
+
+
+ROBUST_SD = 1.4826  # the median absolute deviation of a normal sample times this is its standard deviation
+
+
+def robust_sd(x: np.ndarray) -> float:
+    """The standard deviation of ``x`` estimated from its median absolute deviation (``1.4826 · MAD``:
+    a few outliers move it little)."""
+    x = np.asarray(x, dtype=float)
+    return float(ROBUST_SD * np.median(np.abs(x - np.median(x))))
+
+
+def combined_errors(
+    steady: np.ndarray, whole: np.ndarray, level: float = INTERVAL_LEVEL, grid: int = 21
+) -> tuple[np.ndarray, float]:
+    """Errors of a whole run: the steady-state model error (a draw of ``steady``) plus the campaign's own
+    spread, independent of it, ``c ~ N(0, k·σ_c)``; returns the sample (each steady error with each of
+    ``grid`` normal quantiles of ``c``) and ``k·σ_c``.
+
+    ``σ_c`` is what the whole-run errors ``whole`` scatter beyond the steady-state errors,
+    ``√max(s_w² − s_s², 0)`` with robust standard deviations (:func:`robust_sd`); ``k ≥ 1`` is the least
+    factor (in steps of 0.05) whose :func:`error_band` of the sample holds ``level`` of ``whole`` and
+    reaches at least as far as the steady state's band on either side: the band is sized on the whole
+    runs and is never narrower than the steady state's."""
+    s = np.asarray(steady, dtype=float)
+    w = np.asarray(whole, dtype=float)
+    sigma = float(np.sqrt(max(robust_sd(w) ** 2 - robust_sd(s) ** 2, 0.0)))
+    if sigma == 0.0:
+        sigma = 0.01  # a floor, so that k can widen the band where the whole runs ask it to
+    z = np.array([NormalDist().inv_cdf((i + 0.5) / grid) for i in range(grid)])
+    s_lo, s_hi = error_band(s, level)
+    for k in np.arange(1.0, 20.0, 0.05):
+        sample = (s[:, None] + k * sigma * z[None, :]).ravel()
+        lo, hi = error_band(sample, level)
+        if np.mean((w >= lo) & (w <= hi)) >= level and lo <= s_lo and hi >= s_hi:
+            return sample, float(k * sigma)
+    return sample, float(k * sigma)
 
 
 def tornado(fn: Callable[..., np.ndarray], ranges: Mapping[str, Range]) -> pd.DataFrame:

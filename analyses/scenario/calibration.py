@@ -208,10 +208,11 @@ def stack_id(name: str) -> str:
 
 
 def stack_rules(stack: str) -> dict[str, Any]:
-    """What a stack runs, as plan request fields: ``zero_stages`` (a tuple) and ``model_parallel``."""
+    """What a stack runs, as plan request fields: ``zero_stages`` and ``micro_batches`` (tuples) and ``model_parallel``."""
     row = _stacks(str(data.DATA_DIR)).set_index("id").loc[stack_id(stack)]
     return {
         "zero_stages": tuple(int(z) for z in str(row["zero_stages"]).split(";")),
+        "micro_batches": tuple(int(m) for m in str(row["micro_batches"]).split(";")),
         "model_parallel": bool(row["model_parallel"]),
     }
 
@@ -248,7 +249,13 @@ def _own(x: Any) -> float | None:
 
 @functools.cache
 def _runs(data_dir: str) -> pd.DataFrame:
-    frame = data.published_runs().copy()
+    return prepare(data.published_runs())
+
+
+def prepare(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows in the columns of ``data/published_runs.csv`` with the model's view of each (:func:`runs`):
+    the committed table, or rows not yet in it (a new row's first score, :func:`analyses.scenario.whole_run.first_scores`)."""
+    frame = rows.copy()
     n = frame["n_gpus"]
     tp, pp = frame["tp"].fillna(1), frame["pp"].fillna(1)
     cp, ep = frame["cp"].fillna(1), frame["ep"].fillna(1)
@@ -288,6 +295,7 @@ def inputs(frame: pd.DataFrame) -> dict[str, Any]:
         ),
         "attention_span": flops.attention_span(frame["seq_len"], frame["window"].fillna(0)),
         "moe_layers": (frame["n_layers"] - frame["dense_layers"].fillna(0)).to_numpy(float),
+        "flash": (frame["attention_kernel"] == "flash").to_numpy(),
         "n_experts": frame["n_experts"].fillna(0).to_numpy(float),
         "experts_active": frame["experts_active"].fillna(0).to_numpy(float),
         "n_gpus": frame["n_gpus"].to_numpy(float),

@@ -22,7 +22,7 @@ import pandas as pd
 from analyses import data, scenario
 from analyses.models import interruptions, layouts, performance, uncertainty
 from analyses.models import plan as pl
-from analyses.scenario import calibration, costs, generations, whole_run
+from analyses.scenario import bands, calibration, costs, generations, whole_run
 
 PlanError = pl.PlanError
 
@@ -95,16 +95,10 @@ def request(shape: pl.Shape, tokens: float, deadline_days: float, **fields: Any)
     generation; ``s`` defaults to the scenario's central values. The training stack (``stack``, an id
     or alias of ``data/training_stacks.csv``; ``unspecified`` by default) sets what the search may use
     and the fitted terms of a real run (:func:`analyses.scenario.whole_run.terms`: the stack's
-    efficiency, the layout factor unless the tensor and pipeline sizes are pinned, the campaign
-    overhead), each unless given."""
+    efficiency and the campaign overhead), each unless given."""
     s = fields.pop("s", None)
-    pinned = dict(fields.get("pinned", ()))
     try:
-        terms = whole_run.terms(
-            fields.get("stack", calibration.POOLED_STACK),
-            {"tp", "pp"} <= set(pinned),
-            tuple(fields.get("holdout_sources", ())),
-        )
+        terms = whole_run.terms(fields.get("stack", calibration.POOLED_STACK), tuple(fields.get("holdout_sources", ())))
     except KeyError as err:
         raise PlanError("stack", str(err.args[0])) from None
     fields = terms | fields | {"stack": terms["stack"]}
@@ -153,17 +147,35 @@ def _efficiency_basis(data_dir: str, gpu: str, compute_efficiency: float, holdou
     return f"calibrated: {fitted:.2f} for {own}, fitted with {', '.join(cal['id'])} and the other calibration rows"
 
 
-def validation_errors(req: pl.Request) -> np.ndarray:
-    """The errors a plan's whole-run figures are banded by, ``ln(published / predicted time)`` of published
-    whole runs by grouped cross-validation (:func:`analyses.scenario.whole_run.whole_errors`)."""
-    return whole_run.whole_errors()
+def plan_class(req: pl.Request, gpu: str) -> bands.Path:
+    """The class of ``req`` on ``gpu`` its bands are sized on (:func:`analyses.scenario.bands.path`: dense or
+    MoE, size, the GPU's architecture)."""
+    return bands.path(req.shape.n_experts > 0, req.shape.n_params, gpu)
 
 
-def steady_errors(req: pl.Request) -> np.ndarray:
-    """The errors a plan's steady-state figures are banded by: grouped cross-validation at published
-    layouts when ``req`` pins its tensor and pipeline sizes, else at the planner's pick; at each run's
-    stack when ``req`` names one (:func:`analyses.scenario.whole_run.steady_errors`)."""
-    return whole_run.steady_errors(req.layout_pinned, req.stack != calibration.POOLED_STACK)
+def _kind(req: pl.Request) -> tuple[bool, bool]:
+    return req.layout_pinned, req.stack != calibration.POOLED_STACK
+
+
+def validation_errors(req: pl.Request, gpu: str) -> np.ndarray:
+    """The errors a plan's whole-run figures on ``gpu`` are banded by, ``ln(published / predicted time)`` by
+    grouped cross-validation: the steady-state errors of the plan's class and kind combined with the campaign
+    overhead's spread among the published campaigns of its class (:func:`analyses.scenario.bands.whole_errors`)."""
+    return bands.whole_errors(plan_class(req, gpu), *_kind(req))
+
+
+def steady_errors(req: pl.Request, gpu: str) -> np.ndarray:
+    """The errors a plan's steady-state figures on ``gpu`` are banded by: the grouped cross-validation errors
+    of the published runs of its class (:func:`plan_class`) at printed layouts when ``req`` pins its tensor
+    and pipeline sizes, else at the planner's pick; at each run's stack when ``req`` names one
+    (:func:`analyses.scenario.bands.steady_errors`)."""
+    return bands.steady_errors(plan_class(req, gpu), *_kind(req))[0]
+
+
+def band_class(req: pl.Request, gpu: str) -> str:
+    """The class of published runs the steady-state band of ``req`` on ``gpu`` comes from, in words (the plan's
+    own class, or the parent it pools into: :func:`analyses.scenario.bands.steady_errors`)."""
+    return bands.label(bands.steady_errors(plan_class(req, gpu), *_kind(req))[1])
 
 
 def hourly_cost(req: pl.Request, gpu: str, s: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
@@ -226,10 +238,19 @@ def plan(req: pl.Request) -> pl.Plan:
 
 
 def intervals(req: pl.Request, rows: pd.DataFrame, level: float = uncertainty.INTERVAL_LEVEL) -> pd.DataFrame:
-    """:func:`analyses.models.plan.intervals` with the calibration's validation errors and the
-    scenario's price draws of each generation in ``rows``."""
-    draws = {gpu: hourly_cost_draws(req, gpu) for gpu in dict.fromkeys(rows["gpu"])} if len(rows) else {}
-    return pl.intervals(req, rows, validation_errors(req), draws, level, steady_errors(req))
+    """:func:`analyses.models.plan.intervals` with the validation errors of the plan's class on each
+    generation in ``rows`` (:func:`steady_errors`, :func:`validation_errors`) and the scenario's price draws."""
+    if not len(rows):
+        return pl.intervals(req, rows, np.zeros(1), {}, level)
+    gpus = rows["gpu"].to_numpy()
+    parts, order = [], []
+    for gpu in dict.fromkeys(gpus):  # each generation at the bands of its class
+        at = np.flatnonzero(gpus == gpu)
+        draws = {gpu: hourly_cost_draws(req, gpu)}
+        errors = (validation_errors(req, gpu), steady_errors(req, gpu))
+        parts.append(pl.intervals(req, rows.iloc[at], errors[0], draws, level, errors[1]))
+        order.extend(at)
+    return pd.concat(parts).iloc[np.argsort(order, kind="stable")]
 
 
 def sensitivity(req: pl.Request, row: pd.Series) -> pd.DataFrame:
@@ -245,7 +266,7 @@ def sensitivity(req: pl.Request, row: pd.Series) -> pd.DataFrame:
     """
     layout = pd.DataFrame([row[list(layouts.COLUMNS)]])
     gpu = row["gpu"]
-    lo, hi = calibration.band(uncertainty.INTERVAL_LEVEL, validation_errors(req))
+    lo, hi = calibration.band(uncertainty.INTERVAL_LEVEL, validation_errors(req, gpu))
     rows = [
         {
             "input": "model error on published whole runs (grouped cross-validation, 90% band)",

@@ -14,12 +14,13 @@ Three kinds of validation row (stated once):
   goodput, and the campaign overhead fitted on the other groups' whole runs:
   :func:`analyses.scenario.whole_run.whole_runs`) on the printed layout where the source prints one,
   else the planner's pick at the printed GPU count (1,024-2,048 GPUs where no count is printed:
-  Llama 2) times the layout factor;
+  Llama 2);
 - **ratio** (two runs of one recipe on two GPUs, ``ratio_group``): the per-GPU speed-up of the newer
   GPU over the older, predicted against published (:func:`analyses.scenario.calibration.ratio_errors`).
 
-The 90% band of a row is leave-one-group-out: the split-conformal band of the cross-validation errors of
-every *other* group's rows of its kind, so no row's band is widened by its own error. ``before`` is the step-time
+The 90% band of a row is the band a plan of its class and kind gets (:mod:`analyses.scenario.bands`),
+leave one group out: the split-conformal band of the cross-validation errors of every *other* group's
+rows of its class, so no row's band is widened by its own error; a ratio's, of every other ratio's. ``before`` is the step-time
 model the book used before issue 21 (one kernel efficiency per GPU and precision, 6N FLOPs,
 data-parallel overlap 0.5), on the same layout: that model is gone (issue 33: one step-time model), and
 its errors are the record it left, ``data/measurements/validation_before.csv`` (a run added since has
@@ -36,7 +37,7 @@ import pandas as pd
 from analyses import data
 from analyses.models import flops
 from analyses.models.uncertainty import INTERVAL_LEVEL, error_band
-from analyses.scenario import calibration, whole_run
+from analyses.scenario import bands, calibration, whole_run
 
 KINDS = ("step time", "GPU-hours", "wall-clock days", "ratio")
 
@@ -115,11 +116,18 @@ def _step_rows(data_dir: str) -> pd.DataFrame:
         }
     )
     pick = whole_run.pick_predictions().set_index("id").loc[rows["id"]]
-    out["predicted_pick"] = (pick["pick_cv"] * pick["layout_factor_cv"]).to_numpy(float)
+    out["predicted_pick"] = pick["pick_cv"].to_numpy(float)
     out["error_pick"] = published / out["predicted_pick"] - 1.0
     out["pick_layout"] = pick["pick_layout"].to_numpy()
     out["first_score_error"] = rows["first_score_error"].to_numpy(float)
-    return source_bands(out.reset_index(drop=True), by="cv_group")
+    pinned = bands.steady_bands(True, True).set_index("id").loc[rows["id"]]
+    picked = bands.steady_bands(False, True).set_index("id").loc[rows["id"]]
+    out["class"] = pinned["class"].to_numpy()
+    out["band_lo"], out["band_hi"] = pinned["band_lo"].to_numpy(float), pinned["band_hi"].to_numpy(float)
+    out["pick_class"] = picked["class"].to_numpy()
+    out["pick_band_lo"], out["pick_band_hi"] = picked["band_lo"].to_numpy(float), picked["band_hi"].to_numpy(float)
+    out["pick_inside"] = picked["inside"].to_numpy(bool)
+    return out.reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -158,9 +166,13 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
             "goodput": planned["goodput"],
             "note": rows["validation_note"].fillna(""),
             "first_score_error": rows["first_score_error"].to_numpy(float),
+            "hours_counted": planned["hours_counted"],
         }
     )
-    return source_bands(out, by="cv_group")
+    band = bands.whole_bands().set_index("id").loc[planned["id"]]
+    out["class"] = band["class"].to_numpy()
+    out["band_lo"], out["band_hi"] = band["band_lo"].to_numpy(float), band["band_hi"].to_numpy(float)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -237,6 +249,7 @@ def summary(frame: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per kind and role: rows, median and worst absolute error after and before, and the share of
     rows whose published value lies inside its 90% band."""
     t = table() if frame is None else frame
+    t = t[t["hours_counted"] != "unclear"]
     rows = []
     for (kind, role), g in t.groupby(["kind", "role"], sort=False):
         e, b = g["error"].abs(), g["error_before"].abs()
@@ -262,6 +275,7 @@ def headline() -> dict[str, float]:
     ``median``, ``worst``, ``inside``) and the previous model on them (``_before``)."""
     v = scored()
     step, whole = step_time(), whole_runs()
+    whole = whole[whole["hours_counted"] != "unclear"]
     out: dict[str, float] = {
         "rows": len(v),
         "median": float(v["error"].abs().median()),
@@ -273,8 +287,8 @@ def headline() -> dict[str, float]:
         "within_40": float((v["error"].abs() <= 0.40).mean()),
     }
     in_sample = {"steady": step["predicted_in_sample"] / step["published"] - 1.0, "whole": whole["error_in_sample"]}
-    pick = step["error_pick"].dropna()
-    lo, hi = error_band(-np.log1p(pick.to_numpy()))
+    scored_pick = step[step["error_pick"].notna()]
+    pick = scored_pick["error_pick"]
     for name, frame in (("steady", step), ("whole", whole)):
         e = frame["error"].abs()
         out |= {
@@ -285,20 +299,21 @@ def headline() -> dict[str, float]:
             f"{name}_median_in_sample": float(in_sample[name].abs().median()),
             f"{name}_worst_in_sample": float(in_sample[name].abs().max()),
         }
-    inside_pick = (-np.log1p(pick) >= lo) & (-np.log1p(pick) <= hi)
     out |= {
         "pick_rows": len(pick),
         "pick_median": float(pick.abs().median()),
         "pick_worst": float(pick.abs().max()),
-        "pick_inside": float(inside_pick.mean()),
+        "pick_inside": float(scored_pick["pick_inside"].mean()),
     }
     return out
 
 
 def scored(frame: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The rows the headline scores: every step-time and whole-run row, each by grouped cross-validation."""
+    """The rows the headline scores: every step-time and whole-run row, each by grouped cross-validation, but a
+    whole run whose figure is unclear (``hours_counted``: its source's figures disagree, or ask more of the
+    hardware than any published run reaches), which is listed and never scored."""
     t = table() if frame is None else frame
-    return t[t["kind"].isin(("step time", "GPU-hours", "wall-clock days"))]
+    return t[t["kind"].isin(("step time", "GPU-hours", "wall-clock days")) & (t["hours_counted"] != "unclear")]
 
 
 def outliers(limit: float, frame: pd.DataFrame | None = None) -> pd.DataFrame:

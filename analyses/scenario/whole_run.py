@@ -1,27 +1,28 @@
 """What real runs do beyond the step-time model at a printed layout, fitted on published runs and
-scored by grouped cross-validation: the gap between the planner's pick and what runs reach, the
-campaign overhead of a whole run, and the 90% bands a plan's figures carry.
+scored by grouped cross-validation: the planner's pick on every published run, the campaign overhead
+of a whole run, and the 90% bands a plan's figures carry.
 
 Stated once:
 
 - **the planner's pick.** A reader who gives no layout gets the layout the planner finds fastest
-  on their GPU count (:func:`picks`). Published runs rarely reach it: their teams choose layouts, micro-batches
-  and recomputation by other rules, on stacks of their day. ``layout_factor`` is the median of
-  ``published / predicted`` tokens per second over every published step-time run, each predicted at
-  the planner's pick on its GPU count, batch and sequence length, at its stack's efficiency: the
-  factor a plan that pins no layout is multiplied by (1 when the tensor and pipeline sizes are pinned).
+  on their GPU count (:func:`picks`) among those their stack runs (its ZeRO stages and model
+  parallelism) with the recomputation their attention kernel allows (a run of 2021-22 without
+  FlashAttention had no selective recomputation). Every published step-time run is scored at that
+  pick too (:func:`pick_predictions`); no factor is fitted on the gap.
 - **the campaign overhead.** A published whole run (GPU-hours or days for its tokens) takes longer
   than its steady-state throughput, the data-loading stall and the modelled failures and checkpoints
   give: warm-up and batch ramps, evaluations, restarts and reruns beyond the failure model, idle and
-  queue time, data stalls, sometimes a share of post-training. ``campaign_overhead`` is the
-  geometric mean excess of published whole runs over that time, shrunk toward none
-  (:data:`CAMPAIGN_PRIOR_ROWS`), fitted on the whole-run rows alone, apart from the steady-state rows.
-- **the bands.** Every error is grouped cross-validation: a row is predicted by a fit without every row
+  queue time, data stalls, sometimes a share of post-training. What a published figure counts is a
+  column of the data (``hours_counted``, from its source's wording): a figure that is its tokens over
+  its measured throughput (DeepSeek's GPU-hours per trillion tokens) holds none of that and is
+  compared with the plan's steady state; the time of the training jobs (``job``) or of the calendar
+  (``calendar``) holds all of it. ``campaign_overhead`` is the median excess of those over the plan,
+  shrunk toward none (:data:`CAMPAIGN_PRIOR_ROWS`), fitted on the whole-run rows alone, apart from
+  the steady-state rows.
+- **the errors.** Every error is grouped cross-validation: a row is predicted by a fit without every row
   that shares a source with it (:func:`analyses.scenario.calibration.cv_groups`), the core and the
-  stack efficiencies (:func:`analyses.scenario.calibration.cv_models`), the layout factor and the
-  campaign overhead alike. A plan's steady-state figures take the band of the steady-state errors of
-  its kind (layout pinned or picked, stack named or not), its whole-run figures the band of the
-  whole-run errors.
+  stack efficiencies (:func:`analyses.scenario.calibration.cv_models`) and the campaign overhead
+  alike. The bands a plan's figures carry, by class of plan, are :mod:`analyses.scenario.bands`'.
 
 Errors are ``ln(published time / predicted time)`` (= ``ln(predicted / published)`` of a rate),
 :mod:`analyses.scenario.calibration`'s sign. Everything is computed once per data folder.
@@ -36,15 +37,17 @@ import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
-from analyses.models import layouts
+from analyses.models import flops, layouts
 from analyses.models import performance as pf
 from analyses.models import plan as pl
 from analyses.models.training_run import HEAD_SIZE
 from analyses.scenario import calibration
 
-CAMPAIGN_PRIOR_ROWS = 2.0  # weight, in rows, of the anchor of no campaign overhead
+CAMPAIGN_PRIOR_ROWS = 2  # rows of no campaign overhead among the excesses whose median is the overhead
 UNPRINTED_GPUS = (1024, 2048)  # GPU counts searched where a whole run prints none (Llama 2's model card)
 DEADLINE_DAYS = 3650.0  # published runs are planned without a deadline
+HOURS_COUNTED = ("throughput", "job", "calendar", "unclear")  # what a whole run's figure counts (data/published_runs.csv)
+CAMPAIGNS = ("job", "calendar")  # figures that count a campaign, which the campaign overhead is fitted on
 
 
 # --------------------------------------------------------------------------------------------
@@ -61,7 +64,7 @@ def run_shape(r: dict[str, Any]) -> pl.Shape:
     """The planner's shape of one published run (dense or mixture of experts), with its architecture."""
     moe = r["arch"] == "moe"
     heads = _int(r["n_heads"], int(r["d_model"]) // HEAD_SIZE)
-    width = calibration.inputs(pd.DataFrame([r]))["attention_width"][0]
+    width = flops.attention_width(r["d_model"], _int(r["n_heads"]), _int(r["qk_head_dim"]), _int(r["v_head_dim"]))
     return pl.Shape(
         name=r["run"],
         n_params=float(r["params_total"]),
@@ -123,6 +126,8 @@ def published_request(r: dict[str, Any], *, pinned: bool, **fields: Any) -> pl.R
         max_gpus=counts[1],
         global_batch_tokens=batch,
         pinned=printed_layout(r) if pinned else (),
+        attention_kernel=str(r["attention_kernel"]),
+        gather_bytes_per_s=calibration.zero3_gather_rate(r["zero3_gathers"]),
         **fields,
     ).validate()
 
@@ -134,7 +139,7 @@ def _fastest(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------------------------
-# The planner's pick on every step-time row, and the layout factor
+# The planner's pick on every step-time row
 # --------------------------------------------------------------------------------------------
 
 
@@ -180,33 +185,18 @@ def _pick_predictions(data_dir: str) -> pd.DataFrame:
     frame["published"] = rows["tokens_per_s_per_gpu"].to_numpy(float)
     frame["pick_in_sample"], frame["pick_cv"], frame["pick_cv_pooled"] = np.array(out, float).T
     frame["pick_layout"] = [layouts.label(p) if p.get("tp") == p.get("tp") else "" for _, p in chosen.iterrows()]
-    groups = frame["cv_group"].to_numpy()
-    gap = np.log(frame["published"] / frame["pick_in_sample"]).to_numpy()
-    gap_cv = np.log(frame["published"] / frame["pick_cv"]).to_numpy()
-    pooled_cv = np.log(frame["published"] / frame["pick_cv_pooled"]).to_numpy()
-    factor = np.array([np.exp(np.nanmedian(gap_cv[groups != g])) for g in groups])
-    factor_pooled = np.array([np.exp(np.nanmedian(pooled_cv[groups != g])) for g in groups])
-    frame["layout_factor_cv"] = factor
-    frame["log_error"] = np.log(frame["pick_cv"] * factor / frame["published"])
-    frame["log_error_pooled"] = np.log(frame["pick_cv_pooled"] * factor_pooled / frame["published"])
-    frame["log_error_in_sample"] = np.log(frame["pick_in_sample"] * np.exp(np.nanmedian(gap)) / frame["published"])
+    frame["log_error"] = np.log(frame["pick_cv"] / frame["published"])
+    frame["log_error_pooled"] = np.log(frame["pick_cv_pooled"] / frame["published"])
+    frame["log_error_in_sample"] = np.log(frame["pick_in_sample"] / frame["published"])
     return frame
 
 
 def pick_predictions() -> pd.DataFrame:
     """Every step-time row predicted at the planner's pick: in sample (the full fit) and by grouped
     cross-validation (the fit without the row's group; ``_pooled``: at the efficiency of a stack not
-    named), with the layout factor of the other groups applied, and the errors (``log_error``...)."""
+    named), and the errors (``log_error``, ``log_error_pooled``, ``log_error_in_sample``: ``ln(predicted /
+    published)`` tokens per second, the step time's ``ln(published / predicted)``)."""
     return _pick_predictions(str(data.DATA_DIR)).copy()
-
-
-def layout_factor(stack_known: bool = True) -> float:
-    """Published runs' tokens per second over the model's at the planner's pick: the median ratio over
-    every step-time row (each predicted by grouped cross-validation, at its stack's efficiency or, if
-    ``stack_known`` is false, at the pooled one). A plan that pins no layout is multiplied by it."""
-    p = _pick_predictions(str(data.DATA_DIR))
-    column = "pick_cv" if stack_known else "pick_cv_pooled"
-    return float(np.exp(np.nanmedian(np.log(p["published"] / p[column]))))
 
 
 # --------------------------------------------------------------------------------------------
@@ -217,15 +207,29 @@ def layout_factor(stack_known: bool = True) -> float:
 def whole_run_rows() -> pd.DataFrame:
     """The published runs that print GPU-hours, or wall-clock days and a GPU count, for their tokens."""
     runs = calibration.runs()
+    return runs[_is_whole(runs)].reset_index(drop=True)
+
+
+def _is_whole(runs: pd.DataFrame) -> pd.Series:
+    """Which rows are whole runs (GPU-hours, or days and a GPU count, for their tokens); each must say what its
+    figure counts (``hours_counted``): a clear error names the first that does not."""
     has_total = runs["gpu_hours"].notna() | (runs["wall_clock_days"].notna() & runs["n_gpus"].notna())
-    return runs[has_total & runs["training_tokens"].notna()].reset_index(drop=True)
+    whole = has_total & runs["training_tokens"].notna()
+    missing = whole & ~runs["hours_counted"].isin(HOURS_COUNTED)
+    if missing.any():
+        raise data.DataError(
+            "data/published_runs.csv",
+            f"whole run {runs.loc[missing, 'id'].iloc[0]!r} needs what its figure counts, one of {', '.join(HOURS_COUNTED)}",
+            column="hours_counted",
+        )
+    return whole
 
 
-def _plan_whole(r: dict[str, Any], coef: pf.Coefficients, eff: dict[str, float], gap: float) -> tuple[pd.Series, str]:
-    """One whole run planned with ``coef``, the stack efficiencies ``eff`` and layout factor ``gap``, no
-    campaign overhead: at its printed layout if it prints one, else at the planner's pick."""
+def _plan_whole(r: dict[str, Any], coef: pf.Coefficients, eff: dict[str, float]) -> tuple[pd.Series, str]:
+    """One whole run planned with ``coef`` and the stack efficiencies ``eff``, no campaign overhead: at its
+    printed layout if it prints one, else at the planner's pick."""
     pinned = bool(printed_layout(r))
-    req = published_request(r, pinned=pinned, stack_efficiency=eff[r["stack"]], layout_factor=1.0 if pinned else gap)
+    req = published_request(r, pinned=pinned, stack_efficiency=eff[r["stack"]])
     best = _fastest(pl.evaluate(req, r["gpu"], coef))
     how = "its own layout" if pinned else "the planner's pick"
     return best.iloc[0], how
@@ -235,29 +239,24 @@ def _plan_whole(r: dict[str, Any], coef: pf.Coefficients, eff: dict[str, float],
 def _whole_runs(data_dir: str) -> pd.DataFrame:
     rows = whole_run_rows()
     models = calibration.cv_models()
-    full = (calibration.coefficients(), calibration.stack_efficiencies(), layout_factor())
+    full = (calibration.coefficients(), calibration.stack_efficiencies())
     groups = rows["cv_group"].to_numpy()
-    pick = _pick_predictions(data_dir)
     out = []
     for r in rows.to_dict("records"):
         g = r["cv_group"]
-        coef, eff = models.get(g, full[:2])
-        others = pick["cv_group"] != g
-        gap = float(np.exp(np.nanmedian(np.log(pick.loc[others, "published"] / pick.loc[others, "pick_cv"]))))
-        planned, how = _plan_whole(r, coef, eff, gap)
+        coef, eff = models.get(g, full)
+        planned, how = _plan_whole(r, coef, eff)
         in_sample, _ = _plan_whole(r, *full)
-        if r["gpu_hours"] == r["gpu_hours"]:
-            kind, published = "GPU-hours", float(r["gpu_hours"])
-            value, value_in = float(planned["gpu_hours"]), float(in_sample["gpu_hours"])
-        else:
-            kind, published = "wall-clock days", float(r["wall_clock_days"])
-            value, value_in = float(planned["days"]), float(in_sample["days"])
+        kind, published, column = _published(r)
+        steady = r["hours_counted"] == "throughput"  # the figure is tokens over throughput: the steady state's
+        value, value_in = (_planned(p, column, steady) for p in (planned, in_sample))
         out.append(
             {
                 "id": r["id"],
                 "kind": kind,
                 "cv_group": g,
                 "stack": r["stack"],
+                "hours_counted": r["hours_counted"],
                 "published": published,
                 "planned": value,  # grouped cross-validation, no campaign overhead
                 "planned_in_sample": value_in,
@@ -272,33 +271,54 @@ def _whole_runs(data_dir: str) -> pd.DataFrame:
             }
         )
     frame = pd.DataFrame(out)
+    campaign = frame["hours_counted"].isin(CAMPAIGNS).to_numpy()  # the rows the overhead is fitted on
+    counted = (frame["hours_counted"] != "throughput").to_numpy()  # the rows it applies to
     excess = np.log(frame["published"] / frame["planned"]).to_numpy()
-    excess_in = np.log(frame["published"] / frame["planned_in_sample"]).to_numpy()
-    k = CAMPAIGN_PRIOR_ROWS
-    frame["campaign_cv"] = [
-        np.expm1(np.maximum(excess[groups != g].sum() / ((groups != g).sum() + k), 0.0)) for g in groups
-    ]
+    frame["campaign_cv"] = np.where(counted, [_campaign(excess[campaign & (groups != g)]) for g in groups], 0.0)
     frame["predicted"] = frame["planned"] * (1.0 + frame["campaign_cv"])
     frame["log_error"] = np.log(frame["published"] / frame["predicted"])  # ln(published / predicted time)
-    campaign_in = np.expm1(max(excess_in.sum() / (excess_in.size + k), 0.0))
-    frame["predicted_in_sample"] = frame["planned_in_sample"] * (1.0 + campaign_in)
+    excess_in = np.log(frame["published"] / frame["planned_in_sample"]).to_numpy()
+    frame["predicted_in_sample"] = frame["planned_in_sample"] * (1.0 + np.where(counted, _campaign(excess_in[campaign]), 0.0))
     frame["log_error_in_sample"] = np.log(frame["published"] / frame["predicted_in_sample"])
     return frame
+
+
+def _published(r: dict[str, Any]) -> tuple[str, float, str]:
+    """A whole run's kind (GPU-hours or wall-clock days), its published figure and the plan's column to compare."""
+    if r["gpu_hours"] == r["gpu_hours"]:
+        return "GPU-hours", float(r["gpu_hours"]), "gpu_hours"
+    return "wall-clock days", float(r["wall_clock_days"]), "days"
+
+
+def _planned(planned: pd.Series, column: str, steady: bool) -> float:
+    """A plan's GPU-hours or days: the whole run's, or the steady state's alone (``steady``: no data stall,
+    failures or checkpoints, the time the plan's throughput gives its tokens)."""
+    value = float(planned[column])
+    return value * float(planned["steady_gpu_hours"] / planned["gpu_hours"]) if steady else value
+
+
+def _campaign(excess: np.ndarray) -> float:
+    """The campaign overhead from the ``ln`` excesses of published whole runs over their plans: their median
+    with :data:`CAMPAIGN_PRIOR_ROWS` excesses of none among them (shrunk toward none), never below none. A median,
+    not a mean: a few published figures count more than one campaign (Llama 3.1 8B's 1.46M GPU-hours are
+    some 2.7 times its plan) and would pull a mean toward them."""
+    return float(np.expm1(max(np.median(np.r_[excess, np.zeros(int(CAMPAIGN_PRIOR_ROWS))]), 0.0)))
 
 
 def whole_runs() -> pd.DataFrame:
     """Every published whole run: planned GPU-hours (or days) by grouped cross-validation, with the
     campaign overhead fitted without the run's group (``campaign_cv``), and in sample; the layout (its
-    own, or the planner's pick at the layout factor) and the errors."""
+    own, or the planner's pick) and the errors."""
     return _whole_runs(str(data.DATA_DIR)).copy()
 
 
 def campaign_overhead() -> float:
     """A whole run's time beyond its steady state, data stall, failures and checkpoints, as a share:
-    the geometric mean excess of every published whole run, shrunk toward none
-    (:data:`CAMPAIGN_PRIOR_ROWS`), never below none."""
-    excess = np.log(whole_runs_planned()["published"] / whole_runs_planned()["planned_in_sample"]).to_numpy()
-    return float(np.expm1(max(excess.sum() / (excess.size + CAMPAIGN_PRIOR_ROWS), 0.0)))
+    the median excess of every published whole run whose figure counts its jobs or its calendar
+    (:func:`_campaign`)."""
+    frame = whole_runs_planned()
+    frame = frame[frame["hours_counted"].isin(CAMPAIGNS)]
+    return _campaign(np.log(frame["published"] / frame["planned_in_sample"]).to_numpy())
 
 
 def whole_runs_planned() -> pd.DataFrame:
@@ -311,43 +331,60 @@ def whole_runs_planned() -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 
 
-def steady_errors(layout_pinned: bool, stack_known: bool) -> np.ndarray:
-    """Grouped cross-validation errors of the steady state a plan of this kind gets: at published
-    layouts (pinned) or at the planner's pick; at each run's stack efficiency, or the pooled one."""
-    if layout_pinned:
-        return calibration.errors(stack_known)
-    p = _pick_predictions(str(data.DATA_DIR))
-    e = p["log_error" if stack_known else "log_error_pooled"].to_numpy(float)
-    return e[np.isfinite(e)]
-
-
-def whole_errors() -> np.ndarray:
-    """Grouped cross-validation errors of the whole runs, ``ln(published / predicted time)``."""
-    return _whole_runs(str(data.DATA_DIR))["log_error"].to_numpy(float)
-
-
-def terms(stack: str, layout_pinned: bool, holdout_sources: tuple[str, ...] = ()) -> dict[str, Any]:
+def terms(stack: str, holdout_sources: tuple[str, ...] = ()) -> dict[str, Any]:
     """The request fields of a plan on ``stack`` (an id or alias; the pooled one for ``unspecified``):
-    ``stack_efficiency``, ``layout_factor`` (1 when the layout is pinned), ``campaign_overhead``, and
+    ``stack_efficiency``, ``campaign_overhead``, and
     what the stack runs (``zero_stages``, ``model_parallel``); the efficiency fitted without rows citing
     ``holdout_sources``."""
     sid = calibration.stack_id(stack)
-    known = sid != calibration.POOLED_STACK
     return {
         "stack": sid,
         "stack_efficiency": calibration.stack_efficiency(sid, holdout_sources),
-        "layout_factor": 1.0 if layout_pinned else layout_factor(known),
         "campaign_overhead": campaign_overhead(),
         **calibration.stack_rules(sid),
     }
 
 
-def bands(stack: str, layout_pinned: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The errors (steady state, whole run) a plan of this kind is banded by."""
-    known = calibration.stack_id(stack) != calibration.POOLED_STACK
-    return steady_errors(layout_pinned, known), whole_errors()
-
-
 def clear_cache() -> None:
     for fn in (_picks, _pick_predictions, _whole_runs):
         fn.cache_clear()
+
+
+# --------------------------------------------------------------------------------------------
+# A new row's first score
+# --------------------------------------------------------------------------------------------
+
+
+def first_scores(rows: pd.DataFrame) -> pd.DataFrame:
+    """The model as it stands (fitted on the committed ``data/``, which must not hold ``rows``) against
+    rows of ``data/published_runs.csv``'s columns: a whole run (GPU-hours, or days on a printed GPU
+    count, for its tokens) planned as :func:`whole_runs` plans one, a steady-state row (layout and
+    throughput printed) by the step-time model at its stack; columns ``id``, ``kind``, ``published``,
+    ``predicted`` and ``first_score_error`` (``predicted / published − 1`` of tokens per second, GPU-hours
+    or days: the schema's sign). The record a new row keeps whatever later fits do."""
+    known = set(calibration.runs()["id"])
+    clash = sorted(set(rows["id"]) & known)
+    if clash:
+        raise ValueError(f"rows already in data/published_runs.csv (scored before they were added): {', '.join(clash)}")
+    frame = calibration.prepare(rows)
+    whole_rows = _is_whole(frame).to_numpy()
+    coef, eff = calibration.coefficients(), calibration.stack_efficiencies()
+    terms = (coef, eff)
+    overhead = campaign_overhead()
+    out = []
+    for r, whole in zip(frame.to_dict("records"), whole_rows, strict=True):
+        if whole:
+            planned, _ = _plan_whole(r, *terms)
+            kind, published, column = _published(r)
+            steady = r["hours_counted"] == "throughput"
+            predicted = _planned(planned, column, steady) * (1.0 if steady else 1.0 + overhead)
+        elif r["step_time_row"]:
+            step = pf.step_time(coef, **calibration.inputs(pd.DataFrame([r])), stack_efficiency=eff[r["stack"]])
+            kind, published = "step time", float(r["tokens_per_s_per_gpu"])
+            predicted = float(step.tokens_per_s_per_gpu[0])
+        else:
+            raise ValueError(f"row {r['id']!r} is neither a whole run nor a steady-state row (layout and throughput)")
+        out.append({"id": r["id"], "kind": kind, "published": published, "predicted": predicted})
+    result = pd.DataFrame(out)
+    result["first_score_error"] = result["predicted"] / result["published"] - 1.0
+    return result

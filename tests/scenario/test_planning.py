@@ -25,7 +25,7 @@ from analyses.models import (
     uncertainty,
 )
 from analyses.models import plan as pl
-from analyses.scenario import calibration, costs, planning, whole_run
+from analyses.scenario import calibration, costs, planning
 from analyses.units import GB, SECONDS_PER_DAY
 
 
@@ -184,7 +184,7 @@ def test_step_time_goodput_and_cost_of_a_layout_equal_the_models(req, b300, s):
         gpus_per_node=8,
         nvlink_domain_gpus=8,
         latency_s=s["rdma_latency_us"] * 1e-6,
-        stack_efficiency=req.stack_efficiency * req.layout_factor,
+        stack_efficiency=req.stack_efficiency,
     )
     assert s["dp_overlap"] == pytest.approx(coef.dp_overlap, rel=0.01)
     nodes = 512 / 8
@@ -204,7 +204,7 @@ def test_step_time_goodput_and_cost_of_a_layout_equal_the_models(req, b300, s):
     assert row["goodput"] == pytest.approx(good, rel=1e-12)
     # the whole run: the steady state over the goodput, times the fitted campaign overhead
     days = req.tokens / req.global_batch_tokens * step / good * (1 + req.campaign_overhead) / SECONDS_PER_DAY
-    assert 0 < req.campaign_overhead < 0.2
+    assert 0 < req.campaign_overhead < 0.4  # 27 published whole runs: about a quarter beyond the steady state
     assert row["days"] == pytest.approx(days, rel=1e-12)
     rent = s["rent_b300_usd_per_gpu_hour"] * (1 + s["rental_overhead_fraction"])
     assert row["cost_rented"] == pytest.approx(512 * days * 24 * rent, rel=1e-12)
@@ -359,10 +359,9 @@ def test_intervals_scale_one_sample_per_generation(req, h100):
     assert rec["cost_lo"] < rec["cost"] < rec["cost_hi"]
     # every layout of a generation scales the same draws: the ratios are the same on every row
     np.testing.assert_allclose(rows["days_hi"] / rows["days"], rows["days_hi"].iloc[0] / rows["days"].iloc[0])
-    # and the interval is the out-of-sample errors' own: planned × exp(error) at the quantiles
-    errors = planning.validation_errors(req)
-    factor = np.exp(np.random.default_rng(req.seed + 1).choice(errors, size=req.mc_samples))
-    lo, _, hi = uncertainty.interval(factor)
+    # and the interval is the out-of-sample errors' own: planned × exp(error) at their conformal band
+    errors = planning.validation_errors(h100.request, "H100")
+    lo, hi = np.exp(uncertainty.error_band(errors))
     assert rec["days_lo"] == pytest.approx(rec["days"] * lo) and rec["days_hi"] == pytest.approx(rec["days"] * hi)
 
 
@@ -401,7 +400,7 @@ def test_sensitivity_moves_each_assumption_across_its_scenario_range(req, h100):
     # the model's own error moves days by the out-of-sample band, the right way round (the plan is
     # planned × exp(error)): the high end is slower than planned when the model tends to be optimistic
     model = frame.set_index("input").loc["model error on published whole runs (grouped cross-validation, 90% band)"]
-    lo, hi = calibration.band(errs=whole_run.whole_errors())
+    lo, hi = calibration.band(errs=planning.validation_errors(req, "H100"))
     assert model["days_a"] == pytest.approx(h100.best["days"] * lo) and model["days_b"] == pytest.approx(
         h100.best["days"] * hi
     )

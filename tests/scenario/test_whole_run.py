@@ -12,8 +12,8 @@ from analyses import data
 from analyses.models import flops, layouts, performance
 from analyses.models import plan as pl
 from analyses.models.training_run import generic_layers_and_width
-from analyses.models.uncertainty import error_band
-from analyses.scenario import calibration, planning, whole_run
+from analyses.models.uncertainty import combined_errors, error_band
+from analyses.scenario import bands, calibration, planning, whole_run
 
 
 def test_rows_that_share_a_source_fall_in_one_group():
@@ -116,7 +116,7 @@ def test_a_stack_without_model_parallelism_searches_data_parallelism_only(req):
     assert mosaic.stack == "mosaic" and mosaic.stack_efficiency == calibration.stack_efficiency("mosaic")
     frame = pl.candidates(mosaic, "A100")
     assert set(frame["tp"]) == {1} and set(frame["pp"]) == {1} and set(frame["zero_stage"]) == {3}
-    assert req.stack == "unspecified" and req.layout_factor == pytest.approx(whole_run.layout_factor(False))
+    assert req.stack == "unspecified" and req.stack_efficiency == calibration.stack_efficiency("unspecified")
 
 
 def test_fp16_keeps_bf16s_peak_and_memory():
@@ -142,9 +142,10 @@ def test_campaign_overhead_is_fitted_on_whole_runs_apart():
 
 def test_a_plan_carries_its_kind_of_band():
     """A plan that pins its layout takes the band of the published layouts, one that does not the band
-    at the planner's pick, which is wider."""
-    pinned = error_band(whole_run.steady_errors(True, True))
-    picked = error_band(whole_run.steady_errors(False, True))
+    at the planner's pick, which is wider (for a model of 100B or more, where layouts differ most)."""
+    large = bands.path(False, 405e9, "H100")
+    pinned = error_band(bands.steady_errors(large, True, True)[0])
+    picked = error_band(bands.steady_errors(large, False, True)[0])
     assert picked[1] - picked[0] > pinned[1] - pinned[0]
 
 
@@ -154,3 +155,76 @@ def test_layouts_search_space_is_unchanged_for_the_bench():
         "B300", layers=80, heads=80, sequences_per_step=2048, min_gpus=8, max_gpus=4096, domain_gpus=8, seq_len=2048
     )
     assert set(frame["recompute"]) == {"selective", "full"} and len(frame) > 10_000
+
+
+def test_new_rows_keep_the_first_score_the_model_gave_them_before_any_refit():
+    """Issue 33 item 7: 30 rows added in round 2 carry the error the model had on them before it was
+    refitted (tools/first_score.py, model at commit ca7da11): at least 15 whole runs and 10 steady-state
+    rows. The record is the table's, never recomputed: a row now in the table cannot be scored again as new."""
+    runs = data.published_runs()
+    scored = runs[runs["first_score_error"].notna()]
+    whole = scored["gpu_hours"].notna() | scored["wall_clock_days"].notna()
+    assert whole.sum() >= 15 and (~whole).sum() >= 10
+    assert scored["first_scored"].str.contains("ca7da11").all()
+    row = scored.set_index("id").loc["llama1-7b-run"]
+    assert row["first_score_error"] == pytest.approx(0.0227, abs=1e-4)  # 84,300 planned against 82,432 GPU-hours
+    with pytest.raises(ValueError, match="already in data/published_runs.csv"):
+        whole_run.first_scores(runs[runs["id"] == "llama1-7b-run"])
+
+
+def test_the_attention_kernel_is_a_property_of_the_run():
+    """A run without FlashAttention (Megatron-LM 2021) is predicted with the materialised kernel's fitted
+    efficiency, one with it with FlashAttention's; the planner searches only full recomputation for the
+    former (every 2021-22 run used it) and its stack's micro-batch sizes."""
+    runs = calibration.runs().set_index("id")
+    assert runs.loc["meg21-t1-1.7b-32", "attention_kernel"] == "materialized"
+    assert runs.loc["mosaic-mpt7b-h100-80gb-bf16-s2048-8", "attention_kernel"] == "flash"
+    coef = calibration.coefficients()
+    assert 0.1 < coef.e_attn_materialized < 0.6 and 0.1 < coef.e_attn < 0.8
+    r = calibration.runs().set_index("id", drop=False).loc["meg21-t1-1.7b-32"].to_dict()
+    old = whole_run.published_request(r, pinned=False)
+    assert old.attention_kernel == "materialized" and set(pl.candidates(old, "A100")["recompute"]) == {"full"}
+    assert set(pl.candidates(old, "A100")["micro_batch"]) <= {1, 2}  # Megatron's recipes
+    req = planning.request(
+        planning.shape("llama2-7b"), 1e11, 60, gpus=("A100",), min_gpus=64, max_gpus=64, stack="fsdp"
+    )
+    assert {1, 2, 4, 8} <= set(pl.candidates(req, "A100")["micro_batch"]) <= {1, 2, 4, 8, 16}  # FSDP recipes
+    slow = req.with_(attention_kernel="materialized")
+    layout = pl.candidates(req, "A100").iloc[:1]
+    assert (
+        planning.evaluate(slow, "A100", layout)["step_s"].iloc[0]
+        > planning.evaluate(req, "A100", layout)["step_s"].iloc[0]
+    )
+    with pytest.raises(pl.PlanError, match="attention_kernel"):
+        req.with_(attention_kernel="eager")
+
+
+def test_a_whole_runs_band_carries_the_steady_state_and_the_campaign():
+    """Hand-worked: steady errors ±0.1 and whole-run errors ±0.5 (robust spread 0.5 against 0.1): the
+    campaign adds a spread of at least sqrt(0.5² − 0.1²) ≈ 0.49 and the band holds 90% of the whole runs."""
+    steady = np.array([-0.1, 0.0, 0.1] * 10)
+    whole = np.array([-0.5, 0.0, 0.5] * 10)
+    sample, sigma = combined_errors(steady, whole)
+    lo, hi = error_band(sample)
+    assert sigma >= np.sqrt(0.5**2 * 1.4826**2 - 0.1**2 * 1.4826**2) - 1e-9
+    assert np.mean((whole >= lo) & (whole <= hi)) >= 0.9 and lo <= -0.1 and hi >= 0.1
+
+
+def test_shared_experts_count_as_the_dense_part_a_token_always_uses():
+    """A shared expert processes every token, so it belongs with attention and the dense layers in N_active's
+    dense part, never among the routed experts that the expert-parallel ranks shard and the MoE GEMM
+    efficiency applies to: the routed experts' parameters ``(N − N_active) / (1 − k/E)`` (from the published
+    totals) equal each model's own architecture within 0.1%. DeepSeek-V3 (one shared expert, three dense
+    layers, MLA): 58 MoE layers x 256 experts x 3 x 7,168 x 2,048 = 653.9B; Qwen3-235B (no shared expert):
+    94 x 128 x 3 x 4,096 x 1,536 = 227.1B (each report's Table 1 or 2 shape)."""
+    runs = calibration.runs().set_index("id")
+    for run, moe_layers, experts, d, ffn in (
+        ("dsv3-h800-2048", 58, 256, 7168, 2048),
+        ("mb2602-qwen3-235b-a22b-h100-fp8-cs-256", 94, 128, 4096, 1536),
+    ):
+        r = runs.loc[run]
+        routed = performance.routed_expert_params(
+            r["params_total"], r["params_active"], r["n_experts"], r["experts_active"]
+        )
+        assert r["n_layers"] - (r["dense_layers"] if r["dense_layers"] == r["dense_layers"] else 0) == moe_layers
+        assert float(routed) == pytest.approx(moe_layers * experts * 3 * d * ffn, rel=1e-3)

@@ -80,7 +80,7 @@ def test_plan_json_gives_the_steady_state_and_the_whole_run_with_bands_at_a_pinn
 
     (r,) = json.loads(proc.stdout)
     assert (r["gpu"], r["n_gpus"], r["tp"], r["pp"], r["dp"], r["recompute"]) == ("A100", 64, 2, 1, 32, "full")
-    assert r["layout_pinned"] and r["layout_factor"] == 1.0 and r["stack"] == "gpt-neox" and r["precision"] == "fp16"
+    assert r["layout_pinned"] and r["attention_kernel"] == "flash" and r["stack"] == "gpt-neox" and r["precision"] == "fp16"
     for name in ("tokens_per_s_per_gpu", "mfu", "step_s", "steady_gpu_hours", "gpu_hours", "days"):
         assert r[f"{name}_lo"] < r[name] < r[f"{name}_hi"], name
     assert r["gpu_hours"] == pytest.approx(r["days"] * 24 * 64)

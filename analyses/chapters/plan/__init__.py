@@ -193,6 +193,15 @@ SPEC = ChapterSpec(
             "runs; unspecified pools every published run",
             choices=_stack_choices,
         ),
+        Param(
+            "attention_kernel",
+            "str",
+            "flash",
+            "-",
+            "attention kernel: flash (FlashAttention-class, every stack since 2023) or materialized (the score "
+            "matrix in HBM: Megatron-LM and DeepSpeed of 2021-22, PyTorch eager attention)",
+            choices=pl.ATTENTION_KERNELS,
+        ),
         Param("tp", "int", 0, "GPUs", "tensor-parallel size (0: searched)", 0, 1024),
         Param("pp", "int", 0, "stages", "pipeline-parallel stages (0: searched)", 0, 1024),
         Param("dp", "int", 0, "GPUs", "data-parallel size (0: searched)", 0, 131_072),
@@ -351,7 +360,8 @@ class Result:
     sensitivity: pd.DataFrame  # the best recommendation's days and cost with each input at its ends
     comparison: pd.DataFrame  # the published runs planned and compared with their GPU-hours
     published_layout: str  # TP and PP of the Llama 3 paper's largest throughput row
-    band: tuple[float, float]  # the step-time model's 90% band on a planned time (factors)
+    band: tuple[float, float]  # the recommended option's 90% whole-run band on a planned time (factors)
+    band_class: str  # the class of published runs that band comes from
     scenarios: pd.DataFrame  # the documents' scenarios planned
     related: pd.DataFrame  # ledger rows of the claims the presets replay
 
@@ -512,6 +522,8 @@ def run(cfg: Mapping[str, Any]) -> Run:
     req = request(cfg)
     p = planning.plan(req)
     rec = planning.intervals(req, p.recommended) if not p.recommended.empty else p.recommended
+    if not rec.empty:  # the class of published runs each generation's bands come from
+        rec = rec.assign(band_class=[planning.band_class(req, g) for g in rec["gpu"]])
     return Run(req, p, rec, buying.per_run(req, p), cfg.get("currency", buying.DEFAULT_CURRENCY))
 
 
@@ -631,6 +643,13 @@ def related_ledger() -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 
 
+def _band(req: pl.Request, best: pd.Series | None) -> tuple[float, float]:
+    """The whole-run band (factors on a planned time) of the recommended option's class, or every run's."""
+    if best is None:
+        return calibration.band()
+    return calibration.band(errs=planning.validation_errors(req, best["gpu"]))
+
+
 def compute(cfg: Config) -> Result:
     """Every table, figure input and number of the page at ``cfg`` (the planner once for the reader's
     run, once per preset for the published runs and the documents' scenarios)."""
@@ -648,7 +667,8 @@ def compute(cfg: Config) -> Result:
         sensitivity=planning.sensitivity(r.request, best) if best is not None else pd.DataFrame(),
         comparison=published_comparison(cfg),
         published_layout=wiring.published_layout(r.request.s),
-        band=calibration.band(),
+        band=_band(r.request, best),
+        band_class=planning.band_class(r.request, best["gpu"]) if best is not None else "",
         scenarios=scenarios_table(cfg),
         related=related_ledger(),
     )

@@ -50,7 +50,7 @@ def records(run: Run) -> list[dict[str, Any]]:
     """Every recommended option (one per GPU generation that fits) as a flat record, for ``--format
     csv|json``: the layout, the steady state (tokens/s per GPU, MFU on model FLOPs, step time,
     steady-state GPU-hours), the whole run (GPU-hours, wall-clock days), each with its 90% band, the
-    goodput, the fitted terms (stack efficiency, layout factor, campaign overhead) and both costs with
+    goodput, the fitted terms (stack efficiency, attention kernel, campaign overhead) and both costs with
     their bands in the run's currency; ``recommended`` marks the overall recommendation."""
     req, rec = run.request, run.recommended
     best = run.plan.best
@@ -73,13 +73,15 @@ def records(run: Run) -> list[dict[str, Any]]:
             "layout_pinned": req.layout_pinned,
             "stack": req.stack,
             "stack_efficiency": float(req.stack_efficiency),
-            "layout_factor": float(req.layout_factor),
+            "attention_kernel": req.attention_kernel,
             "campaign_overhead": float(req.campaign_overhead),
             "memory_gib": float(x["mem_bytes"]) / 2**30,
         }
         for name in RECORD_FIGURES:
             r[name], r[f"{name}_lo"], r[f"{name}_hi"] = (float(x[name]), float(x[f"{name}_lo"]), float(x[f"{name}_hi"]))
         r["goodput"] = float(x["goodput"])
+        r["band_class"] = str(x["band_class"])
+        r["band_within_rule"] = bool(_within_rule(r))
         r["currency"] = run.currency
         for b in pl.COST_BASES:
             if by is not None and (x["gpu"], b) in by.index:
@@ -92,6 +94,17 @@ def records(run: Run) -> list[dict[str, Any]]:
         r["recommended"] = best is not None and x["gpu"] == best["gpu"] and int(x["n_gpus"]) == int(best["n_gpus"])
         out.append(r)
     return out
+
+
+BAND_RULE = 1.6  # issue 33: a band wider than this factor on either side of its central figure fails a plan
+
+
+def _within_rule(r: dict[str, Any]) -> bool:
+    """Whether every band of a record lies within :data:`BAND_RULE` of its central figure on both sides."""
+    return all(
+        r[f"{n}_hi"] <= BAND_RULE * r[n] * (1 + 1e-9) and r[f"{n}_lo"] * BAND_RULE * (1 + 1e-9) >= r[n]
+        for n in RECORD_FIGURES
+    )
 
 
 def figures_table(run: Run) -> pd.DataFrame:
@@ -111,6 +124,7 @@ def figures_table(run: Run) -> pd.DataFrame:
                 "run GPU-h": band(r, "gpu_hours", lambda v: f"{v:,.3g}"),
                 "days": band(r, "days", lambda v: f"{v:.3g}"),
                 "goodput": f"{100 * r['goodput']:.1f}%",
+                "band from": r["band_class"] + ("" if r["band_within_rule"] else f" (wider than x{BAND_RULE:g})"),
             }
         )
     return pd.DataFrame(rows)
@@ -133,9 +147,11 @@ def summary(run: Run) -> str:
     lines.append(shown.to_string(index=False, na_rep="n/a", float_format=lambda x: f"{x:,.2f}"))
     lines.append("")
     lines.append(
-        "Steady state and whole run (central, 90% band from grouped cross-validation on published runs); "
+        "Steady state and whole run (central, 90% band from grouped cross-validation on the published runs of "
+        "the plan's class: 'band from'); "
         f"stack {req.stack} (efficiency {req.stack_efficiency:.2f}), "
-        + ("layout pinned" if req.layout_pinned else f"layout the planner's pick × {req.layout_factor:.2f}")
+        + ("layout pinned" if req.layout_pinned else "layout the planner's pick")
+        + f", {req.attention_kernel} attention"
         + f", campaign overhead {100 * req.campaign_overhead:.1f}%:"
     )
     lines.append(figures_table(run).to_string(index=False))
@@ -351,6 +367,7 @@ def glued(res: Result) -> dict[str, Any]:
         "plan-tolerance": fmt(PUBLISHED_TOLERANCE, pct=True, sig=2),
         "plan-band-lo": fmt(res.band[0], "x", 2),
         "plan-band-hi": fmt(res.band[1], "x", 2),
+        "plan-band-class": res.band_class or "every published run",
         "plan-validation": validation_takeaway(res),
         "plan-scenarios": scenarios_takeaway(res),
     }

@@ -19,7 +19,7 @@ import pandas as pd
 
 from analyses import data, scenario
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.scenario import calibration, generations, speedups
+from analyses.scenario import bands, calibration, generations, speedups
 from analyses.scenario import validation as val
 from analyses.scenario.params import ChapterSpec, Config, Param
 
@@ -59,6 +59,7 @@ class Result:
     headline: dict[str, float]  # issue 21's targets on the validation rows
     outliers: pd.DataFrame  # scored validation rows past the worst-error target, worst first
     band: tuple[float, float]  # the planner's time band (factors on a planned time)
+    classes: pd.DataFrame  # the band of each class of plan and its coverage (analyses.scenario.bands)
     speedup_band: tuple[float, float, int]  # dense same-recipe speed-ups: factors and pairs
     workloads: pd.DataFrame  # the speed-up each claim reads, for its own workload
     reference: str  # the reference workload in words
@@ -159,6 +160,7 @@ def compute(cfg: Config) -> Result:
         headline=val.headline(),
         outliers=val.outliers(TARGET_WORST, table),
         band=calibration.band(),
+        classes=bands.class_table(),
         speedup_band=speedups.band("dense"),
         workloads=workloads(central),
         reference=speedups.reference(central).describe(),
@@ -172,7 +174,8 @@ COEFFICIENT_MEANING = {
     "e_max_b300": "ceiling of the B300 die (GB300)",
     "gemm_width": "width d/tp (elements) at which a GEMM loses half its efficiency",
     "gemm_tokens": "micro-batch tokens per CP rank at which a GEMM loses half",
-    "e_attn": "attention kernels' share of the BF16 peak",
+    "e_attn": "FlashAttention-class kernels' share of the BF16 peak",
+    "e_attn_materialized": "share of the BF16 peak of attention that writes its scores to HBM (2021-22 stacks)",
     "mem_dense": "bytes per token, layer and unit of width through HBM",
     "moe_gemm": "expert GEMMs' efficiency relative to dense ones",
     "bubble": "multiplier of the pipeline bubble (p−1)/(v·m)",

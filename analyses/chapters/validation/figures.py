@@ -108,6 +108,8 @@ def step_table(res: Result) -> Table:
             "90% band": [_band(a, b) for a, b in zip(-s["band_hi"], -s["band_lo"], strict=True)],
             "inside": s["inside"],
             "error before": s["error_before"],
+            # the first score is kept on tokens per second (predicted / published − 1): on the step time here
+            "first score": 1.0 / (1.0 + s["first_score_error"]) - 1.0,
             "why (where it misses or assumes)": s["note"],
         }
     )
@@ -120,6 +122,7 @@ def step_table(res: Result) -> Table:
             "predicted MFU": "{:.1%}",
             "error (time)": "{:+.0%}",
             "error before": "{:+.0%}",
+            "first score": "{:+.0%}",
         },
     )
 
@@ -136,9 +139,11 @@ def whole_table(res: Result) -> Table:
             "planned": w["predicted"],
             "unit": w["unit"],
             "error": w["error"],
+            "figure counts": w["hours_counted"],
             "90% band": [_band(-b, -a) for a, b in zip(w["band_lo"], w["band_hi"], strict=True)],
             "inside": w["inside"],
             "error before": w["error_before"],
+            "first score": w["first_score_error"],
             "layout": w["layout"],
             "goodput": w["goodput"],
             "why (where it misses or assumes)": w["note"],
@@ -149,8 +154,38 @@ def whole_table(res: Result) -> Table:
         published="{:,.4g}",
         planned="{:,.4g}",
         error="{:+.0%}",
-        **{"error before": "{:+.0%}", "goodput": "{:.1%}"},
+        **{"error before": "{:+.0%}", "first score": "{:+.0%}", "goodput": "{:.1%}"},
     )
+
+
+def class_table(res: Result) -> Table:
+    """The 90% band each class of plan carries (stack named), where it comes from and how often it held the
+    published runs of that class it never saw."""
+    c = res.classes[res.classes["stack"] == "named"]
+    frame = pd.DataFrame(
+        {
+            "plan": c["plan"],
+            "layout": c["layout"],
+            "its runs": c["runs"],
+            "sources": c["sources"],
+            "held (grouped CV)": c["coverage"],
+            "band from": c["band from"],
+            "step time": [_factors(a, b) for a, b in zip(c["steady lo"], c["steady hi"], strict=True)],
+            "whole run": [_factors(a, b) for a, b in zip(c["whole lo"], c["whole hi"], strict=True)],
+            f"within x{RULE:g}": [
+                "yes" if min(a, w) * RULE >= 1 and max(b, x) <= RULE else "no"
+                for a, b, w, x in zip(c["steady lo"], c["steady hi"], c["whole lo"], c["whole hi"], strict=True)
+            ],
+        }
+    )
+    return table(frame, **{"held (grouped CV)": "{:.0%}"})
+
+
+def _factors(lo: float, hi: float) -> str:
+    return f"x{lo:.2f}-x{hi:.2f}"
+
+
+RULE = 1.6  # issue 33: no band wider than this factor on either side of the central figure
 
 
 def ratio_table(res: Result) -> Table:
