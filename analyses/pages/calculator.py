@@ -34,7 +34,7 @@ from analyses.scenario import buying
 from analyses.scenario import calculator as wiring
 from analyses.scenario import generations as ladder
 from analyses.units import settle
-from analyses.units.formats import percent
+from analyses.units.formats import percent, round_sig
 
 TEMPLATES = Path(__file__).parents[1] / "site" / "templates" / "calculator"  # a file path, not an import
 GRID_MAX_GPUS = 16_384  # the grid's largest cluster: the planner's largest max_gpus
@@ -184,7 +184,8 @@ def buy_or_rent_system(res: Any) -> tuple[System, dict[str, Any]]:
                 values[f"n_gpus_{g.lower()}"] = float(r.iloc[0]["n_gpus"])
         presets.append(("workload", w.key, w.label, values))
     for c in wiring.CASES:
-        values = {k: settle(v) for k, v in wiring.case_values(c, s).items()}
+        # four figures, as a reader would type them: a model speed-up's 10th digit moves with the inputs' last bits
+        values = {k: round_sig(v, 4) for k, v in wiring.case_values(c, s).items()}
         presets.append(("case", c.claim, c.claim, values))
     accuracy = (float(np.median(spread)), float(np.quantile(spread, 0.9)), len(sizes))
     return sysm, {"gens": gens, "presets": presets, "claim": case, "accuracy": accuracy}

@@ -19,7 +19,7 @@ import numpy as np
 from analyses import data, scenario
 from analyses.models.uncertainty import INTERVAL_LEVEL, Z90
 from analyses.scenario import frame, generations, quantities
-from analyses.units.formats import fmt
+from analyses.units.formats import fmt, round_sig
 from analyses.verdicts import (
     RULES,
     VERDICTS,
@@ -398,7 +398,9 @@ def _flip(
     _, new_code, threshold, side = hit
     a = scenario.assumption(name)
     text_threshold = show(*in_ledger_currency(threshold, a.unit, s), 2)
-    margin = float(abs(r.score(threshold)) / Z90)
+    # two significant figures before anything reads it: the flip point comes from a bisection, so a third
+    # digit would be its tolerance showing (and could differ between machines); inside follows the shown figure
+    margin = round_sig(abs(r.score(threshold)) / Z90, 2)
     inside = margin <= 1.0
     low, unit = in_ledger_currency(r.low, a.unit, s)
     high, _ = in_ledger_currency(r.high, a.unit, s)
@@ -411,7 +413,7 @@ def _flip(
         "threshold": threshold,
         "threshold_text": text_threshold,
         "side": side,
-        "margin": round(margin, 2),
+        "margin": margin,
         "inside": inside,
         "range_text": range_text,
         "text": f"{VERDICTS[new_code]} if {a.label} {'<' if side == 'below' else '>'} {text_threshold}"
