@@ -5,6 +5,7 @@ its allowed range in Chinese; money shows in 万/亿; on a 390 px phone nothing 
 
 from __future__ import annotations
 
+import html
 import re
 
 import numpy as np
@@ -15,6 +16,7 @@ from analyses.chapters import buy_or_rent as ch
 from analyses.chapters import config
 from analyses.pages import calculator as pc
 from analyses.scenario import buying
+from analyses.units import zh as zh_units
 
 SEED = 2412
 CASES = 12
@@ -70,6 +72,8 @@ def test_every_hint_and_unit_is_in_yuan_without_thousands_separators(system, fra
     """Issue 36 item 4: as the page opens (before its script runs, and what search indexes), every unit and
     allowed range of the Chinese form is in 元 per server, per GPU-hour, per kWh, with 万 for large sums
     and no thousands separator; a price's range is the model's USD range converted at the page's rate."""
+    visible = re.sub(r"<(script|style)\b.*?</\1>", " ", fragment, flags=re.S)
+    assert zh_units.style_faults(html.unescape(re.sub(r"<[^>]+>", "\n", visible))) == []  # notes/zh-style.md
     hints = [a or b for a, b in HINTS.findall(fragment)]
     assert len(hints) >= 40
     assert not [h for h in hints if "USD" in h or "per" in h or re.search(r"\d,\d{3}", h)], hints
