@@ -91,7 +91,9 @@ def early_stopping_chart(res: Result) -> alt.HConcatChart:
     # each eta's line named at its end (the lines meet at a correlation of 1: spread the names apart)
     ends = end_labels(res.by_rank, "rank correlation", "P(best kept)", "eta", gap=0.07)
     names = label_layer(ends, alt.X("x:Q"), alt.Y("y:Q"))
-    chart = alt.hconcat(left + left_names, right + rule + names).resolve_scale(color="independent", strokeDash="independent")
+    chart = alt.hconcat(left + left_names, right + rule + names).resolve_scale(
+        color="independent", strokeDash="independent"
+    )
     text = (
         "Two line charts, lines told apart by dash as well as colour and each named at its end. Left: against eta, "
         "the share of the full sweep's compute successive halving spends and the probability it keeps the best "
