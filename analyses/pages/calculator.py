@@ -43,6 +43,7 @@ FIELD_ID = "bc"  # a field's id is bc-<input>, its range bc-<input>-range, its e
 PAYBACK_CLAIMS = tuple(c.claim for c in wiring.CASES)  # one stated band, one check
 PAYBACK_CHAPTER = "tco"  # the chapter whose checks judge them (their rows: tco.html#check-<id>)
 CURRENCY_LABELS = (("USD", 0.0), ("RMB", 1.0))  # the book's one name for the documents' currency
+RATE = "usd_cny"  # the input that converts the documents' RMB and the formulas' USD
 WORKLOAD_INPUTS = ("n_params", "tokens", "tokens_per_param")
 # The assumptions that decide the answer, beside the inputs; every other one sits under "more".
 MAIN_INPUTS = (
@@ -56,6 +57,7 @@ MAIN_INPUTS = (
     model.SPEEDUP_GIVEN,
 )
 PER_GPU = ("n_gpus", "server", "rent")
+PRICE_PER = "server"  # the price basis the form opens with (a quote is per server); the template selects it
 PERCENT_UNITS = {
     "fraction": "%",
     "fraction of GPU rent": "% of GPU rent",
@@ -227,17 +229,31 @@ def _generation_inputs(gpu: str) -> dict[str, str]:
     return {"n_gpus": names["gpus"], "server": names["server"], "rent": names["rent"]}
 
 
-def _field(i: Input, words: Words, label: str | None = None) -> dict[str, Any]:
-    """One input as the template draws it: label, unit, value, allowed range, choices."""
-    unit = words.unit(i.shown_unit)
+def money_view(i: Input, spec: Mapping[str, Any], words: Words, currency: str, rate: float) -> tuple[float, str]:
+    """How the form shows money input ``i`` (``spec``: its :func:`money_inputs` entry) in ``currency`` ("USD"
+    or "RMB") at ``rate`` CNY per USD (:func:`analyses.scenario.buying.rate_to`), a system price per server
+    as the form opens (:data:`PRICE_PER`): the factor from the formulas' value to the field's, and the unit
+    in ``words`` ("元/台（8卡）"). The page's script writes the same when the reader changes either
+    (``factor`` and ``moneyUnit`` of calculator.js)."""
+    factor, _ = buying.rate_to(i.unit, currency, {RATE: rate})
+    server = spec.get("server") if PRICE_PER == "server" else None
+    per = "per server" if server else spec["per"]
+    unit = words[f"money:{per}"].format(currency=words[f"currency:{currency}"], n=server)
+    return factor * (server or 1), unit
+
+
+def _field(i: Input, words: Words, label: str | None = None, money: tuple[float, str] | None = None) -> dict[str, Any]:
+    """One input as the template draws it: label, unit, value, allowed range, choices; a money input
+    (``money``: :func:`money_view`) in the page's currency and price basis."""
+    unit = money[1] if money else words.unit(i.shown_unit)
     return {
         "name": i.name,
         "id": f"{FIELD_ID}-{i.name}",
         "label": label or i.label,
         "full": i.label,  # the label an error message names it by, where the form shows a shorter one
         "unit": "" if unit in ("", "-") else unit,
-        "value": format(i.default / i.scale, ".15g"),
-        "allowed": words.allowed(i),
+        "value": words.amount(i.default * money[0]) if money else format(i.default / i.scale, ".15g"),
+        "allowed": words.allowed(i, money),
         "choices": [(text, format(code, "g"), code == i.default) for text, code in i.choices],
     }
 
@@ -313,13 +329,20 @@ def buy_or_rent(res: Any, words: Words | None = None, links: Mapping[str, str] |
         for kind, key, label, values in meta["presets"]
     ]
     median, p90, sizes = meta["accuracy"]
+    money = money_inputs(sysm, gens)
+    currency = next(name for name, code in CURRENCY_LABELS if code == by["currency"].default)
+    views = {n: money_view(by[n], spec, words, currency, by[RATE].default) for n, spec in money.items()}
+
+    def field(i: Input, label: str | None = None) -> dict[str, Any]:
+        return _field(i, words, label, views.get(i.name))
+
     config = {
         "lang": words.lang,
         "gens": gens,
         "words": words.script(),
-        "money": money_inputs(sysm, gens),
+        "money": money,
         "busy": model.BUSY,
-        "rate": "usd_cny",
+        "rate": RATE,
         "currencies": {format(code, "g"): name for name, code in CURRENCY_LABELS},
         "ids": FIELD_ID,
     }
@@ -334,13 +357,13 @@ def buy_or_rent(res: Any, words: Words | None = None, links: Mapping[str, str] |
             gens=gens,
             base=gens[0],
             presets=presets,
-            workload=[_field(by[n], words) for n in WORKLOAD_INPUTS],
+            price_per=PRICE_PER,
+            workload=[field(by[n]) for n in WORKLOAD_INPUTS],
             per_gen=[
-                (g, [_field(by[names[k]], words, words[f"gen_{k}"]) for k in PER_GPU])
-                for g, names in per_gen_names.items()
+                (g, [field(by[names[k]], words[f"gen_{k}"]) for k in PER_GPU]) for g, names in per_gen_names.items()
             ],
-            main=[_field(by[n], words) for n in MAIN_INPUTS if n in by],
-            rest=[_field(i, words) for i in sysm.inputs if i.name not in placed],
+            main=[field(by[n]) for n in MAIN_INPUTS if n in by],
+            rest=[field(i) for i in sysm.inputs if i.name not in placed],
             accuracy=words["accuracy"].format(sizes=sizes, median=percent(median), p90=percent(p90)),
             claim=_claim_sentence(
                 words, sysm, meta, links or {c: check_href(c, PAYBACK_CHAPTER) for c in PAYBACK_CLAIMS}

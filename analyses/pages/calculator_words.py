@@ -144,11 +144,17 @@ class Words:
             return self.text[key]
         return self._unit_word(unit).strip() if self._unit_word else unit
 
-    def number(self, x: float) -> str:
-        """A bound of an allowed range: 万/亿 for large figures in Chinese."""
-        if self.lang == "zh" and abs(x) >= 1e5:
-            return zh_units.wan_yi_large(x, 4)
-        return readable(x)
+    def number(self, x: float, sig: int = 8) -> str:
+        """A figure the form prints (a bound, a field's amount) at up to ``sig`` significant figures: in
+        Chinese without thousands separators and from 10,000 in 万/亿 (1.6384万, 28.4万; notes/zh-style.md)."""
+        x = float(f"{x:.{sig}g}")
+        if self.lang == "zh" and abs(x) >= 1e4:
+            return zh_units.wan_yi_large(x, sig)
+        return readable(x).replace(",", "") if self.lang == "zh" else readable(x)
+
+    def amount(self, x: float) -> str:
+        """A money field's amount as the page's script writes it (``fieldText``): six to eight figures."""
+        return self.number(x)
 
     def interval(self, stated: Any, unit: str) -> str:
         """A stated interval (a :class:`~analyses.verdicts.Finding`'s ``stated``) as this language writes it."""
@@ -156,16 +162,21 @@ class Words:
             return zh_units.interval(float(stated.lo), float(stated.hi), unit, written=True)
         return verdicts.show_interval(stated, unit, as_stated=True)
 
-    def allowed(self, i: Input) -> str:
-        """An input's allowed values in words, in the units the page shows it."""
+    def allowed(self, i: Input, money: tuple[float, str] | None = None) -> str:
+        """An input's allowed values in words, in the units the page shows it: a money input (``money``, the
+        factor from the formulas' value to the field's and the unit the field is in) at four figures, as
+        the page's script writes it when the reader changes the currency or the price basis."""
         if i.choices:
             return self["allowed_choices"].format(
                 choices=self["list_separator"].join(self.choice(c) for c, _ in i.choices)
             )
-        unit = self.unit(i.shown_unit)
+        if money:
+            factor, unit, sig = money[0], money[1], 4
+        else:
+            factor, unit, sig = 1 / i.scale, self.unit(i.shown_unit), 8
         unit = f" {unit}" if self.lang == "en" and unit not in ("", "-", "fraction", "ratio", "x") else unit
         key = "allowed_integer" if i.integer else "allowed_range"
-        return self[key].format(lo=self.number(i.min / i.scale), hi=self.number(i.max / i.scale), unit=unit)
+        return self[key].format(lo=self.number(i.min * factor, sig), hi=self.number(i.max * factor, sig), unit=unit)
 
     def workload(self, key: str, label: str) -> str:
         return self.get(f"workload:{key}", label)

@@ -50,3 +50,24 @@ def result(request: pytest.FixtureRequest, chapter_results: Callable[..., Any]) 
 def default(result: Callable[..., Any]) -> Any:
     """The test module's chapter at its defaults."""
     return result()
+
+
+def _text_labels(spec: dict) -> list[str]:
+    """The words of every text mark of an altair ``spec`` (a dict: its layers and concatenations), read
+    from the spec's datasets: the names a chart writes beside its lines (analyses.pages.encodings.end_labels)."""
+    out, views = [], [spec]
+    while views:
+        v = views.pop()
+        for key in ("layer", "hconcat", "vconcat", "concat"):
+            views.extend(v.get(key, []))
+        mark = v.get("mark", "")
+        if (mark.get("type") if isinstance(mark, dict) else mark) == "text" and "data" in v:
+            field = v["encoding"]["text"]["field"]
+            out += [row[field] for row in spec["datasets"][v["data"]["name"]]]
+    return out
+
+
+@pytest.fixture(scope="session")
+def text_labels() -> Callable[[dict], list[str]]:
+    """:func:`_text_labels`: the words a chart's text marks write."""
+    return _text_labels

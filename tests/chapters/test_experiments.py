@@ -61,6 +61,15 @@ VERDICTS_AT_DEFAULTS = {
 }
 
 
+def test_the_early_stopping_chart_names_each_line_on_the_chart(default, text_labels):
+    """Issue 35: both panels name their lines at their ends (each eta; the two quantities in short words),
+    not by the colour legend alone."""
+    words = text_labels(figures.early_stopping_chart(default).to_dict())
+    etas = list(dict.fromkeys(default.by_rank["eta"]))
+    assert sorted(words) == sorted([*etas, "compute spent", "P(best kept)"])
+    assert default.by_eta["quantity"].nunique() == 2
+
+
 def test_verdicts_at_the_defaults(default):
     assert dict(zip(default.ledger["id"], default.ledger["verdict"], strict=True)) == VERDICTS_AT_DEFAULTS
 

@@ -105,6 +105,13 @@ def _render(res: ch.Result) -> None:
     assert glued["plan-recommendation"] == sentences[0] and "nan" not in " ".join(glued.values())
 
 
+def test_the_pareto_chart_names_each_generations_front_on_the_chart(default, text_labels):
+    """Issue 35: each generation's front is named at its end, not by the colour legend alone."""
+    spec = figures.pareto_chart(default).to_dict()
+    fronts = set(default.front["gpu"])
+    assert len(fronts) >= 2 and sorted(text_labels(spec)) == sorted(fronts)
+
+
 @pytest.mark.parametrize("values", _grid(), ids=_id)
 def test_compute_figures_and_sentences_over_the_parameters(values, result):
     try:

@@ -222,6 +222,13 @@ def test_what_decides_the_case_studies(result):
         / (r.runs_before * r.gpus_before * r.days_before)
     )
     assert float(f.value) == pytest.approx(want) and float(f.value) > 1
+    # the charitable per-run reading (one run against one, issue 34) is stated in the reason, not judged
+    per_run = float(costs.price_ratio(s, "owned", "owned at book")) * r.gpus_after * r.days_after
+    per_run /= r.gpus_before * r.days_before
+    assert float(wiring.recommender_run_cost_ratio(s)) == pytest.approx(per_run)
+    context = f.context("implausible")
+    assert f"the B300 run costs {per_run:.0%} of the A100 run, a cut of {1 - per_run:.0%}" in context
+    assert context.endswith("the verdict stays on the monthly spend the claim names")
     saving = _finding("000-4-annual-saving-3m-rmb")
     assert float(saving.value) < 0  # the B300 fleet costs more a year
     assert f.stated.shown == pytest.approx(1 - 0.47)

@@ -5,6 +5,8 @@ numbers typed as people write them ("350万元", "３５０万", "3.5M", "3,500,
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from analyses.chapters import buy_or_rent as ch
@@ -164,3 +166,17 @@ def test_a_real_quote_in_the_chinese_calculator(system, zh, calculators):
     print("B300 break-even busy share:", zh.inner_text('[data-result="break_even_b300"]'))
     print("B300 payback of buying vs renting:", zh.inner_text('[data-result="payback_buy_vs_rent_b300"]'), "months")
     assert float(values["break_even_b300"]) == pytest.approx(float(python["break_even_b300"]))
+
+
+@pytest.mark.parametrize("per", ["server", "gpu"])
+def test_the_chinese_hints_are_in_yuan_without_thousands_separators(zh, calculators, per):
+    """Issue 36 item 4: once the script has run, and after the reader picks per server or per GPU, every
+    unit and allowed range of the Chinese form is in 元, large sums in 万, no "USD", no ASCII thousands
+    separator (notes/zh-style.md)."""
+    calculators.choose(zh, "[data-price-per]", per)
+    hints = zh.eval_on_selector_all(".calc-range, [data-unit-of]", "els => els.map(e => e.textContent)")
+    assert len(hints) >= 40
+    assert not [h for h in hints if "USD" in h or "美元/" in h or re.search(r"\d,\d{3}", h)], hints
+    server = zh.inner_text(f"#{pc.FIELD_ID}-server_b300_usd_per_gpu-range")
+    assert ("元/台（8卡）" if per == "server" else "元/卡") in server and "万" in server, server
+    calculators.choose(zh, "[data-price-per]", "server")

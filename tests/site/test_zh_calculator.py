@@ -5,6 +5,7 @@ its allowed range in Chinese; money shows in 万/亿; on a 390 px phone nothing 
 
 from __future__ import annotations
 
+import html
 import re
 
 import numpy as np
@@ -15,6 +16,7 @@ from analyses.chapters import buy_or_rent as ch
 from analyses.chapters import config
 from analyses.pages import calculator as pc
 from analyses.scenario import buying
+from analyses.units import zh as zh_units
 
 SEED = 2412
 CASES = 12
@@ -53,6 +55,44 @@ def test_the_chinese_words_cover_every_english_one_and_every_input(system, words
         assert CJK.search(table[f"workload:{w[0]}"])
     with pytest.raises(KeyError, match="lack"):
         pc.Words("zh", {"preset": "x"}, ())
+
+
+HINTS = re.compile(r'<small class="calc-range" id="[^"]+">([^<]*)</small>|<span data-unit-of="[^"]+">([^<]*)</span>')
+RANGE = re.compile(r"^([\d.]+)(万|亿)?至([\d.]+)(万|亿)?(.*)之间的(?:整)?数$")
+
+
+def _bounds(hint: str) -> tuple[float, float, str]:
+    """An allowed range as the Chinese form writes it ("28.4万至1136万元/台（8卡）之间的数"): its ends and unit."""
+    lo, lo_scale, hi, hi_scale, unit = RANGE.match(hint).groups()
+    times = {None: 1.0, "万": 1e4, "亿": 1e8}
+    return float(lo) * times[lo_scale], float(hi) * times[hi_scale], unit
+
+
+def test_every_hint_and_unit_is_in_yuan_without_thousands_separators(system, fragment):
+    """Issue 36 item 4: as the page opens (before its script runs, and what search indexes), every unit and
+    allowed range of the Chinese form is in 元 per server, per GPU-hour, per kWh, with 万 for large sums
+    and no thousands separator; a price's range is the model's USD range converted at the page's rate."""
+    visible = re.sub(r"<(script|style)\b.*?</\1>", " ", fragment, flags=re.S)
+    assert zh_units.style_faults(html.unescape(re.sub(r"<[^>]+>", "\n", visible))) == []  # notes/zh-style.md
+    hints = [a or b for a, b in HINTS.findall(fragment)]
+    assert len(hints) >= 40
+    assert not [h for h in hints if "USD" in h or "per" in h or re.search(r"\d,\d{3}", h)], hints
+    range_of = dict(re.findall(r'<small class="calc-range" id="bc-([^"]+)-range">([^<]*)</small>', fragment))
+    rate = system.input["usd_cny"].default
+    per_server = int(data.table("cluster_configs").query("gpu == 'B300'")["gpus_per_node"].max())
+    for name, factor, unit in (
+        ("server_b300_usd_per_gpu", rate * per_server, f"元/台（{per_server}卡）"),
+        ("rent_b300_usd_per_gpu_hour", rate, "元/卡时"),
+        ("electricity_usd_per_kwh", rate, "元/千瓦时"),
+        ("n_gpus_b300", 1.0, "张"),
+    ):
+        lo, hi, shown = _bounds(range_of[name])
+        i = system.input[name]
+        assert (shown, lo, hi) == (
+            unit,
+            pytest.approx(i.min * factor, rel=5e-4),
+            pytest.approx(i.max * factor, rel=5e-4),
+        )
 
 
 def test_only_the_labels_change_never_the_formulas(system, words):

@@ -61,6 +61,9 @@ def early_stopping_chart(res: Result) -> alt.HConcatChart:
         )
         .properties(width=260, height=240)
     )
+    # each quantity's line named at its end, in a few words (the legend below gives the full name)
+    short = {quantities[0]: "compute spent", quantities[-1]: "P(best kept)"} if len(quantities) == 2 else None
+    left_names = label_layer(end_labels(res.by_eta, "eta", "value", "quantity", gap=0.08, text=short), "x:O", "y:Q")
     rule = (
         alt.Chart(pd.DataFrame({"rc": [round(res.s["early_stop_rank_correlation"], 4)]}))
         .mark_rule(strokeDash=[4, 3], color="grey")
@@ -88,10 +91,13 @@ def early_stopping_chart(res: Result) -> alt.HConcatChart:
     # each eta's line named at its end (the lines meet at a correlation of 1: spread the names apart)
     ends = end_labels(res.by_rank, "rank correlation", "P(best kept)", "eta", gap=0.07)
     names = label_layer(ends, alt.X("x:Q"), alt.Y("y:Q"))
-    chart = alt.hconcat(left, right + rule + names).resolve_scale(color="independent", strokeDash="independent")
+    chart = alt.hconcat(left + left_names, right + rule + names).resolve_scale(
+        color="independent", strokeDash="independent"
+    )
     text = (
-        "Two line charts, lines told apart by dash as well as colour. Left: against eta, the share of the full "
-        "sweep's compute successive halving spends and the probability it keeps the best configuration ("
+        "Two line charts, lines told apart by dash as well as colour and each named at its end. Left: against eta, "
+        "the share of the full sweep's compute successive halving spends and the probability it keeps the best "
+        "configuration ("
         + ", ".join(
             f"eta {r.eta}: {percent(r.value)}"
             for r in res.by_eta[res.by_eta["quantity"] == quantities[-1]].itertuples()

@@ -8,7 +8,16 @@ import pandas as pd
 from analyses.chapters.plan import Result
 from analyses.chapters.plan.wiring import recommended_table
 from analyses.models import plan as pl
-from analyses.pages.encodings import LABEL_SIZE, dashes, describe, number, shapes, stack_labels
+from analyses.pages.encodings import (
+    LABEL_SIZE,
+    dashes,
+    describe,
+    end_labels,
+    label_layer,
+    number,
+    shapes,
+    stack_labels,
+)
 from analyses.pages.notebook import Table, table
 from analyses.units import settle
 from analyses.units.formats import round_sig_array
@@ -70,12 +79,17 @@ def pareto_chart(res: Result) -> alt.LayerChart:
     )
     front_line = pts.mark_line().encode(strokeDash=dashes("gpu:N", gpus, title="GPU"))
     front_dots = pts.mark_point(filled=True, size=50).encode(shape=shapes("gpu:N", gpus, title="GPU"))
-    chart = (cloud + xerr + yerr + front_line + front_dots + deadline).properties(width=WIDTH, height=340)
+    # each generation's front named at its slowest (cheapest) end, the names spread apart (log cost)
+    ends = end_labels(front, "days", "cost", "gpu", log_y=True, gap=0.08)
+    log = alt.Scale(type="log")
+    names = label_layer(ends, alt.X("x:Q", scale=log), alt.Y("y:Q", scale=log))
+    chart = (cloud + xerr + yerr + front_line + front_dots + deadline + names).properties(width=WIDTH, height=340)
     fastest = front.sort_values("days", kind="stable").groupby("gpu", sort=False).head(1)
     text = (
         f"Scatter plot (log scales) of wall-clock days against {req.cost_basis} cost in {unit} for every layout searched "
         "(faint points), with each GPU generation's Pareto front as a line of larger points with 90% intervals, one "
-        f"shape and dash per generation, and the deadline of {number(req.deadline_days)} days dashed; fastest on each front: "
+        "shape and dash per generation and named at its slowest end, and the deadline of "
+        f"{number(req.deadline_days)} days dashed; fastest on each front: "
         + "; ".join(f"{r.gpu} {number(r.days)} days for {number(r.cost)} {unit}" for r in fastest.itertuples())
         + "."
     )

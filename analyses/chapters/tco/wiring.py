@@ -97,6 +97,14 @@ def recommender_cost_ratio(s: Mapping[str, Any], valuation: str = "book") -> np.
     return after / before
 
 
+def recommender_run_cost_ratio(s: Mapping[str, Any], valuation: str = "book") -> np.ndarray:
+    """One training run's cost after / before (one 11-day run on 96 B300s against one 28-day run on 128
+    A100s, :func:`recommender_gpu_days`) at the GPU-hour prices of :func:`recommender_monthly_usd`: the
+    claim priced per run, not per month (:func:`analyses.models.tco.usage_cost_ratio`)."""
+    before, after = recommender_gpu_days()
+    return tco.usage_cost_ratio(costs.price_ratio(s, "owned", costs.fleet_basis(valuation)), before, after)
+
+
 def recommender_fleet_ratio(s: Mapping[str, Any], valuation: str = "book") -> np.ndarray:
     """The same spend counted as each fleet's every hour (96 B300s against 128 A100s around the clock)."""
     r = cases.recommender()

@@ -31,8 +31,10 @@
   }
 
   // ---------------------------------------------------------------- numbers as the page writes them
-  const grouped = new Intl.NumberFormat("en-US", {maximumSignificantDigits: 4});
-  const plain = new Intl.NumberFormat("en-US", {maximumSignificantDigits: 8});
+  // Chinese figures carry no thousands separators (notes/zh-style.md): 1234天, 5.68万元
+  const separated = (options) => { const f = new Intl.NumberFormat("en-US", options); return zh ? {format: v => f.format(v).replace(/,/g, "")} : f; };
+  const grouped = separated({maximumSignificantDigits: 4});
+  const plain = separated({maximumSignificantDigits: 8});
   const SUP = "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079";
   function number(v) {
     const a = Math.abs(v);
@@ -45,8 +47,8 @@
   }
   function wanyi(v, format) {  // 万 (10^4) and 亿 (10^8), as Chinese writes large sums
     const a = Math.abs(v);
-    if (a >= 1e8) return format.format(v / 1e8).replace(/,/g, "") + "亿";
-    if (a >= 1e4) return format.format(v / 1e4).replace(/,/g, "") + "万";
+    if (a >= 1e8) return format.format(v / 1e8) + "亿";
+    if (a >= 1e4) return format.format(v / 1e4) + "万";
     return format.format(v);
   }
   const money = v => (zh ? wanyi(v, grouped) : grouped.format(v));
@@ -79,9 +81,8 @@
     const per = m.server && perServer() ? "per server" : m.per;
     return fill(W["money:" + per], {currency: W["currency:" + currency()], n: m.server});
   }
-  function bound(x) {
-    if (zh && Math.abs(x) >= 1e5) return wanyi(x, grouped);
-    return plain.format(x);
+  function bound(x) {  // an end of a money field's allowed range at four figures (as Words.allowed in Python)
+    return zh && Math.abs(x) >= 1e4 ? wanyi(x, grouped) : grouped.format(x);
   }
   function moneyLabels() {  // units and allowed ranges of the money fields, in the currency and per unit set
     Object.keys(cfg.money).forEach(name => {
