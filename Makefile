@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: book test bench lint chromium clean publish
+.PHONY: book test snapshots bench lint chromium clean publish
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,12 @@ PYTEST_ARGS ?= -n auto
 test: $(STAMP) chromium
 	$(PY) -m ruff check analyses tests tools conftest.py
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# make snapshots: after a data or scenario edit, rewrite the one snapshot file of what the data decides
+# (tests/__snapshots__/test_snapshots.ambr: the ledger, the glued text) and delete its unused entries;
+# review its diff before committing. make test fails on a stale or unused snapshot.
+snapshots: $(STAMP)
+	$(PY) -m pytest tests/test_snapshots.py -n 0 --snapshot-update
 
 # make bench BENCH_ARGS='--quick --with-tests --record notes/bench.md'
 BENCH_ARGS ?=

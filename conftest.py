@@ -36,6 +36,7 @@ MODULE_UNITS = (
     "tests/models/test_calculator.py",  # two calculator systems
     "tests/scenario/test_planning.py",  # a B300 evaluation and an H100 plan
     "tests/site/test_data_faults.py",  # a link farm of data/
+    "tests/test_snapshots.py",  # one snapshot file, read and written by one worker
 )
 # Pages of the in-page calculators, each in a headless Chromium: one browser for the three.
 CALCULATOR_PAGES = (

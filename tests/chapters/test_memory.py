@@ -163,14 +163,7 @@ def test_phrase_branches(result):
 
 
 def test_verdicts_at_the_defaults_and_what_decides_them(result):
-    led = result().ledger.set_index("id")
-    assert led["verdict"].to_dict() == {
-        "000-2.2-weights-400gb-total-1p5tb": "inconsistent",
-        "000-2.2-one-card-cannot-hold": "consistent",
-        "000-2.2-hbm3e-capacity": "consistent",
-        "000-5-node-plan-memory": "consistent",
-        "001-2.2-hbm-over-8tbs": "consistent",
-    }
+    led = result().ledger.set_index("id")  # the verdicts at the defaults: tests/test_snapshots.py
     # 100B x 2 bytes = 200 GB of FP16 weights, not 400 (FP32); 16-18 bytes per parameter give 1.6-1.8 TB
     h = result().hundred_b
     assert (h.weights_fp16_gb, h.weights_fp32_gb, h.states_tb, h.states_fp32_grads_tb) == (200, 400, 1.6, 1.8)
@@ -275,8 +268,8 @@ def test_the_runs_table_is_the_validation_and_the_sentences_say_so(result):
     val = res.runs[res.runs["role"] == "validate"]
     glued = text.glued(res)
     assert glued["runs_val"] == f"{len(val)}" and glued["bloom_measured"] == "59 GiB"
-    assert (glued["bloom_error"], glued["pc_worst_printed"]) == ("-0.69%", "1.7B")
-    assert "outside the band: Llama 3.1 8B (TP1 PP1 DP128, +25%)" in text.misfit_sentence(res)
+    assert glued["pc_worst_printed"] == "1.7B"  # the fit's error on BLOOM and each misfit: the snapshot's
+    assert "outside the band: Llama 3.1 8B (TP1 PP1 DP128, +" in text.misfit_sentence(res)
     # the validation does not depend on the chapter's layout parameters
     assert result(tp=4, pp=2).runs.equals(res.runs)
 

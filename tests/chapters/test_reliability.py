@@ -78,27 +78,6 @@ def test_phrase_branches(default, result):
     assert text.mc_takeaway(stuck).startswith("at this failure rate no interval")
 
 
-VERDICTS_AT_DEFAULTS = {
-    "000-2.4-weeks-long-runs-hours-to-recover": "consistent",
-    "000-2.4-fault-sends-progress-to-zero": "inconsistent",  # a checkpointing job loses one interval, not the run
-    "000-2.4-failure-rate-industry-lowest": "unverifiable",
-    "000-2.4-recovery-hours-to-minutes": "consistent",
-    "000-2.4-fintech-crash-every-5-days": "unverifiable",  # an anecdote nothing public records: plausible
-    "000-3-table-stability": "inconsistent",  # its A100 column denies A100 what it had (the credit rule)
-    "001-2.4-weeks-long-runs-hours-lost": "consistent",
-    "001-2.4-failure-rate-very-low": "unverifiable",
-    "001-2.4-loss-hours-to-minutes": "consistent",
-    "001-2.4-fintech-crash-every-5-days": "unverifiable",
-    "001-2.4-rd-efficiency-18pct": "inconsistent",
-    "001-2.4-checkpoint-15min-then-hourly": "consistent",
-}
-
-
-def test_verdicts_at_the_defaults(default):
-    got = dict(zip(default.ledger["id"], default.ledger["verdict"], strict=True))
-    assert got == VERDICTS_AT_DEFAULTS
-
-
 def test_what_decides_the_verdicts(default):
     led = default.ledger.set_index("id")
     # recovery (恢复) is the restart from the last checkpoint: hours where it waits for an operator (the state
@@ -220,7 +199,6 @@ def test_the_validation_phrases_say_what_the_tables_show(default):
     scored = v[v["role"].isin(["calibrate", "validate"]) & v["predicted"].notna()]
     assert (glued["val_inside"], glued["val_scored"]) == (f"{int(scored['inside'].sum())}", f"{len(scored)}")
     assert glued["llama_vs_scenario_job"] == "32×"  # 16,384 / 512
-    assert glued["scenario_goodput"] == "97.7%"
     assert glued["rsc_job_gpus"] == "1,024"
     # a table without misses says so plainly
     clean = dataclasses.replace(default, rates=v.assign(inside=v["inside"].where(v["inside"].isna(), True)))

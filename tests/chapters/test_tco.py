@@ -133,28 +133,6 @@ def verdicts(res: ch.Result) -> dict[str, str]:
     return dict(zip(res.ledger["id"], res.ledger["verdict"], strict=True))
 
 
-def test_verdicts_at_the_defaults(result):
-    v = verdicts(result())
-    assert v == {
-        "000-1-five-dimensions-energy-efficiency": "consistent",  # about 4x the work per kWh
-        "000-3-table-tco": "implausible",  # the firm's A100s at book value: B300 cheaper than the stated share
-        "000-4-monthly-cost-47pct-3m-rmb": "implausible",  # the month's spend on the case's runs doubles
-        "000-4-annual-saving-3m-rmb": "implausible",  # no saving: the B300 fleet costs more a year
-        "001-1-hidden-costs-far-above-hardware": "consistent",
-        "001-4-two-4-gpu-b300-servers": "inconsistent",  # B300 servers hold 8 GPUs
-        "000-4-gmv-8pct": "unverifiable",
-        "000-5-reserve-10-15pct-exploration": "unverifiable",
-        "000-6-payback-6-12-months": "implausible",  # against 000's own A100s, which cost only their running cost
-        "001-0-several-million": "consistent",
-        "001-1-inefficiency-over-half-of-cost": "consistent",
-        "001-2.1-7b-rd-cost-55pct": "unverifiable",
-        "001-4-rental-80k-rmb-month": "consistent",
-        "001-4-own-42k-vs-rent-80k": "implausible",
-        "001-6-effective-compute-cost-formula": "consistent",
-        "001-6-payback-6-12-months": "consistent",
-    }
-
-
 def _finding(claim_id: str, **over):
     cfg = ch.SPEC.validate(over)
     claim = data.claim(claim_id)

@@ -82,29 +82,6 @@ def test_phrase_branches(result):
 # -------------------------------------------------------------------------- verdicts at the defaults
 
 
-def test_verdicts_at_the_defaults(result):
-    got = result().ledger.set_index("id")["verdict"].to_dict()
-    assert got == {
-        "000-2.1-100b-months-on-hundreds-of-gpus": "consistent",
-        "000-3-a100-previous-generation": "inconsistent",  # two architectures back (Hopper between)
-        "001-2.1-a100-previous-generation": "inconsistent",
-        "000-2.1-per-gpu-2-3x": "inconsistent",
-        "000-2.1-64x30-to-32x20": "consistent",
-        "000-2.1-13b-anecdote-days": "unverifiable",  # anecdotes nothing public records: plausible
-        "000-2.1-13b-time-cut-64pct": "consistent",
-        "000-4-time-cut-61pct": "consistent",
-        "000-3-table-throughput": "inconsistent",
-        "000-4-128-a100-to-96-b300": "consistent",
-        "000-4-training-days-28-to-11": "unverifiable",
-        "000-6-months-to-weeks": "consistent",
-        "001-2.1-throughput-2p5-3x": "inconsistent",
-        "001-2.1-64x30-to-32x20": "consistent",
-        "001-2.1-7b-anecdote-days": "unverifiable",
-        "001-4-case-workload-7b-13b": "unverifiable",
-        "001-4-finetune-5-to-2p8-days": "unverifiable",
-    }
-
-
 def test_what_decides_the_verdicts(result):
     led = result().ledger.set_index("id")
     s = scenario.values()

@@ -95,28 +95,6 @@ def test_phrase_branches(result):
 # -------------------------------------------------------------------------- verdicts at the defaults
 
 
-def test_verdicts_at_the_defaults(result):
-    got = result().ledger.set_index("id")["verdict"].to_dict()
-    assert got == {
-        "000-3-table-data-loading": "inconsistent",  # the A100 column says data passes through the CPU: A100 has GDS
-        "001-2.2-hbm-bandwidth-larger-batch": "consistent",  # read as capacity; strictly (bandwidth) inconsistent
-        "001-2.3-mig-memory-oversubscription": "inconsistent",  # MIG memory slices are fixed
-        "000-3-table-mig": "inconsistent",
-        "000-4-pb-scale-training-data": "unverifiable",
-        "000-4-utilisation-58-to-87": "consistent",
-        "000-6-half-idle-to-near-full": "unverifiable",  # anecdotes nothing public records: plausible
-        "001-2.2-utilisation-below-50pct": "inconsistent",
-        "001-2.2-gds-latency-60-80pct": "unverifiable",
-        "001-2.2-loading-share-35-to-12": "consistent",
-        "001-2.2-days-saved-2p5-of-10": "inconsistent",
-        "001-2.3-debug-20pct-memory": "unverifiable",
-        "001-2.3-mig-up-to-7-instances": "consistent",
-        "001-2.3-cloud-utilisation-45-to-80": "unverifiable",
-        "001-2.3-procurement-30pct": "unverifiable",
-        "001-4-utilisation-55-to-89": "unverifiable",
-    }
-
-
 def test_what_decides_the_verdicts(result):
     led = result().ledger.set_index("id")
     # MIG on A100 is MIG on B300: the same 7 instances and slice shapes contradict "finer" MIG
@@ -127,27 +105,20 @@ def test_what_decides_the_verdicts(result):
     b = wiring.mig_bound(0.45, scenario.values())
     assert float(b.small_share) == pytest.approx(0.786, abs=1e-3)
     assert float(b.utilisation_mig) == pytest.approx(0.80, abs=5e-3)
-    assert (
-        "implausible if GPU memory share of a partial-GPU job > 41%"
-        in led.loc["001-2.3-cloud-utilisation-45-to-80", "flips_if"]
+    assert led.loc["001-2.3-cloud-utilisation-45-to-80", "flips_if"].startswith(
+        "implausible if GPU memory share of a partial-GPU job >"
     )
-    # electricity: 13% at 40% power while waiting, against the stated 25% (labour falls 26%)
-    assert float(wiring.electricity_saving(scenario.values())) == pytest.approx(0.1324, abs=1e-4)
-    reason = led.loc["001-2.2-days-saved-2p5-of-10", "reason"]
-    assert "stated 25% lies above the recomputed 13.2%" in reason and "at least 91%" in reason
-    # the flip (84%) lies beyond the 90% range, and the ledger still names it with the range
-    assert led.loc["001-2.2-days-saved-2p5-of-10", "flips_if"] == (
-        "consistent if server power while GPUs wait for data > 84% (90% range 25–60%)"
-    )
+    # electricity against the stated 25% (the figures, and the flip beyond the 90% range that the ledger
+    # still names with the range, are the snapshot's: tests/test_snapshots.py)
+    assert "stated 25% lies above the recomputed" in led.loc["001-2.2-days-saved-2p5-of-10", "reason"]
+    assert "(90% range" in led.loc["001-2.2-days-saved-2p5-of-10", "flips_if"]
     # the loading pair: 1 - 35% = 65% against 62%, within the arithmetic tolerance
     assert "stated 62% agrees with the recomputed 65.0%" in led.loc["001-2.2-loading-share-35-to-12", "reason"]
-    # utilisation below 50% as the norm: the scenario's 70%; flips below 55%
-    assert led.loc["001-2.2-utilisation-below-50pct", "flips_if"] == (
-        "consistent if GPU utilisation (a job's busy share) < 55%; no B300/A100 per-GPU speed-up from 0.50–100× turns it"
-    )
-    # 2,940 tokens/s of a 100B model on B300, 4 bytes a token: the scenario's 11.3x speed-up and A100 MFU 50%
-    # (11.5 kB/s at 11.1x and 49.6% before the step-time model's refit)
-    assert "11.8 kB/s" in led.loc["001-2.2-utilisation-below-50pct", "reason"]
+    # utilisation below 50% as the norm: the scenario's 70% flips it below some utilisation, no speed-up does
+    # (the flip and the data rate, tokens/s of a 100B model on B300 at 4 bytes a token, are the snapshot's)
+    flips = led.loc["001-2.2-utilisation-below-50pct", "flips_if"]
+    assert flips.startswith("consistent if GPU utilisation (a job's busy share) <")
+    assert flips.endswith("no B300/A100 per-GPU speed-up from 0.50–100× turns it")
     # the procurement cut is below the 43% that 4-for-7 allows: no arithmetic failure, so unverifiable
     assert 30 < 100 * (1 - 4 / 7)
     assert "business result" in led.loc["001-2.3-procurement-30pct", "reason"]
