@@ -398,8 +398,9 @@ def _flip(
     _, new_code, threshold, side = hit
     a = scenario.assumption(name)
     text_threshold = show(*in_ledger_currency(threshold, a.unit, s), 2)
-    # two significant figures before anything reads it: the flip point comes from a bisection, so a third
-    # digit would be its tolerance showing (and could differ between machines); inside follows the shown figure
+    # two significant figures before anything reads it: the flip point comes from a bisection, and a third
+    # digit showed its tolerance (000 §6's margin read 3.19 or 3.20 by the CPU's code path). Inside follows
+    # the figure shown, so a flip at the range's edge (margin 1.0) counts as in doubt: fragile looks fragile
     margin = round_sig(abs(r.score(threshold)) / Z90, 2)
     inside = margin <= 1.0
     low, unit = in_ledger_currency(r.low, a.unit, s)

@@ -143,9 +143,11 @@ def test_thousand_gpus(result, default):
 def test_network_advice_read_per_gpu_and_per_node(default):
     r = row("000-5-network-200gbps", default)
     # at the scenario's fitted data-parallel overlap (0.432, issue 21) and the model's speed-up of the 10B plan
-    assert r["verdict"] == "consistent" and "95.4%" in r["recomputed"] and "72.3%" in r["recomputed"]
+    assert r["verdict"] == "consistent" and "95.4%" in r["recomputed"] and "72.2%" in r["recomputed"]
     assert "read as 200 Gbit/s per node, it would be inconsistent" in r["reason"] and r["holds"] < 1
-    assert r["flips_if"].startswith("inconsistent if global batch <")
+    # fragile and shown so: the flip (the data-parallel overlap, or the global batch, whichever lies nearest)
+    # sits inside its 90% range, and the ledger says what it depends on
+    assert r["flips_if"].startswith("inconsistent if ") and r["shown"].startswith("depends on ") and r["holds"] < 0.5
 
 
 def test_plan_and_proof_of_concept(default):
