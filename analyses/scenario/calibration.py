@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.models import flops, memory
+from analyses.models import flops, memory, step_time_fit
 from analyses.models import performance as pf
 from analyses.models import plan as pl
 from analyses.models.uncertainty import error_band
@@ -375,7 +375,7 @@ def _fit(holdout_sources: tuple[str, ...], leave_out: tuple[str, ...], data_dir:
     eff = dict.fromkeys(stack_names(), 1.0)
     for _ in range(STACK_ROUNDS):  # the core on the calibration rows, each at its stack's efficiency; then the stacks
         at = {**arrays, "stack_efficiency": np.array([eff[s] for s in stacks])}
-        core = pf.fit(_subset(at, mask), y[mask], start=start)
+        core = step_time_fit.fit(_subset(at, mask), y[mask], start=start)
         start = core.coefficients
         eff = _efficiencies(core.coefficients, arrays, y, stacks, outside)
     return StackFit(core, eff)
@@ -387,7 +387,7 @@ def _efficiencies(
     """Every stack's efficiency against the reference model ``coef``, from the step-time rows in ``rows``."""
     reference = pf.step_time(coef, **_subset(arrays, rows)).tokens_per_s_per_gpu
     table = stack_table()
-    return pf.stack_efficiencies(
+    return step_time_fit.stack_efficiencies(
         np.log(y[rows] / reference),
         stacks[rows],
         dict(zip(table["id"], table["family"], strict=True)),
@@ -400,11 +400,11 @@ def _efficiencies(
 class StackFit:
     """The step-time model's core fit (the reference stack) and every training stack's efficiency."""
 
-    core: pf.Fit
+    core: step_time_fit.Fit
     efficiencies: dict[str, float]
 
 
-def fit(holdout_sources: Sequence[str] = (), leave_out: Sequence[str] = ()) -> pf.Fit:
+def fit(holdout_sources: Sequence[str] = (), leave_out: Sequence[str] = ()) -> step_time_fit.Fit:
     """The model fitted on the calibration rows, without rows citing ``holdout_sources`` and without the
     rows whose id is in ``leave_out`` (a leave-one-out refit): the reference stack's coefficients, each
     calibration row counted at its own stack's efficiency (:func:`stack_efficiencies`)."""
@@ -413,7 +413,7 @@ def fit(holdout_sources: Sequence[str] = (), leave_out: Sequence[str] = ()) -> p
 
 def stack_efficiencies(holdout_sources: Sequence[str] = ()) -> dict[str, float]:
     """Every training stack's efficiency (``data/training_stacks.csv``), fitted with the core
-    (:func:`analyses.models.performance.stack_efficiencies` on every step-time row, calibration and
+    (:func:`analyses.models.step_time_fit.stack_efficiencies` on every step-time row, calibration and
     validation alike, without rows citing ``holdout_sources``); scored by grouped cross-validation in
     :func:`predictions`."""
     return dict(_fit(tuple(sorted(holdout_sources)), (), str(data.DATA_DIR)).efficiencies)
@@ -449,7 +449,7 @@ def _cv_models(data_dir: str) -> dict[str, tuple[pf.Coefficients, dict[str, floa
     cal = (rows["role"] == "calibrate").to_numpy()
     at = {**arrays, "stack_efficiency": np.array([full.efficiencies[s] for s in stacks])}
     groups = rows["cv_group"].to_numpy()
-    core = pf.leave_groups_out(full.core.coefficients, _subset(at, cal), y[cal], groups[cal])
+    core = step_time_fit.leave_groups_out(full.core.coefficients, _subset(at, cal), y[cal], groups[cal])
     out = {}
     for g in dict.fromkeys(groups.tolist()):
         coef = core.get(g, full.core.coefficients)
@@ -460,7 +460,7 @@ def _cv_models(data_dir: str) -> dict[str, tuple[pf.Coefficients, dict[str, floa
 def cv_models() -> dict[str, tuple[pf.Coefficients, dict[str, float]]]:
     """Grouped cross-validation: for each group of published runs that share a source
     (:func:`cv_groups`), the core coefficients and stack efficiencies of the fit without that group (the
-    core one Newton step from the full fit, :func:`analyses.models.performance.leave_groups_out`; the
+    core one Newton step from the full fit, :func:`analyses.models.step_time_fit.leave_groups_out`; the
     efficiencies recomputed without the group's rows)."""
     return dict(_cv_models(str(data.DATA_DIR)))
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from analyses import data
-from analyses.models import flops, layouts, performance
+from analyses.models import flops, layouts, performance, step_time_fit
 from analyses.models import plan as pl
 from analyses.models.training_run import generic_layers_and_width
 from analyses.models.uncertainty import combined_errors, error_band
@@ -30,7 +30,7 @@ def test_stack_efficiency_is_a_shrunk_geometric_mean_anchored_on_the_family():
     ln e = 2 ln 0.6 / (2 + 3); x's = (2 ln 0.6 + 3 ln e_f) / 5; y takes the family's; the reference 1;
     the pooled stack every row, the reference's included."""
     r = np.log([0.6, 0.6, 1.0])
-    eff = performance.stack_efficiencies(
+    eff = step_time_fit.stack_efficiencies(
         r, ["x", "x", "ref"], {"ref": "r", "x": "f", "y": "f", "all": "u"}, "ref", "all", prior_rows=3
     )
     ln_f = 2 * np.log(0.6) / 5
