@@ -55,7 +55,7 @@ def plan() -> cases.DeploymentPlan:
 
 def coefficients(s: Mapping[str, Any]) -> performance.Coefficients:
     """The step-time model's calibrated coefficients with the scenario's data-parallel overlap (as
-    :func:`analyses.models.plan.coefficients_for` plans with it)."""
+    :func:`analyses.models.plan_inputs.coefficients_for` plans with it)."""
     return replace(calibration.coefficients(), dp_overlap=s["dp_overlap"])
 
 
