@@ -13,7 +13,7 @@ from analyses.models import flops, layouts, performance, step_time_fit
 from analyses.models import plan as pl
 from analyses.models.training_run import generic_layers_and_width
 from analyses.models.uncertainty import combined_errors, error_band
-from analyses.scenario import bands, calibration, planning, whole_run
+from analyses.scenario import bands, calibration, planning, stacks, whole_run
 
 
 def test_rows_that_share_a_source_fall_in_one_group():
@@ -49,9 +49,9 @@ def test_published_stacks_reach_what_their_runs_show():
     assert 1.05 < eff["megascale"] < 1.35
     assert 0.8 < eff["torchtitan"] < 0.97 and 0.8 < eff["deepspeed"] < 0.97
     assert eff["gpt-neox"] != 1.0 and eff["fsdp"] != 1.0
-    assert calibration.stack_id("NeMo") == "megatron" and calibration.stack_id("llm-foundry") == "mosaic"
+    assert stacks.stack_id("NeMo") == "megatron" and stacks.stack_id("llm-foundry") == "mosaic"
     with pytest.raises(KeyError, match="known: megatron"):
-        calibration.stack_id("jax")
+        stacks.stack_id("jax")
 
 
 def test_grouped_cross_validation_errors_are_larger_than_in_sample():
