@@ -40,10 +40,10 @@ e_gemm = e_max(GPU generation) / (1 + w0 / (d / tp) + t0 / (micro-batch tokens /
 - Context parallel: a ring passes K and V ``cp−1`` times forward and about twice that backward; only
   what the attention compute cannot hide is exposed.
 
-:class:`Coefficients` holds the fitted terms; :func:`fit` finds them by damped Gauss-Newton
-(Levenberg-Marquardt, numpy only) on the log of published throughput of declared calibration
-rows, each term pulled gently toward its textbook value (:data:`PRIOR`) so that a term few rows
-inform stays where physics puts it. Bandwidths are bytes/s per direction, already multiplied by
+:class:`Coefficients` holds the fitted terms; :func:`analyses.models.step_time_fit.fit` finds them
+by damped Gauss-Newton (Levenberg-Marquardt, numpy only) on the log of published throughput of
+declared calibration rows, each term pulled gently toward its textbook value (:data:`PRIOR`) so that
+a term few rows inform stays where physics puts it. Bandwidths are bytes/s per direction, already multiplied by
 the achievable share (nccl-tests busbw over wire rate). Collectives follow NCCL's bus-bandwidth
 convention (nccl-tests ``doc/PERFORMANCE.md``): an all-reduce of ``S`` bytes over ``n`` ranks at bus
 bandwidth ``B`` takes ``S/B · 2(n−1)/n``.
@@ -51,7 +51,7 @@ bandwidth ``B`` takes ``S/B · 2(n−1)/n``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -158,20 +158,6 @@ def die_index(die: ArrayLike) -> np.ndarray:
     return np.select([d == x for x in DIES], list(range(len(DIES))))
 
 
-# How each coefficient is transformed for the fit: shares in (0, 1) by a logit, positives by a log
-SHARES = {
-    "e_max_a100",
-    "e_max_h100",
-    "e_max_b200",
-    "e_max_b300",
-    "e_attn",
-    "e_attn_materialized",
-    "moe_gemm",
-    "dp_overlap",
-    "tp_exposed",
-    "ep_exposed",
-}
-
 PRIOR = Coefficients(
     e_max_a100=0.7,
     e_max_h100=0.7,
@@ -196,14 +182,6 @@ half-points of one 128 × 256 tile; FlashAttention at 40% of the BF16 peak (Flas
 whole score matrix and softmax passes through HBM); about 20 bytes per token, layer and unit of width
 (some ten reads and writes of a 16-bit activation per layer); the textbook bubble (1); half of the gradient
 exchange, tensor- and expert-parallel traffic exposed."""
-
-PRIOR_SD = 1.0
-"""Standard deviation of each anchor in the fit's transformed space (log or logit): a weak pull,
-e^1 ≈ 2.7× either way, so the data decide whenever a few rows inform a term."""
-
-RESIDUAL_SD = 0.15
-"""The scatter expected of one published row around the model, in ``ln`` (about 15%): software
-stacks, clocks and unprinted settings differ. It weighs the rows against the anchors."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,70 +288,131 @@ def gather_rate(params: ArrayLike, forward_s: ArrayLike, forward_without_gathers
     return 2.0 * _f(params) / (t - t0)
 
 
-def step_time(coef: Coefficients, **run: Any) -> Step:
-    """One training step of every run in ``run`` (keyword arrays named as :data:`INPUTS`, and any of
-    :data:`OPTIONAL`)."""
-    missing = [k for k in INPUTS if k not in run]
-    if missing:
-        raise TypeError(f"step_time needs {', '.join(missing)}")
-    run = OPTIONAL | run
-    na, nt = _f(run["params_active"]), _f(run["params_total"])
-    layers, d, s = _f(run["n_layers"]), _f(run["d_model"]), _f(run["seq_len"])
-    n = _f(run["n_gpus"])
-    tp, pp, vp, cp, ep = (np.maximum(_f(run[k]), 1.0) for k in ("tp", "pp", "vp", "cp", "ep"))
-    k_act, n_exp = _f(run["experts_active"]), _f(run["n_experts"])
-    moe = n_exp > 1
-    rc = np.asarray(run["recompute"])
-    full = rc == "full"
-    node, domain = _f(run["gpus_per_node"]), _f(run["nvlink_domain_gpus"])
-    b_nvl, b_nic = _f(run["nvlink_bytes_per_s"]), _f(run["nic_bytes_per_s"])
+@dataclass(frozen=True)
+class Layout:
+    """A run's shape, parallel layout and fabric as the step's terms read them (arrays that broadcast)."""
 
-    dp = np.maximum(n / (tp * pp * cp), 1.0)
-    tokens = _f(run["global_batch"]) * s
-    mb_tokens = _f(run["micro_batch"]) * s / cp  # tokens of one micro-batch on one GPU
-    microbatches = np.maximum(_f(run["global_batch"]) / (dp * _f(run["micro_batch"])), 1.0)
+    layers: np.ndarray
+    d: np.ndarray  # d_model
+    n: np.ndarray  # GPUs
+    tp: np.ndarray  # tensor-, pipeline-, context- and expert-parallel sizes (at least 1), virtual stages
+    pp: np.ndarray
+    vp: np.ndarray
+    cp: np.ndarray
+    ep: np.ndarray
+    dp: np.ndarray  # data-parallel size, n / (tp·pp·cp), at least 1
+    tokens: np.ndarray  # tokens per step
+    mb_tokens: np.ndarray  # tokens of one micro-batch on one GPU
+    microbatches: np.ndarray  # micro-batches per step and data-parallel rank, at least 1
+    node: np.ndarray  # GPUs per node
+    domain: np.ndarray  # GPUs per NVLink domain
+    b_nvl: np.ndarray  # NVLink bus bandwidth, bytes/s per direction
+    b_nic: np.ndarray  # the NIC's, bytes/s per direction
 
-    # Mixture of experts: the routed experts' parameters (all of them, and those a token uses), their
-    # width (three matrices each, a gated MLP) and the tokens one expert multiplies per micro-batch
-    expert_params = routed_expert_params(nt, na, n_exp, k_act)
-    expert_active = np.where(moe, expert_params * k_act / np.maximum(n_exp, 1.0), 0.0)
-    moe_layers = _f(run["moe_layers"])
-    moe_layers = np.where(np.isnan(moe_layers), layers, moe_layers)
-    expert_width = np.where(moe, expert_params / np.maximum(n_exp, 1.0) / (3.0 * d * np.maximum(moe_layers, 1.0)), d)
-    expert_tokens = np.where(moe, ep * mb_tokens * k_act / np.maximum(n_exp, 1.0), mb_tokens)
+    @classmethod
+    def of(cls, run: Mapping[str, Any]) -> Layout:
+        """The layout of ``run`` (:func:`step_time`'s inputs)."""
+        layers, d, s, n = (_f(run[k]) for k in ("n_layers", "d_model", "seq_len", "n_gpus"))
+        tp, pp, vp, cp, ep = (np.maximum(_f(run[k]), 1.0) for k in ("tp", "pp", "vp", "cp", "ep"))
+        dp = np.maximum(n / (tp * pp * cp), 1.0)
+        batch, micro = _f(run["global_batch"]), _f(run["micro_batch"])
+        microbatches = np.maximum(batch / (dp * micro), 1.0)
+        node, domain = _f(run["gpus_per_node"]), _f(run["nvlink_domain_gpus"])
+        b_nvl, b_nic = _f(run["nvlink_bytes_per_s"]), _f(run["nic_bytes_per_s"])
+        return cls(
+            layers, d, n, tp, pp, vp, cp, ep, dp, batch * s, micro * s / cp, microbatches, node, domain, b_nvl, b_nic
+        )
 
-    # Compute: GEMMs at the precision's peak, attention at the BF16 peak, the rest through HBM
+
+@dataclass(frozen=True)
+class Experts:
+    """A mixture of experts' routed experts as the step sees them (zeros and the dense layer's width and
+    tokens for a dense model): their parameters, all of them and those a token uses; the layers that
+    hold them; their width (three matrices each, a gated MLP); the tokens one expert multiplies per
+    micro-batch; and ``k`` of ``E`` active."""
+
+    moe: np.ndarray  # bool: more than one routed expert
+    params: np.ndarray
+    active_params: np.ndarray
+    layers: np.ndarray
+    width: np.ndarray
+    tokens: np.ndarray
+    k: np.ndarray
+
+    @classmethod
+    def of(cls, run: Mapping[str, Any], lay: Layout) -> Experts:
+        """The experts of ``run`` on the layout ``lay``."""
+        k, n_exp = _f(run["experts_active"]), _f(run["n_experts"])
+        moe = n_exp > 1
+        params = routed_expert_params(_f(run["params_total"]), _f(run["params_active"]), n_exp, k)
+        active = np.where(moe, params * k / np.maximum(n_exp, 1.0), 0.0)
+        layers = _f(run["moe_layers"])
+        layers = np.where(np.isnan(layers), lay.layers, layers)
+        width = np.where(moe, params / np.maximum(n_exp, 1.0) / (3.0 * lay.d * np.maximum(layers, 1.0)), lay.d)
+        tokens = np.where(moe, lay.ep * lay.mb_tokens * k / np.maximum(n_exp, 1.0), lay.mb_tokens)
+        return cls(moe, params, active, layers, width, tokens, k)
+
+
+@dataclass(frozen=True)
+class Compute:
+    """The compute of one step on one GPU, seconds, recomputation included: GEMMs at the training
+    precision's peak, attention at the BF16 peak, the memory-bound rest through HBM."""
+
+    gemm_s: np.ndarray
+    attention_s: np.ndarray
+    memory_s: np.ndarray
+    recompute_s: np.ndarray  # the part of the three that recomputation adds
+    kernel_efficiency: np.ndarray  # e_gemm of a dense GEMM
+
+
+def compute_time(
+    coef: Coefficients, run: Mapping[str, Any], lay: Layout, experts: Experts, width: np.ndarray, span: np.ndarray
+) -> Compute:
+    """The compute term (module docstring): ``tokens · [F_linear / (peak_p · e_gemm) + F_attention /
+    (peak_bf16 · e_attn) + L · d · m_dense / HBM] / n``, a third more with full recomputation; the routed
+    experts' GEMMs at ``moe_gemm`` times a GEMM's efficiency at their width and tokens. ``width`` and
+    ``span``: the attention's (PaLM's FLOPs, :func:`analyses.models.flops.attention_flops_per_token`)."""
+    d, tp, tokens, n = lay.d, lay.tp, lay.tokens, lay.n
     e_max = coef.e_max(run["die"])
-    e_gemm = e_max / (1.0 + coef.gemm_width / (d / tp) + coef.gemm_tokens / mb_tokens)
-    e_expert = coef.moe_gemm * e_max / (1.0 + coef.gemm_width / expert_width + coef.gemm_tokens / expert_tokens)
-    extra = np.where(full, 1.0 / 3.0, 0.0)  # full recomputation runs the forward pass (a third) again
+    e_gemm = e_max / (1.0 + coef.gemm_width / (d / tp) + coef.gemm_tokens / lay.mb_tokens)
+    e_expert = coef.moe_gemm * e_max / (1.0 + coef.gemm_width / experts.width + coef.gemm_tokens / experts.tokens)
+    extra = np.where(np.asarray(run["recompute"]) == "full", 1.0 / 3.0, 0.0)  # the forward pass (a third) again
+    na, expert_active = _f(run["params_active"]), experts.active_params
     linear = flops.flops_per_token(na - expert_active) / e_gemm + flops.flops_per_token(expert_active) / e_expert
-    width, span = _f(run["attention_width"]), _f(run["attention_span"])
-    width, span = np.where(np.isnan(width), d, width), np.where(np.isnan(span), s, span)
-    attention = flops.attention_flops_per_token(layers, width, span)
+    attention = flops.attention_flops_per_token(lay.layers, width, span)
     e_attn = np.where(np.asarray(run["flash"], dtype=bool), coef.e_attn, coef.e_attn_materialized)
     gemm = tokens * linear * (1.0 + extra) / (n * _f(run["peak_flops"]))
     attn = tokens * attention * (1.0 + extra) / (n * _f(run["peak_flops_bf16"]) * e_attn)
-    per_token_bytes = layers * d * coef.mem_dense
+    per_token_bytes = lay.layers * d * coef.mem_dense
     mem = tokens * per_token_bytes * (1.0 + extra) / (n * _f(run["hbm_bytes_per_s"]))
     compute = gemm + attn + mem
-    recompute = compute * extra / (1.0 + extra)
+    return Compute(gemm, attn, mem, compute * extra / (1.0 + extra), e_gemm)
 
-    bubble = coef.bubble * compute * (pp - 1.0) / (vp * microbatches)
 
-    # Tensor parallel: 4 all-reduces of a micro-batch's activations per layer (6 with full recompute)
-    tp_fabric = np.where(tp <= domain, b_nvl, b_nic)
-    per_ar = allreduce_time_s(mb_tokens * d * 2.0, tp_fabric, tp)
-    tp_time = np.where(tp > 1, microbatches * (layers / pp) * np.where(full, 6.0, 4.0) * per_ar, 0.0)
-    tp_exposed = coef.tp_exposed * tp_time
+def tensor_parallel_s(lay: Layout, full: np.ndarray) -> np.ndarray:
+    """Tensor-parallel all-reduces of one step, seconds, before overlap: 4 of a micro-batch's 16-bit
+    activations per layer (6 with full recomputation ``full``), over NVLink when ``tp`` fits its domain."""
+    tp = lay.tp
+    per_ar = allreduce_time_s(lay.mb_tokens * lay.d * 2.0, np.where(tp <= lay.domain, lay.b_nvl, lay.b_nic), tp)
+    return np.where(tp > 1, lay.microbatches * (lay.layers / lay.pp) * np.where(full, 6.0, 4.0) * per_ar, 0.0)
 
-    # Pipeline sends: each micro-batch's activations cross each stage boundary forward and backward
-    p2p_bytes = 2.0 * microbatches * mb_tokens * d * 2.0 * vp / tp
-    pp_fabric = np.where(tp * pp * cp <= node, b_nvl, b_nic)
-    pp_time = np.where(pp > 1, p2p_bytes / pp_fabric, 0.0)
 
-    # Data parallel: gradients of this GPU's parameters (experts over fewer ranks)
-    dense_params = nt - expert_params
+def pipeline_sends_s(lay: Layout) -> np.ndarray:
+    """Pipeline sends of one step, seconds: each micro-batch's 16-bit activations cross each stage
+    boundary forward and backward, over NVLink when ``tp·pp·cp`` fits a node."""
+    p2p_bytes = 2.0 * lay.microbatches * lay.mb_tokens * lay.d * 2.0 * lay.vp / lay.tp
+    fabric = np.where(lay.tp * lay.pp * lay.cp <= lay.node, lay.b_nvl, lay.b_nic)
+    return np.where(lay.pp > 1, p2p_bytes / fabric, 0.0)
+
+
+def data_parallel_s(
+    coef: Coefficients, run: Mapping[str, Any], lay: Layout, expert_params: np.ndarray, compute_s: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The gradient exchange of one step, seconds: the whole of it and what is exposed after overlap
+    with ``compute_s``. The gradients of this GPU's parameters (the routed experts' over ``ep`` times
+    fewer ranks) in a two-level all-reduce over the ``dp·cp`` ranks, plus a latency per hop."""
+    tp, pp, b_nvl, b_nic = lay.tp, lay.pp, lay.b_nvl, lay.b_nic
+    dense_params = _f(run["params_total"]) - expert_params
     # ZeRO-3/FSDP gathers the weights forward and backward and reduce-scatters the gradients: 1.5× an
     # all-reduce's traffic (Rajbhandari et al. 2020, sec. 7.2.2). An implementation measured to gather
     # synchronously at a rate of its own (``gather_bytes_per_s``) runs the two gathers at that rate, in
@@ -381,253 +420,67 @@ def step_time(coef: Coefficients, **run: Any) -> Step:
     zero3 = np.asarray(run["zero3"], dtype=bool)
     rate = _f(run["gather_bytes_per_s"])
     own_gathers = zero3 & np.isfinite(rate)
-    shard_bytes = 2.0 * (dense_params + expert_params / ep) / (tp * pp)  # 16-bit weights of this GPU's part
+    shard_bytes = 2.0 * (dense_params + expert_params / lay.ep) / (tp * pp)  # 16-bit weights of this GPU's part
     volume = np.where(zero3, np.where(own_gathers, 0.5, 1.5), 1.0)
-    ranks = dp * cp
-    local = np.minimum(np.clip(np.floor(node / (tp * pp)), 1.0, None), ranks)
+    ranks = lay.dp * lay.cp
+    local = np.minimum(np.clip(np.floor(lay.node / (tp * pp)), 1.0, None), ranks)
     nodes = np.maximum(ranks / local, 1.0)
     collective = hierarchical_allreduce_time_s(volume * shard_bytes, local, nodes, b_nvl, b_nic)
     collective = np.where(ranks > 1, collective + 2.0 * np.log2(np.maximum(ranks, 1.0)) * _f(run["latency_s"]), 0.0)
     # never faster than NCCL would move them (two all-gathers: one all-reduce's traffic)
     nccl_gathers = hierarchical_allreduce_time_s(shard_bytes, local, nodes, b_nvl, b_nic)
     gathers = np.where(own_gathers & (ranks > 1), np.maximum(2.0 * shard_bytes / rate, nccl_gathers), 0.0)
-    dp_time = collective + gathers
-    dp_exposed = np.maximum(collective * (1.0 - coef.dp_overlap), collective - compute) + gathers
+    exposed = np.maximum(collective * (1.0 - coef.dp_overlap), collective - compute_s) + gathers
+    return collective + gathers, exposed
 
-    # Expert parallel: dispatch and combine, forward and backward, k copies of each token
-    ep_fabric = np.where(tp * ep <= domain, b_nvl, b_nic)
-    a2a = mb_tokens * k_act * d * 2.0 * (ep - 1.0) / ep / ep_fabric
-    ep_time = np.where(moe & (ep > 1), microbatches * (moe_layers / pp) * 4.0 * a2a, 0.0)
-    ep_exposed = coef.ep_exposed * ep_time
 
-    # Context parallel: K and V around the ring, forward once and backward twice
-    kv = 2.0 * mb_tokens * width * _f(run["kv_ratio"]) * 2.0
-    cp_fabric = np.where(tp * cp <= domain, b_nvl, b_nic)
-    ring = np.where(cp > 1, microbatches * (layers / pp) * 3.0 * (cp - 1.0) * kv / cp_fabric, 0.0)
-    cp_exposed = np.maximum(ring - attn, 0.0)
+def expert_parallel_s(lay: Layout, experts: Experts) -> np.ndarray:
+    """Expert-parallel all-to-alls of one step, seconds, before overlap: dispatch and combine, forward
+    and backward, ``k`` copies of each token per MoE layer and micro-batch, over NVLink when ``tp·ep``
+    fits its domain."""
+    ep = lay.ep
+    fabric = np.where(lay.tp * ep <= lay.domain, lay.b_nvl, lay.b_nic)
+    a2a = lay.mb_tokens * experts.k * lay.d * 2.0 * (ep - 1.0) / ep / fabric
+    return np.where(experts.moe & (ep > 1), lay.microbatches * (experts.layers / lay.pp) * 4.0 * a2a, 0.0)
+
+
+def context_parallel_s(lay: Layout, width: np.ndarray, kv_ratio: np.ndarray) -> np.ndarray:
+    """The context-parallel ring of one step, seconds, before overlap: K and V (``kv_ratio`` of the
+    attention ``width``) around ``cp`` ranks, forward once and backward twice."""
+    cp = lay.cp
+    kv = 2.0 * lay.mb_tokens * width * kv_ratio * 2.0
+    fabric = np.where(lay.tp * cp <= lay.domain, lay.b_nvl, lay.b_nic)
+    return np.where(cp > 1, lay.microbatches * (lay.layers / lay.pp) * 3.0 * (cp - 1.0) * kv / fabric, 0.0)
+
+
+def step_time(coef: Coefficients, **run: Any) -> Step:
+    """One training step of every run in ``run`` (keyword arrays named as :data:`INPUTS`, and any of
+    :data:`OPTIONAL`): the terms of the module docstring, each its own function above."""
+    missing = [k for k in INPUTS if k not in run]
+    if missing:
+        raise TypeError(f"step_time needs {', '.join(missing)}")
+    run = OPTIONAL | run
+    lay = Layout.of(run)
+    experts = Experts.of(run, lay)
+    width, span = _f(run["attention_width"]), _f(run["attention_span"])
+    width, span = np.where(np.isnan(width), lay.d, width), np.where(np.isnan(span), _f(run["seq_len"]), span)
+    c = compute_time(coef, run, lay, experts, width, span)
+    compute = c.gemm_s + c.attention_s + c.memory_s
+
+    bubble = coef.bubble * compute * (lay.pp - 1.0) / (lay.vp * lay.microbatches)  # Narayanan et al. 2021, 2.2
+    tp_exposed = coef.tp_exposed * tensor_parallel_s(lay, np.asarray(run["recompute"]) == "full")
+    pp_time = pipeline_sends_s(lay)
+    dp_time, dp_exposed = data_parallel_s(coef, run, lay, experts.params, compute)
+    ep_exposed = coef.ep_exposed * expert_parallel_s(lay, experts)
+    cp_exposed = np.maximum(context_parallel_s(lay, width, _f(run["kv_ratio"])) - c.attention_s, 0.0)
 
     reference = compute + bubble + tp_exposed + pp_time + dp_exposed + ep_exposed + cp_exposed
     step = reference / _f(run["stack_efficiency"])  # the training stack's own step
-    mflops = flops.model_flops_per_token(na, layers, width, span)
-    parts = (gemm, attn, mem, recompute, bubble, tp_exposed, pp_time, dp_time, dp_exposed, ep_exposed, cp_exposed)
-    parts += (step - reference,)
-    arrays = np.broadcast_arrays(*parts, step, tokens, n, mflops, e_gemm)
+    mflops = flops.model_flops_per_token(_f(run["params_active"]), lay.layers, width, span)
+    parts = (c.gemm_s, c.attention_s, c.memory_s, c.recompute_s, bubble, tp_exposed, pp_time, dp_time, dp_exposed)
+    parts += (ep_exposed, cp_exposed, step - reference)
+    arrays = np.broadcast_arrays(*parts, step, lay.tokens, lay.n, mflops, c.kernel_efficiency)
     return Step(*arrays)
-
-
-# --------------------------------------------------------------------------------------------
-# The fit
-# --------------------------------------------------------------------------------------------
-
-
-def _to_theta(coef: Coefficients) -> np.ndarray:
-    out = []
-    for name in NAMES:
-        v = getattr(coef, name)
-        out.append(np.log(v / (1.0 - v)) if name in SHARES else np.log(v))
-    return np.asarray(out, float)
-
-
-def _from_theta(theta: np.ndarray) -> Coefficients:
-    values = {}
-    for name, t in zip(NAMES, theta, strict=True):
-        values[name] = float(1.0 / (1.0 + np.exp(-t))) if name in SHARES else float(np.exp(t))
-    return Coefficients(**values)
-
-
-def log_residuals(coef: Coefficients, runs: Mapping[str, Any], tokens_per_s_per_gpu: ArrayLike) -> np.ndarray:
-    """``ln(predicted / published)`` tokens per second per GPU of each run."""
-    return np.log(step_time(coef, **runs).tokens_per_s_per_gpu) - np.log(_f(tokens_per_s_per_gpu))
-
-
-@dataclass(frozen=True)
-class Fit:
-    """A fitted model: coefficients, the rows it saw, and how well it reproduces them."""
-
-    coefficients: Coefficients
-    rows: int
-    rms_log_error: float  # root mean square of ln(predicted/published) on the fitted rows
-    iterations: int
-
-
-def fit(
-    runs: Mapping[str, Any],
-    tokens_per_s_per_gpu: ArrayLike,
-    *,
-    prior: Coefficients = PRIOR,
-    prior_sd: float = PRIOR_SD,
-    residual_sd: float = RESIDUAL_SD,
-    fixed: Sequence[str] = (),
-    max_iter: int = 200,
-    start: Coefficients | None = None,
-) -> Fit:
-    """The coefficients that best reproduce ``tokens_per_s_per_gpu`` of ``runs`` (least squares in log
-    space, every coefficient pulled toward ``prior`` with ``prior_sd`` in its transformed space).
-
-    ``fixed`` names coefficients held at their prior; ``start`` is where the search starts (the prior by
-    default; a neighbouring fit's coefficients make a leave-one-out refit a few steps).
-    Levenberg-Marquardt with a forward-difference Jacobian: a dozen coefficients on a few dozen rows
-    converge in well under a second.
-    """
-    y = _f(tokens_per_s_per_gpu)
-    runs = dict(runs) | {"die": die_index(runs["die"])}  # look the dies up once
-    free = np.array([n not in fixed for n in NAMES])
-    anchor = _to_theta(prior)
-
-    def residuals(theta: np.ndarray) -> np.ndarray:
-        r = log_residuals(_from_theta(theta), runs, y) / residual_sd
-        return np.concatenate([r, ((theta - anchor) / prior_sd)[free]])
-
-    theta = anchor.copy() if start is None else np.where(free, _to_theta(start), anchor)
-    r = residuals(theta)
-    cost = float(r @ r)
-    lam, iterations = 1e-2, 0
-    while iterations < max_iter:
-        iterations += 1
-        jac = np.zeros((r.size, len(NAMES)))
-        for j in np.flatnonzero(free):
-            step = 1e-6 * max(1.0, abs(theta[j]))
-            t = theta.copy()
-            t[j] += step
-            jac[:, j] = (residuals(t) - r) / step
-        jf = jac[:, free]
-        a = jf.T @ jf
-        g = jf.T @ r
-        improved = False
-        while lam < 1e10:
-            delta = np.linalg.solve(a + lam * np.diag(np.diag(a) + 1e-12), -g)
-            t = theta.copy()
-            t[free] += delta
-            rt = residuals(t)
-            ct = float(rt @ rt)
-            if np.isfinite(ct) and ct < cost:
-                theta, r, improved = t, rt, True
-                lam = max(lam / 3.0, 1e-9)
-                break
-            lam *= 4.0
-        if not improved or cost - float(r @ r) < 1e-6 * max(cost, 1.0):
-            cost = float(r @ r)
-            break
-        cost = float(r @ r)
-    coef = _from_theta(theta)
-    data_r = log_residuals(coef, runs, y)
-    return Fit(coef, int(y.size), float(np.sqrt(np.mean(data_r**2))), iterations)
-
-
-def leave_one_out(
-    coef: Coefficients,
-    runs: Mapping[str, Any],
-    tokens_per_s_per_gpu: ArrayLike,
-    *,
-    prior: Coefficients = PRIOR,
-    prior_sd: float = PRIOR_SD,
-    residual_sd: float = RESIDUAL_SD,
-) -> np.ndarray:
-    """Each fitted row's prediction (tokens/s per GPU) by the fit without it, one Newton step from the
-    fit with it: ``θ₋ᵢ = θ + (H − jᵢᵀjᵢ)⁻¹ jᵢᵀ rᵢ`` with ``H = JᵀJ`` (rows and anchors) at the optimum,
-    where the gradient ``Jᵀr`` vanishes (the approximate leave-one-out of Cook's distance and of
-    nonlinear least squares; a test compares it with refits). ``coef`` must be :func:`fit` on the
-    same ``runs`` and arguments."""
-    y = _f(tokens_per_s_per_gpu)
-    runs = dict(runs) | {"die": die_index(runs["die"])}
-    theta, anchor = _to_theta(coef), _to_theta(prior)
-
-    def residuals(th: np.ndarray) -> np.ndarray:
-        r = log_residuals(_from_theta(th), runs, y) / residual_sd
-        return np.concatenate([r, (th - anchor) / prior_sd])
-
-    r = residuals(theta)
-    jac = np.empty((r.size, theta.size))
-    for j in range(theta.size):
-        step = 1e-6 * max(1.0, abs(theta[j]))
-        t = theta.copy()
-        t[j] += step
-        jac[:, j] = (residuals(t) - r) / step
-    h = jac.T @ jac
-    out = np.empty(y.size)
-    for i in range(y.size):
-        ji = jac[i]
-        delta = np.linalg.solve(h - np.outer(ji, ji), ji * r[i])
-        one = {k: v[i : i + 1] if isinstance(v, np.ndarray) and v.shape[:1] == y.shape else v for k, v in runs.items()}
-        out[i] = float(step_time(_from_theta(theta + delta), **one).tokens_per_s_per_gpu[0])
-    return out
-
-
-def leave_groups_out(
-    coef: Coefficients,
-    runs: Mapping[str, Any],
-    tokens_per_s_per_gpu: ArrayLike,
-    groups: ArrayLike,
-    *,
-    prior: Coefficients = PRIOR,
-    prior_sd: float = PRIOR_SD,
-    residual_sd: float = RESIDUAL_SD,
-) -> dict[Any, Coefficients]:
-    """The coefficients of the fit without each group of fitted rows (``groups``: one label per row), one
-    Newton step from the fit with them: ``θ₋g = θ + (H − J_gᵀJ_g)⁻¹ J_gᵀ r_g`` (:func:`leave_one_out`'s
-    step for a block of rows: grouped cross-validation, a source or a model family left out at a time).
-    ``coef`` must be :func:`fit` on the same ``runs`` and arguments."""
-    y = _f(tokens_per_s_per_gpu)
-    labels = np.asarray(groups)
-    runs = dict(runs) | {"die": die_index(runs["die"])}
-    theta, anchor = _to_theta(coef), _to_theta(prior)
-
-    def residuals(th: np.ndarray) -> np.ndarray:
-        r = log_residuals(_from_theta(th), runs, y) / residual_sd
-        return np.concatenate([r, (th - anchor) / prior_sd])
-
-    r = residuals(theta)
-    jac = np.empty((r.size, theta.size))
-    for j in range(theta.size):
-        step = 1e-6 * max(1.0, abs(theta[j]))
-        t = theta.copy()
-        t[j] += step
-        jac[:, j] = (residuals(t) - r) / step
-    h = jac.T @ jac
-    out = {}
-    for g in dict.fromkeys(labels.tolist()):
-        rows = np.flatnonzero(labels == g)
-        jg = jac[rows]
-        out[g] = _from_theta(theta + np.linalg.solve(h - jg.T @ jg, jg.T @ r[rows]))
-    return out
-
-
-STACK_PRIOR_ROWS = 3.0
-"""How many rows' weight the anchor of a stack's efficiency carries (its family's, and the family's the
-reference's, 1): a stack with three published rows moves half way from its family to its own mean."""
-
-
-def stack_efficiencies(
-    log_ratio: ArrayLike,
-    stacks: Sequence[str],
-    families: Mapping[str, str],
-    reference: str,
-    pooled: str,
-    prior_rows: float = STACK_PRIOR_ROWS,
-) -> dict[str, float]:
-    """Each training stack's efficiency, the share of the reference stack's throughput it reaches on the
-    same layout, from ``log_ratio`` = ``ln(published / reference model's tokens per second)`` of rows run
-    on ``stacks``: a shrunk geometric mean, ``ln e_s = (Σ_s r + k·ln e_family) / (n_s + k)`` with
-    ``ln e_family = Σ_family r / (n_family + k)`` (the family of ``families``: a stack without rows takes
-    its family's, a family without rows the reference's, 1). ``reference`` is 1 by definition; ``pooled``
-    (a plan that names no stack) is every row's, reference included, shrunk alike."""
-    r = _f(log_ratio)
-    on = np.asarray(stacks, dtype=object)
-    fam = np.array([families[s] for s in on], dtype=object)
-    ref_family = families[reference]
-    out: dict[str, float] = {}
-    for stack, family in families.items():
-        if stack == reference:
-            out[stack] = 1.0
-            continue
-        if stack == pooled:
-            out[stack] = float(np.exp(r.sum() / (r.size + prior_rows)))
-            continue
-        in_family = (fam == family) & (on != reference)
-        ln_family = 0.0 if family == ref_family else r[in_family].sum() / (in_family.sum() + prior_rows)
-        own = on == stack
-        out[stack] = float(np.exp((r[own].sum() + prior_rows * ln_family) / (own.sum() + prior_rows)))
-    return out
 
 
 def with_values(coef: Coefficients, **changes: float) -> Coefficients:

@@ -33,11 +33,13 @@ import numpy as np
 import pandas as pd
 
 from analyses import data
-from analyses.models import flops, memory
+from analyses.models import flops, memory, step_time_fit
 from analyses.models import performance as pf
 from analyses.models import plan as pl
 from analyses.models.uncertainty import error_band
-from analyses.units import BITS_PER_BYTE, GB, MICROSECOND, MILLISECOND
+from analyses.scenario import clusters
+from analyses.scenario import stacks as training_stacks
+from analyses.units import MILLISECOND
 
 ASSUMED = {
     "vp": "1 (no interleaving) where the source prints none",
@@ -54,87 +56,8 @@ STEP_TIME_COLUMNS = ("n_gpus", "tp", "pp", "global_batch_seqs", "tokens_per_s_pe
 
 
 # --------------------------------------------------------------------------------------------
-# Hardware
+# Model shapes
 # --------------------------------------------------------------------------------------------
-
-
-def die(gpu: str) -> str:
-    """The compute die a GPU is counted as (``variant_of`` in ``data/gpus.csv``, else itself)."""
-    return _dies(str(data.DATA_DIR))[gpu]
-
-
-@functools.cache
-def _dies(data_dir: str) -> dict[str, str]:
-    frame = data.gpus()
-    return {
-        r["name"]: (r["variant_of"] if isinstance(r["variant_of"], str) and r["variant_of"] else r["name"])
-        for r in frame.to_dict("records")
-    }
-
-
-@functools.cache
-def _clusters(data_dir: str) -> dict[str, dict[str, Any]]:
-    frame = data.table("cluster_configs")
-    frame = frame[frame["network"] == "infiniband"].sort_values("nic_gbit_per_s_per_gpu", ascending=False)
-    return {g: rows.iloc[0].to_dict() for g, rows in frame.groupby("gpu", sort=False)}
-
-
-def cluster(gpu: str) -> dict[str, Any]:
-    """The InfiniBand cluster configuration of ``gpu`` (the fastest NIC listed for it)."""
-    rows = _clusters(str(data.DATA_DIR))
-    if gpu not in rows:
-        raise KeyError(f"no InfiniBand cluster configuration for {gpu} in data/cluster_configs.csv")
-    return rows[gpu]
-
-
-def has_cluster(gpu: str) -> bool:
-    """Whether ``data/cluster_configs.csv`` has an InfiniBand cluster for ``gpu``."""
-    return gpu in _clusters(str(data.DATA_DIR))
-
-
-def hardware(
-    gpu: str,
-    precision: str,
-    *,
-    nic_gbit_per_s_per_gpu: float | None = None,
-    nic_share: float | None = None,
-    latency_us: float | None = None,
-) -> dict[str, Any]:
-    """The step-time model's hardware inputs for ``gpu`` at ``precision`` on its InfiniBand cluster.
-
-    ``nic_gbit_per_s_per_gpu``, ``nic_share`` and ``latency_us`` replace the cluster's (a run's own
-    network; the scenario's fabric assumptions in a plan).
-    """
-    sheet = data.gpu(gpu)
-    c = cluster(gpu)
-    nic = c["nic_gbit_per_s_per_gpu"] if nic_gbit_per_s_per_gpu is None else nic_gbit_per_s_per_gpu
-    share = c["nic_achievable_share"] if nic_share is None else nic_share
-    latency = c["latency_us"] if latency_us is None else latency_us
-    return {
-        "die": die(gpu),
-        "peak_flops": sheet.peak_flops(precision),
-        "peak_flops_bf16": sheet.peak_flops("bf16"),
-        "hbm_bytes_per_s": sheet.hbm_bytes_per_s,
-        "nvlink_bytes_per_s": c["nvlink_gb_per_s_per_direction"] * GB * c["nvlink_achievable_share"],
-        "nic_bytes_per_s": nic * GB / BITS_PER_BYTE * share,
-        "gpus_per_node": int(c["gpus_per_node"]),
-        "nvlink_domain_gpus": int(c["gpus_per_node"]),
-        "latency_s": latency * MICROSECOND,
-    }
-
-
-def plan_hardware(gpu: str) -> pl.Hardware:
-    """The planner's facts of ``gpu``: its datasheet, compute die and InfiniBand cluster."""
-    sheet = data.gpu(gpu)
-    return pl.Hardware(
-        gpu,
-        dict(sheet.peak_flops_dense),
-        sheet.hbm_usable_bytes,
-        sheet.tdp_w,
-        cluster(gpu),
-        die=die(gpu),
-        hbm_bytes_per_s=sheet.hbm_bytes_per_s,
-    )
 
 
 @functools.cache
@@ -165,56 +88,10 @@ def shape(name: str, seq_len: int | None = None) -> pl.Shape:
 
 
 # --------------------------------------------------------------------------------------------
-# Training stacks and cross-validation groups
+# Cross-validation groups
 # --------------------------------------------------------------------------------------------
 
-POOLED_STACK = "unspecified"  # the stack of a plan that names none: every published run pooled
 STACK_ROUNDS = 2  # core fit and stack efficiencies, alternated
-
-
-@functools.cache
-def _stacks(data_dir: str) -> pd.DataFrame:
-    return data.table("training_stacks")
-
-
-def stack_table() -> pd.DataFrame:
-    """``data/training_stacks.csv``."""
-    return _stacks(str(data.DATA_DIR)).copy()
-
-
-def stack_names() -> list[str]:
-    """The id of every training stack."""
-    return list(_stacks(str(data.DATA_DIR))["id"])
-
-
-def reference_stack() -> str:
-    """The stack the step-time model's core is the model of (efficiency 1)."""
-    frame = _stacks(str(data.DATA_DIR))
-    return str(frame.loc[frame["reference"].astype(bool), "id"].iloc[0])
-
-
-def stack_id(name: str) -> str:
-    """The id of a stack given by its id or one of its aliases (case-insensitive); KeyError names them."""
-    wanted = str(name).strip().lower()
-    for r in _stacks(str(data.DATA_DIR)).to_dict("records"):
-        aliases = (
-            [a.strip().lower() for a in str(r["aliases"] or "").split(";") if a.strip()]
-            if r["aliases"] == r["aliases"]
-            else []
-        )
-        if wanted == r["id"] or wanted in aliases:
-            return str(r["id"])
-    raise KeyError(f"unknown training stack {name!r}; known: {', '.join(stack_names())}")
-
-
-def stack_rules(stack: str) -> dict[str, Any]:
-    """What a stack runs, as plan request fields: ``zero_stages`` and ``micro_batches`` (tuples) and ``model_parallel``."""
-    row = _stacks(str(data.DATA_DIR)).set_index("id").loc[stack_id(stack)]
-    return {
-        "zero_stages": tuple(int(z) for z in str(row["zero_stages"]).split(";")),
-        "micro_batches": tuple(int(m) for m in str(row["micro_batches"]).split(";")),
-        "model_parallel": bool(row["model_parallel"]),
-    }
 
 
 def cv_groups(sources: pd.Series) -> list[str]:
@@ -265,7 +142,7 @@ def prepare(rows: pd.DataFrame) -> pd.DataFrame:
     frame["model_micro_batch"] = frame["micro_batch_seqs"].fillna(1)
     frame["model_dp"] = frame["dp"].where(frame["dp"].notna(), n / (tp * pp * cp))
     frame["model_recompute"] = frame["recompute"].replace({"unknown": "selective"})
-    frame["die"] = [die(g) for g in frame["gpu"]]
+    frame["die"] = [clusters.die(g) for g in frame["gpu"]]
     frame["cv_group"] = cv_groups(frame["source"])
     return frame
 
@@ -279,7 +156,7 @@ def runs() -> pd.DataFrame:
 def inputs(frame: pd.DataFrame) -> dict[str, Any]:
     """:func:`analyses.models.performance.step_time`'s keyword arrays for the rows of :func:`runs`."""
     hw = [
-        hardware(r["gpu"], r["precision"], nic_gbit_per_s_per_gpu=_own(r["nic_gbit_per_s_per_gpu"]))
+        clusters.hardware(r["gpu"], r["precision"], nic_gbit_per_s_per_gpu=_own(r["nic_gbit_per_s_per_gpu"]))
         for r in frame.to_dict("records")
     ]
     out: dict[str, Any] = {k: np.array([h[k] for h in hw]) for k in hw[0]} if hw else {}
@@ -372,10 +249,10 @@ def _fit(holdout_sources: tuple[str, ...], leave_out: tuple[str, ...], data_dir:
     start = None if not (holdout_sources or leave_out) else _fit((), (), data_dir).core.coefficients
     y = rows["tokens_per_s_per_gpu"].to_numpy(float)
     stacks = rows["stack"].to_numpy(dtype=object)
-    eff = dict.fromkeys(stack_names(), 1.0)
+    eff = dict.fromkeys(training_stacks.stack_names(), 1.0)
     for _ in range(STACK_ROUNDS):  # the core on the calibration rows, each at its stack's efficiency; then the stacks
         at = {**arrays, "stack_efficiency": np.array([eff[s] for s in stacks])}
-        core = pf.fit(_subset(at, mask), y[mask], start=start)
+        core = step_time_fit.fit(_subset(at, mask), y[mask], start=start)
         start = core.coefficients
         eff = _efficiencies(core.coefficients, arrays, y, stacks, outside)
     return StackFit(core, eff)
@@ -386,13 +263,13 @@ def _efficiencies(
 ) -> dict[str, float]:
     """Every stack's efficiency against the reference model ``coef``, from the step-time rows in ``rows``."""
     reference = pf.step_time(coef, **_subset(arrays, rows)).tokens_per_s_per_gpu
-    table = stack_table()
-    return pf.stack_efficiencies(
+    table = training_stacks.stack_table()
+    return step_time_fit.stack_efficiencies(
         np.log(y[rows] / reference),
         stacks[rows],
         dict(zip(table["id"], table["family"], strict=True)),
-        reference_stack(),
-        POOLED_STACK,
+        training_stacks.reference_stack(),
+        training_stacks.POOLED_STACK,
     )
 
 
@@ -400,11 +277,11 @@ def _efficiencies(
 class StackFit:
     """The step-time model's core fit (the reference stack) and every training stack's efficiency."""
 
-    core: pf.Fit
+    core: step_time_fit.Fit
     efficiencies: dict[str, float]
 
 
-def fit(holdout_sources: Sequence[str] = (), leave_out: Sequence[str] = ()) -> pf.Fit:
+def fit(holdout_sources: Sequence[str] = (), leave_out: Sequence[str] = ()) -> step_time_fit.Fit:
     """The model fitted on the calibration rows, without rows citing ``holdout_sources`` and without the
     rows whose id is in ``leave_out`` (a leave-one-out refit): the reference stack's coefficients, each
     calibration row counted at its own stack's efficiency (:func:`stack_efficiencies`)."""
@@ -413,7 +290,7 @@ def fit(holdout_sources: Sequence[str] = (), leave_out: Sequence[str] = ()) -> p
 
 def stack_efficiencies(holdout_sources: Sequence[str] = ()) -> dict[str, float]:
     """Every training stack's efficiency (``data/training_stacks.csv``), fitted with the core
-    (:func:`analyses.models.performance.stack_efficiencies` on every step-time row, calibration and
+    (:func:`analyses.models.step_time_fit.stack_efficiencies` on every step-time row, calibration and
     validation alike, without rows citing ``holdout_sources``); scored by grouped cross-validation in
     :func:`predictions`."""
     return dict(_fit(tuple(sorted(holdout_sources)), (), str(data.DATA_DIR)).efficiencies)
@@ -421,7 +298,7 @@ def stack_efficiencies(holdout_sources: Sequence[str] = ()) -> dict[str, float]:
 
 def stack_efficiency(stack: str, holdout_sources: Sequence[str] = ()) -> float:
     """The efficiency of one stack (an id or alias of ``data/training_stacks.csv``)."""
-    return stack_efficiencies(holdout_sources)[stack_id(stack)]
+    return stack_efficiencies(holdout_sources)[training_stacks.stack_id(stack)]
 
 
 def coefficients(holdout_sources: Sequence[str] = ()) -> pf.Coefficients:
@@ -449,7 +326,7 @@ def _cv_models(data_dir: str) -> dict[str, tuple[pf.Coefficients, dict[str, floa
     cal = (rows["role"] == "calibrate").to_numpy()
     at = {**arrays, "stack_efficiency": np.array([full.efficiencies[s] for s in stacks])}
     groups = rows["cv_group"].to_numpy()
-    core = pf.leave_groups_out(full.core.coefficients, _subset(at, cal), y[cal], groups[cal])
+    core = step_time_fit.leave_groups_out(full.core.coefficients, _subset(at, cal), y[cal], groups[cal])
     out = {}
     for g in dict.fromkeys(groups.tolist()):
         coef = core.get(g, full.core.coefficients)
@@ -460,7 +337,7 @@ def _cv_models(data_dir: str) -> dict[str, tuple[pf.Coefficients, dict[str, floa
 def cv_models() -> dict[str, tuple[pf.Coefficients, dict[str, float]]]:
     """Grouped cross-validation: for each group of published runs that share a source
     (:func:`cv_groups`), the core coefficients and stack efficiencies of the fit without that group (the
-    core one Newton step from the full fit, :func:`analyses.models.performance.leave_groups_out`; the
+    core one Newton step from the full fit, :func:`analyses.models.step_time_fit.leave_groups_out`; the
     efficiencies recomputed without the group's rows)."""
     return dict(_cv_models(str(data.DATA_DIR)))
 
@@ -479,7 +356,7 @@ def _predictions(data_dir: str) -> pd.DataFrame:
         at = groups == g
         ref = pf.step_time(coef, **_subset(arrays, at)).tokens_per_s_per_gpu
         cv[at] = ref * np.array([effs[s] for s in stacks[at]])
-        pooled[at] = ref * effs[POOLED_STACK]
+        pooled[at] = ref * effs[training_stacks.POOLED_STACK]
     out = rows[["id", "role", "source", "stack", "cv_group"]].copy()
     out["published"] = rows["tokens_per_s_per_gpu"].to_numpy(float)
     out["predicted"] = predicted
@@ -574,7 +451,8 @@ def coefficient_table() -> pd.DataFrame:
 
 def clear_cache() -> None:
     """Forget the fits (after editing ``data/``)."""
-    for fn in (_runs, _step_rows, _fit, _cv_models, _predictions, _ratio_errors, _dies, _clusters, _shapes):
+    for fn in (_runs, _step_rows, _fit, _cv_models, _predictions, _ratio_errors, _shapes):
         fn.cache_clear()
-    for fn in (_gather_rates, _stacks):
-        fn.cache_clear()
+    _gather_rates.cache_clear()
+    clusters.clear_cache()
+    training_stacks.clear_cache()

@@ -22,7 +22,7 @@ import pandas as pd
 from analyses import data, scenario
 from analyses.models import interruptions, layouts, performance, uncertainty
 from analyses.models import plan as pl
-from analyses.scenario import bands, calibration, costs, generations, whole_run
+from analyses.scenario import bands, calibration, clusters, costs, generations, stacks, whole_run
 
 PlanError = pl.PlanError
 
@@ -42,18 +42,18 @@ def shape(name: str, seq_len: int | None = None) -> pl.Shape:
 
 def cluster_config(gpu: str) -> dict[str, Any]:
     """The InfiniBand cluster configuration of a generation (the fastest NIC listed for it,
-    :func:`analyses.scenario.calibration.cluster`).
+    :func:`analyses.scenario.clusters.cluster`).
 
     Its NVLink figures and node size are used; its NIC share and latency give way to the scenario's.
     """
-    if not calibration.has_cluster(gpu):
+    if not clusters.has_cluster(gpu):
         raise PlanError("gpus", f"no InfiniBand cluster configuration for {gpu} in data/cluster_configs.csv")
-    return calibration.cluster(gpu)
+    return clusters.cluster(gpu)
 
 
 @functools.cache
 def _supported(data_dir: str) -> tuple[str, ...]:
-    return tuple(g for g in generations.names() if calibration.has_cluster(g))
+    return tuple(g for g in generations.names() if clusters.has_cluster(g))
 
 
 def supported_gpus() -> list[str]:
@@ -82,7 +82,7 @@ def priced_bases(gpu: str, s: dict[str, Any] | None = None) -> tuple[str, ...]:
 
 @functools.cache
 def _hardware(data_dir: str) -> dict[str, pl.Hardware]:
-    return {g: calibration.plan_hardware(g) for g in _supported(data_dir)}
+    return {g: clusters.plan_hardware(g) for g in _supported(data_dir)}
 
 
 def hardware() -> dict[str, pl.Hardware]:
@@ -98,7 +98,7 @@ def request(shape: pl.Shape, tokens: float, deadline_days: float, **fields: Any)
     efficiency and the campaign overhead), each unless given."""
     s = fields.pop("s", None)
     try:
-        terms = whole_run.terms(fields.get("stack", calibration.POOLED_STACK), tuple(fields.get("holdout_sources", ())))
+        terms = whole_run.terms(fields.get("stack", stacks.POOLED_STACK), tuple(fields.get("holdout_sources", ())))
     except KeyError as err:
         raise PlanError("stack", str(err.args[0])) from None
     fields = terms | fields | {"stack": terms["stack"]}
@@ -131,7 +131,7 @@ def efficiency_basis(req: pl.Request, gpu: str) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _efficiency_basis(data_dir: str, gpu: str, compute_efficiency: float, holdout_sources: tuple[str, ...]) -> str:
-    die = calibration.die(gpu)
+    die = clusters.die(gpu)
     if compute_efficiency:
         return f"set by the reader ({compute_efficiency:.2f} for the {die} die)"
     rows = calibration.step_time_rows()
@@ -154,7 +154,7 @@ def plan_class(req: pl.Request, gpu: str) -> bands.Path:
 
 
 def _kind(req: pl.Request) -> tuple[bool, bool]:
-    return req.layout_pinned, req.stack != calibration.POOLED_STACK
+    return req.layout_pinned, req.stack != stacks.POOLED_STACK
 
 
 def validation_errors(req: pl.Request, gpu: str) -> np.ndarray:

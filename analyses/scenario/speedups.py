@@ -29,7 +29,7 @@ from analyses.models import layouts
 from analyses.models import plan as pl
 from analyses.models.training_run import TIME_ASSUMPTIONS
 from analyses.models.uncertainty import error_band
-from analyses.scenario import calibration
+from analyses.scenario import calibration, clusters
 from analyses.units import MB
 
 KINDS = ("pretraining", "fine-tune")
@@ -120,7 +120,7 @@ def best_layout(workload: Workload, gpu: str, precision: str, s: Mapping[str, An
         max_gpus=int(workload.gpus),
         global_batch_tokens=workload.batch_tokens,
         s=values,
-        hardware={gpu: calibration.plan_hardware(gpu)},
+        hardware={gpu: clusters.plan_hardware(gpu)},
     )
     frame = pl.evaluate(req, gpu, calibration.coefficients())
     ok = frame[frame["fits"]]

@@ -41,7 +41,7 @@ from analyses.models import flops, layouts
 from analyses.models import performance as pf
 from analyses.models import plan as pl
 from analyses.models.training_run import HEAD_SIZE
-from analyses.scenario import calibration
+from analyses.scenario import calibration, clusters, stacks
 
 CAMPAIGN_PRIOR_ROWS = 2  # rows of no campaign overhead among the excesses whose median is the overhead
 UNPRINTED_GPUS = (1024, 2048)  # GPU counts searched where a whole run prints none (Llama 2's model card)
@@ -108,9 +108,9 @@ def printed_layout(r: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
 def published_request(r: dict[str, Any], *, pinned: bool, **fields: Any) -> pl.Request:
     """The plan request of a published run: its shape, GPU, precision, GPU count (or
     :data:`UNPRINTED_GPUS`), batch and sequence length and tokens, at the scenario's central values and
-    its stack's rules (:func:`analyses.scenario.calibration.stack_rules`); its printed layout pinned if
+    its stack's rules (:func:`analyses.scenario.stacks.stack_rules`); its printed layout pinned if
     ``pinned`` (and it prints one)."""
-    fields = calibration.stack_rules(r["stack"]) | fields
+    fields = stacks.stack_rules(r["stack"]) | fields
     batch = float(r["global_batch_seqs"] * r["seq_len"]) if r["global_batch_seqs"] == r["global_batch_seqs"] else None
     counts = (int(r["n_gpus"]),) * 2 if r["n_gpus"] == r["n_gpus"] else UNPRINTED_GPUS
     tokens = float(r["training_tokens"]) if r["training_tokens"] == r["training_tokens"] else 1e12
@@ -119,7 +119,7 @@ def published_request(r: dict[str, Any], *, pinned: bool, **fields: Any) -> pl.R
         tokens=tokens,
         deadline_days=DEADLINE_DAYS,
         s=scenario.values(),
-        hardware={r["gpu"]: calibration.plan_hardware(r["gpu"])},
+        hardware={r["gpu"]: clusters.plan_hardware(r["gpu"])},
         gpus=(r["gpu"],),
         precision=str(r["precision"]),
         min_gpus=counts[0],
@@ -180,7 +180,7 @@ def _pick_predictions(data_dir: str) -> pd.DataFrame:
         coef, eff = models[r["cv_group"]]
         ref = float(pl.evaluate(req, r["gpu"], coef, layout)["tokens_per_s_per_gpu"].iloc[0])
         full = float(pl.evaluate(req, r["gpu"], calibration.coefficients(), layout)["tokens_per_s_per_gpu"].iloc[0])
-        out.append((full * full_eff[r["stack"]], ref * eff[r["stack"]], ref * eff[calibration.POOLED_STACK]))
+        out.append((full * full_eff[r["stack"]], ref * eff[r["stack"]], ref * eff[stacks.POOLED_STACK]))
     frame = rows[["id", "stack", "cv_group", "source"]].copy()
     frame["published"] = rows["tokens_per_s_per_gpu"].to_numpy(float)
     frame["pick_in_sample"], frame["pick_cv"], frame["pick_cv_pooled"] = np.array(out, float).T
@@ -336,12 +336,12 @@ def terms(stack: str, holdout_sources: tuple[str, ...] = ()) -> dict[str, Any]:
     ``stack_efficiency``, ``campaign_overhead``, and
     what the stack runs (``zero_stages``, ``model_parallel``); the efficiency fitted without rows citing
     ``holdout_sources``."""
-    sid = calibration.stack_id(stack)
+    sid = stacks.stack_id(stack)
     return {
         "stack": sid,
         "stack_efficiency": calibration.stack_efficiency(sid, holdout_sources),
         "campaign_overhead": campaign_overhead(),
-        **calibration.stack_rules(sid),
+        **stacks.stack_rules(sid),
     }
 
 

@@ -10,7 +10,7 @@ from analyses import data, scenario
 from analyses.chapters import validation as ch
 from analyses.chapters.validation import figures, text
 from analyses.models.uncertainty import error_band
-from analyses.scenario import bands, calibration, generations
+from analyses.scenario import bands, calibration, clusters, generations
 from analyses.scenario import validation as val
 
 # --------------------------------------------------------------------------------------------
@@ -246,7 +246,7 @@ def test_fsdp_moves_the_zero3_exchange_faster_than_one_nic_per_gpu():
     exchange = 3 * 2 * r["params_total"]
     published_step = r["global_batch_seqs"] * r["seq_len"] / r["n_gpus"] / r["tokens_per_s_per_gpu"]
     assert exchange == pytest.approx(77.1e9, rel=0.01) and published_step == pytest.approx(0.853, rel=0.01)
-    nic = calibration.hardware("H100", "bf16")["nic_bytes_per_s"]
+    nic = clusters.hardware("H100", "bf16")["nic_bytes_per_s"]
     assert exchange / published_step > 1.8 * nic
 
 

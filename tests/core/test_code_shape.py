@@ -27,13 +27,8 @@ OLD_MODULES = ("analyses/data.py", "analyses/models/memory.py")  # 500-550 lines
 # Being shrunk by another helper (issue 37 and others): file or function -> (ceiling, who).
 OTHERS_MODULE_LINES = {
     "analyses/chapters/plan/__init__.py": (654, "planner: one model of a training run (issue 33)"),
-    "analyses/models/performance.py": (622, "planner and stepmodel: one step-time model"),
-    "analyses/models/plan.py": (553, "planner"),
-    "analyses/scenario/calibration.py": (572, "planner"),
 }
-OTHERS_FUNCTION_LINES = {
-    "analyses/models/performance.py:step_time": (102, "planner: one model of a training run"),
-}
+OTHERS_FUNCTION_LINES: dict[str, tuple[int, str]] = {}
 OTHERS_FUNCTION_IMPORTS = {
     "analyses/site/zh_site.py": (23, "zh: the Chinese edition's Sphinx extension (15 before its last merge)"),
     "analyses/site/cli.py": (13, "data (parameter parsing) and planner (the plan subcommand)"),

@@ -20,6 +20,7 @@ from analyses.models import (
     memory,
     performance,
     pipeline,
+    plan_inputs,
     reliability,
     tco,
     uncertainty,
@@ -231,7 +232,7 @@ def test_the_parts_of_a_step_add_up(b300):
 def test_zero3_moves_one_and_a_half_times_the_data_of_an_all_reduce(req, b300):
     # Rajbhandari et al. 2020, Sec. 7.2.2: 3Ψ for stage 3 against 2Ψ for a gradient all-reduce
     layout = pd.DataFrame([_one(b300, **LAYOUT)[list(layouts.COLUMNS)]])
-    kw = pl.step_inputs(req, "B300", layout) | {"latency_s": 0.0}
+    kw = plan_inputs.step_inputs(req, "B300", layout) | {"latency_s": 0.0}
     coef = calibration.coefficients()
     z3 = performance.step_time(coef, **(kw | {"zero3": True})).dp_s
     plain = performance.step_time(coef, **(kw | {"zero3": False})).dp_s
@@ -244,7 +245,7 @@ def test_a_synchronous_zero3_gathers_at_its_own_rate_in_the_open(req, b300):
     none of it hidden, plus its reduce-scatter, half an all-reduce, overlapped as NCCL's collectives are;
     a rate faster than NCCL's changes nothing but the overlap of those gathers."""
     layout = pd.DataFrame([_one(b300, **LAYOUT)[list(layouts.COLUMNS)]])
-    kw = pl.step_inputs(req, "B300", layout) | {"latency_s": 0.0, "zero3": True}
+    kw = plan_inputs.step_inputs(req, "B300", layout) | {"latency_s": 0.0, "zero3": True}
     coef = calibration.coefficients()
     shard = 2.0 * kw["params_total"] / (LAYOUT["tp"] * LAYOUT["pp"])
     plain = performance.step_time(coef, **(kw | {"zero3": False}))

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from analyses import data
-from analyses.models import flops, layouts, performance
+from analyses.models import flops, layouts, performance, step_time_fit
 from analyses.models import plan as pl
 from analyses.models.training_run import generic_layers_and_width
 from analyses.models.uncertainty import combined_errors, error_band
-from analyses.scenario import bands, calibration, planning, whole_run
+from analyses.scenario import bands, calibration, planning, stacks, whole_run
 
 
 def test_rows_that_share_a_source_fall_in_one_group():
@@ -30,7 +30,7 @@ def test_stack_efficiency_is_a_shrunk_geometric_mean_anchored_on_the_family():
     ln e = 2 ln 0.6 / (2 + 3); x's = (2 ln 0.6 + 3 ln e_f) / 5; y takes the family's; the reference 1;
     the pooled stack every row, the reference's included."""
     r = np.log([0.6, 0.6, 1.0])
-    eff = performance.stack_efficiencies(
+    eff = step_time_fit.stack_efficiencies(
         r, ["x", "x", "ref"], {"ref": "r", "x": "f", "y": "f", "all": "u"}, "ref", "all", prior_rows=3
     )
     ln_f = 2 * np.log(0.6) / 5
@@ -49,9 +49,9 @@ def test_published_stacks_reach_what_their_runs_show():
     assert 1.05 < eff["megascale"] < 1.35
     assert 0.8 < eff["torchtitan"] < 0.97 and 0.8 < eff["deepspeed"] < 0.97
     assert eff["gpt-neox"] != 1.0 and eff["fsdp"] != 1.0
-    assert calibration.stack_id("NeMo") == "megatron" and calibration.stack_id("llm-foundry") == "mosaic"
+    assert stacks.stack_id("NeMo") == "megatron" and stacks.stack_id("llm-foundry") == "mosaic"
     with pytest.raises(KeyError, match="known: megatron"):
-        calibration.stack_id("jax")
+        stacks.stack_id("jax")
 
 
 def test_grouped_cross_validation_errors_are_larger_than_in_sample():

@@ -18,7 +18,7 @@ import numpy as np
 from analyses import data
 from analyses.models import experiments as ex
 from analyses.models import performance
-from analyses.scenario import calibration, cases, operations
+from analyses.scenario import calibration, cases, clusters, operations
 from analyses.scenario.generations import NEW, NEW_PRECISION, speedup
 from analyses.units import DAYS_PER_MONTH, DAYS_PER_WEEK
 from analyses.units.formats import fmt, in_words, stated
@@ -68,7 +68,7 @@ def sweep_setup() -> SweepSetup:
     run = {k: v[0] if isinstance(v, np.ndarray) else v for k, v in calibration.inputs(recipe).items()}
     run.pop("n_gpus")
     coef = calibration.coefficients()
-    node = float(calibration.cluster(NEW)["gpus_per_node"])
+    node = float(clusters.cluster(NEW)["gpus_per_node"])
     gpus = float(cases.sweep().concurrent_runs * node)
     e_full, e_slice = (float(e) for e in ex.run_efficiency(coef, [gpus, node], **run))
     mfu = float(performance.step_time(coef, n_gpus=node, **run).mfu(run["peak_flops"]))

@@ -25,7 +25,7 @@ from analyses.chapters import ledger
 from analyses.chapters.plan import wiring
 from analyses.models import flops, layouts, memory, tco
 from analyses.models import plan as pl
-from analyses.scenario import buying, calibration, costs, planning
+from analyses.scenario import buying, calibration, costs, planning, stacks
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.units import MB
 
@@ -87,7 +87,7 @@ def _preset_choices() -> list[str]:
 
 
 def _stack_choices() -> list[str]:
-    frame = calibration.stack_table()
+    frame = stacks.stack_table()
     aliases = [a for x in frame["aliases"].fillna("") for a in str(x).split(";") if a]
     return [*frame["id"], *aliases]
 

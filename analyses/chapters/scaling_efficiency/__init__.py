@@ -24,7 +24,7 @@ from analyses.chapters import ledger
 from analyses.chapters.scaling_efficiency import checks, wiring
 from analyses.models import plan as pl
 from analyses.models import scaling_efficiency as se
-from analyses.scenario import calibration, planning
+from analyses.scenario import clusters, planning
 from analyses.scenario.generations import NEW, OLD
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
 from analyses.verdicts.sweeps import Slider
@@ -112,7 +112,7 @@ def model(cfg: Mapping[str, Any]) -> dict[str, Any]:
 def your_cluster(cfg: Mapping[str, Any], s: Mapping[str, Any]) -> dict[str, Any]:
     """Hardware inputs of the reader's cluster: its GPU's InfiniBand cluster (``data/cluster_configs.csv``:
     NVLink, node size) at the parameters' precision and NIC rate, the scenario's RDMA share and latency."""
-    row = calibration.cluster(cfg["gpu"]) | {"nic_gbit_per_s_per_gpu": cfg["nic_gbit_per_s"]}
+    row = clusters.cluster(cfg["gpu"]) | {"nic_gbit_per_s_per_gpu": cfg["nic_gbit_per_s"]}
     return wiring.hardware(row, cfg["precision"], s)
 
 

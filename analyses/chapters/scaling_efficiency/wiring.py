@@ -23,7 +23,7 @@ import pandas as pd
 from analyses import data, units
 from analyses.models import performance
 from analyses.models import plan as pl
-from analyses.scenario import calibration, cases
+from analyses.scenario import calibration, cases, clusters
 from analyses.scenario.generations import NEW_PRECISION, gpu
 
 B300_CLUSTER = "B300 + 800G IB"  # the reference cluster of the documents' B300 claims
@@ -55,7 +55,7 @@ def plan() -> cases.DeploymentPlan:
 
 def coefficients(s: Mapping[str, Any]) -> performance.Coefficients:
     """The step-time model's calibrated coefficients with the scenario's data-parallel overlap (as
-    :func:`analyses.models.plan.coefficients_for` plans with it)."""
+    :func:`analyses.models.plan_inputs.coefficients_for` plans with it)."""
     return replace(calibration.coefficients(), dp_overlap=s["dp_overlap"])
 
 
@@ -88,7 +88,7 @@ def hardware(row: Mapping[str, Any], precision: str, s: Mapping[str, Any]) -> di
     share, latency = fabric(s, row["network"])
     sheet = gpu(row["gpu"])
     return {
-        "die": calibration.die(row["gpu"]),
+        "die": clusters.die(row["gpu"]),
         "peak_flops": sheet.peak_flops(precision),
         "peak_flops_bf16": sheet.peak_flops("bf16"),
         "hbm_bytes_per_s": sheet.hbm_bytes_per_s,
