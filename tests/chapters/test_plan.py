@@ -126,7 +126,7 @@ def test_compute_figures_and_sentences_over_the_parameters(values, result):
     try:
         res = result(**cfg)
     except ParamError as err:  # a pinned size no GPU count of the test's smaller cluster allows
-        assert set(values) - {"gpus"} <= set(err.names) <= set(ch.PIN_PARAMS)
+        assert set(values) - {"gpus"} <= set(err.names) <= set(wiring.PIN_PARAMS)
         return
     assert res.plan.n_candidates > 0 and set(res.request.gpus) == set(cfg["gpus"])
     if res.best is not None:

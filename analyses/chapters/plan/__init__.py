@@ -14,54 +14,33 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from analyses import data, scenario
 from analyses.chapters import ledger
 from analyses.chapters.plan import wiring
-from analyses.models import flops, layouts, memory, tco
 from analyses.models import plan as pl
-from analyses.scenario import buying, calibration, costs, planning, stacks
+from analyses.models import tco
+from analyses.scenario import buying, planning
 from analyses.scenario.params import ChapterSpec, Config, Param, Rule, precision_rule
-from analyses.units import MB
 
 SLUG = "plan"
-GENERIC = "generic"
-GENERIC_SEQ_LEN = 4096  # sequence length of a generic shape when none is given
 PUBLISHED_TOLERANCE = 0.15
 """Relative error of the planned GPU-hours of a published run accepted as a pass: issue 21's target
 for the step-time model's median error on published runs (the validation chapter shows every run; the
 planner's own 90% interval, from the model's out-of-sample errors, must contain the published figure too)."""
 
 MAX_MC_SAMPLES = 200_000  # the worst allowed run (every generation, 131,072 GPUs) stays near a second
-# Planner fields whose chapter parameter has another name, and the parameters a planner error involves
-PARAM_OF_FIELD = {"global_batch_tokens": "batch_million_tokens", "virtual_stages": "interleave"}
-SEARCH = "search"  # the value of recompute (and 0, -1 of the sizes) that leaves a part of the layout to the search
-ARCH = ("n_layers", "d_model", "ffn_hidden", "n_heads", "n_kv_heads", "vocab", "shared_experts", "dense_layers")
-ATTENTION = ("full", "sliding", "mla")
-MLA_HEAD_DIMS = (192, 128)  # query-key (128 + 64 rotary) and value head sizes of DeepSeek-V2/V3's MLA
-PIN_PARAMS = {  # plan parameter: (request pin, value that searches)
-    "tp": ("tp", 0),
-    "pp": ("pp", 0),
-    "dp": ("dp", 0),
-    "cp": ("cp", 0),
-    "ep": ("ep", 0),
-    "zero_stage": ("zero_stage", -1),
-    "micro_batch": ("micro_batch", 0),
-    "interleave": ("virtual_stages", 0),
-    "recompute": ("recompute", SEARCH),
-}
 RELATED = {
     "stack": ("stack",),
-    "tp": tuple(PIN_PARAMS),
-    "pp": tuple(PIN_PARAMS),
-    "dp": tuple(PIN_PARAMS),
+    "tp": tuple(wiring.PIN_PARAMS),
+    "pp": tuple(wiring.PIN_PARAMS),
+    "dp": tuple(wiring.PIN_PARAMS),
     "ep": ("ep", "n_experts", "active_params"),
-    **{name: ("model_shape", name) for name in (*ARCH, "attention")},
+    **{name: ("model_shape", name) for name in (*wiring.ARCH, "attention")},
     "window": ("attention", "window"),
     "max_gpus": ("min_gpus", "max_gpus"),
     "active_params": ("model_shape", "n_params", "active_params"),
@@ -75,7 +54,7 @@ PRICED = tuple(planning.priced_gpus())  # the default list: the generations the 
 
 @functools.cache
 def _choices(data_dir: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return (*data.model_shape_names(), GENERIC), (wiring.NONE, *wiring.preset_ids())
+    return (*data.model_shape_names(), wiring.GENERIC), (wiring.NONE, *wiring.preset_ids())
 
 
 def _shape_choices() -> list[str]:
@@ -84,22 +63,6 @@ def _shape_choices() -> list[str]:
 
 def _preset_choices() -> list[str]:
     return list(_choices(str(data.DATA_DIR))[1])
-
-
-def _stack_choices() -> list[str]:
-    frame = stacks.stack_table()
-    aliases = [a for x in frame["aliases"].fillna("") for a in str(x).split(";") if a]
-    return [*frame["id"], *aliases]
-
-
-def _prices() -> tuple[Param, ...]:
-    """The scenario's prices of every generation the planner prices (system, neocloud and hyperscaler
-    rents where the scenario has them) and both electricity tariffs, as parameters."""
-    names = scenario.assumptions()
-    wanted = [costs.server_name(g) for g in GENERATIONS]
-    wanted += [costs.rent_name(g, c) for c in tco.RENT_CLASSES for g in GENERATIONS]
-    wanted += [costs.ELECTRICITY[r] for r in ("china", "us")]
-    return tuple(scenario.param(n, f"{names[n].label} (scenario)") for n in wanted if n in names)
 
 
 SPEC = ChapterSpec(
@@ -179,7 +142,7 @@ SPEC = ChapterSpec(
             "full",
             "-",
             "attention: full, sliding (window) or mla (multi-head latent)",
-            choices=ATTENTION,
+            choices=wiring.ATTENTION,
         ),
         Param("window", "int", 0, "tokens", "sliding window of attention sliding", 0, 10_000_000),
         Param("head_dim", "int", 0, "-", "query-key size of a head (0: d_model / n_heads; mla: 192)", 0, 4096),
@@ -191,7 +154,7 @@ SPEC = ChapterSpec(
             "-",
             "training stack (data/training_stacks.csv; an alias works too): its fitted efficiency and what it "
             "runs; unspecified pools every published run",
-            choices=_stack_choices,
+            choices=wiring.stack_choices,
         ),
         Param(
             "attention_kernel",
@@ -213,17 +176,17 @@ SPEC = ChapterSpec(
         Param(
             "recompute",
             "str",
-            SEARCH,
+            wiring.SEARCH,
             "-",
             "activation recomputation: none, selective, full or search",
-            choices=(SEARCH, *pl.RECOMPUTE_PINS),
+            choices=(wiring.SEARCH, *pl.RECOMPUTE_PINS),
         ),
         Param(
             "seq_len",
             "int",
             0,
             "tokens",
-            f"sequence length (0: the shape's own, {GENERIC_SEQ_LEN} for a generic shape)",
+            f"sequence length (0: the shape's own, {wiring.GENERIC_SEQ_LEN} for a generic shape)",
             0,
             1_048_576,
         ),
@@ -271,9 +234,7 @@ SPEC = ChapterSpec(
             "electricity tariff of owned GPUs",
             choices=tco.ELECTRICITY_REGIONS,
         ),
-        Param(
-            "cost_basis", "str", "rented", "-", "cost the recommendation minimises", choices=tco.COST_BASES
-        ),
+        Param("cost_basis", "str", "rented", "-", "cost the recommendation minimises", choices=tco.COST_BASES),
         Param("mc_samples", "int", 20_000, "draws", "Monte Carlo draws for the 90% intervals", 100, MAX_MC_SAMPLES),
         Param("seed", "int", 2026, "-", "Monte Carlo seed", 0, 2**31 - 1),
         scenario.param("tokens_per_param", "pretraining tokens per parameter (scenario)"),
@@ -300,7 +261,7 @@ SPEC = ChapterSpec(
         scenario.param("rdma_latency_us", "latency of one collective step over RDMA (scenario)"),
         scenario.param("depreciation_years", "depreciation period of owned servers (scenario)"),
         scenario.param("cost_of_capital", "annual cost of capital (scenario)"),
-        *_prices(),
+        *wiring.price_params(GENERATIONS),
     ),
     rules=(
         Rule(("preset", "model_shape", "n_params"), lambda c: shape_problem(c)),
@@ -317,11 +278,11 @@ SPEC = ChapterSpec(
                 "active_params",
                 "n_experts",
                 "experts_active",
-                *ARCH,
+                *wiring.ARCH,
                 "attention",
                 "window",
                 "stack",
-                *PIN_PARAMS,
+                *wiring.PIN_PARAMS,
             ),
             lambda c: planner_problem(c),
         ),
@@ -384,100 +345,9 @@ class Result:
 
 
 def request(cfg: Mapping[str, Any]) -> pl.Request:
-    """The planner request of a (validated) chapter configuration: its preset filled in, the scenario
-    at ``cfg``, the architecture, stack and pinned layout it gives; a wrong combination raises
-    :class:`~analyses.models.plan.PlanError` naming the parameter."""
-    s = scenario.values(cfg)
-    m = wiring.merged(cfg, s, SPEC.param_defaults())
-    try:
-        shape = _shape(m)
-        kwargs = {k: m[k] for k in pl.REQUEST_FIELDS if k in m and k not in ("shape", "s")}
-        kwargs |= {
-            "gpus": tuple(m["gpus"]),
-            "holdout_sources": tuple(m["holdout_sources"]),
-            "tokens": m["tokens"] or s["tokens_per_param"] * shape.n_params,
-            "global_batch_tokens": m["batch_million_tokens"] * MB,
-            "pinned": pins(m),
-        }
-        return planning.request(shape=shape, s=s, **kwargs)
-    except pl.PlanError as err:
-        raise pl.PlanError(PARAM_OF_FIELD.get(err.field, err.field), err.detail) from None
-
-
-def pins(m: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """The layout parts ``m`` pins (the parameters of :data:`PIN_PARAMS` not at their searched value)."""
-    return tuple((field_, m[name]) for name, (field_, search) in PIN_PARAMS.items() if m.get(name, search) != search)
-
-
-def _shape(m: Mapping[str, Any]) -> pl.Shape:
-    """The planner's shape of a merged configuration: a named shape, or a generic one from the parameters
-    and whatever architecture fields are given (:data:`ARCH`, the attention)."""
-    given = {k: m[k] for k in ARCH if m.get(k)}
-    if m["model_shape"] != GENERIC:
-        if m["active_params"] or given or m["attention"] != "full":
-            at_fault = "active_params" if m["active_params"] else next(iter(given), "attention")
-            raise pl.PlanError(
-                at_fault,
-                "a mixture of experts or an architecture field describes a generic shape: set model_shape generic "
-                "(named shapes are dense and complete)",
-            )
-        return planning.shape(m["model_shape"], m["seq_len"] or None)
-    seq_len = m["seq_len"] or GENERIC_SEQ_LEN
-    base = pl.Shape.from_params(
-        m["n_params"],
-        seq_len,
-        active_params=m["active_params"],
-        n_experts=m["n_experts"],
-        experts_active=m["experts_active"],
-        vocab=m["vocab"],
-    )
-    layers, hidden = m["n_layers"] or base.layers, m["d_model"] or base.hidden
-    heads = m["n_heads"] or max(1, hidden // pl.HEAD_SIZE)
-    if hidden % heads:
-        raise pl.PlanError("n_heads", f"the heads must divide d_model {hidden}, got {heads}")
-    kv = m["n_kv_heads"] or heads
-    if heads % kv:
-        raise pl.PlanError("n_kv_heads", f"key/value heads must divide the {heads} heads, got {kv}")
-    if m["dense_layers"] >= layers:
-        raise pl.PlanError("dense_layers", f"expected fewer than the {layers} layers, got {m['dense_layers']}")
-    qk, v = m["head_dim"], m["v_head_dim"]
-    if m["attention"] == "mla":
-        qk, v = qk or MLA_HEAD_DIMS[0], v or MLA_HEAD_DIMS[1]
-    if m["attention"] == "sliding" and not m["window"]:
-        raise pl.PlanError("window", "attention sliding needs its window (tokens)")
-    n_params = base.n_params
-    if (m["n_layers"] or m["d_model"]) and m["n_params"] == SPEC.param_defaults()["n_params"] and not base.moe:
-        n_params = float(  # the reader gave the shape, not the count: count it
-            memory.parameter_count(
-                layers,
-                hidden,
-                heads,
-                m["vocab"],
-                seq_len,
-                m["ffn_hidden"] or None,
-                kv_heads=kv,
-                gated_mlp=bool(m["ffn_hidden"]),
-                tied_embeddings=False,
-                rotary=True,
-                bias=False,
-                norm="rmsnorm",
-            )
-        )
-    named = "MoE" if base.moe else ""
-    return replace(
-        base,
-        name=base.name if not given else f"{n_params / 1e9:g}B {named} ({layers} layers × {hidden})".replace("  ", " "),
-        n_params=n_params,
-        params_active=base.params_active if base.moe else n_params,
-        layers=int(layers),
-        hidden=int(hidden),
-        heads=int(heads),
-        kv_heads=int(kv),
-        ffn_hidden=int(m["ffn_hidden"]),
-        moe_layers=int(layers - m["dense_layers"]),
-        attention_width=int(round(float(flops.attention_width(hidden, heads, qk, v)))),
-        window=int(m["window"]) if m["attention"] == "sliding" else 0,
-    )
+    """The planner request of a (validated) chapter configuration, at the chapter's defaults
+    (:func:`analyses.chapters.plan.wiring.request`)."""
+    return wiring.request(cfg, SPEC.param_defaults())
 
 
 def shape_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
@@ -487,14 +357,14 @@ def shape_problem(cfg: Config) -> tuple[tuple[str, ...], str] | None:
     if cfg["n_params"] == defaults["n_params"]:
         return None
     shape = wiring.merged(cfg, scenario.values(cfg), defaults)["model_shape"]
-    if shape == GENERIC:
+    if shape == wiring.GENERIC:
         return None
     from_preset = cfg["preset"] != wiring.NONE and cfg["model_shape"] == defaults["model_shape"]
     names = ("preset", "n_params") if from_preset else ("model_shape", "n_params")
     source = f"the preset's model_shape {shape}" if from_preset else f"model_shape {shape}"
     return names, (
         f"n_params sizes only a generic shape; {source} has its own parameter count, so n_params would be "
-        f"ignored: set model_shape {GENERIC} to plan a model of n_params parameters, or leave n_params out"
+        f"ignored: set model_shape {wiring.GENERIC} to plan a model of n_params parameters, or leave n_params out"
     )
 
 
@@ -573,28 +443,7 @@ def _published(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame
         variants = [("held out" if req.holdout_sources else "not in the data", p)]
         if req.holdout_sources:
             variants.append(("in the calibration", planning.plan(req.with_(holdout_sources=()))))
-        for label, plan_ in variants:
-            row = {"preset": pid, "run": meta["label"], "run's own throughput": label}
-            if plan_.recommended.empty:  # a reader's framework memory may leave no layout that fits
-                row |= {"basis": "", "layout": "does not fit in memory", "planned GPU-hours": np.nan}
-            else:
-                r = plan_.recommended.iloc[0]
-                row |= {
-                    "GEMM efficiency": r["kernel_efficiency"],
-                    "basis": plan_.efficiency_basis[r["gpu"]],
-                    "layout": layouts.label(r),
-                    "MFU": r["mfu"],
-                    "goodput": r["goodput"],
-                    "days": r["days"],
-                    "planned GPU-hours": r["gpu_hours"],
-                }
-            row |= {
-                "published GPU-hours": meta["compare_gpu_hours"],
-                "error": row["planned GPU-hours"] / meta["compare_gpu_hours"] - 1.0,
-                "GPUs": meta["max_gpus"],
-                "tokens": meta["tokens"],
-            }
-            rows.append(row)
+        rows += [wiring.published_row(pid, meta, label, plan_) for label, plan_ in variants]
     return pd.DataFrame(rows)
 
 
@@ -604,27 +453,7 @@ def _scenarios(kept: tuple[tuple[str, Any], ...], data_dir: str) -> pd.DataFrame
     rows = []
     for pid in wiring.of_kind(wiring.DOCUMENT_SCENARIO, scenario.values(cfg)):
         req, p, meta = preset_plan(pid, cfg)
-        row = {
-            "preset": pid,
-            "scenario": meta["label"],
-            "parameters": req.shape.n_params,
-            "tokens": req.tokens,
-            "stated days": req.deadline_days,
-        }
-        if p.recommended.empty:
-            rows.append(row | {"TP·PP·DP ZeRO": "does not fit in memory"})
-            continue
-        r = p.recommended.iloc[0]
-        rows.append(
-            row
-            | {
-                "GPUs": int(r["n_gpus"]),
-                "TP·PP·DP ZeRO": layouts.short_label(r),
-                "planned days": r["days"],
-                "meets": bool(r["meets_deadline"]),
-                "cost (USD)": r["cost"],
-            }
-        )
+        rows.append(wiring.scenario_row(pid, meta, req, p))
     return pd.DataFrame(rows)
 
 
@@ -641,13 +470,6 @@ def related_ledger() -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 # compute
 # --------------------------------------------------------------------------------------------
-
-
-def _band(req: pl.Request, best: pd.Series | None) -> tuple[float, float]:
-    """The whole-run band (factors on a planned time) of the recommended option's class, or every run's."""
-    if best is None:
-        return calibration.band()
-    return calibration.band(errs=planning.validation_errors(req, best["gpu"]))
 
 
 def compute(cfg: Config) -> Result:
@@ -667,7 +489,7 @@ def compute(cfg: Config) -> Result:
         sensitivity=planning.sensitivity(r.request, best) if best is not None else pd.DataFrame(),
         comparison=published_comparison(cfg),
         published_layout=wiring.published_layout(r.request.s),
-        band=_band(r.request, best),
+        band=wiring.band(r.request, best),
         band_class=planning.band_class(r.request, best["gpu"]) if best is not None else "",
         scenarios=scenarios_table(cfg),
         related=related_ledger(),
