@@ -15,6 +15,7 @@ import logging
 import re
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -314,8 +315,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main_thread() -> bool:
-    import threading
-
     return threading.current_thread() is threading.main_thread()
 
 
