@@ -25,7 +25,6 @@ import pandas as pd
 
 from analyses import chapters
 from analyses.data import REPO_ROOT, DataError
-from analyses.site.downloads import ledger_text  # the book's downloads hold the same bytes
 from analyses.site.param_text import UsageError, parse_value
 from analyses.site.param_text import load_params_file as _read_params_file
 
@@ -178,7 +177,8 @@ def cmd_verdicts(args: argparse.Namespace) -> int:
     _load("analyses.site.preflight").validate()
     frame = _load("analyses.chapters.ledger").ledger()
     if args.format in ("csv", "json"):
-        sys.stdout.write(ledger_text(frame, args.format))
+        # the same bytes as the book's downloads (docutils: only this command needs it)
+        sys.stdout.write(_load("analyses.site.downloads").ledger_text(frame, args.format))
     else:
         symbols = _load("analyses.pages.ledger_html").DIRECTION_SYMBOLS  # altair: only the table needs it
         shown = frame[["id", "chapter", "verdict", "direction", "margin", "recomputed"]].copy()
