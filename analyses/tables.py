@@ -24,6 +24,7 @@ parsed once per process (:func:`clear_cache`). Every file read or folder listed 
 from __future__ import annotations
 
 import csv
+import datetime
 import functools
 import io
 import math
@@ -188,8 +189,6 @@ def _is_non_finite(text: str) -> bool:
 def _parse_date(text: str, col: Column, file: str, row: int) -> str:
     """A date cell (YYYY, YYYY-MM or YYYY-MM-DD) that names a real calendar day, month or year
     within the column's ``min``/``max`` years."""
-    import datetime
-
     what = "is not a date (YYYY, YYYY-MM or YYYY-MM-DD)"
     if not DATE_RE.match(text):
         raise DataError(file, f"'{_cut(text)}' {what}", row, col.name)

@@ -25,7 +25,9 @@ The words for verdicts, directions, kinds, features and the scenario's inputs co
 
 from __future__ import annotations
 
+import csv
 import functools
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -488,9 +490,6 @@ def english_parts(rows: Sequence[robustness.Assessment]) -> list[tuple[str, str,
 
 
 if __name__ == "__main__":  # list the English sentences data/reasons_zh.csv lacks
-    import csv
-    import sys
-
     have = set(_translations())
     writer = csv.writer(sys.stdout)
     for key in english_parts(ledger.assessments()):

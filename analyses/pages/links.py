@@ -16,6 +16,7 @@ from analyses import data
 from analyses.units.formats import readable_text
 
 DOWNLOADS = "downloads"  # folder under the site root
+ZH_DIR = "zh"  # the Chinese edition's folder under the site root (and its sources' folder)
 PRINTABLE = "ledger-print.html"
 FROM_BOOK = f"../{DOWNLOADS}/"  # a chapter page (book/<slug>.html) to the downloads folder
 

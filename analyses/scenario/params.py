@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyses import data
 from analyses.units import precision_problem
 
 KINDS = ("int", "float", "str", "bool", "str_list")
@@ -200,8 +201,6 @@ def precision_rule(gpu: str, precision: str, tensor_format: Mapping[str, str] | 
     format (the memory chapter's ``bf16-mixed``) to the format its matrix multiplies run in."""
 
     def check(cfg: Config) -> str | None:
-        from analyses import data
-
         wanted = (tensor_format or {}).get(cfg[precision])
         names = [cfg[gpu]] if isinstance(cfg[gpu], str) else list(cfg[gpu])
         for name in names:

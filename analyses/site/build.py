@@ -37,12 +37,14 @@ import os
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import nbformat
 
-from analyses import plausibility
+from analyses import chapters, plausibility
 from analyses.data import REPO_ROOT
+from analyses.scenario.params import parameters_source
 from analyses.site import html_build, stamps
 from analyses.site.deps import (
     KERNEL,
@@ -57,7 +59,6 @@ from analyses.site.deps import (
     snapshot,
     stale,
 )
-from analyses.site.kernels import KERNELS, kernel_options
 from analyses.site.staging import (
     BuildError,
     BuildInterrupted,
@@ -93,18 +94,21 @@ def _probe_report(nb: nbformat.NotebookNode) -> dict[str, list[str]] | None:
 # --------------------------------------------------------------------------------------------
 
 
+def _kernels() -> ModuleType:
+    """:mod:`analyses.site.kernels` (papermill and the tracked kernels), loaded by the first execution."""
+    from analyses.site import kernels  # heavy (papermill, jupyter_client: a second): a no-op build skips it
+
+    return kernels
+
+
 def _chapter_spec(path: Path) -> Any:
     """The spec of the chapter ``path`` is the notebook of (None for other notebooks)."""
-    from analyses import chapters  # heavy (every chapter's code): a build with nothing to execute skips it
-
     return chapters.spec(path.stem) if path.stem in chapters.CHAPTERS else None
 
 
 def sync_parameters(nb: nbformat.NotebookNode, spec: Any) -> bool:
     """Make ``nb``'s ``parameters`` cell the rendering of ``spec`` (see
     :func:`analyses.scenario.params.parameters_source`); True if it changed."""
-    from analyses.scenario.params import parameters_source  # the scenario: only an execution renders the cell
-
     for cell in nb.cells:
         if "parameters" in cell.metadata.get("tags", []):
             rendered = parameters_source(spec)
@@ -125,8 +129,7 @@ def execute(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = N
     ``out_path`` is left as it was, no scratch file remains, and :class:`BuildError` carries the
     cell's error.
     """
-    import papermill  # heavy (nbclient, the kernel's protocol): only an execution needs it
-
+    kernels = _kernels()
     root = REPO_ROOT
     source = nbformat.read(path, as_version=4)
     spec = _chapter_spec(path)
@@ -146,20 +149,11 @@ def execute(path: Path, out_path: Path, parameters: Mapping[str, Any] | None = N
         else:
             nbformat.write(source, tmp)
         try:
-            papermill.execute_notebook(
-                str(tmp),
-                str(tmp),
-                parameters=dict(parameters or {}),
-                kernel_name=KERNEL,
-                cwd=str(path.parent),
-                progress_bar=False,
-                log_output=False,
-                **kernel_options(),
-            )
+            kernels.execute_notebook(tmp, parameters or {}, KERNEL, path.parent)
         except KeyboardInterrupt:
             raise
         except Exception as err:  # papermill raises PapermillExecutionError with the cell's error
-            if KERNELS.stopping:
+            if kernels.KERNELS.stopping:
                 raise BuildInterrupted("interrupted") from None
             raise _papermill_error(path, err, record) from None
         nb = nbformat.read(tmp, as_version=4)
@@ -227,7 +221,8 @@ def execute_chapters(paths: list[Path], jobs: int | None = None) -> None:
     jobs = min(jobs or os.cpu_count() or 1, len(paths))
     print(f"Executing {len(paths)} chapter(s) on {jobs} worker(s)...", flush=True)
     clean_scratch()
-    KERNELS.reset()
+    tracked = _kernels().KERNELS
+    tracked.reset()
     staged: dict[Path, Path] = {}
     failures: list[str] = []
     start = time.perf_counter()
@@ -259,7 +254,7 @@ def execute_chapters(paths: list[Path], jobs: int | None = None) -> None:
         with signals_deferred():
             promote(staged)
     except KeyboardInterrupt:
-        running = KERNELS.stop()
+        running = tracked.stop()
         cancelled = sum(f.cancel() for f in futures)
         pool.shutdown(wait=True, cancel_futures=True)
         raise BuildInterrupted(
@@ -270,7 +265,7 @@ def execute_chapters(paths: list[Path], jobs: int | None = None) -> None:
         pool.shutdown(wait=True, cancel_futures=True)
         for tmp in staged.values():
             tmp.unlink(missing_ok=True)
-        KERNELS.reset()
+        tracked.reset()
 
 
 def build(force: bool = False, only: list[str] | None = None, jobs: int | None = None, html: bool = True) -> Path:

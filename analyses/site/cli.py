@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import logging
 import re
 import signal
 import sys
+import threading
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+import pandas as pd
 
 from analyses import chapters
 from analyses.data import REPO_ROOT, DataError
@@ -26,15 +31,21 @@ from analyses.site.param_text import load_params_file as _read_params_file
 RUNS_DIR = REPO_ROOT / "runs"
 
 
+def _load(module: str) -> ModuleType:
+    """The package's ``module`` (dotted name), imported when a subcommand first needs it: the CLI's one
+    lazy import. Each command loads only what it runs, so ``verdicts`` and ``plan`` load no Sphinx,
+    papermill or jupyter-book, ``params`` and ``twins`` no check, and a build with nothing to do no ledger."""
+    return importlib.import_module(module)  # lazy on purpose: see the docstring
+
+
 def _validated(chapter: str, pairs: list[list[str]] | None, base: dict[str, Any] | None = None) -> chapters.Config:
     """``base`` values (e.g. from a params file) with ``-p NAME VALUE`` pairs on top, validated."""
     try:
         spec = chapters.spec(chapter)
     except KeyError as err:
         raise UsageError(err.args[0]) from None
-    from analyses.site import preflight
-
-    preflight.validate(chapter)  # a data fault is one line naming file, row and column, before any parameter is read
+    # a data fault is one line naming file, row and column, before any parameter is read
+    _load("analyses.site.preflight").validate(chapter)
     values: dict[str, Any] = dict(base or {})
     given: dict[str, str] = {}
     for name, text in pairs or []:
@@ -47,9 +58,7 @@ def _validated(chapter: str, pairs: list[list[str]] | None, base: dict[str, Any]
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from analyses.site import build
-
-    index = build.build(force=args.force, only=args.only, jobs=args.jobs, html=not args.no_html)
+    index = _load("analyses.site.build").build(force=args.force, only=args.only, jobs=args.jobs, html=not args.no_html)
     if not args.no_html:
         print(f"Book built. Open {index}")
     return 0
@@ -59,8 +68,7 @@ def run_chapter(chapter: str, cfg: chapters.Config, runs_dir: Path | None = None
     """Execute ``chapter`` with ``cfg`` into ``runs_dir`` (default :data:`RUNS_DIR`, read when called)
     and export it to HTML; return both paths."""
     runs_dir = RUNS_DIR if runs_dir is None else runs_dir
-    from analyses.site import deps
-
+    deps = _load("analyses.site.deps")
     # lists arrive validated as tuples; compare them as the lists the defaults and papermill use
     values = {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.items()}
     params = {k: v for k, v in values.items() if v != chapters.spec(chapter).param(k).default}
@@ -76,8 +84,7 @@ def execute_and_export(source: Path, notebook: Path, page: Path, params: dict[st
     """Execute ``source`` with ``params`` in this process (no kernel) and export it to a standalone
     offline page (see :mod:`analyses.site.execute` and :mod:`analyses.site.export`). Both are made
     before either is written, so a failure leaves an earlier run's notebook and page as they were."""
-    from analyses.site import execute, export
-
+    execute, export = _load("analyses.site.execute"), _load("analyses.site.export")
     nb = execute.execute_path(source, params)
     html, _ = export.render(nb, page)
     execute.write_notebook(nb, notebook)
@@ -99,17 +106,13 @@ def load_params_file(path: str) -> dict[str, Any]:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from analyses.chapters import plan as plan_chapter
-    from analyses.chapters.plan import text as plan_text
-
+    plan_chapter, plan_text = _load("analyses.chapters.plan"), _load("analyses.chapters.plan.text")
     cfg = _validated("plan", args.param, load_params_file(args.params_file) if args.params_file is not None else None)
     run = plan_chapter.run(cfg)
     if args.format == "json":
         print(json.dumps(plan_text.records(run), indent=1))
         return 0
     if args.format == "csv":
-        import pandas as pd
-
         sys.stdout.write(pd.DataFrame(plan_text.records(run)).to_csv(index=False))
         return 0
     print(plan_text.summary(run))
@@ -149,8 +152,7 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 
 def cmd_twins(args: argparse.Namespace) -> int:
-    from analyses.site import twins
-
+    twins = _load("analyses.site.twins")
     if args.check:
         problems = twins.out_of_step()
         for line in problems:
@@ -171,27 +173,23 @@ def cmd_twins(args: argparse.Namespace) -> int:
 
 
 def cmd_verdicts(args: argparse.Namespace) -> int:
-    from analyses.chapters import ledger
-    from analyses.site import preflight
-
-    preflight.validate()  # a data fault is one line naming file, row and column, before any check runs
-    frame = ledger.ledger()
+    # a data fault is one line naming file, row and column, before any check runs
+    _load("analyses.site.preflight").validate()
+    frame = _load("analyses.chapters.ledger").ledger()
     if args.format in ("csv", "json"):
-        from analyses.site.downloads import ledger_text  # the book's downloads hold the same bytes
-
-        sys.stdout.write(ledger_text(frame, args.format))
+        # the same bytes as the book's downloads (docutils: only this command needs it)
+        sys.stdout.write(_load("analyses.site.downloads").ledger_text(frame, args.format))
     else:
-        from analyses.pages.ledger_html import DIRECTION_SYMBOLS
-
+        symbols = _load("analyses.pages.ledger_html").DIRECTION_SYMBOLS  # altair: only the table needs it
         shown = frame[["id", "chapter", "verdict", "direction", "margin", "recomputed"]].copy()
-        shown["direction"] = [f"{DIRECTION_SYMBOLS[d]} {d}" if d else "" for d in shown["direction"]]
+        shown["direction"] = [f"{symbols[d]} {d}" if d else "" for d in shown["direction"]]
         shown["margin"] = ["" if m is None or m != m else f"{m:.2f}" for m in shown["margin"]]
         shown["recomputed"] = shown["recomputed"].str.slice(0, 70)
         print(shown.to_string(index=False))
         counts = frame["verdict"].value_counts()
         directions = frame["direction"][frame["direction"] != ""].value_counts()
         print("\n" + ", ".join(f"{k}: {v}" for k, v in counts.items()) + f" ({len(frame)} claims)")
-        print(", ".join(f"{DIRECTION_SYMBOLS[k]} {k}: {v}" for k, v in directions.items()))
+        print(", ".join(f"{symbols[k]} {k}: {v}" for k, v in directions.items()))
     return 0
 
 
@@ -314,8 +312,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main_thread() -> bool:
-    import threading
-
     return threading.current_thread() is threading.main_thread()
 
 

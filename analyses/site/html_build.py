@@ -21,9 +21,9 @@ from pathlib import Path
 
 from analyses import data
 from analyses.data import REPO_ROOT
+from analyses.pages.links import ZH_DIR
 from analyses.site import downloads, staging, stamps
 from analyses.site.staging import BUILD_DIR, BuildError
-from analyses.site.zh_site import ZH_DIR
 
 SITE_DIR = BUILD_DIR / "html"  # the published site
 EN_WORK = "en"  # jupyter-book's work folders under _build/ (each holds _build/html and _build/.doctrees)

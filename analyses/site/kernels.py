@@ -3,6 +3,9 @@
 nbclient starts each kernel in its own session, out of reach of a terminal's Ctrl-C; the kernel
 manager of :func:`kernel_options` registers every kernel's process group in :data:`KERNELS`, whose
 :meth:`_Kernels.stop` kills them all from the main thread (see :mod:`analyses.site.build`).
+
+This module loads papermill and the kernel's protocol (jupyter_client, zmq: about a second), so
+:mod:`analyses.site.build` imports it only when a chapter executes.
 """
 
 from __future__ import annotations
@@ -11,7 +14,14 @@ import contextlib
 import os
 import signal
 import threading
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+import papermill
+import zmq
+from jupyter_client.manager import AsyncKernelManager
+from traitlets.config import Config
 
 
 class _Kernels:
@@ -62,30 +72,25 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def _kernel_manager_class() -> type:
-    from jupyter_client.manager import AsyncKernelManager  # heavy (a second): only a build starts kernels
+class TrackedKernelManager(AsyncKernelManager):
+    """nbclient's kernel manager, registering each kernel's process group in :data:`KERNELS`."""
 
-    class TrackedKernelManager(AsyncKernelManager):
-        """nbclient's kernel manager, registering each kernel's process group in :data:`KERNELS`."""
+    async def _async_start_kernel(self, **kw: Any) -> None:
+        await super()._async_start_kernel(**kw)
+        pgid = getattr(self.provisioner, "pgid", None) or getattr(self.provisioner, "pid", None)
+        if pgid and not KERNELS.add(pgid):
+            raise KeyboardInterrupt("build interrupted")
+        self._audit_pgid = pgid
 
-        async def _async_start_kernel(self, **kw: Any) -> None:
-            await super()._async_start_kernel(**kw)
-            pgid = getattr(self.provisioner, "pgid", None) or getattr(self.provisioner, "pid", None)
-            if pgid and not KERNELS.add(pgid):
-                raise KeyboardInterrupt("build interrupted")
-            self._audit_pgid = pgid
+    async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+        try:
+            await super()._async_shutdown_kernel(now=now, restart=restart)
+        finally:
+            if getattr(self, "_audit_pgid", None):
+                KERNELS.discard(self._audit_pgid)
 
-        async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
-            try:
-                await super()._async_shutdown_kernel(now=now, restart=restart)
-            finally:
-                if getattr(self, "_audit_pgid", None):
-                    KERNELS.discard(self._audit_pgid)
-
-        start_kernel = _async_start_kernel  # the public names nbclient awaits
-        shutdown_kernel = _async_shutdown_kernel
-
-    return TrackedKernelManager
+    start_kernel = _async_start_kernel  # the public names nbclient awaits
+    shutdown_kernel = _async_shutdown_kernel
 
 
 def kernel_options() -> dict[str, Any]:
@@ -99,10 +104,22 @@ def kernel_options() -> dict[str, Any]:
     are in by then, and ipykernel's graceful shutdown races its own sockets now and then, printing
     a ZMQError traceback into the build's error output.
     """
-    import zmq  # heavy, as jupyter_client above: only a build starts kernels
-    from traitlets.config import Config  # loaded with jupyter_client
-
-    options: dict[str, Any] = {"kernel_manager_class": _kernel_manager_class(), "shutdown_kernel": "immediate"}
+    options: dict[str, Any] = {"kernel_manager_class": TrackedKernelManager, "shutdown_kernel": "immediate"}
     if zmq.has("curve"):
         options["config"] = Config({"KernelManager": {"transport_encryption": "auto"}})
     return options
+
+
+def execute_notebook(path: Path, parameters: Mapping[str, Any], kernel_name: str, cwd: Path) -> None:
+    """Execute the notebook at ``path`` in place with papermill (``parameters`` injected), in a kernel
+    started with :func:`kernel_options`; papermill's ``PapermillExecutionError`` carries a failed cell's error."""
+    papermill.execute_notebook(
+        str(path),
+        str(path),
+        parameters=dict(parameters),
+        kernel_name=kernel_name,
+        cwd=str(cwd),
+        progress_bar=False,
+        log_output=False,
+        **kernel_options(),
+    )

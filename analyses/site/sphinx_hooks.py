@@ -11,7 +11,8 @@ plain ``jupyter-book build .``, and no script written twice.
   in ``prepare_writing``; the two assets compare unequal, so every page declared ``THEBE_JS_URL``
   twice and logged "Identifier 'THEBE_JS_URL' has already been declared" in the browser console.
 
-Nothing in the package imports this module; Sphinx loads it.
+Sphinx loads this module; in the package only :mod:`analyses.site.zh_site` imports it (the Chinese book
+keeps one of each script the same way).
 """
 
 from __future__ import annotations

@@ -84,6 +84,7 @@ SITE = Stamp(
         "analyses/site/figure_search.*",
         "analyses/site/templates/**/*",
         "analyses/site/zh_site.py",  # the link to the Chinese edition on every page
+        "analyses/pages/links.py",  # ZH_DIR, the Chinese edition's folder that link points to
         "data/claims.csv",  # which chapters have a Chinese page to link to
     ),
     "_build/html/index.html",

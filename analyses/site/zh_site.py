@@ -24,14 +24,19 @@ import posixpath
 from pathlib import Path
 from typing import Any
 
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
 
-from analyses import data
+from analyses import chapters, data
+from analyses.chapters import buy_or_rent, ledger_zh
 from analyses.data import REPO_ROOT
+from analyses.pages import calculator, zh, zh_buy
+from analyses.pages.links import ZH_DIR, check_href
+from analyses.site import sphinx_hooks, zh_charts
 
 STATIC = REPO_ROOT / "_static"
-ZH_DIR = "zh"  # the Chinese edition's folder under the site root (and its sources' folder)
 EN_DIR = "book"  # the English pages' folder under the site root
 
 # Chinese pages and their English counterparts (docnames of each book); the chapters' pages map
@@ -113,8 +118,6 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
 @functools.cache
 def ledger_frame() -> Any:
     """The Chinese ledger, computed once per build."""
-    from analyses.chapters import ledger_zh
-
     return ledger_zh.ledger_zh()
 
 
@@ -122,9 +125,7 @@ def ledger_frame() -> Any:
 def buy_or_rent_result() -> Any:
     """The buy-or-rent chapter's result at its defaults: the English page's very figures
     (:func:`analyses.scenario.buying.buy_or_rent` through the chapter), computed once per build."""
-    from analyses.chapters import buy_or_rent, config
-
-    return buy_or_rent.compute(config(buy_or_rent.SLUG))
+    return buy_or_rent.compute(chapters.config(buy_or_rent.SLUG))
 
 
 def _english_base(docname: str) -> str:
@@ -152,8 +153,6 @@ class ZhLedger(_ZhDirective):
     """Every claim's card, or (argument: a document's code, 000) one document's."""
 
     def html(self, docname: str) -> str:
-        from analyses.pages import zh
-
         frame = ledger_frame()
         if self.arguments:
             code = self.arguments[0]
@@ -166,29 +165,21 @@ class ZhLedger(_ZhDirective):
 
 class ZhTerms(_ZhDirective):
     def html(self, docname: str) -> str:
-        from analyses.pages import zh
-
         return zh.terms_table()
 
 
 class ZhDocuments(_ZhDirective):
     def html(self, docname: str) -> str:
-        from analyses.pages import zh
-
         return zh.documents_table()
 
 
 class ZhChina(_ZhDirective):
     def html(self, docname: str) -> str:
-        from analyses.pages import zh
-
         return zh.china_section("../" * docname.count("/"))
 
 
 class ZhCounts(_ZhDirective):
     def html(self, docname: str) -> str:
-        from analyses.pages import zh
-
         frame = ledger_frame()
         if self.arguments:
             files = {c: f for f, c in zh.codes().items()}
@@ -200,8 +191,6 @@ class ZhFindings(_ZhDirective):
     """The front page's findings; an argument ``summary`` or ``details`` gives one part of them."""
 
     def html(self, docname: str) -> str:
-        from analyses.pages import zh
-
         part = self.arguments[0] if self.arguments else "all"
         if part not in zh.FINDINGS_PARTS:
             raise self.error(f"zh-findings: '{part}' is not one of {', '.join(zh.FINDINGS_PARTS)}")
@@ -215,8 +204,6 @@ class ZhChapter(_ZhDirective):
     option_spec = {"class": directives.unchanged}
 
     def html(self, docname: str) -> str:
-        from analyses.pages import zh
-
         slug = self.arguments[0]
         if slug not in zh_chapters():
             raise self.error(f"zh-chapter: '{slug}' checks no claim; chapters with claims: {', '.join(zh_chapters())}")
@@ -227,8 +214,6 @@ class ZhBuyOrRent(_ZhDirective):
     """The buy-or-rent answer: the convention, then every workload's sentence and table."""
 
     def html(self, docname: str) -> str:
-        from analyses.pages import zh_buy
-
         res = buy_or_rent_result()
         return zh_buy.basis(res) + zh_buy.workloads(res, zh_buy.finetune_note(res, ledger_frame()))
 
@@ -237,8 +222,6 @@ class ZhBuySummary(_ZhDirective):
     """The cheapest rented and owned answer of every workload (the front page's and the page's own)."""
 
     def html(self, docname: str) -> str:
-        from analyses.pages import zh_buy
-
         page = "" if docname == "buy-or-rent" else relative("zh", docname, f"{ZH_DIR}/buy-or-rent.html")
         return zh_buy.summary_table(buy_or_rent_result(), page)
 
@@ -247,9 +230,6 @@ class ZhCalculator(_ZhDirective):
     """The in-page calculator with the Chinese words (the English page's fragment and formulas)."""
 
     def html(self, docname: str) -> str:
-        from analyses.pages import calculator
-        from analyses.pages.links import check_href
-
         en = _english_base(docname)
         links = {c: f"{en}{check_href(c, calculator.PAYBACK_CHAPTER)}" for c in calculator.PAYBACK_CLAIMS}
         return calculator.buy_or_rent(buy_or_rent_result(), calculator.Words.zh(), links).data
@@ -259,8 +239,6 @@ class ZhBottomLine(_ZhDirective):
     """The buyer's answer in two sentences (cheapest to rent and to buy, and when owning wins)."""
 
     def html(self, docname: str) -> str:
-        from analyses.pages import zh_buy
-
         return zh_buy.bottom_line(buy_or_rent_result())
 
 
@@ -272,8 +250,6 @@ class ZhChart(Directive):
     has_content = True
 
     def run(self) -> list[nodes.Node]:
-        from analyses.site import zh_charts
-
         slug, function = self.arguments
         if (slug, function) not in {c for items in zh_charts.CHARTS.values() for c in items}:
             raise self.error(f"zh-chart: {slug} {function} is not among analyses/site/zh_charts.py's CHARTS")
@@ -289,15 +265,11 @@ class ZhCards(_ZhDirective):
     optional_arguments = 0
 
     def html(self, docname: str) -> str:
-        from analyses.pages import zh
-
         return zh.chapter_cards(ledger_frame(), self.arguments[0], _english_base(docname))
 
 
 class ZhSources(_ZhDirective):
     def html(self, docname: str) -> str:
-        from analyses.pages import zh
-
         return zh.sources_table()
 
 
@@ -308,9 +280,6 @@ class ZhAssumptions(_ZhDirective):
     optional_arguments = 0
 
     def html(self, docname: str) -> str:
-        from analyses.chapters import ledger_zh
-        from analyses.pages import zh
-
         frame = ledger_frame()
         rows = frame[frame["chapter"] == self.arguments[0]]
         names = list(dict.fromkeys(n for inputs in rows["inputs"] for n in inputs))
@@ -321,8 +290,6 @@ class ZhRelated(_ZhDirective):
     """The verdicts of the claims the documents' workloads replay (the English page's box)."""
 
     def html(self, docname: str) -> str:
-        from analyses.pages import zh
-
         ids = list(buy_or_rent_result().related["id"])
         return zh.claims_box(ledger_frame(), ids, _english_base(docname), _ledger_link(docname))
 
@@ -353,8 +320,6 @@ def _shared_static(app: Any, config: Any) -> None:
     (:mod:`analyses.site.sphinx_hooks`, whose downloads belong to the English site only)."""
     if config.audit_edition != "zh" or str(STATIC) in map(str, config.html_static_path):
         return
-    from analyses.site import sphinx_hooks
-
     app.connect("html-page-context", sphinx_hooks._drop_repeated_scripts, priority=900)
     config.html_static_path.append(str(STATIC))
     for path in sorted(STATIC.rglob("*.css")):
@@ -370,9 +335,6 @@ THEME_DOMAINS = ("sphinx", "booktheme")  # the message catalogs of Sphinx, pydat
 def _theme_words(app: Any) -> None:
     """Compile ``zh/theme-words.po`` and add it behind the themes' own catalogs: gettext falls back to
     it for every interface word they leave in English (the search box, the colour-mode switch)."""
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
-
     language = str(app.config.language or "")
     folder = Path(app.doctreedir).parent / "zh-locale"
     target = folder / language / "LC_MESSAGES"

@@ -3,8 +3,10 @@ screen, and imports at the top of a module.
 
 - a module has at most 500 lines (the few that were between 500 and 550 before the limit, at most 550);
 - a function has at most 80 lines, unless a ``# long: <why>`` comment on the line above says why;
-- an import inside a function is there for a heavy or optional dependency and says so in a comment
-  on its line; at most 10 in the package.
+- an import anywhere but a module's top level (inside a function, a class or a block) is there for a
+  heavy or optional dependency and says so in a comment on its line or the line above; at most
+  :data:`FUNCTION_IMPORTS` in the package (issue 37 asks for at most 10), counted as the issue counts
+  them (its grep of indented import lines, :data:`INDENTED_IMPORT`).
 
 ``OTHERS`` lists what other helpers are shrinking at the time of writing, each with its current
 figure as a ceiling (it may only fall); the lead removes an entry once its owner's work is merged.
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -21,20 +24,14 @@ import pytest
 from analyses.data import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "analyses"
-MODULE_LINES, OLD_MODULE_LINES, FUNCTION_LINES, FUNCTION_IMPORTS = 500, 550, 80, 10
+MODULE_LINES, OLD_MODULE_LINES, FUNCTION_LINES, FUNCTION_IMPORTS = 500, 550, 80, 8
 OLD_MODULES = ("analyses/data.py", "analyses/models/memory.py")  # 500-550 lines when the limit came in
 
 # Being shrunk by another helper (issue 37 and others): file or function -> (ceiling, who).
 OTHERS_MODULE_LINES: dict[str, tuple[int, str]] = {}
 OTHERS_FUNCTION_LINES: dict[str, tuple[int, str]] = {}
-OTHERS_FUNCTION_IMPORTS = {
-    "analyses/site/zh_site.py": (23, "zh: the Chinese edition's Sphinx extension (15 before its last merge)"),
-    "analyses/site/cli.py": (13, "data (parameter parsing) and planner (the plan subcommand)"),
-    "analyses/site/build.py": (5, "build (after data): each says why (chapters, papermill, preflight, twins)"),
-    "analyses/tables.py": (1, "data"),
-    "analyses/scenario/params.py": (2, "data: parameter parsing"),
-    "analyses/models/scaling_efficiency.py": (1, "stepmodel"),
-}
+# The issue's count of imports below a module's top level (an indented import statement).
+INDENTED_IMPORT = re.compile(r"^\s+(import|from) \S+ import|^\s+import ")
 
 
 def _rel(path: Path) -> str:
@@ -72,16 +69,21 @@ def long_functions() -> dict[str, int]:
     return out
 
 
+def nested_imports(tree: ast.Module) -> list[int]:
+    """The lines of the import statements below a module's top level: in a function, a class or a
+    block (``if``, ``try``), each counted once."""
+    top = set(map(id, tree.body))
+    return sorted(
+        node.lineno for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in top
+    )
+
+
 def function_imports() -> dict[str, list[tuple[int, str]]]:
-    """Imports inside functions, by module: (line, the line's text)."""
+    """Imports below a module's top level, by module: (line, the line's text and the line above it)."""
     out: dict[str, list[tuple[int, str]]] = {}
     for name, (lines, tree) in _modules().items():
-        seen = set()
-        for fn in _functions(tree):
-            for node in ast.walk(fn):
-                if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno not in seen:
-                    seen.add(node.lineno)
-                    out.setdefault(name, []).append((node.lineno, lines[node.lineno - 1]))
+        for line in nested_imports(tree):
+            out.setdefault(name, []).append((line, lines[line - 2] + "\n" + lines[line - 1]))
     return out
 
 
@@ -101,22 +103,26 @@ def test_functions_are_short_or_say_why():
 
 def test_imports_inside_functions_are_few_and_say_why():
     found = function_imports()
-    mine = {name: hits for name, hits in found.items() if name not in OTHERS_FUNCTION_IMPORTS}
-    unexplained = [f"{name}:{line}" for name, hits in mine.items() for line, text in hits if "#" not in text]
+    unexplained = [f"{name}:{line}" for name, hits in found.items() for line, text in hits if "#" not in text]
     assert unexplained == [], "an import inside a function needs its reason (a heavy or optional dependency)"
-    assert sum(len(h) for h in mine.values()) <= FUNCTION_IMPORTS
-    grown = {
-        n: len(found.get(n, []))
-        for n, (ceiling, _) in OTHERS_FUNCTION_IMPORTS.items()
-        if len(found.get(n, [])) > ceiling
+    count = sum(len(h) for h in found.values())
+    assert count <= FUNCTION_IMPORTS, f"{count} imports below a module's top level: {found}"
+
+
+def test_imports_are_counted_as_the_issue_counts_them():
+    """The AST's count, module by module, is the issue's grep of indented import lines."""
+    by_grep = {
+        name: sum(bool(INDENTED_IMPORT.match(line)) for line in lines)
+        for name, (lines, _) in _modules().items()
     }
-    assert grown == {}
+    by_ast = {name: len(hits) for name, hits in function_imports().items()}
+    assert {k: n for k, n in by_grep.items() if n} == by_ast
 
 
 @pytest.mark.parametrize(
     "table",
-    [OTHERS_MODULE_LINES, OTHERS_FUNCTION_LINES, OTHERS_FUNCTION_IMPORTS],
-    ids=["modules", "functions", "imports"],
+    [OTHERS_MODULE_LINES, OTHERS_FUNCTION_LINES],
+    ids=["modules", "functions"],
 )
 def test_the_others_list_names_what_exists(table):
     """Each entry names a module (or function) that exists: a stale entry is removed, not kept."""
@@ -127,5 +133,8 @@ def test_the_others_list_names_what_exists(table):
 
 def test_the_detectors_see_what_they_count():
     assert module_lines()["analyses/scenario/registry.py"] > 50
-    assert "analyses/site/kernels.py" in function_imports()
+    assert "analyses/site/build.py" in function_imports()
+    source = "import a\nif b:\n    import c\ntry:\n    from d import e\nexcept ImportError:\n    pass\n"
+    source += "def f():\n    import g, h\n    def i():\n        from j import k\nclass L:\n    import m\n"
+    assert nested_imports(ast.parse(source)) == [3, 5, 9, 11, 13]
     assert all(n > FUNCTION_LINES for n in long_functions().values())

@@ -15,7 +15,7 @@ import pytest
 
 from analyses import chapters
 from analyses.scenario.params import literal, parameters_source
-from analyses.site import build, deps
+from analyses.site import build, deps, kernels
 
 
 @pytest.fixture
@@ -89,7 +89,7 @@ def test_plain_papermill_fails_on_a_misspelt_parameter(tmp_path, capfd, papermil
             parameters={"thresold": 0.1},
             cwd=str(deps.BOOK_DIR),
             progress_bar=False,
-            **build.kernel_options(),
+            **kernels.kernel_options(),
         )
     assert info.value.ename == "ParamError" and "'thresold'" in info.value.evalue
     assert "Passed unknown parameter: thresold" in papermill_log.text  # papermill's own warning, then the error
