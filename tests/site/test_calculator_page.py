@@ -133,7 +133,8 @@ def test_the_documents_cases_give_the_ledgers_figures(res, en, calculators, case
     ledger = res.cases[case.claim]
     en.select_option("[data-preset]", label=f"case: {case.claim}")
     got = float(en.get_attribute(f'[data-result="{case.result}"]', "data-value"))
-    assert got == pytest.approx(float(ledger.value), rel=1e-6), (got, ledger.value)
+    # the preset carries the case's speed-up at four figures, as a reader would type it
+    assert got == pytest.approx(float(ledger.value), rel=1e-3), (got, ledger.value)
     verdict = int(en.get_attribute('[data-result="claim_payback_verdict"]', "data-value"))
     if case.claim == pc.PAYBACK_CLAIMS[0]:  # the sentence judges the first claim's band (both state 6~12)
         assert pc.verdicts.VERDICTS[verdict] == ledger.verdict
