@@ -26,9 +26,11 @@ def test_the_grid_is_the_planner_at_its_nodes(grids):
     i = rate.x.index(1e11)
     ok = np.isfinite(planned)
     np.testing.assert_allclose(np.asarray(rate.z[i])[ok], planned[ok], rtol=1e-12)
-    np.testing.assert_allclose(rate(1e11, counts[ok]), planned[ok], rtol=1e-4)  # logs of ~35 kept to 6 digits
+    # logs of ~35 kept to sc.GRID_DIGITS (5) significant digits: a log within 5e-4, the rate within 6e-4
+    np.testing.assert_allclose(rate(1e11, counts[ok]), planned[ok], rtol=6e-4)
     # the fewest GPUs 100B fits on is the first count with a layout
-    assert fewest(1e11, 1.0) == pytest.approx(counts[ok][0], rel=1e-4)
+    # (to within the page's 0.1% slack in its fits test, n_gpus >= fewest x 0.999)
+    assert fewest(1e11, 1.0) == pytest.approx(counts[ok][0], rel=1e-3)
 
 
 @pytest.mark.parametrize("gpu", ["A100", "B300"])
