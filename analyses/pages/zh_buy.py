@@ -18,6 +18,7 @@ import pandas as pd
 
 from analyses import data
 from analyses.models.uncertainty import INTERVAL_LEVEL
+from analyses.scenario import buying
 from analyses.units import zh as zh_units
 from analyses.units.formats import fmt
 
@@ -192,7 +193,9 @@ def bottom_line(res: Any) -> str:
         r, o, _ = answer
         rented.setdefault(r["gpu"], []).append(workload_name(w))
         owned.setdefault(o["gpu"], []).append(workload_name(w))
-        shares.append(float(o["break_even_utilisation"]))
+        # against the cheapest rental, as the English bottom line (owning the same GPUs is weighed against
+        # renting them in the sections below, where each sentence says so)
+        shares.append(float(buying.break_even_utilisation(o["cost"], r["cost"])))
     if not shares:
         return ""
 

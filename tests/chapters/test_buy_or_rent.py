@@ -14,8 +14,10 @@ from analyses import data, scenario
 from analyses.chapters import buy_or_rent as ch  # noqa: F401 (the result fixtures read the module's ch)
 from analyses.chapters import plan, tco
 from analyses.chapters.buy_or_rent import figures, text
+from analyses.pages import bottom_line, zh_buy
 from analyses.scenario import buying, presets
 from analyses.units import MB, formats
+from analyses.units import zh as zh_units
 
 KEYS = ["gpu", "basis"]
 
@@ -180,3 +182,13 @@ def test_figures_render(default):
 def test_bad_currency_is_refused():
     with pytest.raises(ValueError, match="currency must be one of"):
         buying.in_currency(1.0, "EUR", scenario.values())
+
+
+def test_both_editions_give_one_break_even_in_their_bottom_lines(default):
+    """The busy share above which owning wins is one quantity in one frame (the cheapest owned option
+    against the cheapest rented one) in the English bottom line and the Chinese one."""
+    english = bottom_line.answers(default.runs, default.workloads)
+    shares = sorted({zh_units.percent(a.owning_wins_above) for a in english})
+    chinese = zh_buy.bottom_line(default)
+    expected = shares[0] if len(shares) == 1 else f"{shares[0]}{zh_units.RANGE}{shares[-1]}"
+    assert f"忙碌时间超过{expected}才比租用便宜" in chinese, (expected, chinese)
