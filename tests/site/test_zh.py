@@ -178,10 +178,12 @@ def test_the_buyers_answer_is_in_the_first_screen_on_a_phone(site, tab):
     and to buy, the busy share above which buying wins), in 元, within 390x844."""
     from analyses.chapters import buy_or_rent as ch
     from analyses.chapters import config
+    from analyses.pages import bottom_line
     from analyses.units import zh
 
     res = ch.compute(config("buy-or-rent"))
-    shares = {zh.percent(res.answer(w.key)[1]["break_even_utilisation"]) for w in res.workloads}
+    # the English bottom line's break-even: the cheapest owned option against the cheapest rental
+    shares = {zh.percent(a.owning_wins_above) for a in bottom_line.answers(res.runs, res.workloads)}
     page = tab(390, 844)
     for name in ("index", "buy-or-rent"):
         page.goto((site / "zh" / f"{name}.html").as_uri())
