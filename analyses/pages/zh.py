@@ -156,13 +156,14 @@ def terms_table() -> str:
 
 
 def documents_table() -> str:
-    """The two audited documents: code, title as published, our English title, file name, parts."""
+    """The two audited documents: code, what each argues in our own Chinese and English (not their published
+    titles, which the book does not copy), file name (the locator), parts."""
     rows = "".join(
-        f'<tr><td>{_e(r["code"])}</td><td>《{_e(r["title_zh"])}》<br><small lang="en">{_e(r["title_en"])}</small></td>'
+        f'<tr><td>{_e(r["code"])}</td><td>{_e(r["title_zh"])}<br><small lang="en">{_e(r["title_en"])}</small></td>'
         f"<td><code>{_e(r['document'])}</code></td><td>{_e(r['parts_zh'])}</td></tr>"
         for _, r in data.documents().iterrows()
     )
-    head = "<tr><th>代号</th><th>标题</th><th>文件名</th><th>结构</th></tr>"
+    head = "<tr><th>代号</th><th>主旨（本书概括）</th><th>文件名</th><th>结构</th></tr>"
     return f'<table class="zh-table"><thead>{head}</thead><tbody>{rows}</tbody></table>'
 
 
