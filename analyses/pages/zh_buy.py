@@ -18,7 +18,7 @@ import pandas as pd
 
 from analyses import data
 from analyses.models.uncertainty import INTERVAL_LEVEL
-from analyses.scenario import buying
+from analyses.pages import bottom_line as bl
 from analyses.units import zh as zh_units
 from analyses.units.formats import fmt
 
@@ -186,16 +186,12 @@ def bottom_line(res: Any) -> str:
     rent and to buy for the documents' workloads, and the busy share above which owning wins (the
     English page's bottom line, from the same result)."""
     rented, owned, shares = {}, {}, []
-    for w in res.workloads:
-        answer = res.answer(w.key)
-        if answer is None:
-            continue
-        r, o, _ = answer
-        rented.setdefault(r["gpu"], []).append(workload_name(w))
-        owned.setdefault(o["gpu"], []).append(workload_name(w))
-        # against the cheapest rental, as the English bottom line (owning the same GPUs is weighed against
-        # renting them in the sections below, where each sentence says so)
-        shares.append(float(buying.break_even_utilisation(o["cost"], r["cost"])))
+    # the English bottom line's answers (one break-even in one frame: the cheapest owned option against the
+    # cheapest rental); an Answer names its workload by key and label, as workload_name reads them
+    for a in bl.answers(res.runs, res.workloads):
+        rented.setdefault(a.rented["gpu"], []).append(workload_name(a))
+        owned.setdefault(a.owned["gpu"], []).append(workload_name(a))
+        shares.append(float(a.owning_wins_above))
     if not shares:
         return ""
 
